@@ -1,0 +1,19 @@
+//! The object model: Kubernetes' API types, as manifests and the API server use them.
+
+pub mod event;
+pub mod lease;
+pub mod meta;
+pub mod namespace;
+pub mod node;
+pub mod object;
+pub mod pod;
+pub mod quantity;
+
+pub use event::{Event, EventSource};
+pub use lease::{Lease, LeaseSpec};
+pub use meta::{LabelSelector, Labels, ObjectMeta, ObjectReference, OwnerReference};
+pub use namespace::Namespace;
+pub use node::{Node, NodeCondition, Taint};
+pub use object::{DecodeError, Kind, KindInfo, Object};
+pub use pod::{Container, Pod, PodCondition, PodSpec, PodStatus, Toleration};
+pub use quantity::Quantity;

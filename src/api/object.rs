@@ -1,0 +1,296 @@
+//! The kinds the API serves, and `Object`: any one stored object, decoded strictly.
+
+use super::{Event, Lease, Namespace, Node, ObjectMeta, Pod};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Everything kubectl and the API server need to know about a kind (its REST mapping).
+#[derive(Debug)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub group: &'static str,
+    pub version: &'static str,
+    /// Plural resource name, as in URLs and RBAC: `pods`.
+    pub resource: &'static str,
+    pub singular: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    pub verbs: &'static [&'static str],
+}
+
+const ALL_VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Pod,
+    Node,
+    Namespace,
+    Event,
+    Lease,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [Kind::Pod, Kind::Node, Kind::Namespace, Kind::Event, Kind::Lease];
+
+    pub fn info(self) -> &'static KindInfo {
+        const fn core(
+            kind: &'static str,
+            resource: &'static str,
+            singular: &'static str,
+            namespaced: bool,
+            short_names: &'static [&'static str],
+        ) -> KindInfo {
+            KindInfo { kind, group: "", version: "v1", resource, singular, namespaced, short_names, verbs: ALL_VERBS }
+        }
+        static POD: KindInfo = core("Pod", "pods", "pod", true, &["po"]);
+        static NODE: KindInfo = core("Node", "nodes", "node", false, &["no"]);
+        static NAMESPACE: KindInfo = core("Namespace", "namespaces", "namespace", false, &["ns"]);
+        static EVENT: KindInfo = core("Event", "events", "event", true, &["ev"]);
+        static LEASE: KindInfo = KindInfo {
+            kind: "Lease",
+            group: "coordination.k8s.io",
+            version: "v1",
+            resource: "leases",
+            singular: "lease",
+            namespaced: true,
+            short_names: &[],
+            verbs: ALL_VERBS,
+        };
+        match self {
+            Kind::Pod => &POD,
+            Kind::Node => &NODE,
+            Kind::Namespace => &NAMESPACE,
+            Kind::Event => &EVENT,
+            Kind::Lease => &LEASE,
+        }
+    }
+
+    /// `v1` for the core group, `group/version` otherwise.
+    pub fn api_version(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() { info.version.to_string() } else { format!("{}/{}", info.group, info.version) }
+    }
+
+    /// `pods` for the core group, `deployments.apps` otherwise, as error messages print it.
+    pub fn qualified_resource(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() { info.resource.to_string() } else { format!("{}.{}", info.resource, info.group) }
+    }
+
+    /// `pod` / `deployment.apps`, as kubectl's `TYPE/NAME` confirmations print it.
+    pub fn qualified_singular(self) -> String {
+        let info = self.info();
+        if info.group.is_empty() { info.singular.to_string() } else { format!("{}.{}", info.singular, info.group) }
+    }
+
+    /// Finds the kind a manifest's `apiVersion` and `kind` name.
+    pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.info().kind == kind && k.api_version() == api_version)
+    }
+
+    /// Finds the kind a command line names: plural, singular, short name or Kind, optionally
+    /// qualified with its group (`deployments.apps`).
+    pub fn from_resource_arg(arg: &str) -> Option<Kind> {
+        let lower = arg.to_ascii_lowercase();
+        let (name, group) = match lower.split_once('.') {
+            Some((n, g)) => (n.to_string(), Some(g.to_string())),
+            None => (lower, None),
+        };
+        Kind::ALL.into_iter().find(|k| {
+            let info = k.info();
+            let name_ok = info.resource == name
+                || info.singular == name
+                || info.short_names.contains(&name.as_str())
+                || info.kind.eq_ignore_ascii_case(&name);
+            name_ok
+                && group.as_deref().is_none_or(|g| g == info.group || g == format!("{}/{}", info.version, info.group))
+        })
+    }
+}
+
+/// One stored object of any kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Object {
+    Pod(Pod),
+    Node(Node),
+    Namespace(Namespace),
+    Event(Event),
+    Lease(Lease),
+}
+
+macro_rules! each_kind {
+    ($obj:expr, $inner:ident => $body:expr) => {
+        match $obj {
+            Object::Pod($inner) => $body,
+            Object::Node($inner) => $body,
+            Object::Namespace($inner) => $body,
+            Object::Event($inner) => $body,
+            Object::Lease($inner) => $body,
+        }
+    };
+}
+
+/// Why a request body could not be turned into an object (the API server's decode stage).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeError {
+    pub message: String,
+}
+
+impl Object {
+    /// An empty object of `kind`, e.g. to check which fields a selector may name.
+    pub fn empty(kind: Kind) -> Object {
+        match kind {
+            Kind::Pod => Object::Pod(Default::default()),
+            Kind::Node => Object::Node(Default::default()),
+            Kind::Namespace => Object::Namespace(Default::default()),
+            Kind::Event => Object::Event(Default::default()),
+            Kind::Lease => Object::Lease(Default::default()),
+        }
+    }
+
+    /// Whether the kind has a `status` that only the status subresource may change.
+    pub fn has_status(kind: Kind) -> bool {
+        matches!(kind, Kind::Pod | Kind::Node | Kind::Namespace)
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self {
+            Object::Pod(_) => Kind::Pod,
+            Object::Node(_) => Kind::Node,
+            Object::Namespace(_) => Kind::Namespace,
+            Object::Event(_) => Kind::Event,
+            Object::Lease(_) => Kind::Lease,
+        }
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        each_kind!(self, o => &o.metadata)
+    }
+
+    pub fn meta_mut(&mut self) -> &mut ObjectMeta {
+        each_kind!(self, o => &mut o.metadata)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.meta().name
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.meta().namespace
+    }
+
+    /// Fills in `apiVersion` and `kind`, as every object the API returns carries them.
+    pub fn set_type_meta(&mut self) {
+        let (api_version, kind) = (self.kind().api_version(), self.kind().info().kind.to_string());
+        each_kind!(self, o => { o.api_version = api_version; o.kind = kind; })
+    }
+
+    pub fn as_pod(&self) -> Option<&Pod> {
+        match self {
+            Object::Pod(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn as_node(&self) -> Option<&Node> {
+        match self {
+            Object::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_event(&self) -> Option<&Event> {
+        match self {
+            Object::Event(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The object as JSON with keys sorted, as the API serves it.
+    pub fn to_json_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Decodes a request body of a known kind strictly: unknown fields are errors, reported
+    /// with their path the way the API server's strict field validation reports them.
+    pub fn decode(kind: Kind, body: &Value) -> Result<Object, DecodeError> {
+        fn strict<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, DecodeError> {
+            serde_path_to_error::deserialize(body).map_err(|err| {
+                let path = err.path().to_string();
+                let inner = err.into_inner().to_string();
+                let message = if let Some(field) = unknown_field_name(&inner) {
+                    let full = if path == "." || path.is_empty() {
+                        field.to_string()
+                    } else {
+                        // The path ends at the unknown key itself.
+                        path.clone()
+                    };
+                    format!("strict decoding error: unknown field \"{full}\"")
+                } else if path == "." || path.is_empty() || inner.starts_with("quantities must match") {
+                    // Go's decoder reports custom unmarshal errors without a field path.
+                    inner
+                } else {
+                    format!("{path}: {inner}")
+                };
+                DecodeError { message }
+            })
+        }
+        Ok(match kind {
+            Kind::Pod => Object::Pod(strict(body)?),
+            Kind::Node => Object::Node(strict(body)?),
+            Kind::Namespace => Object::Namespace(strict(body)?),
+            Kind::Event => Object::Event(strict(body)?),
+            Kind::Lease => Object::Lease(strict(body)?),
+        })
+    }
+}
+
+fn unknown_field_name(serde_message: &str) -> Option<&str> {
+    let rest = serde_message.strip_prefix("unknown field `")?;
+    rest.split('`').next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resource_args_accept_plural_singular_short_and_kind() {
+        for arg in ["pods", "pod", "po", "Pod", "PODS"] {
+            assert_eq!(Kind::from_resource_arg(arg), Some(Kind::Pod), "{arg}");
+        }
+        assert_eq!(Kind::from_resource_arg("leases.coordination.k8s.io"), Some(Kind::Lease));
+        assert_eq!(Kind::from_resource_arg("pods.apps"), None);
+        assert_eq!(Kind::from_resource_arg("podz"), None);
+    }
+
+    #[test]
+    fn type_meta_maps_to_kinds() {
+        assert_eq!(Kind::from_type_meta("v1", "Pod"), Some(Kind::Pod));
+        assert_eq!(Kind::from_type_meta("coordination.k8s.io/v1", "Lease"), Some(Kind::Lease));
+        assert_eq!(Kind::from_type_meta("apps/v1", "Pod"), None);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected_with_their_path() {
+        let body = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "imagee": "typo"}]}});
+        let err = Object::decode(Kind::Pod, &body).unwrap_err();
+        assert_eq!(err.message, "strict decoding error: unknown field \"spec.containers[0].imagee\"");
+    }
+
+    #[test]
+    fn a_real_pod_manifest_decodes() {
+        let body = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "nginx", "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx:1.14.2",
+                "ports": [{"containerPort": 80}],
+                "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}]}});
+        let obj = Object::decode(Kind::Pod, &body).unwrap();
+        let pod = obj.as_pod().unwrap();
+        assert_eq!(pod.requests().cpu_milli, 250);
+        assert_eq!(pod.requests().memory_bytes, 64 << 20);
+    }
+}

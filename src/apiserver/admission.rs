@@ -1,0 +1,172 @@
+//! Mutating admission: defaulting and the built-in mutating plugins (ServiceAccount,
+//! DefaultTolerationSeconds, Priority), applied to objects on their way into etcd.
+
+use crate::api::pod::{ContainerPort, Toleration};
+use crate::api::{Object, Pod};
+use crate::sim::Rng;
+use serde_json::json;
+
+/// Characters of generated name suffixes (no vowels, no look-alikes).
+pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// What a mutating plugin did, for the record.
+pub type Mutations = Vec<&'static str>;
+
+/// Applies the API's defaults and the mutating admission plugins to a new object.
+pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
+    let mut done = Vec::new();
+    if let Object::Pod(pod) = object {
+        default_pod(pod);
+        done.push("defaulting");
+        if service_account(pod, rng) {
+            done.push("ServiceAccount");
+        }
+        if default_toleration_seconds(pod) {
+            done.push("DefaultTolerationSeconds");
+        }
+        priority(pod);
+        done.push("Priority");
+    }
+    done
+}
+
+/// The defaults the API applies to every pod it decodes.
+pub fn default_pod(pod: &mut Pod) {
+    let spec = &mut pod.spec;
+    spec.restart_policy.get_or_insert_with(|| "Always".into());
+    spec.termination_grace_period_seconds.get_or_insert(30);
+    spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
+    spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    spec.security_context.get_or_insert_with(|| json!({}));
+    spec.enable_service_links.get_or_insert(true);
+    spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
+    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
+        c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
+        c.termination_message_policy.get_or_insert_with(|| "File".into());
+        let default_policy = if image_tag_is_latest(&c.image) { "Always" } else { "IfNotPresent" };
+        c.image_pull_policy.get_or_insert_with(|| default_policy.into());
+        for port in &mut c.ports {
+            default_port(port);
+        }
+    }
+}
+
+fn default_port(port: &mut ContainerPort) {
+    port.protocol.get_or_insert_with(|| "TCP".into());
+}
+
+/// Whether an image reference means `:latest` (an explicit `latest`, or no tag and no digest).
+pub fn image_tag_is_latest(image: &str) -> bool {
+    if image.contains('@') {
+        return false;
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.split_once(':') {
+        Some((_, tag)) => tag == "latest",
+        None => true,
+    }
+}
+
+/// ServiceAccount admission: the `default` account and its projected API token volume.
+fn service_account(pod: &mut Pod, rng: &mut Rng) -> bool {
+    let spec = &mut pod.spec;
+    let name =
+        spec.service_account_name.clone().or_else(|| spec.service_account.clone()).unwrap_or_else(|| "default".into());
+    spec.service_account_name = Some(name.clone());
+    spec.service_account = Some(name);
+    if spec.automount_service_account_token == Some(false) {
+        return true;
+    }
+    let mount_path = "/var/run/secrets/kubernetes.io/serviceaccount";
+    let already = spec
+        .containers
+        .iter()
+        .any(|c| c.volume_mounts.iter().any(|m| m.get("mountPath").and_then(|p| p.as_str()) == Some(mount_path)));
+    if already {
+        return true;
+    }
+    let volume = format!("kube-api-access-{}", rng.string(NAME_ALPHABET, 5));
+    spec.volumes.push(json!({
+        "name": volume,
+        "projected": {
+            "defaultMode": 420,
+            "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+            ]
+        }
+    }));
+    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
+        c.volume_mounts.push(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
+    }
+    true
+}
+
+/// DefaultTolerationSeconds: tolerate a not-ready or unreachable node for five minutes.
+fn default_toleration_seconds(pod: &mut Pod) -> bool {
+    let mut added = false;
+    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        let tolerated = pod.spec.tolerations.iter().any(|t| {
+            (t.key == key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
+                && (t.effect.is_empty() || t.effect == "NoExecute")
+        });
+        if !tolerated {
+            pod.spec.tolerations.push(Toleration {
+                key: key.into(),
+                operator: Some("Exists".into()),
+                value: String::new(),
+                effect: "NoExecute".into(),
+                toleration_seconds: Some(300),
+            });
+            added = true;
+        }
+    }
+    added
+}
+
+/// Priority admission: the built-in priority classes, zero otherwise.
+fn priority(pod: &mut Pod) {
+    let value = match pod.spec.priority_class_name.as_deref() {
+        Some("system-node-critical") => 2_000_001_000,
+        Some("system-cluster-critical") => 2_000_000_000,
+        _ => 0,
+    };
+    pod.spec.priority.get_or_insert(value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Container;
+
+    fn pod(image: &str) -> Pod {
+        let mut p = Pod::default();
+        p.spec.containers.push(Container { name: "c".into(), image: image.into(), ..Default::default() });
+        p
+    }
+
+    #[test]
+    fn latest_or_untagged_images_are_always_pulled() {
+        assert!(image_tag_is_latest("nginx"));
+        assert!(image_tag_is_latest("nginx:latest"));
+        assert!(!image_tag_is_latest("nginx:1.25"));
+        assert!(image_tag_is_latest("localhost:5000/app"));
+        assert!(!image_tag_is_latest("nginx@sha256:abc"));
+    }
+
+    #[test]
+    fn new_pods_get_defaults_service_account_and_default_tolerations() {
+        let mut obj = Object::Pod(pod("nginx:1.25"));
+        let done = admit_create(&mut obj, &mut Rng::new(1));
+        assert_eq!(done, ["defaulting", "ServiceAccount", "DefaultTolerationSeconds", "Priority"]);
+        let p = obj.as_pod().unwrap();
+        assert_eq!(p.spec.restart_policy.as_deref(), Some("Always"));
+        assert_eq!(p.spec.containers[0].image_pull_policy.as_deref(), Some("IfNotPresent"));
+        assert_eq!(p.spec.service_account_name.as_deref(), Some("default"));
+        assert_eq!(p.spec.tolerations.len(), 2);
+        assert_eq!(p.spec.tolerations[0].toleration_seconds, Some(300));
+        assert_eq!(p.spec.volumes.len(), 1);
+        assert_eq!(p.spec.priority, Some(0));
+    }
+}

@@ -1,0 +1,114 @@
+//! Field selectors (`spec.nodeName=worker-1,status.phase!=Running`), as list and watch accept them.
+
+use crate::api::Object;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRequirement {
+    pub field: String,
+    pub equals: bool,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldSelector {
+    pub requirements: Vec<FieldRequirement>,
+}
+
+impl FieldSelector {
+    pub fn equals(field: &str, value: &str) -> FieldSelector {
+        FieldSelector {
+            requirements: vec![FieldRequirement { field: field.into(), equals: true, value: value.into() }],
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<FieldSelector, String> {
+        let mut requirements = Vec::new();
+        for term in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (field, equals, value) = if let Some((f, v)) = term.split_once("!=") {
+                (f, false, v)
+            } else if let Some((f, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+                (f, true, v)
+            } else {
+                return Err(format!("invalid selector: '{text}'; can't understand '{term}'"));
+            };
+            requirements.push(FieldRequirement { field: field.trim().into(), equals, value: value.trim().into() });
+        }
+        Ok(FieldSelector { requirements })
+    }
+
+    /// The value a pod watch is indexed by, when the selector pins `spec.nodeName`.
+    pub fn node_name(&self) -> Option<&str> {
+        self.requirements.iter().find(|r| r.field == "spec.nodeName" && r.equals).map(|r| r.value.as_str())
+    }
+
+    /// Checks every field named is one the kind supports; the error is the API server's.
+    pub fn check_supported(&self, sample: &Object) -> Result<(), String> {
+        for req in &self.requirements {
+            if field_value(sample, &req.field).is_none() {
+                return Err(format!("field label not supported: {}", req.field));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn matches(&self, object: &Object) -> bool {
+        self.requirements.iter().all(|req| {
+            let value = field_value(object, &req.field).unwrap_or_default();
+            (value == req.value) == req.equals
+        })
+    }
+}
+
+impl fmt::Display for FieldSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .requirements
+            .iter()
+            .map(|r| format!("{}{}{}", r.field, if r.equals { "=" } else { "!=" }, r.value))
+            .collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+/// The value of a selectable field, or `None` if the kind does not support selecting on it.
+pub fn field_value(object: &Object, field: &str) -> Option<String> {
+    let meta = object.meta();
+    match field {
+        "metadata.name" => return Some(meta.name.clone()),
+        "metadata.namespace" => return Some(meta.namespace.clone()),
+        _ => {}
+    }
+    match object {
+        Object::Pod(p) => match field {
+            "spec.nodeName" => Some(p.spec.node_name.clone()),
+            "spec.restartPolicy" => Some(p.restart_policy().to_string()),
+            "spec.schedulerName" => Some(p.spec.scheduler_name.clone().unwrap_or_default()),
+            "spec.serviceAccountName" => Some(p.spec.service_account_name.clone().unwrap_or_default()),
+            "status.phase" => Some(p.status.phase.clone()),
+            "status.podIP" => Some(p.status.pod_ip.clone()),
+            "status.nominatedNodeName" => Some(p.status.nominated_node_name.clone()),
+            _ => None,
+        },
+        Object::Node(n) => match field {
+            "spec.unschedulable" => Some(n.spec.unschedulable.to_string()),
+            _ => None,
+        },
+        Object::Event(e) => match field {
+            "involvedObject.kind" => Some(e.involved_object.kind.clone()),
+            "involvedObject.name" => Some(e.involved_object.name.clone()),
+            "involvedObject.namespace" => Some(e.involved_object.namespace.clone()),
+            "involvedObject.uid" => Some(e.involved_object.uid.clone()),
+            "involvedObject.fieldPath" => Some(e.involved_object.field_path.clone()),
+            "reason" => Some(e.reason.clone()),
+            "type" => Some(e.type_.clone()),
+            "source" => Some(e.source.component.clone()),
+            _ => None,
+        },
+        Object::Namespace(n) => match field {
+            "status.phase" => Some(n.status.phase.clone()),
+            _ => None,
+        },
+        Object::Lease(_) => None,
+    }
+}

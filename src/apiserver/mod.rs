@@ -1,0 +1,618 @@
+//! kube-apiserver: the only component that touches etcd.
+//!
+//! Every request passes the real pipeline — authentication, authorization, mutating
+//! admission, validation, validating admission, storage — and is recorded with the stage that
+//! answered it. Every write fans out to the watches it concerns.
+
+pub mod admission;
+pub mod fields;
+pub mod request;
+pub mod status;
+pub mod validation;
+pub mod watch;
+
+pub use fields::FieldSelector;
+pub use request::{Body, Reply, Request, Subresource, Verb};
+pub use status::Status;
+pub use watch::{WatchEvent, WatchFilter, WatchId};
+
+use crate::api::pod::{PodCondition, set_condition};
+use crate::api::{Kind, Object};
+use crate::etcd::{Change, Etcd, EtcdError, Revision};
+use crate::record::{ComponentId, Happening, Record, Seq, Stage};
+use crate::sim::{Rng, Time};
+use std::sync::Arc;
+
+/// What the API server needs from the world to answer one request.
+pub struct Env<'a> {
+    pub now: Time,
+    pub rng: &'a mut Rng,
+    pub record: &'a mut Record,
+    /// Who is calling, and as which user it authenticates.
+    pub actor: ComponentId,
+    pub user: &'a str,
+    /// The record entry that led the caller to make this request.
+    pub cause: Option<Seq>,
+}
+
+#[derive(Debug, Default)]
+pub struct ApiServer {
+    etcd: Etcd,
+    watches: watch::Watches,
+    woken: Vec<ComponentId>,
+}
+
+type StageResult<T> = Result<T, (Stage, Status)>;
+
+impl ApiServer {
+    pub fn new() -> Self {
+        ApiServer::default()
+    }
+
+    /// Read-only access to the store, for views of the cluster that are not API clients
+    /// (the page's panels, time travel, `etcdctl get`).
+    pub fn etcd(&self) -> &Etcd {
+        &self.etcd
+    }
+
+    /// Direct write access to etcd, bypassing the API server: what `etcdctl put` does.
+    pub fn etcd_bypass(&mut self) -> &mut Etcd {
+        &mut self.etcd
+    }
+
+    /// Components that received watch notifications since the last call.
+    pub fn take_woken(&mut self) -> Vec<ComponentId> {
+        std::mem::take(&mut self.woken)
+    }
+
+    pub fn drain_watch(&mut self, id: WatchId) -> Vec<WatchEvent> {
+        self.watches.drain(id)
+    }
+
+    pub fn close_watches_of(&mut self, owner: ComponentId) {
+        self.watches.close_all_of(owner);
+    }
+
+    /// The stored object at `kind/namespace/name`, without a request (for views).
+    pub fn peek(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        let ns = if kind.info().namespaced { namespace } else { "" };
+        self.etcd.get(&Etcd::key_for(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
+    }
+
+    /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
+    pub fn peek_list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+        let prefix = list_prefix(kind, namespace);
+        self.etcd.range(&prefix).map(|(_, kv)| kv.value.clone()).collect()
+    }
+
+    /// Answers one request.
+    pub fn handle(&mut self, req: Request, env: &mut Env) -> Result<Reply, Status> {
+        let path = if env.record.enabled { req.path() } else { String::new() };
+        let what = Happening::Request {
+            method: req.verb.method(),
+            verb: req.verb.as_str(),
+            path,
+            kind: req.kind,
+            namespace: req.namespace.clone(),
+            name: req.name.clone(),
+            code: 0,
+            failed_at: None,
+            message: String::new(),
+        };
+        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
+        let result = self.process(req, env, seq);
+        let revision = self.etcd.revision();
+        if let Some(entry) = env.record.get_mut(seq) {
+            entry.revision = revision;
+            if let Happening::Request { code, failed_at, message, name, .. } = &mut entry.what {
+                match &result {
+                    Ok((c, reply)) => {
+                        *code = *c;
+                        if let Reply::Object(o) = reply {
+                            if name.is_empty() {
+                                *name = o.name().to_string();
+                            }
+                        }
+                    }
+                    Err((stage, status)) => {
+                        *code = status.code;
+                        *failed_at = Some(*stage);
+                        *message = status.message.clone();
+                    }
+                }
+            }
+        }
+        result.map(|(_, reply)| reply).map_err(|(_, status)| status)
+    }
+
+    fn process(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
+        if env.user.is_empty() {
+            return Err((
+                Stage::Authentication,
+                Status { code: 401, reason: "Unauthorized", ..Status::bad_request("Unauthorized") },
+            ));
+        }
+        // Authorization: every built-in identity and the cluster admin are allowed.
+        match req.verb {
+            Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
+            Verb::List => self.list(&req).map(|r| (200, r)),
+            Verb::Watch => self.watch(&req, env, seq).map(|r| (200, r)),
+            Verb::Create if req.subresource == Some(Subresource::Binding) => {
+                self.bind(req, env, seq).map(|o| (201, Reply::Object(o)))
+            }
+            Verb::Create => self.create(req, env, seq).map(|o| (201, Reply::Object(o))),
+            Verb::Update => self.update(req, env, seq).map(|o| (200, Reply::Object(o))),
+            Verb::Delete => self.delete(req, env, seq).map(|o| (200, Reply::Object(o))),
+        }
+    }
+
+    fn key(req: &Request, name: &str) -> String {
+        Etcd::key_for(req.kind.info().resource, &req.namespace, name)
+    }
+
+    fn get(&self, req: &Request) -> StageResult<Arc<Object>> {
+        self.etcd
+            .get(&Self::key(req, &req.name))
+            .map(|kv| kv.value.clone())
+            .ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))
+    }
+
+    fn check_fields(req: &Request) -> StageResult<()> {
+        if let Some(fields) = &req.field_selector {
+            fields
+                .check_supported(&Object::empty(req.kind))
+                .map_err(|m| (Stage::Validation, Status::bad_request(m)))?;
+        }
+        Ok(())
+    }
+
+    fn list(&self, req: &Request) -> StageResult<Reply> {
+        Self::check_fields(req)?;
+        let filter = WatchFilter {
+            kind: req.kind,
+            namespace: req.namespace.clone(),
+            labels: req.label_selector.clone(),
+            fields: req.field_selector.clone(),
+        };
+        let items = self
+            .etcd
+            .range(&list_prefix(req.kind, &req.namespace))
+            .map(|(_, kv)| &kv.value)
+            .filter(|o| filter.matches(o))
+            .cloned()
+            .collect();
+        Ok(Reply::List { items, revision: self.etcd.revision() })
+    }
+
+    fn watch(&mut self, req: &Request, env: &mut Env, seq: Seq) -> StageResult<Reply> {
+        Self::check_fields(req)?;
+        let filter = WatchFilter {
+            kind: req.kind,
+            namespace: req.namespace.clone(),
+            labels: req.label_selector.clone(),
+            fields: req.field_selector.clone(),
+        };
+        // Catch-up events: history after the given revision, or the current state as ADDED.
+        let mut backlog: Vec<(crate::record::WatchEventType, Arc<Object>, Revision)> = Vec::new();
+        match req.resource_version {
+            Some(rv) => {
+                let changes = self.etcd.changes_since(rv).map_err(|e| match e {
+                    EtcdError::Compacted { compacted } => {
+                        (Stage::Storage, Status::gone(format!("too old resource version: {rv} ({compacted})")))
+                    }
+                    _ => (Stage::Storage, Status::bad_request(format!("resource version {rv} is in the future"))),
+                })?;
+                for change in changes {
+                    if let Some(t) = watch::classify(&filter, change) {
+                        backlog.push((t, change.value.clone(), change.revision));
+                    }
+                }
+            }
+            None => {
+                for (_, kv) in self.etcd.range(&list_prefix(req.kind, &req.namespace)) {
+                    if filter.matches(&kv.value) {
+                        backlog.push((crate::record::WatchEventType::Added, kv.value.clone(), kv.mod_revision));
+                    }
+                }
+            }
+        }
+        let id = self.watches.open(env.actor, filter);
+        for (type_, object, revision) in backlog {
+            self.send(id, env.actor, type_, object, revision, env, seq);
+        }
+        Ok(Reply::Watch { id, revision: self.etcd.revision() })
+    }
+
+    fn decode(req: &mut Request) -> StageResult<Object> {
+        let kind = req.kind;
+        let object = match req.body.take() {
+            Some(Body::Object(o)) => o,
+            Some(Body::Json(value)) => Object::decode(kind, &value).map_err(|e| {
+                let info = kind.info();
+                (
+                    Stage::Validation,
+                    Status::bad_request(format!(
+                        "{} in version \"{}\" cannot be handled as a {}: {}",
+                        info.kind, info.version, info.kind, e.message
+                    )),
+                )
+            })?,
+            None => return Err((Stage::Validation, Status::bad_request("request body is required"))),
+        };
+        if object.kind() != kind {
+            return Err((
+                Stage::Validation,
+                Status::bad_request("the kind of the provided object does not match the resource"),
+            ));
+        }
+        Ok(object)
+    }
+
+    fn check_namespace(&self, req: &mut Request, object: &mut Object) -> StageResult<()> {
+        if !req.kind.info().namespaced {
+            object.meta_mut().namespace.clear();
+            return Ok(());
+        }
+        let ns = &mut object.meta_mut().namespace;
+        if ns.is_empty() {
+            *ns = req.namespace.clone();
+        } else if req.namespace.is_empty() {
+            req.namespace = ns.clone();
+        } else if *ns != req.namespace {
+            return Err((
+                Stage::Validation,
+                Status::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn create(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let mut object = Self::decode(&mut req)?;
+        self.check_namespace(&mut req, &mut object)?;
+        // Mutating admission (including the defaults of a new object).
+        {
+            let meta = object.meta_mut();
+            meta.uid = uuid(env.rng);
+            meta.creation_timestamp = Some(env.now);
+            meta.resource_version.clear();
+            meta.deletion_timestamp = None;
+            if matches!(req.kind, Kind::Pod) {
+                meta.generation = 1;
+            }
+        }
+        admission::admit_create(&mut object, env.rng);
+        let generated = object.meta().name.is_empty() && !object.meta().generate_name.is_empty();
+        if generated {
+            let base = truncate(&object.meta().generate_name, 58);
+            object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
+        }
+        // Validation.
+        let errors = validation::validate(&object);
+        if !errors.is_empty() {
+            let name = object.name().to_string();
+            return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
+        }
+        // Validating admission: NamespaceLifecycle.
+        if req.kind.info().namespaced {
+            let ns = object.namespace().to_string();
+            match self.etcd.get(&Etcd::key_for("namespaces", "", &ns)) {
+                None => return Err((Stage::ValidatingAdmission, Status::not_found(Kind::Namespace, &ns))),
+                Some(kv) if kv.value.meta().deletion_timestamp.is_some() && req.kind != Kind::Event => {
+                    return Err((
+                        Stage::ValidatingAdmission,
+                        Status::forbidden(format!(
+                            "{} \"{}\" is forbidden: unable to create new content in namespace {ns} because it is being terminated",
+                            req.kind.qualified_resource(),
+                            object.name()
+                        )),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        object.set_type_meta();
+        if req.dry_run {
+            return Ok(Arc::new(object));
+        }
+        // Storage; a generated name that collides is drawn again, as the API server retries.
+        let mut attempts = 0;
+        loop {
+            let key = Self::key(&req, object.name());
+            match self.etcd.create(&key, object.clone()) {
+                Ok(change) => return Ok(self.publish(change, env, seq)),
+                Err(EtcdError::Exists) if generated && attempts < 8 => {
+                    attempts += 1;
+                    let base = truncate(&object.meta().generate_name, 58);
+                    object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
+                }
+                Err(_) => return Err((Stage::Storage, Status::already_exists(req.kind, object.name()))),
+            }
+        }
+    }
+
+    fn bind(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let target = match &req.body {
+            Some(Body::Json(v)) => v.pointer("/target/name").and_then(|n| n.as_str()).unwrap_or("").to_string(),
+            _ => String::new(),
+        };
+        if target.is_empty() {
+            return Err((
+                Stage::Validation,
+                Status::invalid(Kind::Pod, &req.name, vec!["target.name: Required value".into()]),
+            ));
+        }
+        let key = Self::key(&req, &req.name);
+        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let Object::Pod(mut pod) = (*current.value).clone() else {
+            return Err((Stage::Storage, Status::not_found(req.kind, &req.name)));
+        };
+        if !pod.spec.node_name.is_empty() {
+            return Err((
+                Stage::Storage,
+                Status {
+                    code: 409,
+                    reason: "Conflict",
+                    ..Status::bad_request(format!(
+                        "pod {} is already assigned to node \"{}\"",
+                        req.name, pod.spec.node_name
+                    ))
+                },
+            ));
+        }
+        if pod.metadata.deletion_timestamp.is_some() {
+            return Err((
+                Stage::Storage,
+                Status {
+                    code: 409,
+                    reason: "Conflict",
+                    ..Status::bad_request(format!("pod {} is being deleted, cannot be assigned to a host", req.name))
+                },
+            ));
+        }
+        pod.spec.node_name = target;
+        let cond = PodCondition { type_: "PodScheduled".into(), status: "True".into(), ..Default::default() };
+        set_condition(&mut pod.status.conditions, cond, env.now);
+        let change = self
+            .etcd
+            .update(&key, Object::Pod(pod), Some(current.mod_revision))
+            .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
+        Ok(self.publish(change, env, seq))
+    }
+
+    fn update(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let mut object = Self::decode(&mut req)?;
+        self.check_namespace(&mut req, &mut object)?;
+        let name = if req.name.is_empty() { object.name().to_string() } else { req.name.clone() };
+        if object.name() != name {
+            return Err((
+                Stage::Validation,
+                Status::bad_request("the name of the object does not match the name on the URL"),
+            ));
+        }
+        let key = Self::key(&req, &name);
+        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &name)))?.clone();
+        let wanted_rv = object.meta().resource_version.clone();
+        if !wanted_rv.is_empty() && wanted_rv != current.mod_revision.to_string() {
+            return Err((Stage::Storage, Status::conflict(req.kind, &name)));
+        }
+        let old = &*current.value;
+        // The status subresource changes only status; the main resource never changes status.
+        if Object::has_status(req.kind) {
+            let status_only = req.subresource == Some(Subresource::Status);
+            object = merge_status(old, object, status_only);
+        }
+        {
+            let old_meta = old.meta();
+            let meta = object.meta_mut();
+            meta.uid = old_meta.uid.clone();
+            meta.creation_timestamp = old_meta.creation_timestamp;
+            meta.deletion_timestamp = old_meta.deletion_timestamp;
+            meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+            meta.generation = old_meta.generation;
+        }
+        if spec_changed(old, &object) && object.meta().generation > 0 {
+            object.meta_mut().generation += 1;
+        }
+        let mut errors = validation::validate(&object);
+        if let (Object::Pod(o), Object::Pod(n)) = (old, &object) {
+            errors.extend(validation::validate_pod_update(o, n));
+        }
+        if !errors.is_empty() {
+            return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
+        }
+        object.set_type_meta();
+        if req.dry_run {
+            return Ok(Arc::new(object));
+        }
+        // Removing the last finalizer of an object being deleted completes its deletion.
+        if object.meta().deletion_timestamp.is_some()
+            && object.meta().finalizers.is_empty()
+            && !is_graceful_pod(&object)
+        {
+            let change =
+                self.etcd.delete(&key, None).map_err(|_| (Stage::Storage, Status::conflict(req.kind, &name)))?;
+            return Ok(self.publish(change, env, seq));
+        }
+        let change = self
+            .etcd
+            .update(&key, object, Some(current.mod_revision))
+            .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &name)))?;
+        Ok(self.publish(change, env, seq))
+    }
+
+    fn delete(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let key = Self::key(&req, &req.name);
+        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
+        let mut object = (*current.value).clone();
+        // Pods on a node stop gracefully: the deletion is marked, the kubelet kills the
+        // containers and then deletes the pod for good.
+        if let Object::Pod(pod) = &object {
+            let bound = !pod.spec.node_name.is_empty() && !pod.is_terminal();
+            let grace = req.grace_period_seconds.or(pod.spec.termination_grace_period_seconds).unwrap_or(30).max(0);
+            if bound && grace > 0 {
+                let deadline = env.now + crate::sim::Duration::seconds(grace as u64);
+                if let Some(existing) = pod.metadata.deletion_timestamp {
+                    if existing <= deadline {
+                        return Ok(current.value.clone());
+                    }
+                }
+                if req.dry_run {
+                    return Ok(current.value.clone());
+                }
+                let meta = object.meta_mut();
+                meta.deletion_timestamp = Some(deadline);
+                meta.deletion_grace_period_seconds = Some(grace);
+                if meta.generation > 0 {
+                    meta.generation += 1;
+                }
+                let change = self
+                    .etcd
+                    .update(&key, object, Some(current.mod_revision))
+                    .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
+                return Ok(self.publish(change, env, seq));
+            }
+        }
+        if req.dry_run {
+            return Ok(current.value.clone());
+        }
+        if !object.meta().finalizers.is_empty() {
+            if object.meta().deletion_timestamp.is_none() {
+                object.meta_mut().deletion_timestamp = Some(env.now);
+                object.meta_mut().deletion_grace_period_seconds = Some(0);
+                let change = self
+                    .etcd
+                    .update(&key, object, Some(current.mod_revision))
+                    .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
+                return Ok(self.publish(change, env, seq));
+            }
+            return Ok(current.value.clone());
+        }
+        let change = self
+            .etcd
+            .delete(&key, Some(current.mod_revision))
+            .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
+        Ok(self.publish(change, env, seq))
+    }
+
+    /// Sends a write's watch notifications and returns the stored object.
+    fn publish(&mut self, change: Change, env: &mut Env, seq: Seq) -> Arc<Object> {
+        for d in self.watches.deliveries(&change) {
+            self.send(d.watch, d.owner, d.type_, d.object, change.revision, env, seq);
+        }
+        change.value
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &mut self,
+        watch: WatchId,
+        owner: ComponentId,
+        type_: crate::record::WatchEventType,
+        object: Arc<Object>,
+        revision: Revision,
+        env: &mut Env,
+        cause: Seq,
+    ) {
+        let what = if env.record.enabled {
+            Happening::Notify {
+                to: owner,
+                event: type_,
+                kind: object.kind(),
+                namespace: object.namespace().to_string(),
+                name: object.name().to_string(),
+            }
+        } else {
+            Happening::Decision { text: String::new() }
+        };
+        let seq = env.record.push(env.now, revision, ComponentId::API_SERVER, Some(cause), what);
+        self.watches.push(watch, WatchEvent { type_, object, revision, seq });
+        if self.woken.last() != Some(&owner) {
+            self.woken.push(owner);
+        }
+    }
+}
+
+fn list_prefix(kind: Kind, namespace: &str) -> String {
+    let resource = kind.info().resource;
+    if kind.info().namespaced && !namespace.is_empty() {
+        format!("/registry/{resource}/{namespace}/")
+    } else {
+        format!("/registry/{resource}/")
+    }
+}
+
+fn is_graceful_pod(object: &Object) -> bool {
+    matches!(object, Object::Pod(p) if !p.spec.node_name.is_empty() && !p.is_terminal())
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// A random (version 4) UUID drawn from the simulation's generator.
+fn uuid(rng: &mut Rng) -> String {
+    let a = rng.next_u64();
+    let b = rng.next_u64();
+    let hex = format!("{a:016x}{b:016x}");
+    format!(
+        "{}-{}-4{}-{}{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        ["8", "9", "a", "b"][(b >> 62) as usize],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// Keeps `old`'s status for a main-resource update, or `old`'s everything-but-status for a
+/// status update.
+fn merge_status(old: &Object, new: Object, status_only: bool) -> Object {
+    match (old, new) {
+        (Object::Pod(o), Object::Pod(mut n)) => {
+            if status_only {
+                let status = std::mem::take(&mut n.status);
+                n = o.clone();
+                n.status = status;
+            } else {
+                n.status = o.status.clone();
+            }
+            Object::Pod(n)
+        }
+        (Object::Node(o), Object::Node(mut n)) => {
+            if status_only {
+                let status = std::mem::take(&mut n.status);
+                n = o.clone();
+                n.status = status;
+            } else {
+                n.status = o.status.clone();
+            }
+            Object::Node(n)
+        }
+        (Object::Namespace(o), Object::Namespace(mut n)) => {
+            if status_only {
+                let status = std::mem::take(&mut n.status);
+                n = o.clone();
+                n.status = status;
+            } else {
+                n.status = o.status.clone();
+            }
+            Object::Namespace(n)
+        }
+        (_, n) => n,
+    }
+}
+
+fn spec_changed(old: &Object, new: &Object) -> bool {
+    match (old, new) {
+        (Object::Pod(o), Object::Pod(n)) => o.spec != n.spec,
+        (Object::Node(o), Object::Node(n)) => o.spec != n.spec,
+        _ => false,
+    }
+}

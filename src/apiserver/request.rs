@@ -1,0 +1,217 @@
+//! What a client sends the API server, and what it gets back.
+
+use crate::api::{Kind, LabelSelector, Object};
+use crate::etcd::Revision;
+use serde_json::Value;
+use std::sync::Arc;
+
+use super::fields::FieldSelector;
+use super::watch::WatchId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Delete,
+}
+
+impl Verb {
+    /// The verb as RBAC and audit logs name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Delete => "delete",
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        match self {
+            Verb::Get | Verb::List | Verb::Watch => "GET",
+            Verb::Create => "POST",
+            Verb::Update => "PUT",
+            Verb::Delete => "DELETE",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    Status,
+    Binding,
+}
+
+impl Subresource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Binding => "binding",
+        }
+    }
+}
+
+/// A request body: JSON as kubectl sends it, or an object a built-in component already holds.
+#[derive(Clone, Debug)]
+pub enum Body {
+    Json(Value),
+    Object(Object),
+}
+
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub verb: Verb,
+    pub kind: Kind,
+    /// Empty for cluster-scoped kinds, and for lists and watches across all namespaces.
+    pub namespace: String,
+    pub name: String,
+    pub subresource: Option<Subresource>,
+    pub body: Option<Body>,
+    pub dry_run: bool,
+    pub label_selector: Option<LabelSelector>,
+    pub field_selector: Option<FieldSelector>,
+    /// For watches: resume after this revision instead of starting with the current state.
+    pub resource_version: Option<Revision>,
+    /// For deletes: override the pod's termination grace period.
+    pub grace_period_seconds: Option<i64>,
+}
+
+impl Request {
+    pub fn new(verb: Verb, kind: Kind, namespace: &str, name: &str) -> Request {
+        Request {
+            verb,
+            kind,
+            namespace: if kind.info().namespaced { namespace.to_string() } else { String::new() },
+            name: name.to_string(),
+            subresource: None,
+            body: None,
+            dry_run: false,
+            label_selector: None,
+            field_selector: None,
+            resource_version: None,
+            grace_period_seconds: None,
+        }
+    }
+
+    pub fn get(kind: Kind, namespace: &str, name: &str) -> Request {
+        Request::new(Verb::Get, kind, namespace, name)
+    }
+
+    pub fn list(kind: Kind, namespace: &str) -> Request {
+        Request::new(Verb::List, kind, namespace, "")
+    }
+
+    pub fn watch(kind: Kind, namespace: &str) -> Request {
+        Request::new(Verb::Watch, kind, namespace, "")
+    }
+
+    pub fn create(object: Object) -> Request {
+        let mut req = Request::new(Verb::Create, object.kind(), object.namespace(), "");
+        req.body = Some(Body::Object(object));
+        req
+    }
+
+    pub fn update(object: Object) -> Request {
+        let mut req = Request::new(Verb::Update, object.kind(), object.namespace(), object.name());
+        req.body = Some(Body::Object(object));
+        req
+    }
+
+    pub fn update_status(object: Object) -> Request {
+        let mut req = Request::update(object);
+        req.subresource = Some(Subresource::Status);
+        req
+    }
+
+    pub fn delete(kind: Kind, namespace: &str, name: &str) -> Request {
+        Request::new(Verb::Delete, kind, namespace, name)
+    }
+
+    /// POST `pods/<name>/binding`: the scheduler's decision.
+    pub fn bind(namespace: &str, pod: &str, node: &str) -> Request {
+        let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
+        req.subresource = Some(Subresource::Binding);
+        req.body = Some(Body::Json(serde_json::json!({
+            "apiVersion": "v1", "kind": "Binding",
+            "metadata": {"name": pod, "namespace": namespace},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+        })));
+        req
+    }
+
+    pub fn with_fields(mut self, selector: FieldSelector) -> Request {
+        self.field_selector = Some(selector);
+        self
+    }
+
+    pub fn from_revision(mut self, revision: Revision) -> Request {
+        self.resource_version = Some(revision);
+        self
+    }
+
+    /// The URL path, as `kubectl -v=6` prints it after the server address.
+    pub fn path(&self) -> String {
+        let info = self.kind.info();
+        let mut path = if info.group.is_empty() {
+            format!("/api/{}", info.version)
+        } else {
+            format!("/apis/{}/{}", info.group, info.version)
+        };
+        if !self.namespace.is_empty() {
+            path.push_str("/namespaces/");
+            path.push_str(&self.namespace);
+        }
+        path.push('/');
+        path.push_str(info.resource);
+        if !self.name.is_empty() {
+            path.push('/');
+            path.push_str(&self.name);
+        }
+        if let Some(sub) = self.subresource {
+            path.push('/');
+            path.push_str(sub.as_str());
+        }
+        let mut query = Vec::new();
+        if let Some(sel) = &self.label_selector {
+            query.push(format!("labelSelector={}", sel.to_selector_string()));
+        }
+        if let Some(sel) = &self.field_selector {
+            query.push(format!("fieldSelector={sel}"));
+        }
+        if self.verb == Verb::Watch {
+            query.push("watch=true".into());
+            if let Some(rv) = self.resource_version {
+                query.push(format!("resourceVersion={rv}"));
+            }
+        }
+        if self.dry_run {
+            query.push("dryRun=All".into());
+        }
+        if !query.is_empty() {
+            path.push('?');
+            path.push_str(&query.join("&"));
+        }
+        path
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Reply {
+    Object(Arc<Object>),
+    List { items: Vec<Arc<Object>>, revision: Revision },
+    Watch { id: WatchId, revision: Revision },
+}
+
+impl Reply {
+    pub fn object(self) -> Option<Arc<Object>> {
+        match self {
+            Reply::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}

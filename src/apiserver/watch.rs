@@ -1,0 +1,162 @@
+//! Watches: the API server's fan-out of etcd changes to the components that asked for them.
+//!
+//! A watch on pods pinned to one node (`fieldSelector=spec.nodeName=X`, what every kubelet
+//! opens) is indexed by node, so a write reaches the kubelets it concerns without visiting the
+//! others. An object moving into a watch's filter arrives as ADDED and one moving out as
+//! DELETED, as the real watch cache reports it.
+
+use super::fields::FieldSelector;
+use crate::api::{Kind, LabelSelector, Object};
+use crate::etcd::{Change, ChangeKind, Revision};
+use crate::record::{ComponentId, Seq, WatchEventType};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+pub type WatchId = usize;
+
+#[derive(Clone, Debug)]
+pub struct WatchFilter {
+    pub kind: Kind,
+    /// Empty: every namespace.
+    pub namespace: String,
+    pub labels: Option<LabelSelector>,
+    pub fields: Option<FieldSelector>,
+}
+
+impl WatchFilter {
+    pub fn matches(&self, object: &Object) -> bool {
+        object.kind() == self.kind
+            && (self.namespace.is_empty() || object.namespace() == self.namespace)
+            && self.labels.as_ref().is_none_or(|s| s.matches(&object.meta().labels))
+            && self.fields.as_ref().is_none_or(|s| s.matches(object))
+    }
+
+    fn node_index(&self) -> Option<&str> {
+        if self.kind == Kind::Pod { self.fields.as_ref()?.node_name() } else { None }
+    }
+}
+
+/// One notification, as a watcher receives it.
+#[derive(Clone, Debug)]
+pub struct WatchEvent {
+    pub type_: WatchEventType,
+    pub object: Arc<Object>,
+    pub revision: Revision,
+    /// The record entry of this notification, so whatever it causes can point back to it.
+    pub seq: Seq,
+}
+
+#[derive(Debug)]
+struct Watcher {
+    owner: ComponentId,
+    filter: WatchFilter,
+    queue: VecDeque<WatchEvent>,
+    open: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Watches {
+    watchers: Vec<Watcher>,
+    by_kind: HashMap<Kind, Vec<WatchId>>,
+    pods_by_node: HashMap<String, Vec<WatchId>>,
+}
+
+/// A notification the API server must send: to whom, and what.
+pub struct Delivery {
+    pub watch: WatchId,
+    pub owner: ComponentId,
+    pub type_: WatchEventType,
+    pub object: Arc<Object>,
+}
+
+/// What a change looks like through a filter: an object entering it is ADDED, one leaving it
+/// DELETED, one staying in it MODIFIED; `None` when the filter never sees it.
+pub fn classify(filter: &WatchFilter, change: &Change) -> Option<WatchEventType> {
+    let was = !change.created && change.prev.as_ref().is_some_and(|p| filter.matches(p));
+    let is = change.kind == ChangeKind::Put && filter.matches(&change.value);
+    match (was, is) {
+        (false, true) => Some(WatchEventType::Added),
+        (true, true) => Some(WatchEventType::Modified),
+        (true, false) => Some(WatchEventType::Deleted),
+        (false, false) => None,
+    }
+}
+
+impl Watches {
+    pub fn open(&mut self, owner: ComponentId, filter: WatchFilter) -> WatchId {
+        let id = self.watchers.len();
+        match filter.node_index() {
+            Some(node) => self.pods_by_node.entry(node.to_string()).or_default().push(id),
+            None => self.by_kind.entry(filter.kind).or_default().push(id),
+        }
+        self.watchers.push(Watcher { owner, filter, queue: VecDeque::new(), open: true });
+        id
+    }
+
+    pub fn close(&mut self, id: WatchId) {
+        if let Some(w) = self.watchers.get_mut(id) {
+            w.open = false;
+            w.queue.clear();
+        }
+    }
+
+    /// Closes every watch a component holds (its process stopped).
+    pub fn close_all_of(&mut self, owner: ComponentId) {
+        for w in self.watchers.iter_mut().filter(|w| w.owner == owner) {
+            w.open = false;
+            w.queue.clear();
+        }
+    }
+
+    pub fn filter(&self, id: WatchId) -> Option<&WatchFilter> {
+        self.watchers.get(id).map(|w| &w.filter)
+    }
+
+    pub fn is_open(&self, id: WatchId) -> bool {
+        self.watchers.get(id).is_some_and(|w| w.open)
+    }
+
+    /// Works out which watches a change concerns, and as what kind of event.
+    pub fn deliveries(&self, change: &Change) -> Vec<Delivery> {
+        let kind = change.value.kind();
+        let mut candidates: Vec<WatchId> = self.by_kind.get(&kind).cloned().unwrap_or_default();
+        if kind == Kind::Pod {
+            let mut nodes: Vec<&str> = Vec::with_capacity(2);
+            for obj in [Some(&change.value), change.prev.as_ref()].into_iter().flatten() {
+                if let Some(pod) = obj.as_pod() {
+                    if !pod.spec.node_name.is_empty() && !nodes.contains(&pod.spec.node_name.as_str()) {
+                        nodes.push(&pod.spec.node_name);
+                    }
+                }
+            }
+            for node in nodes {
+                candidates.extend(self.pods_by_node.get(node).into_iter().flatten());
+            }
+        }
+        let mut out = Vec::new();
+        for id in candidates {
+            let w = &self.watchers[id];
+            if !w.open {
+                continue;
+            }
+            let Some(type_) = classify(&w.filter, change) else { continue };
+            out.push(Delivery { watch: id, owner: w.owner, type_, object: change.value.clone() });
+        }
+        out
+    }
+
+    pub fn push(&mut self, id: WatchId, event: WatchEvent) {
+        if let Some(w) = self.watchers.get_mut(id).filter(|w| w.open) {
+            w.queue.push_back(event);
+        }
+    }
+
+    /// Takes every notification waiting for a watch, oldest first.
+    pub fn drain(&mut self, id: WatchId) -> Vec<WatchEvent> {
+        self.watchers.get_mut(id).map(|w| w.queue.drain(..).collect()).unwrap_or_default()
+    }
+
+    pub fn pending(&self, id: WatchId) -> usize {
+        self.watchers.get(id).map_or(0, |w| w.queue.len())
+    }
+}

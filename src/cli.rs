@@ -1,0 +1,171 @@
+//! The headless `kubeloop` command: run a script and print its transcript, or drive a saved
+//! sandbox one command at a time from a real shell.
+
+use crate::shell::{Command, Session, split_words};
+use std::io::Read;
+
+const USAGE: &str = "\
+kubeloop: a Kubernetes control plane and its nodes, simulated.
+
+Usage:
+  kubeloop [--seed N] run FILE|-            run a script, print its transcript
+  kubeloop [--seed N] --state FILE CMD...   load the sandbox saved in FILE (new if missing),
+                                           run one command, save it again
+  kubeloop [--seed N] CMD...                run one command in a fresh sandbox
+  kubeloop help
+
+Commands are the sandbox's: kubectl ..., sleep 30s, sim settle, sim help.
+With --state, `kubectl apply -f -` reads the manifest from standard input.
+";
+
+/// The saved form of a session: its seed and every command it ran.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct State {
+    seed: u64,
+    commands: Vec<SavedCommand>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedCommand {
+    line: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stdin: Option<String>,
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let mut seed: u64 = 1;
+    let mut state_file: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seed" => {
+                let Some(n) = args.get(i + 1).and_then(|s| s.parse().ok()) else {
+                    eprintln!("kubeloop: --seed needs a number");
+                    return 2;
+                };
+                seed = n;
+                i += 2;
+            }
+            "--state" => {
+                let Some(f) = args.get(i + 1) else {
+                    eprintln!("kubeloop: --state needs a file");
+                    return 2;
+                };
+                state_file = Some(f.clone());
+                i += 2;
+            }
+            _ => break,
+        }
+    }
+    let rest = &args[i..];
+    match rest.first().map(String::as_str) {
+        None | Some("help") | Some("--help") | Some("-h") => {
+            print!("{USAGE}");
+            0
+        }
+        Some("run") if state_file.is_none() => run_script(seed, rest.get(1).map(String::as_str)),
+        Some(_) => one_command(seed, state_file.as_deref(), rest),
+    }
+}
+
+fn run_script(seed: u64, file: Option<&str>) -> i32 {
+    let script = match file {
+        None | Some("-") => {
+            let mut s = String::new();
+            if std::io::stdin().read_to_string(&mut s).is_err() {
+                eprintln!("kubeloop: cannot read standard input");
+                return 1;
+            }
+            s
+        }
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("kubeloop: {path}: {e}");
+                return 1;
+            }
+        },
+    };
+    let mut session = Session::new(seed);
+    print!("{}", session.transcript(&script));
+    0
+}
+
+/// Quotes a word for a command line only when it needs it.
+fn quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
+    let state: State = match state_file.map(std::fs::read_to_string) {
+        Some(Ok(text)) => match serde_json::from_str(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("kubeloop: {}: not a kubeloop state file: {e}", state_file.unwrap_or(""));
+                return 1;
+            }
+        },
+        _ => State { seed, commands: Vec::new() },
+    };
+    let mut session = Session::new(state.seed);
+    session.files = read_local_files(words);
+    for saved in &state.commands {
+        session.execute(&to_command(saved));
+    }
+    let line = words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+    let wants_stdin = split_words(&line)
+        .unwrap_or_default()
+        .windows(2)
+        .any(|w| (w[0] == "-f" || w[0] == "--filename") && w[1] == "-")
+        || line.contains("--filename=-");
+    let stdin = if wants_stdin {
+        let mut s = String::new();
+        let _ = std::io::stdin().read_to_string(&mut s);
+        Some(s)
+    } else {
+        None
+    };
+    let saved = SavedCommand { line, stdin };
+    let out = session.execute(&to_command(&saved));
+    print!("{}", out.stdout);
+    eprint!("{}", out.stderr);
+    if let Some(path) = state_file {
+        let mut state = state;
+        state.commands.push(saved);
+        if let Ok(text) = serde_json::to_string_pretty(&state) {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("kubeloop: cannot save {path}: {e}");
+                return 1;
+            }
+        }
+    }
+    out.code
+}
+
+fn to_command(saved: &SavedCommand) -> Command {
+    Command { line: saved.line.clone(), heredoc: saved.stdin.clone().map(|body| ("EOF".to_string(), body)) }
+}
+
+/// Files named with `-f` on this command line, read from the real disk (the CLI can).
+fn read_local_files(words: &[String]) -> std::collections::BTreeMap<String, String> {
+    let mut files = std::collections::BTreeMap::new();
+    for pair in words.windows(2) {
+        if (pair[0] == "-f" || pair[0] == "--filename") && pair[1] != "-" {
+            if let Ok(text) = std::fs::read_to_string(&pair[1]) {
+                files.insert(pair[1].clone(), text);
+            }
+        }
+    }
+    for w in words {
+        if let Some(path) = w.strip_prefix("--filename=").or_else(|| w.strip_prefix("-f=")) {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                files.insert(path.to_string(), text);
+            }
+        }
+    }
+    files
+}

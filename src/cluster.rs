@@ -1,0 +1,353 @@
+//! The cluster: one world holding the virtual clock, the random source, the record, the API
+//! server and every component, and the agenda that decides who runs next.
+//!
+//! Components run when a watch notification reaches them (a moment after the write that
+//! caused it) or when a timer they asked for is due. Nothing else moves the world, so the
+//! same seed and the same commands always replay the same cluster.
+
+use crate::api::{Kind, Namespace, Object, ObjectMeta};
+use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
+use crate::component::{Component, Ctx, EventRecorder};
+use crate::kubelet::{Kubelet, NodeConfig};
+use crate::record::{ComponentId, Record};
+use crate::scheduler::Scheduler;
+use crate::sim::{Duration, Rng, Time};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+/// How long a watch notification takes to reach its watcher.
+pub const WATCH_LATENCY: Duration = Duration::millis(1);
+/// The longest "run until settled" goes before giving up (a crash loop never settles).
+pub const SETTLE_LIMIT: Duration = Duration::minutes(15);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterConfig {
+    pub seed: u64,
+    pub workers: u32,
+    pub worker_cpu_milli: i64,
+    pub worker_memory_bytes: i64,
+    pub worker_max_pods: i64,
+    /// Keep the record of requests and notifications (off for large benchmarks).
+    pub record: bool,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            seed: 1,
+            workers: 3,
+            worker_cpu_milli: 4000,
+            worker_memory_bytes: 8 << 30,
+            worker_max_pods: 110,
+            record: true,
+        }
+    }
+}
+
+/// What kind of component a slot holds, as the page groups them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    ApiServer,
+    Scheduler,
+    Kubelet { node: String },
+}
+
+struct Slot {
+    name: String,
+    user: String,
+    role: Role,
+    component: Option<Box<dyn Component>>,
+    started: bool,
+    running: bool,
+    wake_at: Option<Time>,
+    recorder: EventRecorder,
+}
+
+pub struct Cluster {
+    now: Time,
+    rng: Rng,
+    pub record: Record,
+    api: ApiServer,
+    slots: Vec<Slot>,
+    agenda: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    agenda_seq: u64,
+    config: ClusterConfig,
+}
+
+impl Cluster {
+    /// The default cluster: a control-plane node and `config.workers` workers.
+    pub fn new(config: ClusterConfig) -> Cluster {
+        let mut cluster = Cluster {
+            now: Time::ZERO,
+            rng: Rng::new(config.seed),
+            record: Record::with_enabled(config.record),
+            api: ApiServer::new(),
+            slots: Vec::new(),
+            agenda: BinaryHeap::new(),
+            agenda_seq: 0,
+            config: config.clone(),
+        };
+        cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
+        cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
+        for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
+            let object = Object::Namespace(Namespace {
+                metadata: ObjectMeta { name: ns.into(), ..Default::default() },
+                status: crate::api::namespace::NamespaceStatus { phase: "Active".into() },
+                ..Default::default()
+            });
+            let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
+        }
+        cluster.add_component(
+            "kube-scheduler",
+            "system:kube-scheduler",
+            Role::Scheduler,
+            Box::new(Scheduler::new()),
+            "default-scheduler",
+            "",
+        );
+        let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
+        cluster.add_node(cp);
+        for i in 1..=config.workers {
+            let name = format!("worker-{i}");
+            let node =
+                NodeConfig::new(&name, i, config.worker_cpu_milli, config.worker_memory_bytes, config.worker_max_pods);
+            cluster.add_node(node);
+        }
+        cluster
+    }
+
+    fn add_slot(
+        &mut self,
+        name: &str,
+        user: &str,
+        role: Role,
+        component: Option<Box<dyn Component>>,
+        source: &str,
+    ) -> u32 {
+        let host = match &role {
+            Role::Kubelet { node } => node.clone(),
+            _ => String::new(),
+        };
+        self.slots.push(Slot {
+            name: name.to_string(),
+            user: user.to_string(),
+            role,
+            component,
+            started: false,
+            running: true,
+            wake_at: None,
+            recorder: EventRecorder::new(source, &host),
+        });
+        (self.slots.len() - 1) as u32
+    }
+
+    fn add_component(
+        &mut self,
+        name: &str,
+        user: &str,
+        role: Role,
+        component: Box<dyn Component>,
+        source: &str,
+        _host: &str,
+    ) -> u32 {
+        let idx = self.add_slot(name, user, role, Some(component), source);
+        self.wake(idx, self.now);
+        idx
+    }
+
+    /// Adds a node: its kubelet starts, registers the Node and begins heartbeating.
+    pub fn add_node(&mut self, config: NodeConfig) -> u32 {
+        let name = config.name.clone();
+        let user = format!("system:node:{name}");
+        let role = Role::Kubelet { node: name.clone() };
+        self.add_component(&format!("kubelet ({name})"), &user, role, Box::new(Kubelet::new(config)), "kubelet", "")
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    pub fn config(&self) -> &ClusterConfig {
+        &self.config
+    }
+
+    pub fn api(&self) -> &ApiServer {
+        &self.api
+    }
+
+    /// The components' names, indexed by `ComponentId`.
+    pub fn component_name(&self, id: ComponentId) -> &str {
+        self.slots.get(id.0 as usize).map_or("?", |s| s.name.as_str())
+    }
+
+    pub fn component_role(&self, id: ComponentId) -> Option<&Role> {
+        self.slots.get(id.0 as usize).map(|s| &s.role)
+    }
+
+    pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + '_ {
+        (0..self.slots.len() as u32).map(ComponentId)
+    }
+
+    /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod).
+    pub fn component<T: 'static>(&self) -> Option<&T> {
+        self.slots.iter().find_map(|s| s.component.as_ref()?.as_any().downcast_ref::<T>())
+    }
+
+    pub fn kubelet(&self, node: &str) -> Option<&Kubelet> {
+        self.slots.iter().find_map(|s| {
+            let k = s.component.as_ref()?.as_any().downcast_ref::<Kubelet>()?;
+            (k.node_name() == node).then_some(k)
+        })
+    }
+
+    fn wake(&mut self, idx: u32, at: Time) {
+        let slot = &mut self.slots[idx as usize];
+        if !slot.running || slot.wake_at.is_some_and(|w| w <= at) {
+            return;
+        }
+        slot.wake_at = Some(at);
+        self.agenda_seq += 1;
+        self.agenda.push(Reverse((at, self.agenda_seq, idx)));
+    }
+
+    fn schedule_woken(&mut self) {
+        let at = self.now + WATCH_LATENCY;
+        for id in self.api.take_woken() {
+            self.wake(id.0, at);
+        }
+    }
+
+    /// When the next component will run, if any will.
+    pub fn next_wakeup(&mut self) -> Option<Time> {
+        while let Some(Reverse((at, _, idx))) = self.agenda.peek().copied() {
+            if self.slots[idx as usize].wake_at == Some(at) {
+                return Some(at);
+            }
+            self.agenda.pop();
+        }
+        None
+    }
+
+    /// Runs the next component that is due. Returns false when nothing is scheduled.
+    pub fn step(&mut self) -> bool {
+        let Some(at) = self.next_wakeup() else { return false };
+        let Some(Reverse((_, _, idx))) = self.agenda.pop() else { return false };
+        self.now = self.now.max(at);
+        let slot = &mut self.slots[idx as usize];
+        slot.wake_at = None;
+        let Some(mut component) = slot.component.take() else { return true };
+        let started = slot.started;
+        slot.started = true;
+        let next = {
+            let slot = &mut self.slots[idx as usize];
+            let mut ctx = Ctx {
+                now: self.now,
+                me: ComponentId(idx),
+                user: &slot.user,
+                api: &mut self.api,
+                rng: &mut self.rng,
+                record: &mut self.record,
+                recorder: &mut slot.recorder,
+                cause: None,
+            };
+            if started { component.run(&mut ctx) } else { component.start(&mut ctx) }
+        };
+        self.slots[idx as usize].component = Some(component);
+        if let Some(at) = next {
+            self.wake(idx, at.max(self.now));
+        }
+        self.schedule_woken();
+        true
+    }
+
+    /// Runs everything due within the next `d` of virtual time, then moves the clock there.
+    pub fn advance(&mut self, d: Duration) {
+        let target = self.now + d;
+        while self.next_wakeup().is_some_and(|t| t <= target) {
+            self.step();
+        }
+        self.now = target;
+    }
+
+    /// Whether any component has work under way, or a notification is still in flight.
+    pub fn busy(&self) -> bool {
+        self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy())))
+            || self.slots.iter().any(|s| s.running && s.wake_at.is_some_and(|w| w <= self.now + WATCH_LATENCY))
+    }
+
+    /// Runs until no component has work under way (or `limit` of virtual time has passed).
+    /// Returns the virtual time it took.
+    pub fn settle(&mut self, limit: Duration) -> Duration {
+        let start = self.now;
+        let deadline = start + limit;
+        loop {
+            if !self.busy() {
+                break;
+            }
+            match self.next_wakeup() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => {
+                    self.now = deadline;
+                    break;
+                }
+            }
+        }
+        self.now.since(start)
+    }
+
+    /// Sends a request as the person at the keyboard (kubectl).
+    pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
+        self.request_as(ComponentId::USER, req)
+    }
+
+    fn request_as(&mut self, actor: ComponentId, req: Request) -> Result<Reply, Status> {
+        let user = self.slots.get(actor.0 as usize).map(|s| s.user.clone()).unwrap_or_default();
+        let mut env =
+            Env { now: self.now, rng: &mut self.rng, record: &mut self.record, actor, user: &user, cause: None };
+        let result = self.api.handle(req, &mut env);
+        self.schedule_woken();
+        result
+    }
+
+    /// Every stored object of a kind (all namespaces when `namespace` is empty), for views.
+    pub fn objects(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+        self.api.peek_list(kind, namespace)
+    }
+
+    /// Stops a component's process: its watches close and it no longer runs.
+    pub fn stop_component(&mut self, id: ComponentId) {
+        if let Some(slot) = self.slots.get_mut(id.0 as usize) {
+            slot.running = false;
+            slot.wake_at = None;
+        }
+        self.api.close_watches_of(id);
+    }
+
+    pub fn find_component(&self, role: &Role) -> Option<ComponentId> {
+        self.slots.iter().position(|s| s.role == *role).map(|i| ComponentId(i as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_cluster_registers_four_ready_nodes() {
+        let mut cluster = Cluster::new(ClusterConfig::default());
+        cluster.settle(Duration::seconds(30));
+        let nodes = cluster.objects(Kind::Node, "");
+        let names: Vec<&str> = nodes.iter().map(|n| n.name()).collect();
+        assert_eq!(names, ["control-plane", "worker-1", "worker-2", "worker-3"]);
+        assert!(nodes.iter().all(|n| n.as_node().unwrap().readiness() == "Ready"));
+        assert_eq!(cluster.objects(Kind::Lease, "kube-node-lease").len(), 4);
+    }
+}

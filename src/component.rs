@@ -1,0 +1,224 @@
+//! The contract every simulated component keeps: it acts only through the API server, from
+//! caches its watches fill, when the world wakes it.
+
+use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
+use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
+use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
+use crate::sim::{Duration, Rng, Time};
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// A control-plane or node component: scheduler, controller, kubelet.
+pub trait Component: Any {
+    /// Opens the component's watches; returns when it wants to run first.
+    fn start(&mut self, ctx: &mut Ctx) -> Option<Time>;
+    /// Runs after a watch notification or when its timer is due; returns its next timer.
+    fn run(&mut self, ctx: &mut Ctx) -> Option<Time>;
+    /// Whether it has work under way that will change the cluster without further input
+    /// (used by "run until settled"; waiting out a back-off does not count).
+    fn busy(&self) -> bool {
+        false
+    }
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// What a component gets while it runs: the clock, the API, chance, and the record.
+pub struct Ctx<'a> {
+    pub now: Time,
+    pub me: ComponentId,
+    pub user: &'a str,
+    pub api: &'a mut ApiServer,
+    pub rng: &'a mut Rng,
+    pub record: &'a mut Record,
+    pub recorder: &'a mut EventRecorder,
+    /// The record entry the component is reacting to; requests it makes point back to it.
+    pub cause: Option<Seq>,
+}
+
+impl Ctx<'_> {
+    pub fn call(&mut self, req: Request) -> Result<Reply, Status> {
+        let mut env = Env {
+            now: self.now,
+            rng: self.rng,
+            record: self.record,
+            actor: self.me,
+            user: self.user,
+            cause: self.cause,
+        };
+        self.api.handle(req, &mut env)
+    }
+
+    /// Sends a request whose reply is an object.
+    pub fn call_object(&mut self, req: Request) -> Result<Arc<Object>, Status> {
+        self.call(req).map(|r| r.object().expect("object request answers with an object"))
+    }
+
+    /// Records a decision in the component's own words; returns its entry.
+    pub fn decide(&mut self, text: impl FnOnce() -> String) -> Seq {
+        let what = if self.record.enabled {
+            Happening::Decision { text: text() }
+        } else {
+            Happening::Decision { text: String::new() }
+        };
+        let revision = self.api.etcd().revision();
+        self.record.push(self.now, revision, self.me, self.cause, what)
+    }
+
+    /// Reports an Event about `involved`, as a component's event recorder does: a repeat of
+    /// the same event within ten minutes bumps its count instead of creating a new one.
+    pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
+        let source = self.recorder.source.clone();
+        let meta = involved.meta();
+        let key = format!(
+            "{}/{}/{}/{}/{field_path}/{type_}/{reason}/{message}",
+            involved.kind().info().kind,
+            meta.namespace,
+            meta.name,
+            meta.uid
+        );
+        let now = self.now;
+        if let Some(previous) = self.recorder.seen.get(&key).cloned() {
+            if now.since(previous.last_seen()) < Duration::minutes(10) {
+                let mut event = previous;
+                event.count = Some(event.count.unwrap_or(1) + 1);
+                event.last_timestamp = Some(now);
+                event.metadata.resource_version.clear();
+                if let Ok(stored) = self.call_object(Request::update(Object::Event(event.clone()))) {
+                    if let Object::Event(e) = &*stored {
+                        self.recorder.seen.insert(key, e.clone());
+                    }
+                    return;
+                }
+            }
+        }
+        let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
+        // Names must be unique and, like real ones, sort in creation order within a millisecond.
+        let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
+        let event = Event {
+            metadata: ObjectMeta {
+                name: format!("{}.{:x}", meta.name, nanos),
+                namespace: namespace.clone(),
+                ..Default::default()
+            },
+            involved_object: ObjectReference {
+                kind: involved.kind().info().kind.to_string(),
+                namespace: meta.namespace.clone(),
+                name: meta.name.clone(),
+                uid: meta.uid.clone(),
+                api_version: involved.kind().api_version(),
+                resource_version: meta.resource_version.clone(),
+                field_path: field_path.to_string(),
+            },
+            reason: reason.to_string(),
+            message,
+            source: source.clone(),
+            first_timestamp: Some(now),
+            last_timestamp: Some(now),
+            count: Some(1),
+            type_: type_.to_string(),
+            reporting_component: source.component.clone(),
+            reporting_instance: source.host.clone(),
+            ..Default::default()
+        };
+        if let Ok(stored) = self.call_object(Request::create(Object::Event(event))) {
+            if let Object::Event(e) = &*stored {
+                self.recorder.seen.insert(key, e.clone());
+            }
+        }
+    }
+}
+
+/// A component's event recorder: who it reports as, and what it reported recently.
+#[derive(Debug, Default)]
+pub struct EventRecorder {
+    pub source: EventSource,
+    seen: HashMap<String, Event>,
+}
+
+impl EventRecorder {
+    pub fn new(component: &str, host: &str) -> Self {
+        EventRecorder {
+            source: EventSource { component: component.to_string(), host: host.to_string() },
+            seen: HashMap::new(),
+        }
+    }
+}
+
+/// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
+pub fn cache_key(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() { name.to_string() } else { format!("{namespace}/{name}") }
+}
+
+/// One change an informer saw.
+#[derive(Clone, Debug)]
+pub struct Delta {
+    pub type_: WatchEventType,
+    pub object: Arc<Object>,
+    pub old: Option<Arc<Object>>,
+    /// The notification's record entry.
+    pub seq: Seq,
+}
+
+/// An informer: LIST once, then WATCH, keeping a local cache of one kind.
+#[derive(Debug)]
+pub struct Informer {
+    pub kind: Kind,
+    namespace: String,
+    fields: Option<FieldSelector>,
+    watch: Option<WatchId>,
+    pub cache: BTreeMap<String, Arc<Object>>,
+}
+
+impl Informer {
+    pub fn new(kind: Kind) -> Self {
+        Informer { kind, namespace: String::new(), fields: None, watch: None, cache: BTreeMap::new() }
+    }
+
+    pub fn with_fields(mut self, fields: FieldSelector) -> Self {
+        self.fields = Some(fields);
+        self
+    }
+
+    /// Lists the current state into the cache and opens a watch from that revision.
+    pub fn start(&mut self, ctx: &mut Ctx) -> Result<(), Status> {
+        let mut list = Request::list(self.kind, &self.namespace);
+        list.field_selector = self.fields.clone();
+        let Reply::List { items, revision } = ctx.call(list)? else {
+            return Err(Status::bad_request("list answered without a list"));
+        };
+        self.cache = items.into_iter().map(|o| (cache_key(o.namespace(), o.name()), o)).collect();
+        let mut watch = Request::watch(self.kind, &self.namespace).from_revision(revision);
+        watch.field_selector = self.fields.clone();
+        if let Reply::Watch { id, .. } = ctx.call(watch)? {
+            self.watch = Some(id);
+        }
+        Ok(())
+    }
+
+    /// Applies every waiting notification to the cache and returns them.
+    pub fn sync(&mut self, api: &mut ApiServer) -> Vec<Delta> {
+        let Some(id) = self.watch else { return Vec::new() };
+        let events = api.drain_watch(id);
+        let mut deltas = Vec::with_capacity(events.len());
+        for ev in events {
+            let key = cache_key(ev.object.namespace(), ev.object.name());
+            let old = match ev.type_ {
+                WatchEventType::Deleted => self.cache.remove(&key),
+                _ => self.cache.insert(key, ev.object.clone()),
+            };
+            deltas.push(Delta { type_: ev.type_, object: ev.object, old, seq: ev.seq });
+        }
+        deltas
+    }
+
+    pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
+        self.cache.get(&cache_key(namespace, name))
+    }
+
+    /// Records a write the component itself made, so its cache is not staler than its
+    /// own actions until the watch catches up.
+    pub fn assume(&mut self, object: Arc<Object>) {
+        self.cache.insert(cache_key(object.namespace(), object.name()), object);
+    }
+}

@@ -1,0 +1,289 @@
+//! etcd: the versioned key-value store behind the API server.
+//!
+//! Keys are `/registry/<resource>/<namespace>/<name>`. One global revision counts every write;
+//! each key remembers the revision that created it and the one that last changed it. The log of
+//! changes since the last compaction serves watches that start from an old revision and lets
+//! the sandbox show the cluster as it was at any past revision.
+
+use crate::api::Object;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+pub type Revision = i64;
+
+#[derive(Clone, Debug)]
+pub struct KeyValue {
+    pub value: Arc<Object>,
+    pub create_revision: Revision,
+    pub mod_revision: Revision,
+    /// How many times the key was written since it was created.
+    pub version: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    Put,
+    Delete,
+}
+
+/// One write, as etcd's watch stream reports it.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub revision: Revision,
+    pub key: String,
+    pub kind: ChangeKind,
+    /// The value written (for a delete: the last value before it).
+    pub value: Arc<Object>,
+    pub prev: Option<Arc<Object>>,
+    /// Whether this write created the key.
+    pub created: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EtcdError {
+    /// A create found the key already present.
+    Exists,
+    /// The key is absent.
+    NotFound,
+    /// A conditional write's expected revision is no longer current.
+    Conflict,
+    /// The requested revision has been compacted away.
+    Compacted { compacted: Revision },
+    /// The requested revision is in the future.
+    FutureRevision,
+}
+
+#[derive(Debug)]
+pub struct Etcd {
+    revision: Revision,
+    kvs: BTreeMap<String, KeyValue>,
+    log: VecDeque<Change>,
+    compacted: Revision,
+    /// Automatic compaction keeps at most this many changes in the log.
+    pub history_limit: usize,
+}
+
+impl Default for Etcd {
+    fn default() -> Self {
+        Etcd::new()
+    }
+}
+
+impl Etcd {
+    pub fn new() -> Self {
+        Etcd { revision: 1, kvs: BTreeMap::new(), log: VecDeque::new(), compacted: 1, history_limit: 200_000 }
+    }
+
+    /// The key an object is stored under.
+    pub fn key_for(resource: &str, namespace: &str, name: &str) -> String {
+        if namespace.is_empty() {
+            format!("/registry/{resource}/{name}")
+        } else {
+            format!("/registry/{resource}/{namespace}/{name}")
+        }
+    }
+
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    pub fn compacted_revision(&self) -> Revision {
+        self.compacted
+    }
+
+    pub fn len(&self) -> usize {
+        self.kvs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kvs.is_empty()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&KeyValue> {
+        self.kvs.get(key)
+    }
+
+    /// Every key starting with `prefix`, in key order.
+    pub fn range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
+        self.kvs.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))
+    }
+
+    /// Stores a new key. The object's `resourceVersion` becomes the write's revision.
+    pub fn create(&mut self, key: &str, object: Object) -> Result<Change, EtcdError> {
+        if self.kvs.contains_key(key) {
+            return Err(EtcdError::Exists);
+        }
+        Ok(self.put(key, object, None))
+    }
+
+    /// Replaces a key's value. With `expected`, the write only happens if the key was last
+    /// modified at that revision (optimistic concurrency).
+    pub fn update(&mut self, key: &str, object: Object, expected: Option<Revision>) -> Result<Change, EtcdError> {
+        let current = self.kvs.get(key).ok_or(EtcdError::NotFound)?;
+        if expected.is_some_and(|rev| rev != current.mod_revision) {
+            return Err(EtcdError::Conflict);
+        }
+        let prev = Some(current.value.clone());
+        Ok(self.put(key, object, prev))
+    }
+
+    pub fn delete(&mut self, key: &str, expected: Option<Revision>) -> Result<Change, EtcdError> {
+        let current = self.kvs.get(key).ok_or(EtcdError::NotFound)?;
+        if expected.is_some_and(|rev| rev != current.mod_revision) {
+            return Err(EtcdError::Conflict);
+        }
+        let kv = self.kvs.remove(key).ok_or(EtcdError::NotFound)?;
+        self.revision += 1;
+        let change = Change {
+            revision: self.revision,
+            key: key.to_string(),
+            kind: ChangeKind::Delete,
+            value: kv.value.clone(),
+            prev: Some(kv.value),
+            created: false,
+        };
+        self.append(change.clone());
+        Ok(change)
+    }
+
+    fn put(&mut self, key: &str, mut object: Object, prev: Option<Arc<Object>>) -> Change {
+        self.revision += 1;
+        let revision = self.revision;
+        object.meta_mut().resource_version = revision.to_string();
+        let value = Arc::new(object);
+        let created = prev.is_none();
+        let entry = self.kvs.entry(key.to_string()).or_insert_with(|| KeyValue {
+            value: value.clone(),
+            create_revision: revision,
+            mod_revision: revision,
+            version: 0,
+        });
+        entry.value = value.clone();
+        entry.mod_revision = revision;
+        entry.version += 1;
+        let change = Change { revision, key: key.to_string(), kind: ChangeKind::Put, value, prev, created };
+        self.append(change.clone());
+        change
+    }
+
+    fn append(&mut self, change: Change) {
+        self.log.push_back(change);
+        while self.log.len() > self.history_limit {
+            if let Some(old) = self.log.pop_front() {
+                self.compacted = old.revision;
+            }
+        }
+    }
+
+    /// Drops history up to and including `revision`; watches from before it get `Compacted`.
+    pub fn compact(&mut self, revision: Revision) {
+        let revision = revision.min(self.revision);
+        while self.log.front().is_some_and(|c| c.revision <= revision) {
+            self.log.pop_front();
+        }
+        self.compacted = self.compacted.max(revision);
+    }
+
+    /// Every change after `revision`, oldest first.
+    pub fn changes_since(&self, revision: Revision) -> Result<impl Iterator<Item = &Change>, EtcdError> {
+        if revision < self.compacted {
+            return Err(EtcdError::Compacted { compacted: self.compacted });
+        }
+        if revision > self.revision {
+            return Err(EtcdError::FutureRevision);
+        }
+        let start = self.log.partition_point(|c| c.revision <= revision);
+        Ok(self.log.range(start..))
+    }
+
+    /// The store's contents as they were at `revision` (time travel), in key order.
+    pub fn snapshot_at(&self, revision: Revision) -> Result<BTreeMap<String, Arc<Object>>, EtcdError> {
+        let mut state: BTreeMap<String, Arc<Object>> =
+            self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone())).collect();
+        if revision >= self.revision {
+            return Ok(state);
+        }
+        if revision < self.compacted {
+            return Err(EtcdError::Compacted { compacted: self.compacted });
+        }
+        // Undo changes newer than `revision`, newest first.
+        for change in self.log.iter().rev().take_while(|c| c.revision > revision) {
+            match (&change.kind, &change.prev) {
+                (ChangeKind::Put, Some(prev)) | (ChangeKind::Delete, Some(prev)) if !change.created => {
+                    state.insert(change.key.clone(), prev.clone());
+                }
+                _ => {
+                    state.remove(&change.key);
+                }
+            }
+        }
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Namespace, ObjectMeta};
+
+    fn ns(name: &str) -> Object {
+        Object::Namespace(Namespace {
+            metadata: ObjectMeta { name: name.into(), ..Default::default() },
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn every_write_bumps_the_global_revision_and_sets_resource_version() {
+        let mut etcd = Etcd::new();
+        let a = etcd.create("/registry/namespaces/a", ns("a")).unwrap();
+        let b = etcd.create("/registry/namespaces/b", ns("b")).unwrap();
+        assert_eq!((a.revision, b.revision), (2, 3));
+        assert_eq!(etcd.get("/registry/namespaces/b").unwrap().value.meta().resource_version, "3");
+        assert_eq!(etcd.create("/registry/namespaces/a", ns("a")).unwrap_err(), EtcdError::Exists);
+    }
+
+    #[test]
+    fn conditional_updates_fail_on_a_stale_revision() {
+        let mut etcd = Etcd::new();
+        etcd.create("/k", ns("a")).unwrap();
+        etcd.update("/k", ns("a"), Some(2)).unwrap();
+        assert_eq!(etcd.update("/k", ns("a"), Some(2)).unwrap_err(), EtcdError::Conflict);
+        assert_eq!(etcd.get("/k").unwrap().version, 2);
+    }
+
+    #[test]
+    fn range_lists_a_prefix_in_key_order() {
+        let mut etcd = Etcd::new();
+        for name in ["c", "a", "b"] {
+            etcd.create(&format!("/registry/namespaces/{name}"), ns(name)).unwrap();
+        }
+        etcd.create("/registry/nodes/x", ns("x")).unwrap();
+        let keys: Vec<_> = etcd.range("/registry/namespaces/").map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["/registry/namespaces/a", "/registry/namespaces/b", "/registry/namespaces/c"]);
+    }
+
+    #[test]
+    fn compacted_history_answers_too_old() {
+        let mut etcd = Etcd::new();
+        for name in ["a", "b", "c"] {
+            etcd.create(&format!("/{name}"), ns(name)).unwrap();
+        }
+        assert_eq!(etcd.changes_since(2).unwrap().count(), 2);
+        etcd.compact(3);
+        assert_eq!(etcd.changes_since(2).err(), Some(EtcdError::Compacted { compacted: 3 }));
+        assert_eq!(etcd.changes_since(3).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn snapshots_show_the_store_at_a_past_revision() {
+        let mut etcd = Etcd::new();
+        etcd.create("/a", ns("a")).unwrap(); // rev 2
+        etcd.create("/b", ns("b")).unwrap(); // rev 3
+        etcd.delete("/a", None).unwrap(); // rev 4
+        let at3 = etcd.snapshot_at(3).unwrap();
+        assert_eq!(at3.keys().collect::<Vec<_>>(), ["/a", "/b"]);
+        let at2 = etcd.snapshot_at(2).unwrap();
+        assert_eq!(at2.keys().collect::<Vec<_>>(), ["/a"]);
+    }
+}

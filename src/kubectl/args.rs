@@ -1,0 +1,166 @@
+//! kubectl's command line: positional arguments and flags, with its error texts.
+
+use std::collections::BTreeMap;
+
+/// A flag kubectl knows: long name, optional one-letter short name, whether it takes a value.
+struct FlagSpec {
+    long: &'static str,
+    short: Option<char>,
+    takes_value: bool,
+}
+
+const FLAGS: &[FlagSpec] = &[
+    FlagSpec { long: "namespace", short: Some('n'), takes_value: true },
+    FlagSpec { long: "all-namespaces", short: Some('A'), takes_value: false },
+    FlagSpec { long: "output", short: Some('o'), takes_value: true },
+    FlagSpec { long: "selector", short: Some('l'), takes_value: true },
+    FlagSpec { long: "field-selector", short: None, takes_value: true },
+    FlagSpec { long: "filename", short: Some('f'), takes_value: true },
+    FlagSpec { long: "recursive", short: Some('R'), takes_value: false },
+    FlagSpec { long: "v", short: Some('v'), takes_value: true },
+    FlagSpec { long: "dry-run", short: None, takes_value: true },
+    FlagSpec { long: "grace-period", short: None, takes_value: true },
+    FlagSpec { long: "now", short: None, takes_value: false },
+    FlagSpec { long: "force", short: None, takes_value: false },
+    FlagSpec { long: "wait", short: None, takes_value: false },
+    FlagSpec { long: "all", short: None, takes_value: false },
+    FlagSpec { long: "ignore-not-found", short: None, takes_value: false },
+    FlagSpec { long: "show-labels", short: None, takes_value: false },
+    FlagSpec { long: "watch", short: Some('w'), takes_value: false },
+    FlagSpec { long: "container", short: Some('c'), takes_value: true },
+    FlagSpec { long: "previous", short: Some('p'), takes_value: false },
+    FlagSpec { long: "tail", short: None, takes_value: true },
+    FlagSpec { long: "timestamps", short: None, takes_value: false },
+    FlagSpec { long: "cascade", short: None, takes_value: true },
+    FlagSpec { long: "sort-by", short: None, takes_value: true },
+    FlagSpec { long: "no-headers", short: None, takes_value: false },
+    FlagSpec { long: "validate", short: None, takes_value: true },
+    FlagSpec { long: "save-config", short: None, takes_value: false },
+];
+
+/// Flags whose value is optional (`--dry-run` means `--dry-run=client`).
+const OPTIONAL_VALUE: &[(&str, &str)] = &[("dry-run", "client"), ("validate", "strict"), ("cascade", "background")];
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Args {
+    pub positionals: Vec<String>,
+    flags: BTreeMap<String, Vec<String>>,
+}
+
+impl Args {
+    /// Parses everything after the verb. Errors are kubectl's, ready to print.
+    pub fn parse(verb: &str, words: &[String]) -> Result<Args, String> {
+        let mut args = Args::default();
+        let mut i = 0;
+        let usage = format!("See 'kubectl {verb} --help' for usage.");
+        while i < words.len() {
+            let word = &words[i];
+            i += 1;
+            if word == "--" {
+                args.positionals.extend(words[i..].iter().cloned());
+                break;
+            }
+            if let Some(long) = word.strip_prefix("--") {
+                let (name, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_string())),
+                    None => (long, None),
+                };
+                let Some(spec) = FLAGS.iter().find(|f| f.long == name) else {
+                    return Err(format!("error: unknown flag: --{name}\n{usage}"));
+                };
+                let value = if spec.takes_value {
+                    match inline {
+                        Some(v) => v,
+                        None => match OPTIONAL_VALUE.iter().find(|(n, _)| *n == name) {
+                            Some((_, default)) => default.to_string(),
+                            None if i < words.len() => {
+                                i += 1;
+                                words[i - 1].clone()
+                            }
+                            None => return Err(format!("error: flag needs an argument: --{name}\n{usage}")),
+                        },
+                    }
+                } else {
+                    inline.unwrap_or_else(|| "true".into())
+                };
+                args.flags.entry(spec.long.to_string()).or_default().push(value);
+            } else if word.len() > 1 && word.starts_with('-') {
+                let mut chars = word[1..].char_indices();
+                while let Some((pos, c)) = chars.next() {
+                    let Some(spec) = FLAGS.iter().find(|f| f.short == Some(c)) else {
+                        return Err(format!("error: unknown shorthand flag: '{c}' in {word}\n{usage}"));
+                    };
+                    if spec.takes_value {
+                        let rest = &word[1 + pos + c.len_utf8()..];
+                        let value = if let Some(v) = rest.strip_prefix('=') {
+                            v.to_string()
+                        } else if !rest.is_empty() {
+                            rest.to_string()
+                        } else if i < words.len() {
+                            i += 1;
+                            words[i - 1].clone()
+                        } else {
+                            return Err(format!("error: flag needs an argument: '{c}' in -{c}\n{usage}"));
+                        };
+                        args.flags.entry(spec.long.to_string()).or_default().push(value);
+                        break;
+                    }
+                    args.flags.entry(spec.long.to_string()).or_default().push("true".into());
+                }
+            } else {
+                args.positionals.push(word.clone());
+            }
+        }
+        Ok(args)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.flags.get(name).and_then(|v| v.last()).map(String::as_str)
+    }
+
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.flags.get(name).map(|v| v.iter().map(String::as_str).collect()).unwrap_or_default()
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|v| v != "false")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn long_short_and_inline_values_parse() {
+        let a = Args::parse("get", &words("pods -n kube-system -o=wide --selector app=web -A")).unwrap();
+        assert_eq!(a.positionals, ["pods"]);
+        assert_eq!(a.get("namespace"), Some("kube-system"));
+        assert_eq!(a.get("output"), Some("wide"));
+        assert_eq!(a.get("selector"), Some("app=web"));
+        assert!(a.has("all-namespaces"));
+    }
+
+    #[test]
+    fn attached_short_values_and_optional_values() {
+        let a = Args::parse("get", &words("pods -owide --dry-run")).unwrap();
+        assert_eq!(a.get("output"), Some("wide"));
+        assert_eq!(a.get("dry-run"), Some("client"));
+    }
+
+    #[test]
+    fn unknown_flags_get_kubectls_error() {
+        assert_eq!(
+            Args::parse("get", &words("pods --frobnicate")).unwrap_err(),
+            "error: unknown flag: --frobnicate\nSee 'kubectl get --help' for usage."
+        );
+        assert_eq!(
+            Args::parse("get", &words("pods -z")).unwrap_err(),
+            "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help' for usage."
+        );
+    }
+}

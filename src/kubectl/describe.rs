@@ -1,0 +1,537 @@
+//! `kubectl describe`: the long, human view of an object, ending with the Events that say
+//! which component did what to it.
+
+use super::age::age;
+use super::printers::node_roles;
+use super::table::tabwrite;
+use crate::api::{Event, Labels, Lease, Node, Pod, Quantity, Taint, Toleration};
+use crate::sim::Time;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Marks where upstream flushes its tabwriter: alignment restarts after it.
+const FLUSH: &str = "\u{c}";
+
+/// Lays out describe text: tabwriter with padding 2, restarting at each flush.
+pub fn layout(text: &str) -> String {
+    text.split(FLUSH).map(|part| tabwrite(part, 0, 2)).collect()
+}
+
+fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
+    let _ = write!(out, "{title}:\t");
+    if labels.is_empty() {
+        out.push_str("<none>\n");
+        return;
+    }
+    for (i, (k, v)) in labels.iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        let _ = writeln!(out, "{k}={v}");
+    }
+}
+
+fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<String, String>) {
+    let _ = write!(out, "{title}:\t");
+    let shown: Vec<_> =
+        annotations.iter().filter(|(k, _)| *k != "kubectl.kubernetes.io/last-applied-configuration").collect();
+    if shown.is_empty() {
+        out.push_str("<none>\n");
+        return;
+    }
+    for (i, (k, v)) in shown.iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        let value = if v.len() > 200 {
+            format!("{}...", &v[..v.char_indices().nth(200).map_or(v.len(), |(i, _)| i)])
+        } else {
+            v.to_string()
+        };
+        let _ = writeln!(out, "{k}: {value}");
+    }
+}
+
+fn tolerations_multiline(out: &mut String, tolerations: &[Toleration]) {
+    out.push_str("Tolerations:\t");
+    if tolerations.is_empty() {
+        out.push_str("<none>\n");
+        return;
+    }
+    for (i, t) in tolerations.iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        out.push_str(&t.key);
+        if !t.value.is_empty() {
+            let _ = write!(out, "={}", t.value);
+        }
+        if !t.effect.is_empty() {
+            let _ = write!(out, ":{}", t.effect);
+        }
+        if t.operator.as_deref() == Some("Exists") && t.value.is_empty() {
+            out.push_str(if t.key.is_empty() && t.effect.is_empty() { "op=Exists" } else { " op=Exists" });
+        }
+        if let Some(s) = t.toleration_seconds {
+            let _ = write!(out, " for {s}s");
+        }
+        out.push('\n');
+    }
+}
+
+fn taints_multiline(out: &mut String, taints: &[Taint]) {
+    out.push_str("Taints:\t");
+    if taints.is_empty() {
+        out.push_str("<none>\n");
+        return;
+    }
+    for (i, t) in taints.iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        if t.value.is_empty() {
+            let _ = writeln!(out, "{}:{}", t.key, t.effect);
+        } else {
+            let _ = writeln!(out, "{}={}:{}", t.key, t.value, t.effect);
+        }
+    }
+}
+
+/// The Events section, sorted by when they last happened.
+pub fn events_section(out: &mut String, events: &[Event], now: Time) {
+    if events.is_empty() {
+        out.push_str("Events:\t<none>\n");
+        return;
+    }
+    out.push_str(FLUSH);
+    let mut sorted: Vec<&Event> = events.iter().collect();
+    sorted.sort_by_key(|e| e.last_seen());
+    out.push_str("Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
+    out.push_str("  ----\t------\t----\t----\t-------\n");
+    for e in sorted {
+        let first = e.event_time.map(|t| t.0).or(e.first_timestamp);
+        let interval = match e.count {
+            Some(n) if n > 1 => format!("{} (x{n} over {})", age(e.last_timestamp, now), age(first, now)),
+            _ => age(first, now),
+        };
+        let source = if e.source.component.is_empty() { &e.reporting_component } else { &e.source.component };
+        let _ = writeln!(out, "  {}\t{}\t{}\t{}\t{}", e.type_, e.reason, interval, source, e.message.trim());
+    }
+}
+
+fn state_lines(out: &mut String, title: &str, state: &crate::api::pod::ContainerState) {
+    if let Some(r) = &state.running {
+        let _ = writeln!(out, "    {title}:\tRunning");
+        let _ = writeln!(out, "      Started:\t{}", r.started_at.unwrap_or_default().rfc1123z());
+    } else if let Some(w) = &state.waiting {
+        let _ = writeln!(out, "    {title}:\tWaiting");
+        if !w.reason.is_empty() {
+            let _ = writeln!(out, "      Reason:\t{}", w.reason);
+        }
+    } else if let Some(t) = &state.terminated {
+        let _ = writeln!(out, "    {title}:\tTerminated");
+        if !t.reason.is_empty() {
+            let _ = writeln!(out, "      Reason:\t{}", t.reason);
+        }
+        if !t.message.is_empty() {
+            let _ = writeln!(out, "      Message:\t{}", t.message);
+        }
+        let _ = writeln!(out, "      Exit Code:\t{}", t.exit_code);
+        if let Some(sig) = t.signal.filter(|s| *s > 0) {
+            let _ = writeln!(out, "      Signal:\t{sig}");
+        }
+        let _ = writeln!(out, "      Started:\t{}", t.started_at.unwrap_or_default().rfc1123z());
+        let _ = writeln!(out, "      Finished:\t{}", t.finished_at.unwrap_or_default().rfc1123z());
+    } else {
+        let _ = writeln!(out, "    {title}:\tWaiting");
+    }
+}
+
+fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
+    let (specs, statuses) = if init {
+        (&pod.spec.init_containers, &pod.status.init_container_statuses)
+    } else {
+        (&pod.spec.containers, &pod.status.container_statuses)
+    };
+    let _ = writeln!(out, "{title}:");
+    for c in specs {
+        let status = statuses.iter().find(|s| s.name == c.name);
+        let _ = writeln!(out, "  {}:", c.name);
+        if let Some(s) = status {
+            let _ = writeln!(out, "    Container ID:\t{}", s.container_id);
+        }
+        let _ = writeln!(out, "    Image:\t{}", c.image);
+        if let Some(s) = status {
+            let _ = writeln!(out, "    Image ID:\t{}", s.image_id);
+        }
+        let proto = |p: &crate::api::pod::ContainerPort| p.protocol.clone().unwrap_or_else(|| "TCP".into());
+        let ports: Vec<String> = c.ports.iter().map(|p| format!("{}/{}", p.container_port, proto(p))).collect();
+        let host_ports: Vec<String> =
+            c.ports.iter().map(|p| format!("{}/{}", p.host_port.unwrap_or(0), proto(p))).collect();
+        let none = |v: &[String]| if v.is_empty() { "<none>".to_string() } else { v.join(", ") };
+        let _ = writeln!(out, "    {}:\t{}", if ports.len() > 1 { "Ports" } else { "Port" }, none(&ports));
+        let _ = writeln!(
+            out,
+            "    {}:\t{}",
+            if host_ports.len() > 1 { "Host Ports" } else { "Host Port" },
+            none(&host_ports)
+        );
+        if !c.command.is_empty() {
+            out.push_str("    Command:\n");
+            for line in c.command.iter().flat_map(|c| c.split('\n')) {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+        if !c.args.is_empty() {
+            out.push_str("    Args:\n");
+            for line in c.args.iter().flat_map(|c| c.split('\n')) {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+        if let Some(s) = status {
+            state_lines(out, "State", &s.state);
+            if s.last_state.terminated.is_some() {
+                state_lines(out, "Last State", &s.last_state);
+            }
+            let _ = writeln!(out, "    Ready:\t{}", if s.ready { "True" } else { "False" });
+            let _ = writeln!(out, "    Restart Count:\t{}", s.restart_count);
+        }
+        for (title, list) in [("Limits", &c.resources.limits), ("Requests", &c.resources.requests)] {
+            if !list.is_empty() {
+                let _ = writeln!(out, "    {title}:");
+                for (name, q) in list {
+                    let _ = writeln!(out, "      {name}:\t{q}");
+                }
+            }
+        }
+        if c.env.is_empty() {
+            out.push_str("    Environment:\t<none>\n");
+        } else {
+            out.push_str("    Environment:\n");
+            for e in &c.env {
+                match &e.value {
+                    Some(v) => {
+                        for (i, line) in v.split('\n').enumerate() {
+                            if i == 0 {
+                                let _ = writeln!(out, "      {}:\t{line}", e.name);
+                            } else {
+                                let _ = writeln!(out, "      \t{line}");
+                            }
+                        }
+                    }
+                    None if e.value_from.is_some() => {
+                        let _ = writeln!(out, "      {}:\t (v1:metadata.name)", e.name);
+                    }
+                    None => {
+                        let _ = writeln!(out, "      {}:\t", e.name);
+                    }
+                }
+            }
+        }
+        let mut mounts: Vec<&Value> = c.volume_mounts.iter().collect();
+        mounts.sort_by_key(|m| m.get("mountPath").and_then(Value::as_str).unwrap_or("").to_string());
+        if mounts.is_empty() {
+            out.push_str("    Mounts:\t<none>\n");
+        } else {
+            out.push_str("    Mounts:\n");
+            for m in mounts {
+                let path = m.get("mountPath").and_then(Value::as_str).unwrap_or("");
+                let name = m.get("name").and_then(Value::as_str).unwrap_or("");
+                let ro = m.get("readOnly").and_then(Value::as_bool).unwrap_or(false);
+                let _ = writeln!(out, "      {path} from {name} ({})", if ro { "ro" } else { "rw" });
+            }
+        }
+    }
+}
+
+fn volumes_section(out: &mut String, volumes: &[Value]) {
+    if volumes.is_empty() {
+        out.push_str("Volumes:\t<none>\n");
+        return;
+    }
+    out.push_str("Volumes:\n");
+    for v in volumes {
+        let _ = writeln!(out, "  {}:", v.get("name").and_then(Value::as_str).unwrap_or(""));
+        if let Some(projected) = v.get("projected") {
+            out.push_str("    Type:\tProjected (a volume that contains injected data from multiple sources)\n");
+            for source in projected.get("sources").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(t) = source.get("serviceAccountToken") {
+                    let _ = writeln!(
+                        out,
+                        "    TokenExpirationSeconds:\t{}",
+                        t.get("expirationSeconds").and_then(Value::as_i64).unwrap_or(3607)
+                    );
+                } else if let Some(cm) = source.get("configMap") {
+                    let _ =
+                        writeln!(out, "    ConfigMapName:\t{}", cm.get("name").and_then(Value::as_str).unwrap_or(""));
+                    let optional =
+                        cm.get("optional").and_then(Value::as_bool).map_or("<nil>".to_string(), |b| b.to_string());
+                    let _ = writeln!(out, "    ConfigMapOptional:\t{optional}");
+                } else if source.get("downwardAPI").is_some() {
+                    out.push_str("    DownwardAPI:\ttrue\n");
+                }
+            }
+        } else if let Some(empty) = v.get("emptyDir") {
+            out.push_str("    Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
+            let _ = writeln!(out, "    Medium:\t{}", empty.get("medium").and_then(Value::as_str).unwrap_or(""));
+            let _ = writeln!(
+                out,
+                "    SizeLimit:\t{}",
+                empty.get("sizeLimit").and_then(Value::as_str).unwrap_or("<unset>")
+            );
+        } else if let Some(cm) = v.get("configMap") {
+            out.push_str("    Type:\tConfigMap (a volume populated by a ConfigMap)\n");
+            let _ = writeln!(out, "    Name:\t{}", cm.get("name").and_then(Value::as_str).unwrap_or(""));
+            let _ = writeln!(out, "    Optional:\t{}", cm.get("optional").and_then(Value::as_bool).unwrap_or(false));
+        } else if let Some(host) = v.get("hostPath") {
+            out.push_str("    Type:\tHostPath (bare host directory volume)\n");
+            let _ = writeln!(out, "    Path:\t{}", host.get("path").and_then(Value::as_str).unwrap_or(""));
+            let _ = writeln!(out, "    HostPathType:\t{}", host.get("type").and_then(Value::as_str).unwrap_or(""));
+        }
+    }
+}
+
+pub fn describe_pod(pod: &Pod, events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &pod.metadata;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    if let Some(p) = pod.spec.priority {
+        let _ = writeln!(out, "Priority:\t{p}");
+    }
+    if let Some(pc) = pod.spec.priority_class_name.as_ref().filter(|s| !s.is_empty()) {
+        let _ = writeln!(out, "Priority Class Name:\t{pc}");
+    }
+    if let Some(sa) = pod.spec.service_account_name.as_ref().filter(|s| !s.is_empty()) {
+        let _ = writeln!(out, "Service Account:\t{sa}");
+    }
+    if pod.spec.node_name.is_empty() {
+        out.push_str("Node:\t<none>\n");
+    } else {
+        let _ = writeln!(out, "Node:\t{}/{}", pod.spec.node_name, pod.status.host_ip);
+    }
+    if let Some(t) = pod.status.start_time {
+        let _ = writeln!(out, "Start Time:\t{}", t.rfc1123z());
+    }
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    match m.deletion_timestamp {
+        Some(deadline) if !pod.is_terminal() => {
+            let lasts = super::age::human_duration(deadline.since(now));
+            let _ = writeln!(out, "Status:\tTerminating (lasts {lasts})");
+            let _ = writeln!(out, "Termination Grace Period:\t{}s", m.deletion_grace_period_seconds.unwrap_or(0));
+        }
+        _ => {
+            let _ = writeln!(out, "Status:\t{}", pod.status.phase);
+        }
+    }
+    if !pod.status.reason.is_empty() {
+        let _ = writeln!(out, "Reason:\t{}", pod.status.reason);
+    }
+    if !pod.status.message.is_empty() {
+        let _ = writeln!(out, "Message:\t{}", pod.status.message);
+    }
+    let _ = writeln!(out, "IP:\t{}", pod.status.pod_ip);
+    if pod.status.pod_ips.is_empty() {
+        out.push_str("IPs:\t<none>\n");
+    } else {
+        out.push_str("IPs:\n");
+        for ip in &pod.status.pod_ips {
+            let _ = writeln!(out, "  IP:\t{}", ip.ip);
+        }
+    }
+    if let Some(owner) = m.owner_references.iter().find(|o| o.controller == Some(true)) {
+        let _ = writeln!(out, "Controlled By:\t{}/{}", owner.kind, owner.name);
+    }
+    if !pod.status.nominated_node_name.is_empty() {
+        let _ = writeln!(out, "NominatedNodeName:\t{}", pod.status.nominated_node_name);
+    }
+    if !pod.spec.init_containers.is_empty() {
+        containers_section(&mut out, "Init Containers", pod, true);
+    }
+    containers_section(&mut out, "Containers", pod, false);
+    if !pod.status.conditions.is_empty() {
+        out.push_str("Conditions:\n  Type\tStatus\n");
+        for c in &pod.status.conditions {
+            let _ = writeln!(out, "  {} \t{} ", c.type_, c.status);
+        }
+    }
+    volumes_section(&mut out, &pod.spec.volumes);
+    let qos = if pod.status.qos_class.is_empty() {
+        crate::kubelet::pod_worker::qos_class(pod)
+    } else {
+        &pod.status.qos_class
+    };
+    let _ = writeln!(out, "QoS Class:\t{qos}");
+    labels_multiline(&mut out, "Node-Selectors", &pod.spec.node_selector);
+    tolerations_multiline(&mut out, &pod.spec.tolerations);
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+fn sum_requests(pods: &[Pod]) -> (i64, i64, i64, i64) {
+    let mut totals = (0, 0, 0, 0);
+    for p in pods {
+        for c in &p.spec.containers {
+            let r = &c.resources;
+            totals.0 += r.requests.get("cpu").map_or(0, Quantity::milli);
+            totals.1 += r.limits.get("cpu").map_or(0, Quantity::milli);
+            totals.2 += r.requests.get("memory").map_or(0, Quantity::value);
+            totals.3 += r.limits.get("memory").map_or(0, Quantity::value);
+        }
+    }
+    totals
+}
+
+fn percent(part: i64, whole: i64) -> i64 {
+    if whole == 0 { 0 } else { (part as f64 / whole as f64 * 100.0) as i64 }
+}
+
+pub fn describe_node(node: &Node, lease: Option<&Lease>, pods: &[Pod], events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &node.metadata;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Roles:\t{}", node_roles(node));
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let _ = writeln!(out, "CreationTimestamp:\t{}", m.creation_timestamp.unwrap_or_default().rfc1123z());
+    taints_multiline(&mut out, &node.spec.taints);
+    let _ = writeln!(out, "Unschedulable:\t{}", node.spec.unschedulable);
+    out.push_str("Lease:\n");
+    let spec = lease.map(|l| &l.spec);
+    let _ = writeln!(
+        out,
+        "  HolderIdentity:\t{}",
+        spec.and_then(|s| s.holder_identity.clone()).unwrap_or_else(|| "<unset>".into())
+    );
+    let _ = writeln!(
+        out,
+        "  AcquireTime:\t{}",
+        spec.and_then(|s| s.acquire_time).map_or("<unset>".into(), |t| t.0.rfc1123z())
+    );
+    let _ =
+        writeln!(out, "  RenewTime:\t{}", spec.and_then(|s| s.renew_time).map_or("<unset>".into(), |t| t.0.rfc1123z()));
+    if !node.status.conditions.is_empty() {
+        out.push_str("Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
+        out.push_str("  ----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in &node.status.conditions {
+            let _ = writeln!(
+                out,
+                "  {} \t{} \t{} \t{} \t{} \t{}",
+                c.type_,
+                c.status,
+                c.last_heartbeat_time.unwrap_or_default().rfc1123z(),
+                c.last_transition_time.unwrap_or_default().rfc1123z(),
+                c.reason,
+                c.message
+            );
+        }
+    }
+    out.push_str("Addresses:\n");
+    for a in &node.status.addresses {
+        let _ = writeln!(out, "  {}:\t{}", a.type_, a.address);
+    }
+    for (title, list) in [("Capacity", &node.status.capacity), ("Allocatable", &node.status.allocatable)] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "{title}:");
+            for (name, q) in list {
+                let _ = writeln!(out, "  {name}:\t{q}");
+            }
+        }
+    }
+    let info = node.status.node_info.clone().unwrap_or_default();
+    out.push_str("System Info:\n");
+    for (k, v) in [
+        ("Machine ID", &info.machine_id),
+        ("System UUID", &info.system_uuid),
+        ("Boot ID", &info.boot_id),
+        ("Kernel Version", &info.kernel_version),
+        ("OS Image", &info.os_image),
+        ("Operating System", &info.operating_system),
+        ("Architecture", &info.architecture),
+        ("Container Runtime Version", &info.container_runtime_version),
+        ("Kubelet Version", &info.kubelet_version),
+        ("Kube-Proxy Version", &info.kube_proxy_version),
+    ] {
+        let _ = writeln!(out, "  {k}:\t{v}");
+    }
+    if !node.spec.pod_cidr.is_empty() {
+        let _ = writeln!(out, "PodCIDR:\t{}", node.spec.pod_cidr);
+    }
+    if !node.spec.pod_cidrs.is_empty() {
+        let _ = writeln!(out, "PodCIDRs:\t{}", node.spec.pod_cidrs.join(","));
+    }
+    if !node.spec.provider_id.is_empty() {
+        let _ = writeln!(out, "ProviderID:\t{}", node.spec.provider_id);
+    }
+    let alloc_cpu = node.allocatable("cpu").map_or(0, Quantity::milli);
+    let alloc_mem = node.allocatable("memory").map_or(0, Quantity::value);
+    let _ = writeln!(out, "Non-terminated Pods:\t({} in total)", pods.len());
+    out.push_str("  Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
+    out.push_str("  ---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
+    for p in pods {
+        let (cr, cl, mr, ml) = sum_requests(std::slice::from_ref(p));
+        let _ = writeln!(
+            out,
+            "  {}\t{}\t\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{}",
+            p.metadata.namespace,
+            p.metadata.name,
+            Quantity::from_milli(cr),
+            percent(cr, alloc_cpu),
+            Quantity::from_milli(cl),
+            percent(cl, alloc_cpu),
+            Quantity::bytes(mr),
+            percent(mr, alloc_mem),
+            Quantity::bytes(ml),
+            percent(ml, alloc_mem),
+            age(p.metadata.creation_timestamp, now)
+        );
+    }
+    let (cr, cl, mr, ml) = sum_requests(pods);
+    out.push_str("Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+    out.push_str("  Resource\tRequests\tLimits\n");
+    out.push_str("  --------\t--------\t------\n");
+    let _ = writeln!(
+        out,
+        "  cpu\t{} ({}%)\t{} ({}%)",
+        Quantity::from_milli(cr),
+        percent(cr, alloc_cpu),
+        Quantity::from_milli(cl),
+        percent(cl, alloc_cpu)
+    );
+    let _ = writeln!(
+        out,
+        "  memory\t{} ({}%)\t{} ({}%)",
+        Quantity::bytes(mr),
+        percent(mr, alloc_mem),
+        Quantity::bytes(ml),
+        percent(ml, alloc_mem)
+    );
+    out.push_str("  ephemeral-storage\t0 (0%)\t0 (0%)\n");
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// A short generic description for kinds without their own describer.
+pub fn describe_generic(object: &crate::api::Object, events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = object.meta();
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    if !m.namespace.is_empty() {
+        let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    }
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    if let crate::api::Object::Namespace(ns) = object {
+        let phase = if ns.status.phase.is_empty() { "Active" } else { &ns.status.phase };
+        let _ = writeln!(out, "Status:\t{phase}");
+        out.push_str(FLUSH);
+        out.push_str("No resource quota.\n");
+        out.push_str(FLUSH);
+        out.push_str("No LimitRange resource.\n");
+        return layout(&out);
+    }
+    events_section(&mut out, events, now);
+    layout(&out)
+}

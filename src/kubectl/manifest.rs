@@ -1,0 +1,132 @@
+//! Reading manifests: YAML (or JSON) documents into typed-but-unvalidated bodies, with the
+//! errors kubectl prints before anything reaches the API server.
+
+use crate::api::Kind;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One document of a manifest, mapped to a kind the API serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    pub kind: Kind,
+    pub body: Value,
+    /// The 1-based line where the document starts in its file.
+    pub line: usize,
+}
+
+impl Document {
+    pub fn name(&self) -> &str {
+        self.body.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+    }
+    pub fn namespace(&self) -> &str {
+        self.body.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+/// Splits a file into documents (skipping empty ones). A syntax error anywhere fails the
+/// whole file, as kubectl does; so does a document whose kind the API does not serve.
+pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
+    let mut docs = Vec::new();
+    let starts = document_start_lines(text);
+    for (index, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let line = starts.get(index).copied().unwrap_or(1);
+        let value = match Value::deserialize(de) {
+            Ok(v) => v,
+            Err(e) => return Err(yaml_error(&e, source, line)),
+        };
+        if value.is_null() {
+            continue;
+        }
+        if !value.is_object() {
+            return Err(format!(
+                "error: error parsing {source}: error converting YAML to JSON: yaml: unmarshal errors:\n  line {line}: cannot unmarshal !!{} into map[string]interface {{}}",
+                match value {
+                    Value::Array(_) => "seq",
+                    Value::String(_) => "str",
+                    _ => "int",
+                }
+            ));
+        }
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind_name = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind_name.is_empty() || api_version.is_empty() {
+            let missing = if kind_name.is_empty() { "kind" } else { "apiVersion" };
+            return Err(format!(
+                "error: error validating \"{source}\": error validating data: {missing} not set; if you choose to ignore these errors, turn validation off with --validate=false"
+            ));
+        }
+        let Some(kind) = Kind::from_type_meta(api_version, kind_name) else {
+            let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+            let ns = value.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+            return Err(format!(
+                "error: resource mapping not found for name: \"{name}\" namespace: \"{ns}\" from \"{source}\": no matches for kind \"{kind_name}\" in version \"{api_version}\"\nensure CRDs are installed first"
+            ));
+        };
+        docs.push(Document { kind, body: value, line });
+    }
+    Ok(docs)
+}
+
+/// Where each `---`-separated document begins.
+fn document_start_lines(text: &str) -> Vec<usize> {
+    let mut starts = vec![1];
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_end() == "---" || line.starts_with("--- ") {
+            if i == 0 {
+                starts[0] = 2;
+            } else {
+                starts.push(i + 2);
+            }
+        }
+    }
+    starts
+}
+
+/// A YAML syntax error in go-yaml's words: `yaml: line 3: mapping values are not allowed in this context`.
+fn yaml_error(e: &serde_yaml::Error, source: &str, doc_line: usize) -> String {
+    let text = e.to_string();
+    let (message, line) = match e.location() {
+        Some(loc) => {
+            let msg = text.split(" at line ").next().unwrap_or(&text).to_string();
+            (msg, loc.line())
+        }
+        None => (text.clone(), doc_line),
+    };
+    let message = message.trim_start_matches("while parsing a block mapping, ").to_string();
+    format!("error: error parsing {source}: error converting YAML to JSON: yaml: line {line}: {message}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_document_files_yield_each_object() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: b\n---\n";
+        let docs = parse(text, "x.yaml").unwrap();
+        assert_eq!(docs.len(), 2);
+        assert_eq!((docs[0].kind, docs[0].name()), (Kind::Pod, "a"));
+        assert_eq!((docs[1].kind, docs[1].line), (Kind::Namespace, 6));
+    }
+
+    #[test]
+    fn bad_yaml_names_the_line() {
+        let err = parse("apiVersion: v1\nkind: Pod\nmetadata: name: x\n", "STDIN").unwrap_err();
+        assert!(err.starts_with("error: error parsing STDIN: error converting YAML to JSON: yaml: line 3: "), "{err}");
+    }
+
+    #[test]
+    fn unknown_kinds_are_not_mapped() {
+        let err = parse("apiVersion: apps/v1\nkind: Deploymnt\nmetadata:\n  name: x\n", "web.yaml").unwrap_err();
+        assert_eq!(
+            err,
+            "error: resource mapping not found for name: \"x\" namespace: \"\" from \"web.yaml\": no matches for kind \"Deploymnt\" in version \"apps/v1\"\nensure CRDs are installed first"
+        );
+    }
+
+    #[test]
+    fn a_missing_kind_is_a_validation_error() {
+        let err = parse("apiVersion: v1\nmetadata:\n  name: x\n", "STDIN").unwrap_err();
+        assert!(err.contains("kind not set"));
+    }
+}

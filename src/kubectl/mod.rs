@@ -1,0 +1,717 @@
+//! kubectl: the command-line client, speaking to the simulated API server exactly as the real
+//! one speaks to a cluster, and printing what the real one prints.
+
+pub mod age;
+pub mod args;
+pub mod describe;
+pub mod manifest;
+pub mod merge;
+pub mod printers;
+pub mod table;
+
+use crate::api::{Kind, Object};
+use crate::apiserver::{Body, FieldSelector, Reply, Request, Status};
+use crate::cluster::Cluster;
+use crate::sim::Duration;
+use args::Args;
+use manifest::Document;
+use serde_json::Value;
+use std::sync::Arc;
+
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// What a command printed, and how it exited.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Output {
+    fn ok(stdout: String) -> Output {
+        Output { stdout, ..Default::default() }
+    }
+    fn err(stderr: impl Into<String>) -> Output {
+        let mut stderr = stderr.into();
+        if !stderr.ends_with('\n') {
+            stderr.push('\n');
+        }
+        Output { stderr, code: 1, ..Default::default() }
+    }
+    /// stdout then stderr, as a terminal shows them.
+    pub fn combined(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// Where `-f` reads from: standard input (`-f -`) and named files.
+pub struct Io<'a> {
+    pub stdin: Option<&'a str>,
+    pub read_file: &'a dyn Fn(&str) -> Result<String, String>,
+}
+
+impl Io<'_> {
+    /// No standard input and no files.
+    pub fn none() -> Io<'static> {
+        Io { stdin: None, read_file: &|name| Err(format!("error: the path \"{name}\" does not exist")) }
+    }
+}
+
+const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "version"];
+
+/// Runs one kubectl command (the words after `kubectl`).
+pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
+    let Some(verb) = words.first() else {
+        return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, version\n".into());
+    };
+    let args = match Args::parse(verb, &words[1..]) {
+        Ok(a) => a,
+        Err(e) => return Output::err(e),
+    };
+    match verb.as_str() {
+        "apply" => apply(cluster, &args, io, false),
+        "create" => apply(cluster, &args, io, true),
+        "get" => get(cluster, &args),
+        "delete" => delete(cluster, &args, io),
+        "describe" => describe(cluster, &args),
+        "logs" => logs(cluster, &args),
+        "version" => Output::ok(format!(
+            "Client Version: {v}\nKustomize Version: v5.7.1\nServer Version: {v}\n",
+            v = crate::kubelet::node_config::KUBELET_VERSION
+        )),
+        other => {
+            let suggestion = VERBS
+                .iter()
+                .find(|v| strsim(v, other) <= 2)
+                .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
+                .unwrap_or_default();
+            Output::err(format!(
+                "error: unknown command \"{other}\" for \"kubectl\"{suggestion}\n\nRun 'kubectl --help' for usage."
+            ))
+        }
+    }
+}
+
+/// Edit distance, for "Did you mean this?".
+fn strsim(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn namespace_flag(args: &Args) -> String {
+    args.get("namespace").unwrap_or("default").to_string()
+}
+
+/// Reads every `-f` source into documents, as kubectl's resource builder does.
+fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, String> {
+    let files = args.all("filename");
+    if files.is_empty() {
+        return Err("error: must specify one of -f and -k".into());
+    }
+    let mut docs = Vec::new();
+    for file in files {
+        let (source, text) = if file == "-" {
+            ("STDIN".to_string(), io.stdin.unwrap_or("").to_string())
+        } else {
+            (file.to_string(), (io.read_file)(file)?)
+        };
+        for doc in manifest::parse(&text, &source)? {
+            docs.push((source.clone(), doc));
+        }
+    }
+    if docs.is_empty() {
+        return Err("error: no objects passed to apply".into());
+    }
+    Ok(docs)
+}
+
+fn dry_run_suffix(args: &Args) -> &'static str {
+    match args.get("dry-run") {
+        Some("server") => " (server dry run)",
+        Some("client") | Some("true") => " (dry run)",
+        _ => "",
+    }
+}
+
+/// `kubectl apply -f` (and `kubectl create -f` when `create_only`).
+fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Output {
+    let docs = match read_documents(args, io) {
+        Ok(d) => d,
+        Err(e) => return Output::err(e),
+    };
+    let mut out = Output::default();
+    for (source, doc) in docs {
+        match apply_one(cluster, args, &source, &doc, create_only) {
+            Ok(line) => out.stdout.push_str(&(line + "\n")),
+            Err(e) => {
+                out.stderr.push_str(&(e + "\n"));
+                out.code = 1;
+            }
+        }
+    }
+    out
+}
+
+fn server_error(status: &Status, action: &str, source: &str) -> String {
+    if status.reason == "Invalid" {
+        status.kubectl_message()
+    } else {
+        format!("Error from server ({}): error when {action} \"{source}\": {}", status.reason, status.message)
+    }
+}
+
+fn apply_one(
+    cluster: &mut Cluster,
+    args: &Args,
+    source: &str,
+    doc: &Document,
+    create_only: bool,
+) -> Result<String, String> {
+    let kind = doc.kind;
+    let flag_ns = args.get("namespace");
+    let namespace = if kind.info().namespaced {
+        let doc_ns = doc.namespace();
+        if let (false, Some(flag)) = (doc_ns.is_empty(), flag_ns) {
+            if flag != doc_ns {
+                return Err(format!(
+                    "error: the namespace from the provided object \"{doc_ns}\" does not match the namespace \"{flag}\". You must pass '--namespace={doc_ns}' to perform this operation."
+                ));
+            }
+        }
+        if doc_ns.is_empty() { flag_ns.unwrap_or("default").to_string() } else { doc_ns.to_string() }
+    } else {
+        String::new()
+    };
+    let mut body = doc.body.clone();
+    let dry = dry_run_suffix(args);
+    let server_dry = args.get("dry-run") == Some("server");
+    let client_dry = !dry.is_empty() && !server_dry;
+    let type_name = |name: &str| format!("{}/{name}", kind.qualified_singular());
+    if create_only {
+        if client_dry {
+            return Ok(format!("{} created{dry}", type_name(doc.name())));
+        }
+        let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "");
+        req.body = Some(Body::Json(body));
+        req.dry_run = server_dry;
+        return match cluster.request(req) {
+            Ok(reply) => Ok(format!(
+                "{} created{dry}",
+                type_name(reply.object().map(|o| o.name().to_string()).unwrap_or_default().as_str())
+            )),
+            Err(status) => Err(server_error(&status, "creating", source)),
+        };
+    }
+    let name = doc.name().to_string();
+    if name.is_empty() {
+        let info = kind.info();
+        let group_version = if info.group.is_empty() {
+            format!("/{}", info.version)
+        } else {
+            format!("{}/{}", info.group, info.version)
+        };
+        return Err(format!(
+            "error: error when retrieving current configuration of:\nResource: \"{group_version}, Resource={}\", GroupVersionKind: \"{group_version}, Kind={}\"\nName: \"\", Namespace: \"{namespace}\"\nfrom server for: \"{source}\": resource name may not be empty",
+            info.resource, info.kind
+        ));
+    }
+    // The manifest as applied, remembered in an annotation for the next three-way merge.
+    if let Some(ann) = body.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        ann.remove(LAST_APPLIED);
+    }
+    let last_applied = serde_json::to_string(&body).unwrap_or_default();
+    set_annotation(&mut body, LAST_APPLIED, &last_applied);
+    let current = cluster.request(Request::get(kind, &namespace, &name));
+    match current {
+        Err(status) if status.reason == "NotFound" => {
+            if client_dry {
+                return Ok(format!("{} created{dry}", type_name(&name)));
+            }
+            let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "");
+            req.body = Some(Body::Json(body));
+            req.dry_run = server_dry;
+            match cluster.request(req) {
+                Ok(_) => Ok(format!("{} created{dry}", type_name(&name))),
+                Err(status) => Err(server_error(&status, "creating", source)),
+            }
+        }
+        Err(status) => Err(server_error(&status, "retrieving current configuration of", source)),
+        Ok(reply) => {
+            let live = reply.object().map(|o| o.to_json_value()).unwrap_or(Value::Null);
+            let previous = live
+                .pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
+                .and_then(Value::as_str)
+                .and_then(|s| serde_json::from_str::<Value>(s).ok());
+            if previous
+                .as_ref()
+                .is_some_and(|p| serde_json::to_string(p).ok().as_deref() == Some(last_applied.as_str()))
+            {
+                return Ok(format!("{} unchanged{dry}", type_name(&name)));
+            }
+            let merged = merge::three_way(&live, previous.as_ref(), &body);
+            if client_dry {
+                return Ok(format!("{} configured{dry}", type_name(&name)));
+            }
+            let mut req = Request::new(crate::apiserver::Verb::Update, kind, &namespace, &name);
+            req.body = Some(Body::Json(merged));
+            req.dry_run = server_dry;
+            match cluster.request(req) {
+                Ok(_) => Ok(format!("{} configured{dry}", type_name(&name))),
+                Err(status) => Err(if status.reason == "Invalid" {
+                    status.kubectl_message()
+                } else {
+                    format!(
+                        "Error from server ({}): error when applying patch:\n{}\nto:\nResource: \"{}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"{name}\", Namespace: \"{namespace}\"\nfor: \"{source}\": {}",
+                        status.reason,
+                        serde_json::to_string(&doc.body).unwrap_or_default(),
+                        kind.qualified_resource(),
+                        kind.api_version(),
+                        kind.info().kind,
+                        status.message
+                    )
+                }),
+            }
+        }
+    }
+}
+
+fn set_annotation(body: &mut Value, key: &str, value: &str) {
+    let Some(obj) = body.as_object_mut() else { return };
+    let meta = obj.entry("metadata").or_insert_with(|| Value::Object(Default::default()));
+    let Some(meta) = meta.as_object_mut() else { return };
+    let ann = meta.entry("annotations").or_insert_with(|| Value::Object(Default::default()));
+    if let Some(ann) = ann.as_object_mut() {
+        ann.insert(key.to_string(), Value::String(value.to_string()));
+    }
+}
+
+/// Resolves `TYPE NAME...`, `TYPE/NAME...` and `TYPE1,TYPE2` into (kind, names) pairs.
+fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, String> {
+    let unknown = |t: &str| format!("error: the server doesn't have a resource type \"{t}\"");
+    if positionals.is_empty() {
+        return Err("error: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into());
+    }
+    if positionals[0].contains('/') {
+        let mut out: Vec<(Kind, Vec<String>)> = Vec::new();
+        for p in positionals {
+            let Some((t, n)) = p.split_once('/') else {
+                return Err(format!(
+                    "error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"
+                ));
+            };
+            let kind = Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?;
+            match out.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, names)) => names.push(n.to_string()),
+                None => out.push((kind, vec![n.to_string()])),
+            }
+        }
+        return Ok(out);
+    }
+    let names: Vec<String> = positionals[1..].to_vec();
+    positionals[0]
+        .split(',')
+        .map(|t| Kind::from_resource_arg(t).map(|k| (k, names.clone())).ok_or_else(|| unknown(t)))
+        .collect()
+}
+
+fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, String> {
+    let mut req = Request::list(kind, namespace);
+    if let Some(sel) = args.get("selector") {
+        req.label_selector = Some(crate::api::meta::parse_selector(sel).map_err(|e| format!("error: {e}"))?);
+    }
+    if let Some(sel) = args.get("field-selector") {
+        req.field_selector = Some(FieldSelector::parse(sel).map_err(|e| format!("error: {e}"))?);
+    }
+    Ok(req)
+}
+
+/// `kubectl get`.
+fn get(cluster: &mut Cluster, args: &Args) -> Output {
+    let targets = match resolve_targets(&args.positionals) {
+        Ok(t) => t,
+        Err(e) => return Output::err(e),
+    };
+    let all_ns = args.has("all-namespaces");
+    let namespace = namespace_flag(args);
+    let output = args.get("output").unwrap_or("");
+    if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
+        return Output::err(format!(
+            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: json,name,wide,yaml"
+        ));
+    }
+    let wide = output == "wide";
+    let multi = targets.len() > 1;
+    let mut out = Output::default();
+    let mut objects_out: Vec<Arc<Object>> = Vec::new();
+    let mut tables: Vec<String> = Vec::new();
+    for (kind, names) in targets {
+        let ns = if kind.info().namespaced && !all_ns { namespace.clone() } else { String::new() };
+        let mut objects = Vec::new();
+        if names.is_empty() {
+            let req = match list_request(kind, &ns, args) {
+                Ok(r) => r,
+                Err(e) => return Output::err(e),
+            };
+            match cluster.request(req) {
+                Ok(Reply::List { items, .. }) => objects = items,
+                Ok(_) => {}
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                }
+            }
+        } else {
+            for name in names {
+                match cluster.request(Request::get(kind, &ns, &name)) {
+                    Ok(reply) => objects.extend(reply.object()),
+                    Err(status) => {
+                        if !args.has("ignore-not-found") {
+                            out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                            out.code = 1;
+                        }
+                    }
+                }
+            }
+        }
+        if objects.is_empty() {
+            continue;
+        }
+        if matches!(output, "yaml" | "json" | "name") {
+            objects_out.extend(objects);
+            continue;
+        }
+        let now = cluster.now();
+        let mut rows = Vec::new();
+        if !args.has("no-headers") {
+            let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
+            if all_ns && kind.info().namespaced {
+                header.insert(0, "NAMESPACE".into());
+            }
+            if args.has("show-labels") {
+                header.push("LABELS".into());
+            }
+            rows.push(header);
+        }
+        for obj in &objects {
+            let mut row = printers::row(obj, now, wide);
+            if multi {
+                row[0] = printers::type_name(obj);
+            }
+            if all_ns && kind.info().namespaced {
+                row.insert(0, obj.namespace().to_string());
+            }
+            if args.has("show-labels") {
+                let labels: Vec<String> = obj.meta().labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                row.push(if labels.is_empty() { "<none>".into() } else { labels.join(",") });
+            }
+            rows.push(row);
+        }
+        tables.push(table::render(&rows));
+    }
+    match output {
+        "name" => out.stdout = objects_out.iter().map(|o| printers::type_name(o) + "\n").collect(),
+        "yaml" | "json" => {
+            let values: Vec<Value> = objects_out.iter().map(|o| o.to_json_value()).collect();
+            let value = if values.len() == 1 && !is_list_query(args) {
+                values.into_iter().next().unwrap_or(Value::Null)
+            } else {
+                serde_json::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
+            };
+            if objects_out.is_empty() && !is_list_query(args) {
+                // Only errors were printed.
+            } else {
+                out.stdout = if output == "json" { to_json(&value) } else { to_yaml(&value) };
+            }
+        }
+        _ => out.stdout = tables.join("\n"),
+    }
+    if out.stdout.is_empty() && out.code == 0 && !matches!(output, "yaml" | "json") {
+        out.stderr = if all_ns
+            || args
+                .positionals
+                .first()
+                .and_then(|t| Kind::from_resource_arg(t.split(',').next().unwrap_or("")))
+                .is_some_and(|k| !k.info().namespaced)
+        {
+            "No resources found\n".into()
+        } else {
+            format!("No resources found in {namespace} namespace.\n")
+        };
+    }
+    out
+}
+
+fn is_list_query(args: &Args) -> bool {
+    args.positionals.len() == 1 && !args.positionals[0].contains('/')
+}
+
+/// JSON as kubectl prints it: four-space indentation.
+pub fn to_json(value: &Value) -> String {
+    let mut buf = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
+    if serde::Serialize::serialize(value, &mut ser).is_err() {
+        return String::new();
+    }
+    String::from_utf8(buf).unwrap_or_default() + "\n"
+}
+
+/// YAML as kubectl prints it: keys sorted, block style.
+pub fn to_yaml(value: &Value) -> String {
+    serde_yaml::to_string(value).unwrap_or_default()
+}
+
+/// `kubectl delete`.
+fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
+    let namespace = namespace_flag(args);
+    let mut targets: Vec<(Kind, String, String)> = Vec::new();
+    let mut out = Output::default();
+    if !args.all("filename").is_empty() {
+        match read_documents(args, io) {
+            Ok(docs) => {
+                for (_, d) in docs {
+                    let ns = if d.kind.info().namespaced {
+                        if d.namespace().is_empty() { namespace.clone() } else { d.namespace().to_string() }
+                    } else {
+                        String::new()
+                    };
+                    targets.push((d.kind, ns, d.name().to_string()));
+                }
+            }
+            Err(e) => return Output::err(e),
+        }
+    } else {
+        let resolved = match resolve_targets(&args.positionals) {
+            Ok(t) => t,
+            Err(e) => return Output::err(e.replace("kubectl get -h", "kubectl delete -h")),
+        };
+        for (kind, names) in resolved {
+            let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
+            if names.is_empty() {
+                if !args.has("all") && args.get("selector").is_none() && args.get("field-selector").is_none() {
+                    return Output::err("error: resource(s) were provided, but no name was specified");
+                }
+                let req = match list_request(kind, &ns, args) {
+                    Ok(r) => r,
+                    Err(e) => return Output::err(e),
+                };
+                if let Ok(Reply::List { items, .. }) = cluster.request(req) {
+                    for o in items {
+                        targets.push((kind, o.namespace().to_string(), o.name().to_string()));
+                    }
+                }
+            } else {
+                for n in names {
+                    targets.push((kind, ns.clone(), n));
+                }
+            }
+        }
+        if targets.is_empty() {
+            out.stderr = format!("No resources found\n");
+            return out;
+        }
+    }
+    let grace = if args.has("now") {
+        Some(1)
+    } else {
+        args.get("grace-period").and_then(|g| g.parse::<i64>().ok()).filter(|g| *g >= 0)
+    };
+    // --grace-period=0 without --force means "as fast as possible", which kubectl sends as 1.
+    let grace = match grace {
+        Some(0) if !args.has("force") => Some(1),
+        g => g,
+    };
+    if args.has("force") && grace == Some(0) {
+        out.stderr.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+    }
+    let dry = dry_run_suffix(args);
+    let mut deleted: Vec<(Kind, String, String)> = Vec::new();
+    for (kind, ns, name) in targets {
+        let mut req = Request::delete(kind, &ns, &name);
+        req.grace_period_seconds = grace;
+        req.dry_run = !dry.is_empty();
+        match cluster.request(req) {
+            Ok(_) => {
+                out.stdout.push_str(&format!("{} \"{name}\" deleted{dry}\n", kind.qualified_singular()));
+                deleted.push((kind, ns, name));
+            }
+            Err(status) if status.reason == "NotFound" && args.has("ignore-not-found") => {}
+            Err(status) => {
+                out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                out.code = 1;
+            }
+        }
+    }
+    // Like kubectl, wait for the objects to be gone (pods first stop their containers).
+    let wait = args.get("wait").is_none_or(|w| w != "false") && dry.is_empty();
+    if wait && !deleted.is_empty() {
+        let deadline = cluster.now() + Duration::seconds(120);
+        while cluster.now() < deadline && deleted.iter().any(|(k, ns, n)| cluster.api().peek(*k, ns, n).is_some()) {
+            if !cluster.step() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn events_for(cluster: &mut Cluster, object: &Object) -> Vec<crate::api::Event> {
+    let meta = object.meta();
+    let ns = if meta.namespace.is_empty() { "" } else { &meta.namespace };
+    let mut selector = FieldSelector::equals("involvedObject.name", &meta.name);
+    for (f, v) in [
+        ("involvedObject.namespace", meta.namespace.as_str()),
+        ("involvedObject.kind", object.kind().info().kind),
+        ("involvedObject.uid", meta.uid.as_str()),
+    ] {
+        if !v.is_empty() {
+            selector.requirements.push(crate::apiserver::fields::FieldRequirement {
+                field: f.into(),
+                equals: true,
+                value: v.into(),
+            });
+        }
+    }
+    let req = Request::list(Kind::Event, ns).with_fields(selector);
+    match cluster.request(req) {
+        Ok(Reply::List { items, .. }) => items.iter().filter_map(|e| e.as_event().cloned()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `kubectl describe`.
+fn describe(cluster: &mut Cluster, args: &Args) -> Output {
+    let targets = match resolve_targets(&args.positionals) {
+        Ok(t) => t,
+        Err(e) => return Output::err(e),
+    };
+    let namespace = namespace_flag(args);
+    let mut out = Output::default();
+    let mut texts = Vec::new();
+    for (kind, names) in targets {
+        let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
+        let objects: Vec<Arc<Object>> = if names.is_empty() {
+            match list_request(kind, &ns, args).ok().map(|r| cluster.request(r)) {
+                Some(Ok(Reply::List { items, .. })) => items,
+                _ => Vec::new(),
+            }
+        } else {
+            let mut found = Vec::new();
+            for n in &names {
+                match cluster.request(Request::get(kind, &ns, n)) {
+                    Ok(reply) => found.extend(reply.object()),
+                    Err(status) => {
+                        out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                        out.code = 1;
+                    }
+                }
+            }
+            found
+        };
+        for object in objects {
+            let events = events_for(cluster, &object);
+            let now = cluster.now();
+            let text = match &*object {
+                Object::Pod(p) => describe::describe_pod(p, &events, now),
+                Object::Node(n) => {
+                    let lease = cluster
+                        .request(Request::get(Kind::Lease, "kube-node-lease", &n.metadata.name))
+                        .ok()
+                        .and_then(Reply::object);
+                    let lease =
+                        lease.as_deref().and_then(|l| if let Object::Lease(l) = l { Some(l.clone()) } else { None });
+                    let mut selector = FieldSelector::equals("spec.nodeName", &n.metadata.name);
+                    for phase in ["Succeeded", "Failed"] {
+                        selector.requirements.push(crate::apiserver::fields::FieldRequirement {
+                            field: "status.phase".into(),
+                            equals: false,
+                            value: phase.into(),
+                        });
+                    }
+                    let pods: Vec<crate::api::Pod> =
+                        match cluster.request(Request::list(Kind::Pod, "").with_fields(selector)) {
+                            Ok(Reply::List { items, .. }) => items.iter().filter_map(|p| p.as_pod().cloned()).collect(),
+                            _ => Vec::new(),
+                        };
+                    describe::describe_node(n, lease.as_ref(), &pods, &events, now)
+                }
+                other => describe::describe_generic(other, &events, now),
+            };
+            texts.push(text);
+        }
+    }
+    out.stdout = texts.join("\n\n");
+    if out.stdout.is_empty() && out.code == 0 {
+        out.stderr = format!("No resources found in {namespace} namespace.\n");
+    }
+    out
+}
+
+/// `kubectl logs POD [-c CONTAINER]`.
+fn logs(cluster: &mut Cluster, args: &Args) -> Output {
+    let namespace = namespace_flag(args);
+    let Some(target) = args.positionals.first() else {
+        return Output::err(
+            "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples",
+        );
+    };
+    let name = target.strip_prefix("pod/").or_else(|| target.strip_prefix("pods/")).unwrap_or(target);
+    let pod = match cluster.request(Request::get(Kind::Pod, &namespace, name)) {
+        Ok(reply) => reply.object(),
+        Err(status) => return Output::err(status.kubectl_message()),
+    };
+    let Some(pod) = pod.as_deref().and_then(Object::as_pod).cloned() else { return Output::err("error: not a pod") };
+    let container = match args.get("container") {
+        Some(c) => c.to_string(),
+        None if pod.spec.containers.len() == 1 => pod.spec.containers[0].name.clone(),
+        None => {
+            let names: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
+            return Output::err(format!(
+                "error: a container name must be specified for pod {name}, choose one of: [{}]",
+                names.join(" ")
+            ));
+        }
+    };
+    if !pod.spec.containers.iter().any(|c| c.name == container) {
+        return Output::err(format!("error: container {container} is not valid for pod {name}"));
+    }
+    let started =
+        pod.status.container_statuses.iter().find(|s| s.name == container).is_some_and(|s| !s.container_id.is_empty());
+    if !started {
+        let reason = pod
+            .status
+            .container_statuses
+            .iter()
+            .find(|s| s.name == container)
+            .and_then(|s| s.state.waiting.as_ref())
+            .map_or("ContainerCreating".to_string(), |w| w.reason.clone());
+        return Output::err(format!(
+            "Error from server (BadRequest): container \"{container}\" in pod \"{name}\" is waiting to start: {}",
+            if reason == "ContainerCreating" {
+                "ContainerCreating".to_string()
+            } else {
+                format!("trying and failing to pull image")
+            }
+        ));
+    }
+    let now = cluster.now();
+    let previous = args.has("previous");
+    let lines = cluster.kubelet(&pod.spec.node_name).and_then(|k| k.logs(&namespace, name, &container, previous, now));
+    let Some(lines) = lines else {
+        return Output::err(format!(
+            "Error from server (BadRequest): previous terminated container \"{container}\" in pod \"{name}\" not found"
+        ));
+    };
+    let tail = args.get("tail").and_then(|t| t.parse::<usize>().ok());
+    let skip = tail.map_or(0, |t| lines.len().saturating_sub(t));
+    Output::ok(lines.into_iter().skip(skip).map(|l| l + "\n").collect())
+}

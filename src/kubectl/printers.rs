@@ -1,0 +1,308 @@
+//! The API server's table printers, as `kubectl get` shows them: each kind's columns,
+//! `-o wide` extras, and the pod STATUS / READY / RESTARTS rules.
+
+use super::age::age;
+use crate::api::{Event, Kind, Lease, Namespace, Node, Object, Pod};
+use crate::sim::Time;
+
+/// A table's column headers (upper-cased) and which are `-o wide` only.
+pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
+    let (base, extra): (&[&str], &[&str]) = match kind {
+        Kind::Pod => {
+            (&["NAME", "READY", "STATUS", "RESTARTS", "AGE"], &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"])
+        }
+        Kind::Node => (
+            &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
+            &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
+        ),
+        Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
+        Kind::Event => (
+            &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+            &["SUBOBJECT", "SOURCE", "FIRST SEEN", "COUNT", "NAME"],
+        ),
+        Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
+    };
+    let mut h = base.to_vec();
+    if wide {
+        if kind == Kind::Event {
+            // Wide event tables put the extras after OBJECT and before MESSAGE's end.
+            return vec![
+                "LAST SEEN",
+                "TYPE",
+                "REASON",
+                "OBJECT",
+                "SUBOBJECT",
+                "SOURCE",
+                "MESSAGE",
+                "FIRST SEEN",
+                "COUNT",
+                "NAME",
+            ];
+        }
+        h.extend_from_slice(extra);
+    }
+    h
+}
+
+/// One object's cells, in header order.
+pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
+    match object {
+        Object::Pod(p) => pod_row(p, now, wide),
+        Object::Node(n) => node_row(n, now, wide),
+        Object::Namespace(n) => namespace_row(n, now),
+        Object::Event(e) => event_row(e, now, wide),
+        Object::Lease(l) => lease_row(l, now),
+    }
+}
+
+/// What the STATUS column says about a pod.
+pub struct PodSummary {
+    pub ready: usize,
+    pub total: usize,
+    pub status: String,
+    pub restarts: i32,
+    pub last_restart: Option<Time>,
+}
+
+pub fn summarize_pod(pod: &Pod) -> PodSummary {
+    let st = &pod.status;
+    let mut reason = if st.reason.is_empty() { st.phase.clone() } else { st.reason.clone() };
+    if reason.is_empty() {
+        reason = "Pending".into();
+    }
+    let mut restarts = 0;
+    let mut ready = 0;
+    let mut last_restart: Option<Time> = None;
+    let mut initializing = false;
+    let total_init = pod.spec.init_containers.len();
+    for (i, c) in st.init_container_statuses.iter().enumerate() {
+        restarts += c.restart_count;
+        if let Some(t) = &c.last_state.terminated {
+            last_restart = last_restart.max(t.finished_at);
+        }
+        if let Some(t) = &c.state.terminated {
+            if t.exit_code == 0 {
+                continue;
+            }
+            initializing = true;
+            reason = if !t.reason.is_empty() {
+                format!("Init:{}", t.reason)
+            } else if let Some(sig) = t.signal {
+                format!("Init:Signal:{sig}")
+            } else {
+                format!("Init:ExitCode:{}", t.exit_code)
+            };
+        } else if let Some(w) =
+            c.state.waiting.as_ref().filter(|w| !w.reason.is_empty() && w.reason != "PodInitializing")
+        {
+            initializing = true;
+            reason = format!("Init:{}", w.reason);
+        } else {
+            initializing = true;
+            reason = format!("Init:{i}/{total_init}");
+        }
+        break;
+    }
+    let initialized = pod.condition("Initialized").is_some_and(|c| c.status == "True");
+    if !initializing || initialized {
+        let mut has_running = false;
+        for c in st.container_statuses.iter().rev() {
+            restarts += c.restart_count;
+            if let Some(t) = &c.last_state.terminated {
+                last_restart = last_restart.max(t.finished_at);
+            }
+            if let Some(w) = c.state.waiting.as_ref().filter(|w| !w.reason.is_empty()) {
+                reason = w.reason.clone();
+            } else if let Some(t) = &c.state.terminated {
+                reason = if !t.reason.is_empty() {
+                    t.reason.clone()
+                } else if let Some(sig) = t.signal.filter(|s| *s != 0) {
+                    format!("Signal:{sig}")
+                } else {
+                    format!("ExitCode:{}", t.exit_code)
+                };
+            } else if c.ready && c.state.running.is_some() {
+                has_running = true;
+                ready += 1;
+            }
+        }
+        if reason == "Completed" && has_running {
+            reason = if pod.condition("Ready").is_some_and(|c| c.status == "True") {
+                "Running".into()
+            } else {
+                "NotReady".into()
+            };
+        }
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        if st.reason == "NodeLost" {
+            reason = "Unknown".into();
+        } else if !pod.is_terminal() {
+            reason = "Terminating".into();
+        }
+    }
+    PodSummary { ready, total: pod.spec.containers.len(), status: reason, restarts, last_restart }
+}
+
+fn pod_row(pod: &Pod, now: Time, wide: bool) -> Vec<String> {
+    let s = summarize_pod(pod);
+    let restarts = match s.last_restart {
+        Some(t) if s.restarts > 0 => format!("{} ({} ago)", s.restarts, age(Some(t), now)),
+        _ => s.restarts.to_string(),
+    };
+    let mut row = vec![
+        pod.metadata.name.clone(),
+        format!("{}/{}", s.ready, s.total),
+        s.status,
+        restarts,
+        age(pod.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let none = |s: &str| if s.is_empty() { "<none>".to_string() } else { s.to_string() };
+        row.push(none(&pod.status.pod_ip));
+        row.push(none(&pod.spec.node_name));
+        row.push(none(&pod.status.nominated_node_name));
+        row.push("<none>".into());
+    }
+    row
+}
+
+/// `Ready`, `NotReady` or `Unknown`, plus `,SchedulingDisabled` when cordoned.
+pub fn node_status(node: &Node) -> String {
+    let mut s = node.readiness().to_string();
+    if node.spec.unschedulable {
+        s.push_str(",SchedulingDisabled");
+    }
+    s
+}
+
+/// The ROLES column: `node-role.kubernetes.io/<role>` labels, else `<none>`.
+pub fn node_roles(node: &Node) -> String {
+    let mut roles: Vec<&str> = node
+        .metadata
+        .labels
+        .iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix("node-role.kubernetes.io/")
+                .filter(|r| !r.is_empty())
+                .or_else(|| (k == "kubernetes.io/role").then_some(v.as_str()))
+        })
+        .collect();
+    roles.sort();
+    roles.dedup();
+    if roles.is_empty() { "<none>".into() } else { roles.join(",") }
+}
+
+fn node_row(node: &Node, now: Time, wide: bool) -> Vec<String> {
+    let info = node.status.node_info.clone().unwrap_or_default();
+    let mut row = vec![
+        node.metadata.name.clone(),
+        node_status(node),
+        node_roles(node),
+        age(node.metadata.creation_timestamp, now),
+        info.kubelet_version.clone(),
+    ];
+    if wide {
+        let addr = |t: &str| {
+            node.status.addresses.iter().find(|a| a.type_ == t).map_or("<none>".to_string(), |a| a.address.clone())
+        };
+        row.push(addr("InternalIP"));
+        row.push(addr("ExternalIP"));
+        row.push(info.os_image);
+        row.push(info.kernel_version);
+        row.push(info.container_runtime_version);
+    }
+    row
+}
+
+fn namespace_row(ns: &Namespace, now: Time) -> Vec<String> {
+    let phase = if ns.status.phase.is_empty() { "Active" } else { &ns.status.phase };
+    vec![ns.metadata.name.clone(), phase.to_string(), age(ns.metadata.creation_timestamp, now)]
+}
+
+fn lease_row(lease: &Lease, now: Time) -> Vec<String> {
+    let holder = lease.spec.holder_identity.clone().unwrap_or_default();
+    vec![lease.metadata.name.clone(), holder, age(lease.metadata.creation_timestamp, now)]
+}
+
+/// The OBJECT column of an event: `pod/web`.
+pub fn event_target(e: &Event) -> String {
+    let kind = e.involved_object.kind.to_lowercase();
+    if e.involved_object.name.is_empty() { kind } else { format!("{kind}/{}", e.involved_object.name) }
+}
+
+fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
+    let first = e.first_timestamp.or(e.event_time.map(|t| t.0));
+    let last = e.last_timestamp.or(first);
+    let count = e.count.filter(|c| *c > 0).unwrap_or(1);
+    let message = e.message.trim().to_string();
+    if wide {
+        vec![
+            age(last, now),
+            e.type_.clone(),
+            e.reason.clone(),
+            event_target(e),
+            e.involved_object.field_path.clone(),
+            e.source_text(),
+            message,
+            age(first, now),
+            count.to_string(),
+            e.metadata.name.clone(),
+        ]
+    } else {
+        vec![age(last, now), e.type_.clone(), e.reason.clone(), event_target(e), message]
+    }
+}
+
+/// `kind/name` as `-o name` and confirmations print it (`pod/web`, `deployment.apps/web`).
+pub fn type_name(object: &Object) -> String {
+    format!("{}/{}", object.kind().qualified_singular(), object.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Container;
+    use crate::api::pod::{ContainerState, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus};
+
+    fn pod_with(statuses: Vec<ContainerStatus>) -> Pod {
+        let mut p = Pod::default();
+        p.spec.containers = statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }).collect();
+        p.status.phase = "Running".into();
+        p.status.container_statuses = statuses;
+        p
+    }
+
+    fn waiting(reason: &str) -> ContainerStatus {
+        ContainerStatus {
+            name: "c".into(),
+            state: ContainerState {
+                waiting: Some(ContainerStateWaiting { reason: reason.into(), message: String::new() }),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_waiting_reason_becomes_the_status() {
+        assert_eq!(summarize_pod(&pod_with(vec![waiting("CrashLoopBackOff")])).status, "CrashLoopBackOff");
+    }
+
+    #[test]
+    fn terminated_without_reason_prints_its_exit_code() {
+        let mut s = waiting("");
+        s.state = ContainerState {
+            terminated: Some(ContainerStateTerminated { exit_code: 3, ..Default::default() }),
+            ..Default::default()
+        };
+        assert_eq!(summarize_pod(&pod_with(vec![s])).status, "ExitCode:3");
+    }
+
+    #[test]
+    fn a_deleted_pod_is_terminating() {
+        let mut p = pod_with(vec![]);
+        p.metadata.deletion_timestamp = Some(Time(5));
+        assert_eq!(summarize_pod(&p).status, "Terminating");
+    }
+}

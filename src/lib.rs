@@ -1,0 +1,18 @@
+//! kubeloop: Kubernetes' control plane and worker nodes, simulated in memory.
+
+pub mod api;
+pub mod apiserver;
+pub mod cluster;
+pub mod component;
+pub mod etcd;
+pub mod kubectl;
+pub mod kubelet;
+pub mod record;
+pub mod scheduler;
+pub mod shell;
+pub mod sim;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,381 @@
+//! kube-scheduler: watches for pods without a node, filters and scores the nodes with its
+//! plugins, and binds each pod to the best one. It keeps every node's reason for rejecting a
+//! pod, so a Pending pod can always say why.
+
+pub mod framework;
+pub mod plugins;
+pub mod queue;
+
+use crate::api::{Kind, Object, Pod};
+use crate::apiserver::Request;
+use crate::component::{Component, Ctx, Informer, cache_key};
+use crate::record::WatchEventType;
+use crate::sim::Time;
+use framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin};
+use queue::SchedulingQueue;
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub const SCHEDULER_NAME: &str = "default-scheduler";
+
+/// Why a pod could not be placed: every node's reasons and the message the event carries.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diagnosis {
+    pub message: String,
+    pub node_reasons: BTreeMap<String, Vec<String>>,
+}
+
+pub struct Scheduler {
+    pods: Informer,
+    nodes: Informer,
+    node_infos: BTreeMap<String, NodeInfo>,
+    node_order: Vec<String>,
+    /// Where each pod counted on a node sits, so updates and deletions can be undone.
+    assigned: HashMap<String, (String, Arc<Object>)>,
+    queue: SchedulingQueue,
+    next_start: usize,
+    filters: Vec<Box<dyn FilterPlugin>>,
+    scorers: Vec<Box<dyn ScorePlugin>>,
+    /// Why each pending pod is pending, from its last attempt.
+    pub diagnoses: BTreeMap<String, Diagnosis>,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler::new()
+    }
+}
+
+impl Scheduler {
+    pub fn new() -> Self {
+        Scheduler {
+            pods: Informer::new(Kind::Pod),
+            nodes: Informer::new(Kind::Node),
+            node_infos: BTreeMap::new(),
+            node_order: Vec::new(),
+            assigned: HashMap::new(),
+            queue: SchedulingQueue::default(),
+            next_start: 0,
+            filters: plugins::default_filters(),
+            scorers: plugins::default_scorers(),
+            diagnoses: BTreeMap::new(),
+        }
+    }
+
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn sync_nodes(&mut self, ctx: &mut Ctx) {
+        let deltas = self.nodes.sync(ctx.api);
+        let mut last_cause = None;
+        for d in deltas {
+            let name = d.object.name().to_string();
+            last_cause = Some(d.seq);
+            match (d.type_, d.object.as_node()) {
+                (WatchEventType::Deleted, _) => {
+                    self.node_infos.remove(&name);
+                }
+                (_, Some(node)) => {
+                    let node = Arc::new(node.clone());
+                    if let Some(info) = self.node_infos.get_mut(&name) {
+                        info.node = node;
+                    } else {
+                        // A node (re)appearing: count the pods already bound to it.
+                        let mut info = NodeInfo::new(node);
+                        for (n, obj) in self.assigned.values() {
+                            if *n == name {
+                                if let Some(p) = obj.as_pod() {
+                                    info.account(p, 1);
+                                }
+                            }
+                        }
+                        self.node_infos.insert(name, info);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(cause) = last_cause {
+            self.node_order = self.node_infos.keys().cloned().collect();
+            self.queue.move_all_to_active(cause);
+        }
+    }
+
+    fn sync_pods(&mut self, ctx: &mut Ctx) {
+        for d in self.pods.sync(ctx.api) {
+            let key = cache_key(d.object.namespace(), d.object.name());
+            let pod = d.object.as_pod();
+            let gone = d.type_ == WatchEventType::Deleted || pod.is_none_or(Pod::is_terminal);
+            if gone {
+                let freed = self.unassign(&key);
+                self.queue.remove(&key);
+                self.diagnoses.remove(&key);
+                if freed {
+                    self.queue.move_all_to_active(d.seq);
+                }
+                continue;
+            }
+            let Some(pod) = pod else { continue };
+            if !pod.spec.node_name.is_empty() {
+                self.queue.remove(&key);
+                self.diagnoses.remove(&key);
+                let node = pod.spec.node_name.clone();
+                if self.assigned.get(&key).is_none_or(|(n, _)| *n != node) {
+                    self.unassign(&key);
+                    self.assign(&key, &node, d.object.clone());
+                }
+            } else if pod.metadata.deletion_timestamp.is_none()
+                && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
+            {
+                let created = pod.metadata.creation_timestamp.unwrap_or_default();
+                self.queue.add(&key, pod.spec.priority.unwrap_or(0), created, d.seq);
+            }
+        }
+    }
+
+    fn assign(&mut self, key: &str, node: &str, object: Arc<Object>) {
+        if let (Some(info), Some(pod)) = (self.node_infos.get_mut(node), object.as_pod()) {
+            info.account(pod, 1);
+        }
+        self.assigned.insert(key.to_string(), (node.to_string(), object));
+    }
+
+    fn unassign(&mut self, key: &str) -> bool {
+        match self.assigned.remove(key) {
+            Some((node, object)) => {
+                if let (Some(info), Some(pod)) = (self.node_infos.get_mut(&node), object.as_pod()) {
+                    info.account(pod, -1);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many feasible nodes to look for before scoring (upstream's adaptive
+    /// percentageOfNodesToScore: all nodes below 100, then a shrinking share, at least 5%).
+    pub fn nodes_to_find(total: usize) -> usize {
+        if total < 100 {
+            return total;
+        }
+        let percentage = (50 - (total as i64) / 125).max(5) as usize;
+        (total * percentage / 100).max(100)
+    }
+
+    fn schedule_one(&mut self, key: String, ctx: &mut Ctx) {
+        let Some(object) = self.pods.cache.get(&key).cloned() else { return };
+        let Some(pod) = object.as_pod() else { return };
+        if !pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        ctx.cause = self.queue.causes.get(&key).copied();
+        let total = self.node_order.len();
+        let wanted = Self::nodes_to_find(total);
+        let mut feasible: Vec<String> = Vec::new();
+        let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
+        let mut visited = 0;
+        while visited < total && feasible.len() < wanted {
+            let name = &self.node_order[(self.next_start + visited) % total];
+            visited += 1;
+            let info = &self.node_infos[name];
+            match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                Ok(()) => feasible.push(name.clone()),
+                Err(r) => {
+                    rejected.insert(name.clone(), r);
+                }
+            }
+        }
+        if total > 0 {
+            self.next_start = (self.next_start + visited) % total;
+        }
+        if feasible.is_empty() {
+            self.fail(&key, &object, total, rejected, ctx);
+            return;
+        }
+        // Score: weighted sum of each plugin's normalised scores.
+        let mut totals = vec![0i64; feasible.len()];
+        for scorer in &self.scorers {
+            let mut scores: Vec<i64> = feasible.iter().map(|n| scorer.score(pod, &self.node_infos[n])).collect();
+            scorer.normalize(&mut scores);
+            for (t, s) in totals.iter_mut().zip(scores) {
+                *t += s * scorer.weight();
+            }
+        }
+        // Highest score wins; ties are broken at random, as upstream's selectHost does.
+        let best = totals.iter().copied().max().unwrap_or(0);
+        let mut chosen = 0;
+        let mut ties = 0;
+        for (i, &score) in totals.iter().enumerate() {
+            if score == best {
+                ties += 1;
+                if ctx.rng.below(ties) == 0 {
+                    chosen = i;
+                }
+            }
+        }
+        let node = feasible[chosen].clone();
+        let feasible_count = feasible.len();
+        ctx.cause = Some(ctx.decide(|| {
+            let mut ranked: Vec<(&String, &i64)> = feasible.iter().zip(totals.iter()).collect();
+            ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let shown: Vec<String> = ranked.iter().take(5).map(|(n, s)| format!("{n}={s}")).collect();
+            format!("pod {key}: {feasible_count}/{total} nodes feasible; scores {}; picked {node}", shown.join(" "))
+        }));
+        self.assign(&key, &node, object.clone());
+        let (ns, name) = (pod.metadata.namespace.clone(), pod.metadata.name.clone());
+        match ctx.call(Request::bind(&ns, &name, &node)) {
+            Ok(_) => {
+                self.diagnoses.remove(&key);
+                ctx.event(&object, "", "Normal", "Scheduled", format!("Successfully assigned {ns}/{name} to {node}"));
+            }
+            Err(status) => {
+                self.unassign(&key);
+                ctx.decide(|| format!("binding {key} to {node} failed: {}", status.message));
+            }
+        }
+    }
+
+    fn fail(
+        &mut self,
+        key: &str,
+        object: &Arc<Object>,
+        total: usize,
+        rejected: BTreeMap<String, Rejection>,
+        ctx: &mut Ctx,
+    ) {
+        let message = if total == 0 {
+            "no nodes available to schedule pods".to_string()
+        } else {
+            failure_message(total, &rejected)
+        };
+        let diagnosis = Diagnosis {
+            message: message.clone(),
+            node_reasons: rejected.into_iter().map(|(n, r)| (n, r.reasons)).collect(),
+        };
+        ctx.cause = Some(ctx.decide(|| format!("pod {key} is unschedulable: {message}")));
+        self.queue.unschedulable(key, ctx.now);
+        self.diagnoses.insert(key.to_string(), diagnosis);
+        ctx.event(object, "", "Warning", "FailedScheduling", message.clone());
+        // Report it on the pod too: PodScheduled=False, reason Unschedulable.
+        if let Some(pod) = object.as_pod() {
+            let already = pod.condition("PodScheduled").is_some_and(|c| c.status == "False" && c.message == message);
+            if !already {
+                let mut updated = pod.clone();
+                let cond = crate::api::PodCondition {
+                    type_: "PodScheduled".into(),
+                    status: "False".into(),
+                    reason: "Unschedulable".into(),
+                    message,
+                    ..Default::default()
+                };
+                crate::api::pod::set_condition(&mut updated.status.conditions, cond, ctx.now);
+                updated.status.phase = "Pending".into();
+                updated.metadata.resource_version.clear();
+                if let Ok(stored) = ctx.call_object(Request::update_status(Object::Pod(updated))) {
+                    self.pods.assume(stored);
+                }
+            }
+        }
+    }
+}
+
+/// `0/4 nodes are available: <histogram>. preemption: 0/4 nodes are available: <histogram>.`
+pub fn failure_message(total: usize, rejected: &BTreeMap<String, Rejection>) -> String {
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut preemption: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rejected.values() {
+        for reason in &r.reasons {
+            *reasons.entry(reason.clone()).or_default() += 1;
+        }
+        let p = if r.unresolvable {
+            "Preemption is not helpful for scheduling"
+        } else {
+            "No preemption victims found for incoming pod"
+        };
+        *preemption.entry(p).or_default() += 1;
+    }
+    let histogram = |counts: Vec<String>| {
+        let mut counts = counts;
+        counts.sort();
+        counts.join(", ")
+    };
+    let main = histogram(reasons.iter().map(|(r, n)| format!("{n} {r}")).collect());
+    let pre = histogram(preemption.iter().map(|(r, n)| format!("{n} {r}")).collect());
+    format!("0/{total} nodes are available: {main}. preemption: 0/{total} nodes are available: {pre}.")
+}
+
+impl Component for Scheduler {
+    fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        let _ = self.nodes.start(ctx);
+        let _ = self.pods.start(ctx);
+        // The initial lists are state, not notifications: seed caches and queue from them.
+        for obj in self.nodes.cache.values() {
+            if let Some(node) = obj.as_node() {
+                self.node_infos.insert(node.metadata.name.clone(), NodeInfo::new(Arc::new(node.clone())));
+            }
+        }
+        self.node_order = self.node_infos.keys().cloned().collect();
+        let pods: Vec<Arc<Object>> = self.pods.cache.values().cloned().collect();
+        for object in pods {
+            if let Some(pod) = object.as_pod() {
+                let key = cache_key(&pod.metadata.namespace, &pod.metadata.name);
+                if !pod.spec.node_name.is_empty() && !pod.is_terminal() {
+                    let node = pod.spec.node_name.clone();
+                    self.assign(&key, &node, object.clone());
+                } else if pod.spec.node_name.is_empty() && pod.metadata.deletion_timestamp.is_none() {
+                    let created = pod.metadata.creation_timestamp.unwrap_or_default();
+                    self.queue.add(&key, pod.spec.priority.unwrap_or(0), created, ctx.record.last_seq());
+                }
+            }
+        }
+        Some(ctx.now)
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        self.sync_nodes(ctx);
+        self.sync_pods(ctx);
+        while let Some(key) = self.queue.pop(ctx.now) {
+            self.schedule_one(key, ctx);
+        }
+        self.queue.next_ready()
+    }
+
+    fn busy(&self) -> bool {
+        self.queue.has_ready_work()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_messages_count_reasons_and_preemption_like_upstream() {
+        let mut rejected = BTreeMap::new();
+        rejected.insert(
+            "cp".to_string(),
+            Rejection::unresolvable("node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"),
+        );
+        for n in ["w1", "w2"] {
+            rejected.insert(n.to_string(), Rejection::unschedulable(vec!["Insufficient cpu".into()]));
+        }
+        assert_eq!(
+            failure_message(3, &rejected),
+            "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+        );
+    }
+
+    #[test]
+    fn large_clusters_score_a_sample_of_nodes() {
+        assert_eq!(Scheduler::nodes_to_find(3), 3);
+        assert_eq!(Scheduler::nodes_to_find(100), 100);
+        assert_eq!(Scheduler::nodes_to_find(5000), 500);
+        assert_eq!(Scheduler::nodes_to_find(1000), 420);
+    }
+}

@@ -1,0 +1,106 @@
+//! NodeAffinity: `nodeSelector` and required node affinity decide where a pod may go;
+//! preferred node affinity adds to a node's score.
+
+use crate::api::Pod;
+use crate::api::meta::Labels;
+use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin};
+use serde_json::Value;
+
+pub struct NodeAffinity;
+
+/// Whether one `nodeSelectorTerm`'s `matchExpressions` hold for a node's labels.
+fn term_matches(term: &Value, labels: &Labels, node_name: &str) -> bool {
+    let exprs = term.get("matchExpressions").and_then(Value::as_array);
+    let fields = term.get("matchFields").and_then(Value::as_array);
+    if exprs.is_none_or(|e| e.is_empty()) && fields.is_none_or(|f| f.is_empty()) {
+        return false;
+    }
+    let check = |req: &Value, value: Option<&str>| {
+        let op = req.get("operator").and_then(Value::as_str).unwrap_or("");
+        let values: Vec<&str> = req
+            .get("values")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        match op {
+            "In" => value.is_some_and(|v| values.contains(&v)),
+            "NotIn" => !value.is_some_and(|v| values.contains(&v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            "Gt" | "Lt" => {
+                let (Some(v), Some(bound)) =
+                    (value.and_then(|v| v.parse::<i64>().ok()), values.first().and_then(|b| b.parse::<i64>().ok()))
+                else {
+                    return false;
+                };
+                if op == "Gt" { v > bound } else { v < bound }
+            }
+            _ => false,
+        }
+    };
+    exprs.into_iter().flatten().all(|req| {
+        let key = req.get("key").and_then(Value::as_str).unwrap_or("");
+        check(req, labels.get(key).map(String::as_str))
+    }) && fields.into_iter().flatten().all(|req| {
+        let key = req.get("key").and_then(Value::as_str).unwrap_or("");
+        check(req, (key == "metadata.name").then_some(node_name))
+    })
+}
+
+impl FilterPlugin for NodeAffinity {
+    fn name(&self) -> &'static str {
+        "NodeAffinity"
+    }
+
+    fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
+        let labels = &node.node.metadata.labels;
+        let selector_ok = pod.spec.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
+        let terms = pod
+            .spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.pointer("/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"))
+            .and_then(Value::as_array);
+        let affinity_ok = terms.is_none_or(|terms| terms.iter().any(|t| term_matches(t, labels, node.name())));
+        if selector_ok && affinity_ok {
+            Ok(())
+        } else {
+            Err(Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector"))
+        }
+    }
+}
+
+impl ScorePlugin for NodeAffinity {
+    fn name(&self) -> &'static str {
+        "NodeAffinity"
+    }
+
+    fn weight(&self) -> i64 {
+        2
+    }
+
+    /// Raw score: the summed weights of the preferred terms this node matches.
+    fn score(&self, pod: &Pod, node: &NodeInfo) -> i64 {
+        let Some(prefs) = pod
+            .spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.pointer("/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution"))
+            .and_then(Value::as_array)
+        else {
+            return 0;
+        };
+        prefs
+            .iter()
+            .filter(|p| p.get("preference").is_some_and(|t| term_matches(t, &node.node.metadata.labels, node.name())))
+            .map(|p| p.get("weight").and_then(Value::as_i64).unwrap_or(0))
+            .sum()
+    }
+
+    fn normalize(&self, scores: &mut [i64]) {
+        let max = scores.iter().copied().max().unwrap_or(0);
+        for s in scores.iter_mut() {
+            *s = if max == 0 { 0 } else { *s * 100 / max };
+        }
+    }
+}

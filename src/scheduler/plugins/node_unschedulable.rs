@@ -1,0 +1,25 @@
+//! NodeUnschedulable: cordoned nodes take no new pods, unless the pod tolerates the
+//! `node.kubernetes.io/unschedulable` taint.
+
+use crate::api::Pod;
+use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection};
+
+pub struct NodeUnschedulable;
+
+impl FilterPlugin for NodeUnschedulable {
+    fn name(&self) -> &'static str {
+        "NodeUnschedulable"
+    }
+
+    fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
+        let tolerated = pod.spec.tolerations.iter().any(|t| {
+            (t.key == "node.kubernetes.io/unschedulable"
+                || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
+                && (t.effect.is_empty() || t.effect == "NoSchedule")
+        });
+        if node.node.spec.unschedulable && !tolerated {
+            return Err(Rejection::unresolvable("node(s) were unschedulable"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,273 @@
+//! The sandbox's command language, the same in the CLI, the page's terminal and lessons:
+//! `kubectl …`, `sleep 30s` (advance virtual time), `sim …` (the sandbox itself), comments,
+//! and heredocs (`kubectl apply -f - <<EOF`).
+//!
+//! A session is its seed plus the commands it ran: replaying them rebuilds the same cluster,
+//! which is how saved state and shared links work.
+
+use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};
+use crate::kubectl::{self, Io, Output};
+use crate::sim::Duration;
+use std::collections::BTreeMap;
+
+/// One command line, with its heredoc body if it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub line: String,
+    pub heredoc: Option<(String, String)>,
+}
+
+impl Command {
+    pub fn new(line: &str) -> Command {
+        Command { line: line.to_string(), heredoc: None }
+    }
+
+    /// The command as a transcript shows it: the line, then the heredoc and its terminator.
+    pub fn display(&self) -> String {
+        match &self.heredoc {
+            Some((word, body)) => format!("{}\n{body}{word}", self.line),
+            None => self.line.clone(),
+        }
+    }
+}
+
+/// Splits a script into commands: one per line, heredoc bodies attached, blank lines dropped.
+pub fn parse_script(script: &str) -> Vec<Command> {
+    let mut commands = Vec::new();
+    let mut lines = script.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            continue;
+        }
+        let line = line.strip_prefix("$ ").unwrap_or(line);
+        let heredoc = heredoc_word(line).map(|word| {
+            let mut body = String::new();
+            for l in lines.by_ref() {
+                if l.trim_end() == word {
+                    break;
+                }
+                body.push_str(l);
+                body.push('\n');
+            }
+            (word, body)
+        });
+        commands.push(Command { line: line.to_string(), heredoc });
+    }
+    commands
+}
+
+/// The commands of a transcript: lines starting with `$ ` (with their heredocs); every other
+/// line is output and is skipped.
+pub fn parse_transcript(transcript: &str) -> Vec<Command> {
+    let mut commands = Vec::new();
+    let mut lines = transcript.lines();
+    while let Some(line) = lines.next() {
+        let Some(line) = line.strip_prefix("$ ") else { continue };
+        let heredoc = heredoc_word(line).map(|word| {
+            let mut body = String::new();
+            for l in lines.by_ref() {
+                if l.trim_end() == word {
+                    break;
+                }
+                body.push_str(l);
+                body.push('\n');
+            }
+            (word, body)
+        });
+        commands.push(Command { line: line.to_string(), heredoc });
+    }
+    commands
+}
+
+/// The terminator of `<<EOF` / `<<'EOF'` / `<<-EOF` in a line, if any.
+fn heredoc_word(line: &str) -> Option<String> {
+    let pos = line.find("<<")?;
+    let rest = line[pos + 2..].trim_start_matches('-').trim();
+    let word: String = rest.trim_matches(|c| c == '\'' || c == '"').split_whitespace().next()?.to_string();
+    (!word.is_empty()).then_some(word)
+}
+
+/// Shell-style word splitting: spaces separate, quotes group, backslash escapes.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                    in_word = true;
+                }
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unexpected EOF while looking for matching quote".into());
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// How long the cluster has been running when a session starts.
+pub const BOOT_TIME: Duration = Duration::seconds(60);
+
+pub const SIM_HELP: &str = "\
+sim: control the sandbox itself (not part of Kubernetes)
+
+  sim settle              run virtual time until the cluster has nothing left to do
+  sim time                print the virtual time and etcd's revision
+  sim help                this help
+
+  sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms)
+";
+
+/// A sandbox session: a cluster, the files it can read, and the commands it ran.
+pub struct Session {
+    pub cluster: Cluster,
+    pub files: BTreeMap<String, String>,
+    log: Vec<Command>,
+}
+
+impl Session {
+    pub fn new(seed: u64) -> Session {
+        Session::with_config(ClusterConfig { seed, ..ClusterConfig::default() })
+    }
+
+    pub fn with_config(config: ClusterConfig) -> Session {
+        let mut cluster = Cluster::new(config);
+        // A cluster is up for a while before anyone types, as a fresh kind cluster is.
+        cluster.advance(BOOT_TIME);
+        Session { cluster, files: BTreeMap::new(), log: Vec::new() }
+    }
+
+    /// The commands run so far, in order.
+    pub fn log(&self) -> &[Command] {
+        &self.log
+    }
+
+    /// Runs one command and returns what it printed.
+    pub fn execute(&mut self, command: &Command) -> Output {
+        self.log.push(command.clone());
+        let words = match split_words(&command.line) {
+            Ok(w) => w,
+            Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
+        };
+        let Some(program) = words.first().map(String::as_str) else { return Output::default() };
+        if program.starts_with('#') {
+            return Output::default();
+        }
+        let rest = &words[1..];
+        match program {
+            "kubectl" | "k" => {
+                let stdin = command.heredoc.as_ref().map(|(_, body)| body.as_str());
+                let files = &self.files;
+                let read = move |name: &str| {
+                    files.get(name).cloned().ok_or_else(|| format!("error: the path \"{name}\" does not exist"))
+                };
+                kubectl::run(&mut self.cluster, rest, &Io { stdin, read_file: &read })
+            }
+            "sleep" => match rest.first().and_then(|d| Duration::parse(d)) {
+                Some(d) => {
+                    self.cluster.advance(d);
+                    Output::default()
+                }
+                None => Output { stderr: "sleep: invalid time interval\n".into(), code: 1, ..Default::default() },
+            },
+            "sim" => self.sim(rest),
+            "clear" => Output::default(),
+            other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
+        }
+    }
+
+    fn sim(&mut self, args: &[String]) -> Output {
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ok = |s: String| Output { stdout: s, ..Default::default() };
+        match words.as_slice() {
+            ["settle"] => {
+                let took = self.cluster.settle(SETTLE_LIMIT);
+                ok(format!("settled after {took} of virtual time\n"))
+            }
+            ["time"] => ok(format!(
+                "virtual time {} (revision {})\n",
+                self.cluster.now().since(crate::sim::Time::ZERO),
+                self.cluster.api().etcd().revision()
+            )),
+            [] | ["help"] => ok(SIM_HELP.to_string()),
+            _ => Output {
+                stderr: format!("sim: unknown command \"{}\"; see 'sim help'\n", words.join(" ")),
+                code: 1,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Runs a script and returns its transcript: each command after `$ `, then its output.
+    pub fn transcript(&mut self, script: &str) -> String {
+        self.run_commands(&parse_script(script))
+    }
+
+    /// Runs commands and returns their transcript.
+    pub fn run_commands(&mut self, commands: &[Command]) -> String {
+        let mut out = String::new();
+        for command in commands.iter().cloned() {
+            out.push_str("$ ");
+            out.push_str(&command.display());
+            out.push('\n');
+            out.push_str(&self.execute(&command).combined());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heredocs_attach_to_their_command() {
+        let cmds = parse_script("kubectl apply -f - <<EOF\nkind: Pod\nEOF\n$ sleep 5s\n");
+        assert_eq!(cmds.len(), 2);
+        assert_eq!(cmds[0].heredoc, Some(("EOF".to_string(), "kind: Pod\n".to_string())));
+        assert_eq!(cmds[1].line, "sleep 5s");
+    }
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(split_words("a 'b c' \"d\\\"e\" f\\ g").unwrap(), ["a", "b c", "d\"e", "f g"]);
+        assert!(split_words("echo 'open").is_err());
+    }
+
+    #[test]
+    fn unknown_programs_are_not_found() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("kubctl get pods"));
+        assert_eq!((out.stderr.as_str(), out.code), ("sh: kubctl: command not found\n", 127));
+    }
+}

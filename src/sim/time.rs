@@ -1,0 +1,278 @@
+//! The virtual clock's units: instants and durations in milliseconds since the simulation began.
+//!
+//! The simulation never reads the wall clock. Instant zero is a fixed calendar date so that
+//! timestamps printed in manifests and `-o yaml` look like a real cluster's.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::ops::{Add, Sub};
+
+/// Unix time, in seconds, of the simulation's instant zero: 2026-01-01T00:00:00Z.
+pub const EPOCH_UNIX_SECONDS: i64 = 1_767_225_600;
+
+/// A span of virtual time in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(pub u64);
+
+impl Duration {
+    pub const ZERO: Duration = Duration(0);
+    pub const fn millis(ms: u64) -> Self {
+        Duration(ms)
+    }
+    pub const fn seconds(s: u64) -> Self {
+        Duration(s * 1000)
+    }
+    pub const fn minutes(m: u64) -> Self {
+        Duration(m * 60_000)
+    }
+    pub fn as_millis(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+
+    /// Parses a Go-style duration as `sleep` and kubectl flags take it: `30s`, `2m`, `1m30s`,
+    /// `500ms`, `1h`, or a bare number of seconds.
+    pub fn parse(text: &str) -> Option<Duration> {
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        if let Ok(secs) = text.parse::<f64>() {
+            return (secs >= 0.0 && secs.is_finite()).then(|| Duration((secs * 1000.0) as u64));
+        }
+        let mut total = 0f64;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let num_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+            if num_len == 0 {
+                return None;
+            }
+            let value: f64 = rest[..num_len].parse().ok()?;
+            rest = &rest[num_len..];
+            let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+            let factor = match &rest[..unit_len] {
+                "ms" => 1.0,
+                "s" => 1000.0,
+                "m" => 60_000.0,
+                "h" => 3_600_000.0,
+                _ => return None,
+            };
+            rest = &rest[unit_len..];
+            total += value * factor;
+        }
+        Some(Duration(total as u64))
+    }
+}
+
+impl fmt::Display for Duration {
+    /// Go's `time.Duration` formatting, rounded to milliseconds: `4.2s`, `1m30s`, `250ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0;
+        if ms < 1000 {
+            return write!(f, "{ms}ms");
+        }
+        let hours = ms / 3_600_000;
+        let minutes = (ms / 60_000) % 60;
+        let secs = (ms % 60_000) as f64 / 1000.0;
+        if hours > 0 {
+            write!(f, "{hours}h")?;
+        }
+        if hours > 0 || minutes > 0 {
+            write!(f, "{minutes}m")?;
+        }
+        let secs_text = format!("{secs:.3}");
+        let secs_text = secs_text.trim_end_matches('0').trim_end_matches('.');
+        write!(f, "{secs_text}s")
+    }
+}
+
+impl Add for Duration {
+    type Output = Duration;
+    fn add(self, rhs: Duration) -> Duration {
+        Duration(self.0.saturating_add(rhs.0))
+    }
+}
+
+/// An instant on the virtual clock, in milliseconds since the simulation began.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+
+    pub fn since(self, earlier: Time) -> Duration {
+        Duration(self.0.saturating_sub(earlier.0))
+    }
+
+    /// Nanoseconds since the Unix epoch, as event names and micro-timestamps use them.
+    pub fn unix_nanos(self) -> i128 {
+        (EPOCH_UNIX_SECONDS as i128 * 1000 + self.0 as i128) * 1_000_000
+    }
+
+    /// RFC 3339 with whole seconds, as `metadata.creationTimestamp` prints.
+    pub fn rfc3339(self) -> String {
+        let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
+        format!("{date}T{hms}Z")
+    }
+
+    /// RFC 3339 with microseconds, as `MicroTime` fields (event time, lease renew time) print.
+    pub fn rfc3339_micros(self) -> String {
+        let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
+        format!("{date}T{hms}.{:06}Z", (self.0 % 1000) * 1000)
+    }
+
+    /// RFC 1123 with a numeric zone, as `kubectl describe` prints times:
+    /// `Thu, 01 Jan 2026 00:00:00 +0000`.
+    pub fn rfc1123z(self) -> String {
+        let unix = EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64;
+        let (date, hms) = civil(unix);
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][unix.div_euclid(86_400).rem_euclid(7) as usize];
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+        let month = months[date[5..7].parse::<usize>().unwrap_or(1) - 1];
+        format!("{weekday}, {} {month} {} {hms} +0000", &date[8..10], &date[0..4])
+    }
+
+    /// Parses RFC 3339 (`2026-01-01T00:00:05Z`, optional fraction). Instants before the
+    /// simulation began clamp to zero.
+    pub fn parse_rfc3339(text: &str) -> Option<Time> {
+        let bytes = text.as_bytes();
+        if bytes.len() < 20 || bytes[4] != b'-' || bytes[7] != b'-' || bytes[10] != b'T' {
+            return None;
+        }
+        let num = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
+        let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        let mut millis = 0i64;
+        let rest = &text[19..];
+        let rest = if let Some(frac) = rest.strip_prefix('.') {
+            let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let padded = format!("{:0<3}", &digits[..digits.len().min(3)]);
+            millis = padded.parse().ok()?;
+            &frac[digits.len()..]
+        } else {
+            rest
+        };
+        if rest != "Z" {
+            return None;
+        }
+        let unix = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s;
+        let ms = (unix - EPOCH_UNIX_SECONDS) * 1000 + millis;
+        Some(Time(ms.max(0) as u64))
+    }
+}
+
+impl Add<Duration> for Time {
+    type Output = Time;
+    fn add(self, rhs: Duration) -> Time {
+        Time(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl Sub<Time> for Time {
+    type Output = Duration;
+    fn sub(self, rhs: Time) -> Duration {
+        self.since(rhs)
+    }
+}
+
+impl Serialize for Time {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.rfc3339())
+    }
+}
+
+impl<'de> Deserialize<'de> for Time {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Time::parse_rfc3339(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("parsing time \"{text}\" as \"2006-01-02T15:04:05Z07:00\": cannot parse"))
+        })
+    }
+}
+
+/// A `MicroTime` field: the same instant, printed with microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MicroTime(pub Time);
+
+impl Serialize for MicroTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.rfc3339_micros())
+    }
+}
+
+impl<'de> Deserialize<'de> for MicroTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Time::deserialize(d).map(MicroTime)
+    }
+}
+
+/// Converts Unix seconds to (`YYYY-MM-DD`, `HH:MM:SS`) in UTC.
+fn civil(unix: i64) -> (String, String) {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    // Howard Hinnant's civil-from-days algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (format!("{y:04}-{m:02}-{d:02}"), format!("{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60, secs % 60))
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instant_zero_prints_as_the_simulation_epoch() {
+        assert_eq!(Time::ZERO.rfc3339(), "2026-01-01T00:00:00Z");
+        assert_eq!(Time(90_061_500).rfc3339_micros(), "2026-01-02T01:01:01.500000Z");
+    }
+
+    #[test]
+    fn describe_times_name_the_weekday() {
+        assert_eq!(Time::ZERO.rfc1123z(), "Thu, 01 Jan 2026 00:00:00 +0000");
+        assert_eq!(Time(86_400_000 * 3 + 5000).rfc1123z(), "Sun, 04 Jan 2026 00:00:05 +0000");
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        let t = Time(123_456_000);
+        assert_eq!(Time::parse_rfc3339(&t.rfc3339()), Some(t));
+        assert_eq!(Time::parse_rfc3339("2026-01-01T00:00:01.250Z"), Some(Time(1250)));
+        assert_eq!(Time::parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn durations_parse_like_go() {
+        assert_eq!(Duration::parse("30s"), Some(Duration::seconds(30)));
+        assert_eq!(Duration::parse("1m30s"), Some(Duration::seconds(90)));
+        assert_eq!(Duration::parse("250ms"), Some(Duration::millis(250)));
+        assert_eq!(Duration::parse("2"), Some(Duration::seconds(2)));
+        assert_eq!(Duration::parse("soon"), None);
+        assert_eq!(Duration::parse("5x"), None);
+    }
+
+    #[test]
+    fn durations_print_like_go() {
+        assert_eq!(Duration::millis(4200).to_string(), "4.2s");
+        assert_eq!(Duration::seconds(90).to_string(), "1m30s");
+        assert_eq!(Duration::millis(250).to_string(), "250ms");
+    }
+}

@@ -1,0 +1,115 @@
+//! The page's panels: leaf views of a snapshot, and the controls that send commands.
+
+use super::view::{EventRow, NodeCard, PodRow, status_class};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct PodTableProps {
+    pub pods: Vec<PodRow>,
+    pub on_delete: Callback<String>,
+}
+
+/// `kubectl get pods -o wide`, live.
+#[function_component(PodTable)]
+pub fn pod_table(props: &PodTableProps) -> Html {
+    if props.pods.is_empty() {
+        return html! {
+            <table id="pods" class="kube-table" aria-label="Pods in the default namespace">
+                <caption>{"No resources found in default namespace."}</caption>
+            </table>
+        };
+    }
+    html! {
+        <table id="pods" class="kube-table" aria-label="Pods in the default namespace">
+            <thead><tr>
+                <th>{"NAME"}</th><th>{"READY"}</th><th>{"STATUS"}</th><th>{"RESTARTS"}</th><th>{"AGE"}</th><th>{"NODE"}</th><th><span class="sr-only">{"Actions"}</span></th>
+            </tr></thead>
+            <tbody>
+            { for props.pods.iter().map(|p| {
+                let name = p.name.clone();
+                let on_delete = props.on_delete.clone();
+                let onclick = Callback::from(move |_| on_delete.emit(name.clone()));
+                html! {
+                    <tr data-pod={p.name.clone()}>
+                        <td>{&p.name}</td>
+                        <td>{&p.ready}</td>
+                        <td><span class={classes!("status", status_class(&p.status))}>{&p.status}</span></td>
+                        <td>{&p.restarts}</td>
+                        <td>{&p.age}</td>
+                        <td>{&p.node}</td>
+                        <td><button class="small" title={format!("kubectl delete pod {}", p.name)} aria-label={format!("Delete pod {}", p.name)} {onclick}>{"delete"}</button></td>
+                    </tr>
+                }
+            }) }
+            </tbody>
+        </table>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EventListProps {
+    pub events: Vec<EventRow>,
+}
+
+/// The event stream, newest first, like `kubectl get events --watch` with a FROM column.
+#[function_component(EventList)]
+pub fn event_list(props: &EventListProps) -> Html {
+    html! {
+        <table id="events" class="kube-table events" aria-label="Events, newest first" aria-live="polite">
+            <thead><tr>
+                <th>{"LAST SEEN"}</th><th>{"TYPE"}</th><th>{"REASON"}</th><th>{"OBJECT"}</th><th>{"FROM"}</th><th>{"MESSAGE"}</th>
+            </tr></thead>
+            <tbody>
+            { for props.events.iter().map(|e| html! {
+                <tr class={classes!((e.type_ == "Warning").then_some("warning"))} data-reason={e.reason.clone()}>
+                    <td>{&e.last_seen}</td><td>{&e.type_}</td><td>{&e.reason}</td><td>{&e.object}</td><td>{&e.source}</td><td class="message">{&e.message}</td>
+                </tr>
+            }) }
+            </tbody>
+        </table>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NodeMapProps {
+    pub nodes: Vec<NodeCard>,
+}
+
+fn gauge(label: &str, used: i64, total: i64, text: String) -> Html {
+    let pct = if total > 0 { (used * 100 / total).clamp(0, 100) } else { 0 };
+    html! {
+        <div class="gauge" role="meter" aria-label={label.to_string()} aria-valuemin="0" aria-valuemax="100" aria-valuenow={pct.to_string()}>
+            <span class="gauge-label">{label}</span>
+            <span class="gauge-bar"><span class="gauge-fill" style={format!("width:{pct}%")}></span></span>
+            <span class="gauge-text">{text}</span>
+        </div>
+    }
+}
+
+/// The nodes, each with its requested vs allocatable resources and the pods it runs.
+#[function_component(NodeMap)]
+pub fn node_map(props: &NodeMapProps) -> Html {
+    html! {
+        <div id="nodes" class="nodes">
+        { for props.nodes.iter().map(|n| {
+            let ready = n.status.starts_with("Ready");
+            html! {
+                <section class={classes!("node", (!ready).then_some("not-ready"))} data-node={n.name.clone()} aria-label={format!("Node {}", n.name)}>
+                    <header>
+                        <strong>{&n.name}</strong>
+                        <span class={classes!("node-status", if ready { "running" } else { "failed" })}>{&n.status}</span>
+                        if n.roles != "<none>" { <span class="role">{&n.roles}</span> }
+                    </header>
+                    { gauge("cpu", n.cpu_requested, n.cpu_allocatable, format!("{}m / {}m", n.cpu_requested, n.cpu_allocatable)) }
+                    { gauge("memory", n.memory_requested, n.memory_allocatable, format!("{}Mi / {}Mi", n.memory_requested >> 20, n.memory_allocatable >> 20)) }
+                    <ul class="pod-chips">
+                    { for n.pods.iter().map(|(name, status)| html! {
+                        <li class={classes!("chip", status_class(status))} title={format!("{name}: {status}")}>{name}<span class="chip-status">{status}</span></li>
+                    }) }
+                    </ul>
+                </section>
+            }
+        }) }
+        </div>
+    }
+}

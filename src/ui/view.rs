@@ -1,0 +1,127 @@
+//! Plain-data snapshots of the cluster for the page, built from the core's own printers so
+//! the page and `kubectl` always agree.
+
+use crate::api::{Kind, Object};
+use crate::kubectl::{age, printers};
+use crate::shell::Session;
+use crate::sim::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PodRow {
+    pub name: String,
+    pub ready: String,
+    pub status: String,
+    pub restarts: String,
+    pub age: String,
+    pub node: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRow {
+    pub last_seen: String,
+    pub type_: String,
+    pub reason: String,
+    pub object: String,
+    pub source: String,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeCard {
+    pub name: String,
+    pub status: String,
+    pub roles: String,
+    pub cpu_requested: i64,
+    pub cpu_allocatable: i64,
+    pub memory_requested: i64,
+    pub memory_allocatable: i64,
+    pub pods: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub now: Time,
+    pub revision: i64,
+    pub pods: Vec<PodRow>,
+    pub events: Vec<EventRow>,
+    pub nodes: Vec<NodeCard>,
+}
+
+/// The status class a pod's STATUS column falls into, for colour and icon.
+pub fn status_class(status: &str) -> &'static str {
+    match status {
+        "Running" => "running",
+        "Completed" | "Succeeded" => "completed",
+        "Pending" | "ContainerCreating" | "PodInitializing" => "pending",
+        "Terminating" => "terminating",
+        s if s.starts_with("Init:") => "pending",
+        _ => "failed",
+    }
+}
+
+pub fn snapshot(session: &Session) -> Snapshot {
+    let cluster = &session.cluster;
+    let now = cluster.now();
+    let pods_all = cluster.objects(Kind::Pod, "");
+    let pods = pods_all
+        .iter()
+        .filter(|o| o.namespace() == "default")
+        .map(|o| {
+            let row = printers::row(o, now, true);
+            PodRow {
+                name: row[0].clone(),
+                ready: row[1].clone(),
+                status: row[2].clone(),
+                restarts: row[3].clone(),
+                age: row[4].clone(),
+                node: row[6].clone(),
+            }
+        })
+        .collect();
+    let mut events: Vec<_> = cluster.objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
+    // Newest first; within one millisecond, the later write (higher resourceVersion) first.
+    events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
+    let events = events
+        .iter()
+        .take(60)
+        .map(|e| EventRow {
+            last_seen: age::age(Some(e.last_seen()), now),
+            type_: e.type_.clone(),
+            reason: e.reason.clone(),
+            object: printers::event_target(e),
+            source: e.source.component.clone(),
+            message: e.message.clone(),
+        })
+        .collect();
+    let nodes = cluster
+        .objects(Kind::Node, "")
+        .iter()
+        .filter_map(|o| o.as_node().cloned())
+        .map(|n| {
+            let on_node: Vec<&Object> = pods_all
+                .iter()
+                .map(|p| &**p)
+                .filter(|p| p.as_pod().is_some_and(|p| p.spec.node_name == n.metadata.name && !p.is_terminal()))
+                .collect();
+            let (cpu, mem) = on_node.iter().filter_map(|p| p.as_pod()).fold((0, 0), |(c, m), p| {
+                let r = p.requests();
+                (c + r.cpu_milli, m + r.memory_bytes)
+            });
+            NodeCard {
+                name: n.metadata.name.clone(),
+                status: printers::node_status(&n),
+                roles: printers::node_roles(&n),
+                cpu_requested: cpu,
+                cpu_allocatable: n.allocatable("cpu").map_or(0, |q| q.milli()),
+                memory_requested: mem,
+                memory_allocatable: n.allocatable("memory").map_or(0, |q| q.value()),
+                pods: on_node
+                    .iter()
+                    .filter_map(|p| p.as_pod())
+                    .map(|p| (p.metadata.name.clone(), printers::summarize_pod(p).status))
+                    .collect(),
+            }
+        })
+        .collect();
+    Snapshot { now, revision: cluster.api().etcd().revision(), pods, events, nodes }
+}

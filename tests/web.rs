@@ -1,0 +1,125 @@
+//! Browser tests: the page rendered in headless Chromium, driven through its DOM.
+//! Run by `scripts/test.sh` as `cargo test --target wasm32-unknown-unknown --test web`.
+//! No real sleeps: the app starts paused and tests move virtual time with its own controls.
+#![cfg(target_arch = "wasm32")]
+
+use kubeloop::ui::{App, AppProps};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement, KeyboardEvent, KeyboardEventInit};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Mounts a fresh, paused sandbox in its own element.
+async fn mount() -> Element {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { seed: 1, start_paused: true }).render();
+    yew::scheduler::flush().await;
+    root
+}
+
+fn find(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+fn text(root: &Element, selector: &str) -> String {
+    root.query_selector(selector).unwrap().and_then(|e| e.text_content()).unwrap_or_default()
+}
+
+async fn click(root: &Element, selector: &str) {
+    find(root, selector).dyn_into::<HtmlElement>().unwrap().click();
+    yew::scheduler::flush().await;
+}
+
+fn set_manifest(root: &Element, yaml: &str) {
+    find(root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap().set_value(yaml);
+}
+
+const POD: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: nginx
+    image: nginx:1.25
+";
+
+#[wasm_bindgen_test]
+async fn applying_a_pod_from_the_editor_shows_it_running_after_time_passes() {
+    let root = mount().await;
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    assert_eq!(text(&root, "#apply-result"), "pod/web created");
+    let row = text(&root, "#pods tr[data-pod=\"web\"]");
+    assert!(row.contains("Pending"), "right after apply the pod is Pending: {row}");
+
+    click(&root, "#settle").await;
+    let row = text(&root, "#pods tr[data-pod=\"web\"]");
+    assert!(row.contains("Running") && row.contains("1/1"), "after settling the pod runs: {row}");
+
+    // The events the chain produced, newest first in the stream: reverse to read them in order.
+    let events = root.query_selector_all("#events tbody tr").unwrap();
+    let mut reasons: Vec<String> = (0..events.length())
+        .filter_map(|i| events.item(i))
+        .filter_map(|n| n.dyn_into::<Element>().ok())
+        .filter(|e| e.text_content().unwrap_or_default().contains("pod/web"))
+        .filter_map(|e| e.get_attribute("data-reason"))
+        .collect();
+    reasons.reverse();
+    assert_eq!(reasons, ["Scheduled", "Pulling", "Pulled", "Created", "Started"]);
+    // The node it landed on shows it.
+    assert!(text(&root, "#nodes").contains("web"));
+}
+
+#[wasm_bindgen_test]
+async fn bad_yaml_shows_an_error_and_the_page_lives_on() {
+    let root = mount().await;
+    set_manifest(&root, "apiVersion: v1\nkind: Pod\nmetadata: name: web\n");
+    click(&root, "#apply").await;
+    let error = text(&root, "#apply-error");
+    assert!(error.contains("error converting YAML to JSON: yaml: line 3"), "{error}");
+    assert!(root.query_selector("#apply-result").unwrap().is_none());
+
+    // The page still works: a valid manifest applies.
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    assert_eq!(text(&root, "#apply-result"), "pod/web created");
+}
+
+#[wasm_bindgen_test]
+async fn unknown_fields_are_rejected_like_the_real_api_server() {
+    let root = mount().await;
+    set_manifest(&root, &POD.replace("image:", "imagee:"));
+    click(&root, "#apply").await;
+    assert!(text(&root, "#apply-error").contains("strict decoding error: unknown field \"spec.containers[0].imagee\""));
+}
+
+#[wasm_bindgen_test]
+async fn the_terminal_runs_kubectl() {
+    let root = mount().await;
+    let input = find(&root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value("kubectl get nodes");
+    let init = KeyboardEventInit::new();
+    init.set_key("Enter");
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    input.dispatch_event(&event).unwrap();
+    yew::scheduler::flush().await;
+    let out = text(&root, "#terminal-output");
+    assert!(out.contains("$ kubectl get nodes"), "{out}");
+    assert!(out.contains("worker-3") && out.contains("Ready"), "{out}");
+}
+
+#[wasm_bindgen_test]
+async fn deleting_a_pod_from_the_table_removes_it() {
+    let root = mount().await;
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    click(&root, "#pods tr[data-pod=\"web\"] button").await;
+    assert!(text(&root, "#terminal-output").contains("pod \"web\" deleted"));
+    click(&root, "#settle").await;
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none());
+}
