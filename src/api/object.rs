@@ -216,22 +216,15 @@ impl Object {
     /// with their path the way the API server's strict field validation reports them.
     pub fn decode(kind: Kind, body: &Value) -> Result<Object, DecodeError> {
         fn strict<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, DecodeError> {
-            serde_path_to_error::deserialize(body).map_err(|err| {
-                let path = err.path().to_string();
-                let inner = err.into_inner().to_string();
-                let message = if let Some(field) = unknown_field_name(&inner) {
-                    let full = if path == "." || path.is_empty() {
-                        field.to_string()
-                    } else {
-                        // The path ends at the unknown key itself.
-                        path.clone()
-                    };
-                    format!("strict decoding error: unknown field \"{full}\"")
-                } else if path == "." || path.is_empty() || inner.starts_with("quantities must match") {
-                    // Go's decoder reports custom unmarshal errors without a field path.
-                    inner
-                } else {
-                    format!("{path}: {inner}")
+            T::deserialize(body).map_err(|err| {
+                let message = err.to_string();
+                let message = match unknown_field_name(&message) {
+                    Some(field) => {
+                        let path = unknown_field_path(body, field, &expected_fields(&message))
+                            .unwrap_or_else(|| field.to_string());
+                        format!("strict decoding error: unknown field \"{path}\"")
+                    }
+                    None => message,
                 };
                 DecodeError { message }
             })
@@ -244,6 +237,36 @@ impl Object {
             Kind::Lease => Object::Lease(strict(body)?),
         })
     }
+}
+
+/// The field names serde lists after "expected one of" in an unknown-field error.
+fn expected_fields(serde_message: &str) -> Vec<&str> {
+    serde_message
+        .split_once("expected one of ")
+        .or_else(|| serde_message.split_once("expected "))
+        .map(|(_, list)| list.split(", ").map(|f| f.trim_matches('`')).collect())
+        .unwrap_or_default()
+}
+
+/// Where in `body` a map holds the unknown `field` next to known ones: the map whose other
+/// keys are all among `expected` (so the right one of several same-named keys is found).
+/// Returns a path like `spec.containers[0].imagee`.
+fn unknown_field_path(body: &Value, field: &str, expected: &[&str]) -> Option<String> {
+    match body {
+        Value::Object(map) => {
+            if map.contains_key(field) && map.keys().all(|k| k == field || expected.contains(&k.as_str())) {
+                return Some(field.to_string());
+            }
+            map.iter().find_map(|(k, v)| unknown_field_path(v, field, expected).map(|p| format!("{k}.{p}")))
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let inner = unknown_field_path(v, field, expected)?;
+            // Array elements join their parent's key without a dot: containers[0].image
+            Some(format!("[{i}].{inner}"))
+        }),
+        _ => None,
+    }
+    .map(|p| p.replace(".[", "["))
 }
 
 fn unknown_field_name(serde_message: &str) -> Option<&str> {

@@ -106,14 +106,17 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
 
+    let example = use_state(|| examples::EXAMPLES[0].id);
     let on_example = {
         let editor = editor.clone();
+        let example = example.clone();
         Callback::from(move |e: Event| {
             let id = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
-            if let (Some(ex), Some(area)) =
-                (examples::EXAMPLES.iter().find(|x| x.id == id), editor.cast::<HtmlTextAreaElement>())
-            {
-                area.set_value(ex.manifest);
+            if let Some(ex) = examples::EXAMPLES.iter().find(|x| x.id == id) {
+                if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
+                    area.set_value(ex.manifest);
+                }
+                example.set(ex.id);
             }
         })
     };
@@ -197,13 +200,13 @@ pub fn app(props: &AppProps) -> Html {
                 <div class="time-controls" role="group" aria-label="Time controls">
                     <span id="clock" class="clock" title="virtual time since the cluster started">{format!("t = {}", crate::kubectl::age::human_duration(clock))}</span>
                     <span class="revision" title="etcd's revision">{format!("rev {}", snap.revision)}</span>
-                    <button id="play" onclick={on_play} aria-pressed={(!*playing).to_string()}>{ if *playing { "⏸ pause" } else { "▶ play" } }</button>
+                    <button id="play" onclick={on_play} aria-pressed={(!*playing).to_string()}>{ if *playing { "pause" } else { "play" } }</button>
                     <button id="step" onclick={on_step} title="run the next component that is due">{"step"}</button>
                     <label for="speed" class="sr-only">{"Speed"}</label>
                     <select id="speed" onchange={on_speed} aria-label="Speed">
                         { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={(*speed - v).abs() < 1e-9}>{*label}</option> }) }
                     </select>
-                    <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"⏭ skip to settled"}</button>
+                    <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                 </div>
             </header>
             <main class="layout">
@@ -212,7 +215,7 @@ pub fn app(props: &AppProps) -> Html {
                     <div class="editor-bar">
                         <label for="examples">{"Examples "}</label>
                         <select id="examples" onchange={on_example}>
-                            { for examples::EXAMPLES.iter().map(|x| html! { <option value={x.id}>{x.title}</option> }) }
+                            { for examples::EXAMPLES.iter().map(|x| html! { <option value={x.id} selected={x.id == *example}>{x.title}</option> }) }
                         </select>
                     </div>
                     <textarea id="manifest" ref={editor} spellcheck="false" aria-label="Manifest (YAML)" rows="18" defaultvalue={examples::EXAMPLES[0].manifest} />
