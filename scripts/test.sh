@@ -13,7 +13,7 @@
 #   6. sizes    the release bundle's wasm + js, raw and gzip -9
 #
 # Usage: bash scripts/test.sh
-#   E2E_SMOKE_ONLY=1 bash scripts/test.sh   e2e only checks the page loads and #app appears
+#   E2E_SMOKE_ONLY=1 bash scripts/test.sh   e2e only checks the page loads and renders
 # Logs of each stage: target/test-logs/<stage>.log
 set -euo pipefail
 # shellcheck source=scripts/env.sh

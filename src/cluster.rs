@@ -8,6 +8,9 @@
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
 use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
 use crate::component::{Component, Ctx, EventRecorder};
+use crate::controllers::ControllerLoop;
+use crate::controllers::deployment::DeploymentController;
+use crate::controllers::replicaset::ReplicaSetController;
 use crate::kubelet::{Kubelet, NodeConfig};
 use crate::record::{ComponentId, Record};
 use crate::scheduler::Scheduler;
@@ -51,6 +54,7 @@ pub enum Role {
     User,
     ApiServer,
     Scheduler,
+    Controller { name: String },
     Kubelet { node: String },
 }
 
@@ -107,6 +111,8 @@ impl Cluster {
             "default-scheduler",
             "",
         );
+        cluster.add_controller("deployment-controller", Box::new(ControllerLoop::new(DeploymentController::default())));
+        cluster.add_controller("replicaset-controller", Box::new(ControllerLoop::new(ReplicaSetController::default())));
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
         cluster.add_node(cp);
         for i in 1..=config.workers {
@@ -155,6 +161,12 @@ impl Cluster {
         let idx = self.add_slot(name, user, role, Some(component), source);
         self.wake(idx, self.now);
         idx
+    }
+
+    /// Adds a controller of kube-controller-manager, with its own service account.
+    fn add_controller(&mut self, name: &str, component: Box<dyn Component>) -> u32 {
+        let user = format!("system:serviceaccount:kube-system:{name}");
+        self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, name, "")
     }
 
     /// Adds a node: its kubelet starts, registers the Node and begins heartbeating.

@@ -6,7 +6,7 @@ use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, Wa
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Duration, Rng, Time};
 use std::any::Any;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// A control-plane or node component: scheduler, controller, kubelet.
@@ -160,7 +160,8 @@ pub struct Delta {
     pub seq: Seq,
 }
 
-/// An informer: LIST once, then WATCH, keeping a local cache of one kind.
+/// An informer: LIST once, then WATCH, keeping a local cache of one kind, indexed by the
+/// controller that owns each object (orphans under the empty uid).
 #[derive(Debug)]
 pub struct Informer {
     pub kind: Kind,
@@ -168,11 +169,19 @@ pub struct Informer {
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
     pub cache: BTreeMap<String, Arc<Object>>,
+    by_owner: HashMap<String, BTreeSet<String>>,
 }
 
 impl Informer {
     pub fn new(kind: Kind) -> Self {
-        Informer { kind, namespace: String::new(), fields: None, watch: None, cache: BTreeMap::new() }
+        Informer {
+            kind,
+            namespace: String::new(),
+            fields: None,
+            watch: None,
+            cache: BTreeMap::new(),
+            by_owner: HashMap::new(),
+        }
     }
 
     pub fn with_fields(mut self, fields: FieldSelector) -> Self {
@@ -187,7 +196,11 @@ impl Informer {
         let Reply::List { items, revision } = ctx.call(list)? else {
             return Err(Status::bad_request("list answered without a list"));
         };
-        self.cache = items.into_iter().map(|o| (cache_key(o.namespace(), o.name()), o)).collect();
+        self.cache.clear();
+        self.by_owner.clear();
+        for o in items {
+            self.put(o);
+        }
         let mut watch = Request::watch(self.kind, &self.namespace).from_revision(revision);
         watch.field_selector = self.fields.clone();
         if let Reply::Watch { id, .. } = ctx.call(watch)? {
@@ -202,10 +215,9 @@ impl Informer {
         let events = api.drain_watch(id);
         let mut deltas = Vec::with_capacity(events.len());
         for ev in events {
-            let key = cache_key(ev.object.namespace(), ev.object.name());
             let old = match ev.type_ {
-                WatchEventType::Deleted => self.cache.remove(&key),
-                _ => self.cache.insert(key, ev.object.clone()),
+                WatchEventType::Deleted => self.remove(ev.object.namespace(), ev.object.name()),
+                _ => self.put(ev.object.clone()),
             };
             deltas.push(Delta { type_: ev.type_, object: ev.object, old, seq: ev.seq });
         }
@@ -219,6 +231,40 @@ impl Informer {
     /// Records a write the component itself made, so its cache is not staler than its
     /// own actions until the watch catches up.
     pub fn assume(&mut self, object: Arc<Object>) {
-        self.cache.insert(cache_key(object.namespace(), object.name()), object);
+        self.put(object);
+    }
+
+    fn owner_uid(object: &Object) -> &str {
+        object.controller_ref().map_or("", |o| o.uid.as_str())
+    }
+
+    fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
+        let key = cache_key(object.namespace(), object.name());
+        let owner = Self::owner_uid(&object).to_string();
+        let old = self.cache.insert(key.clone(), object);
+        if let Some(old) = &old {
+            let old_owner = Self::owner_uid(old);
+            if old_owner != owner {
+                if let Some(set) = self.by_owner.get_mut(old_owner) {
+                    set.remove(&key);
+                }
+            }
+        }
+        self.by_owner.entry(owner).or_default().insert(key);
+        old
+    }
+
+    fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        let key = cache_key(namespace, name);
+        let old = self.cache.remove(&key)?;
+        if let Some(set) = self.by_owner.get_mut(Self::owner_uid(&old)) {
+            set.remove(&key);
+        }
+        Some(old)
+    }
+
+    /// The objects whose controller has this uid (`""`: objects with no controller).
+    pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
+        self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
     }
 }

@@ -4,6 +4,7 @@ pub mod api;
 pub mod apiserver;
 pub mod cluster;
 pub mod component;
+pub mod controllers;
 pub mod etcd;
 pub mod kubectl;
 pub mod kubelet;

@@ -1,6 +1,10 @@
 //! The object model: Kubernetes' API types, as manifests and the API server use them.
 
+pub mod apps;
+pub mod batch;
+pub mod config;
 pub mod event;
+pub mod int_or_string;
 pub mod lease;
 pub mod meta;
 pub mod namespace;
@@ -8,8 +12,13 @@ pub mod node;
 pub mod object;
 pub mod pod;
 pub mod quantity;
+pub mod service;
 
+pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
+pub use batch::Job;
+pub use config::{ConfigMap, Secret, ServiceAccount};
 pub use event::{Event, EventSource};
+pub use int_or_string::IntOrString;
 pub use lease::{Lease, LeaseSpec};
 pub use meta::{LabelSelector, Labels, ObjectMeta, ObjectReference, OwnerReference};
 pub use namespace::Namespace;
@@ -17,3 +26,4 @@ pub use node::{Node, NodeCondition, Taint};
 pub use object::{DecodeError, Kind, KindInfo, Object};
 pub use pod::{Container, Pod, PodCondition, PodSpec, PodStatus, Toleration};
 pub use quantity::Quantity;
+pub use service::{EndpointSlice, Endpoints, Service};

@@ -1,6 +1,6 @@
 //! The kinds the API serves, and `Object`: any one stored object, decoded strictly.
 
-use super::{Event, Lease, Namespace, Node, ObjectMeta, Pod};
+use super::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,51 +20,84 @@ pub struct KindInfo {
 
 const ALL_VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Pod,
-    Node,
-    Namespace,
-    Event,
-    Lease,
+/// The kinds the API serves, in one table: variant, Rust type, group, version, plural
+/// resource, singular, whether namespaced, short names.
+macro_rules! kinds {
+    ($( $variant:ident($ty:ty) = $group:literal, $version:literal, $resource:literal, $singular:literal, $namespaced:literal, [$($short:literal),*]; )*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Kind { $($variant),* }
+
+        impl Kind {
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant),*];
+
+            pub fn info(self) -> &'static KindInfo {
+                match self {
+                    $(Kind::$variant => {
+                        static INFO: KindInfo = KindInfo {
+                            kind: stringify!($variant),
+                            group: $group,
+                            version: $version,
+                            resource: $resource,
+                            singular: $singular,
+                            namespaced: $namespaced,
+                            short_names: &[$($short),*],
+                            verbs: ALL_VERBS,
+                        };
+                        &INFO
+                    })*
+                }
+            }
+        }
+
+        /// One stored object of any kind.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum Object { $($variant($ty)),* }
+
+        macro_rules! each_kind {
+            ($obj:expr, $inner:ident => $body:expr) => {
+                match $obj { $(Object::$variant($inner) => $body),* }
+            };
+        }
+
+        impl Object {
+            pub fn kind(&self) -> Kind {
+                match self { $(Object::$variant(_) => Kind::$variant),* }
+            }
+
+            /// An empty object of `kind`, e.g. to check which fields a selector may name.
+            pub fn empty(kind: Kind) -> Object {
+                match kind { $(Kind::$variant => Object::$variant(Default::default())),* }
+            }
+
+            /// Decodes a request body of a known kind strictly: unknown fields are errors,
+            /// reported with their path the way the API server's strict field validation does.
+            pub fn decode(kind: Kind, body: &Value) -> Result<Object, DecodeError> {
+                Ok(match kind { $(Kind::$variant => Object::$variant(strict(body)?)),* })
+            }
+        }
+    };
+}
+
+kinds! {
+    Pod(Pod) = "", "v1", "pods", "pod", true, ["po"];
+    Node(Node) = "", "v1", "nodes", "node", false, ["no"];
+    Namespace(Namespace) = "", "v1", "namespaces", "namespace", false, ["ns"];
+    Event(Event) = "", "v1", "events", "event", true, ["ev"];
+    Service(Service) = "", "v1", "services", "service", true, ["svc"];
+    Endpoints(Endpoints) = "", "v1", "endpoints", "endpoints", true, ["ep"];
+    ConfigMap(ConfigMap) = "", "v1", "configmaps", "configmap", true, ["cm"];
+    Secret(Secret) = "", "v1", "secrets", "secret", true, [];
+    ServiceAccount(ServiceAccount) = "", "v1", "serviceaccounts", "serviceaccount", true, ["sa"];
+    Deployment(Deployment) = "apps", "v1", "deployments", "deployment", true, ["deploy"];
+    ReplicaSet(ReplicaSet) = "apps", "v1", "replicasets", "replicaset", true, ["rs"];
+    DaemonSet(DaemonSet) = "apps", "v1", "daemonsets", "daemonset", true, ["ds"];
+    Job(Job) = "batch", "v1", "jobs", "job", true, [];
+    EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
+    Lease(Lease) = "coordination.k8s.io", "v1", "leases", "lease", true, [];
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [Kind::Pod, Kind::Node, Kind::Namespace, Kind::Event, Kind::Lease];
-
-    pub fn info(self) -> &'static KindInfo {
-        const fn core(
-            kind: &'static str,
-            resource: &'static str,
-            singular: &'static str,
-            namespaced: bool,
-            short_names: &'static [&'static str],
-        ) -> KindInfo {
-            KindInfo { kind, group: "", version: "v1", resource, singular, namespaced, short_names, verbs: ALL_VERBS }
-        }
-        static POD: KindInfo = core("Pod", "pods", "pod", true, &["po"]);
-        static NODE: KindInfo = core("Node", "nodes", "node", false, &["no"]);
-        static NAMESPACE: KindInfo = core("Namespace", "namespaces", "namespace", false, &["ns"]);
-        static EVENT: KindInfo = core("Event", "events", "event", true, &["ev"]);
-        static LEASE: KindInfo = KindInfo {
-            kind: "Lease",
-            group: "coordination.k8s.io",
-            version: "v1",
-            resource: "leases",
-            singular: "lease",
-            namespaced: true,
-            short_names: &[],
-            verbs: ALL_VERBS,
-        };
-        match self {
-            Kind::Pod => &POD,
-            Kind::Node => &NODE,
-            Kind::Namespace => &NAMESPACE,
-            Kind::Event => &EVENT,
-            Kind::Lease => &LEASE,
-        }
-    }
-
     /// `v1` for the core group, `group/version` otherwise.
     pub fn api_version(self) -> String {
         let info = self.info();
@@ -85,7 +118,7 @@ impl Kind {
 
     /// Finds the kind a manifest's `apiVersion` and `kind` name.
     pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.info().kind == kind && k.api_version() == api_version)
+        Kind::ALL.iter().copied().find(|k| k.info().kind == kind && k.api_version() == api_version)
     }
 
     /// Finds the kind a command line names: plural, singular, short name or Kind, optionally
@@ -96,39 +129,16 @@ impl Kind {
             Some((n, g)) => (n.to_string(), Some(g.to_string())),
             None => (lower, None),
         };
-        Kind::ALL.into_iter().find(|k| {
+        Kind::ALL.iter().copied().find(|k| {
             let info = k.info();
             let name_ok = info.resource == name
                 || info.singular == name
                 || info.short_names.contains(&name.as_str())
                 || info.kind.eq_ignore_ascii_case(&name);
             name_ok
-                && group.as_deref().is_none_or(|g| g == info.group || g == format!("{}/{}", info.version, info.group))
+                && group.as_deref().is_none_or(|g| g == info.group || g == format!("{}.{}", info.version, info.group))
         })
     }
-}
-
-/// One stored object of any kind.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Object {
-    Pod(Pod),
-    Node(Node),
-    Namespace(Namespace),
-    Event(Event),
-    Lease(Lease),
-}
-
-macro_rules! each_kind {
-    ($obj:expr, $inner:ident => $body:expr) => {
-        match $obj {
-            Object::Pod($inner) => $body,
-            Object::Node($inner) => $body,
-            Object::Namespace($inner) => $body,
-            Object::Event($inner) => $body,
-            Object::Lease($inner) => $body,
-        }
-    };
 }
 
 /// Why a request body could not be turned into an object (the API server's decode stage).
@@ -138,30 +148,19 @@ pub struct DecodeError {
 }
 
 impl Object {
-    /// An empty object of `kind`, e.g. to check which fields a selector may name.
-    pub fn empty(kind: Kind) -> Object {
-        match kind {
-            Kind::Pod => Object::Pod(Default::default()),
-            Kind::Node => Object::Node(Default::default()),
-            Kind::Namespace => Object::Namespace(Default::default()),
-            Kind::Event => Object::Event(Default::default()),
-            Kind::Lease => Object::Lease(Default::default()),
-        }
-    }
-
     /// Whether the kind has a `status` that only the status subresource may change.
     pub fn has_status(kind: Kind) -> bool {
-        matches!(kind, Kind::Pod | Kind::Node | Kind::Namespace)
-    }
-
-    pub fn kind(&self) -> Kind {
-        match self {
-            Object::Pod(_) => Kind::Pod,
-            Object::Node(_) => Kind::Node,
-            Object::Namespace(_) => Kind::Namespace,
-            Object::Event(_) => Kind::Event,
-            Object::Lease(_) => Kind::Lease,
-        }
+        matches!(
+            kind,
+            Kind::Pod
+                | Kind::Node
+                | Kind::Namespace
+                | Kind::Service
+                | Kind::Deployment
+                | Kind::ReplicaSet
+                | Kind::DaemonSet
+                | Kind::Job
+        )
     }
 
     pub fn meta(&self) -> &ObjectMeta {
@@ -187,56 +186,49 @@ impl Object {
     }
 
     pub fn as_pod(&self) -> Option<&Pod> {
-        match self {
-            Object::Pod(p) => Some(p),
-            _ => None,
-        }
+        if let Object::Pod(p) = self { Some(p) } else { None }
     }
 
     pub fn as_node(&self) -> Option<&Node> {
-        match self {
-            Object::Node(n) => Some(n),
-            _ => None,
-        }
+        if let Object::Node(n) = self { Some(n) } else { None }
     }
 
     pub fn as_event(&self) -> Option<&Event> {
-        match self {
-            Object::Event(e) => Some(e),
-            _ => None,
-        }
+        if let Object::Event(e) = self { Some(e) } else { None }
+    }
+
+    pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
+        if let Object::ReplicaSet(r) = self { Some(r) } else { None }
+    }
+
+    pub fn as_deployment(&self) -> Option<&Deployment> {
+        if let Object::Deployment(d) = self { Some(d) } else { None }
+    }
+
+    /// The owner reference that marks this object's controller, if any.
+    pub fn controller_ref(&self) -> Option<&OwnerReference> {
+        self.meta().owner_references.iter().find(|o| o.controller == Some(true))
     }
 
     /// The object as JSON with keys sorted, as the API serves it.
     pub fn to_json_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
 
-    /// Decodes a request body of a known kind strictly: unknown fields are errors, reported
-    /// with their path the way the API server's strict field validation reports them.
-    pub fn decode(kind: Kind, body: &Value) -> Result<Object, DecodeError> {
-        fn strict<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, DecodeError> {
-            T::deserialize(body).map_err(|err| {
-                let message = err.to_string();
-                let message = match unknown_field_name(&message) {
-                    Some(field) => {
-                        let path = unknown_field_path(body, field, &expected_fields(&message))
-                            .unwrap_or_else(|| field.to_string());
-                        format!("strict decoding error: unknown field \"{path}\"")
-                    }
-                    None => message,
-                };
-                DecodeError { message }
-            })
-        }
-        Ok(match kind {
-            Kind::Pod => Object::Pod(strict(body)?),
-            Kind::Node => Object::Node(strict(body)?),
-            Kind::Namespace => Object::Namespace(strict(body)?),
-            Kind::Event => Object::Event(strict(body)?),
-            Kind::Lease => Object::Lease(strict(body)?),
-        })
-    }
+fn strict<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, DecodeError> {
+    T::deserialize(body).map_err(|err| {
+        let message = err.to_string();
+        let message = match unknown_field_name(&message) {
+            Some(field) => {
+                let path =
+                    unknown_field_path(body, field, &expected_fields(&message)).unwrap_or_else(|| field.to_string());
+                format!("strict decoding error: unknown field \"{path}\"")
+            }
+            None => message,
+        };
+        DecodeError { message }
+    })
 }
 
 /// The field names serde lists after "expected one of" in an unknown-field error.

@@ -15,8 +15,8 @@ pub type Mutations = Vec<&'static str>;
 /// Applies the API's defaults and the mutating admission plugins to a new object.
 pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     let mut done = Vec::new();
+    default_object(object);
     if let Object::Pod(pod) = object {
-        default_pod(pod);
         done.push("defaulting");
         if service_account(pod, rng) {
             done.push("ServiceAccount");
@@ -30,9 +30,100 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     done
 }
 
+/// The defaults the API applies to any object it decodes (on create and on update).
+pub fn default_object(object: &mut Object) {
+    let intstr = |s: &str| Some(crate::api::IntOrString::String(s.into()));
+    match object {
+        Object::Pod(p) => default_pod_spec(&mut p.spec),
+        Object::Deployment(d) => {
+            d.spec.replicas.get_or_insert(1);
+            d.spec.revision_history_limit.get_or_insert(10);
+            d.spec.progress_deadline_seconds.get_or_insert(600);
+            let strategy = d.spec.strategy.get_or_insert_with(Default::default);
+            let type_ = strategy.type_.get_or_insert_with(|| "RollingUpdate".into()).clone();
+            if type_ == "RollingUpdate" {
+                let ru = strategy.rolling_update.get_or_insert_with(Default::default);
+                if ru.max_surge.is_none() {
+                    ru.max_surge = intstr("25%");
+                }
+                if ru.max_unavailable.is_none() {
+                    ru.max_unavailable = intstr("25%");
+                }
+            }
+            default_pod_spec(&mut d.spec.template.spec);
+        }
+        Object::ReplicaSet(rs) => {
+            rs.spec.replicas.get_or_insert(1);
+            default_pod_spec(&mut rs.spec.template.spec);
+        }
+        Object::DaemonSet(ds) => {
+            ds.spec.revision_history_limit.get_or_insert(10);
+            ds.spec.update_strategy.get_or_insert_with(
+                || json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
+            );
+            default_pod_spec(&mut ds.spec.template.spec);
+        }
+        Object::Job(job) => {
+            let spec = &mut job.spec;
+            if spec.completions.is_none() && spec.parallelism.is_none() {
+                spec.completions = Some(1);
+            }
+            spec.parallelism.get_or_insert(1);
+            spec.backoff_limit.get_or_insert(6);
+            spec.completion_mode.get_or_insert_with(|| "NonIndexed".into());
+            spec.suspend.get_or_insert(false);
+            spec.manual_selector.get_or_insert(false);
+            spec.pod_replacement_policy.get_or_insert_with(|| "TerminatingOrFailed".into());
+            default_pod_spec(&mut spec.template.spec);
+        }
+        Object::Service(svc) => {
+            let spec = &mut svc.spec;
+            spec.type_.get_or_insert_with(|| "ClusterIP".into());
+            spec.session_affinity.get_or_insert_with(|| "None".into());
+            spec.internal_traffic_policy.get_or_insert_with(|| "Cluster".into());
+            for port in &mut spec.ports {
+                port.protocol.get_or_insert_with(|| "TCP".into());
+                if port.target_port.is_none() {
+                    port.target_port = Some(crate::api::IntOrString::Int(port.port));
+                }
+            }
+        }
+        Object::Secret(secret) => {
+            if secret.type_.is_empty() {
+                secret.type_ = "Opaque".into();
+            }
+            for (k, v) in std::mem::take(&mut secret.string_data) {
+                secret.data.insert(k, base64(v.as_bytes()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Standard base64, as Secret `data` holds values.
+pub fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(TABLE[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// The defaults the API applies to every pod it decodes.
 pub fn default_pod(pod: &mut Pod) {
-    let spec = &mut pod.spec;
+    default_pod_spec(&mut pod.spec);
+}
+
+fn default_pod_spec(spec: &mut crate::api::PodSpec) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(30);
     spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
@@ -144,6 +235,13 @@ mod tests {
         let mut p = Pod::default();
         p.spec.containers.push(Container { name: "c".into(), image: image.into(), ..Default::default() });
         p
+    }
+
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(base64(b"admin"), "YWRtaW4=");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"abc"), "YWJj");
     }
 
     #[test]

@@ -109,6 +109,18 @@ pub fn field_value(object: &Object, field: &str) -> Option<String> {
             "status.phase" => Some(n.status.phase.clone()),
             _ => None,
         },
-        Object::Lease(_) => None,
+        Object::Secret(sec) => match field {
+            "type" => Some(sec.type_.clone()),
+            _ => None,
+        },
+        Object::ReplicaSet(rs) => match field {
+            "status.replicas" => Some(rs.status.replicas.to_string()),
+            _ => None,
+        },
+        Object::Job(job) => match field {
+            "status.successful" => Some(job.status.succeeded.unwrap_or(0).to_string()),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -12,7 +12,11 @@ pub mod validation;
 pub mod watch;
 
 pub use fields::FieldSelector;
-pub use request::{Body, Reply, Request, Subresource, Verb};
+pub use request::{Body, Propagation, Reply, Request, Subresource, Verb};
+
+/// The finalizers the garbage collector honours (`propagationPolicy` Foreground / Orphan).
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
+pub const ORPHAN_FINALIZER: &str = "orphan";
 pub use status::Status;
 pub use watch::{WatchEvent, WatchFilter, WatchId};
 
@@ -279,7 +283,7 @@ impl ApiServer {
             meta.creation_timestamp = Some(env.now);
             meta.resource_version.clear();
             meta.deletion_timestamp = None;
-            if matches!(req.kind, Kind::Pod) {
+            if tracks_generation(req.kind) {
                 meta.generation = 1;
             }
         }
@@ -413,13 +417,12 @@ impl ApiServer {
             meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
             meta.generation = old_meta.generation;
         }
+        admission::default_object(&mut object);
         if spec_changed(old, &object) && object.meta().generation > 0 {
             object.meta_mut().generation += 1;
         }
         let mut errors = validation::validate(&object);
-        if let (Object::Pod(o), Object::Pod(n)) = (old, &object) {
-            errors.extend(validation::validate_pod_update(o, n));
-        }
+        errors.extend(validation::validate_update(old, &object));
         if !errors.is_empty() {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
@@ -478,10 +481,26 @@ impl ApiServer {
         if req.dry_run {
             return Ok(current.value.clone());
         }
+        // Foreground and orphan deletion hand the object to the garbage collector first.
+        let gc_finalizer = match req.propagation {
+            Some(Propagation::Foreground) => Some(FOREGROUND_FINALIZER),
+            Some(Propagation::Orphan) => Some(ORPHAN_FINALIZER),
+            _ => None,
+        };
+        if let Some(f) = gc_finalizer {
+            if !object.meta().finalizers.iter().any(|x| x == f) {
+                object.meta_mut().finalizers.push(f.to_string());
+            }
+        }
         if !object.meta().finalizers.is_empty() {
-            if object.meta().deletion_timestamp.is_none() {
-                object.meta_mut().deletion_timestamp = Some(env.now);
-                object.meta_mut().deletion_grace_period_seconds = Some(0);
+            if object.meta().deletion_timestamp.is_none() || gc_finalizer.is_some() {
+                if object.meta().deletion_timestamp.is_none() {
+                    object.meta_mut().deletion_timestamp = Some(env.now);
+                    object.meta_mut().deletion_grace_period_seconds = Some(0);
+                }
+                if object == *current.value {
+                    return Ok(current.value.clone());
+                }
                 let change = self
                     .etcd
                     .update(&key, object, Some(current.mod_revision))
@@ -571,48 +590,40 @@ fn uuid(rng: &mut Rng) -> String {
     )
 }
 
-/// Keeps `old`'s status for a main-resource update, or `old`'s everything-but-status for a
-/// status update.
-fn merge_status(old: &Object, new: Object, status_only: bool) -> Object {
-    match (old, new) {
-        (Object::Pod(o), Object::Pod(mut n)) => {
-            if status_only {
-                let status = std::mem::take(&mut n.status);
-                n = o.clone();
-                n.status = status;
-            } else {
-                n.status = o.status.clone();
+/// Kinds whose `status` is a subresource of their `spec`, and which of them count
+/// generations (a spec change bumps `metadata.generation`).
+macro_rules! status_kinds {
+    ($($variant:ident),*) => {
+        /// Keeps `old`'s status for a main-resource update, or `old`'s everything-but-status
+        /// for a status update.
+        fn merge_status(old: &Object, new: Object, status_only: bool) -> Object {
+            match (old, new) {
+                $((Object::$variant(o), Object::$variant(mut n)) => {
+                    if status_only {
+                        let status = std::mem::take(&mut n.status);
+                        n = o.clone();
+                        n.status = status;
+                    } else {
+                        n.status = o.status.clone();
+                    }
+                    Object::$variant(n)
+                })*
+                (_, n) => n,
             }
-            Object::Pod(n)
         }
-        (Object::Node(o), Object::Node(mut n)) => {
-            if status_only {
-                let status = std::mem::take(&mut n.status);
-                n = o.clone();
-                n.status = status;
-            } else {
-                n.status = o.status.clone();
+
+        fn spec_changed(old: &Object, new: &Object) -> bool {
+            match (old, new) {
+                $((Object::$variant(o), Object::$variant(n)) => o.spec != n.spec,)*
+                _ => false,
             }
-            Object::Node(n)
         }
-        (Object::Namespace(o), Object::Namespace(mut n)) => {
-            if status_only {
-                let status = std::mem::take(&mut n.status);
-                n = o.clone();
-                n.status = status;
-            } else {
-                n.status = o.status.clone();
-            }
-            Object::Namespace(n)
-        }
-        (_, n) => n,
-    }
+    };
 }
 
-fn spec_changed(old: &Object, new: &Object) -> bool {
-    match (old, new) {
-        (Object::Pod(o), Object::Pod(n)) => o.spec != n.spec,
-        (Object::Node(o), Object::Node(n)) => o.spec != n.spec,
-        _ => false,
-    }
+status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job);
+
+/// Kinds whose objects carry `metadata.generation`.
+fn tracks_generation(kind: Kind) -> bool {
+    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job)
 }

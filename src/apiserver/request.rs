@@ -56,6 +56,29 @@ impl Subresource {
     }
 }
 
+/// What happens to an object's dependents when it is deleted (`propagationPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    /// Delete the owner now; the garbage collector deletes dependents afterwards.
+    Background,
+    /// Delete dependents first (those with `blockOwnerDeletion`), then the owner.
+    Foreground,
+    /// Leave the dependents, removing their owner references.
+    Orphan,
+}
+
+impl Propagation {
+    /// kubectl's `--cascade` values.
+    pub fn from_cascade(value: &str) -> Option<Propagation> {
+        match value {
+            "background" | "true" => Some(Propagation::Background),
+            "foreground" => Some(Propagation::Foreground),
+            "orphan" | "false" => Some(Propagation::Orphan),
+            _ => None,
+        }
+    }
+}
+
 /// A request body: JSON as kubectl sends it, or an object a built-in component already holds.
 #[derive(Clone, Debug)]
 pub enum Body {
@@ -79,6 +102,8 @@ pub struct Request {
     pub resource_version: Option<Revision>,
     /// For deletes: override the pod's termination grace period.
     pub grace_period_seconds: Option<i64>,
+    /// For deletes: what happens to dependents.
+    pub propagation: Option<Propagation>,
 }
 
 impl Request {
@@ -95,6 +120,7 @@ impl Request {
             field_selector: None,
             resource_version: None,
             grace_period_seconds: None,
+            propagation: None,
         }
     }
 

@@ -39,24 +39,95 @@ pub fn validate(object: &Object) -> Vec<String> {
             errors.push("metadata.labels: Invalid value: \"\": name part must be non-empty".into());
         }
     }
-    if let Object::Pod(pod) = object {
-        validate_pod(pod, &mut errors);
+    match object {
+        Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
+        Object::Deployment(d) => {
+            validate_replicas(d.spec.replicas, &mut errors);
+            validate_workload(d.spec.selector.as_ref(), &d.spec.template, true, &mut errors);
+        }
+        Object::ReplicaSet(rs) => {
+            validate_replicas(rs.spec.replicas, &mut errors);
+            validate_workload(rs.spec.selector.as_ref(), &rs.spec.template, true, &mut errors);
+        }
+        Object::DaemonSet(ds) => validate_workload(ds.spec.selector.as_ref(), &ds.spec.template, true, &mut errors),
+        Object::Job(job) => {
+            validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
+            let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");
+            if !["OnFailure", "Never"].contains(&policy) {
+                errors.push(format!(
+                    "spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""
+                ));
+            }
+        }
+        Object::Service(svc) => {
+            if svc.spec.ports.is_empty()
+                && svc.spec.type_.as_deref() != Some("ExternalName")
+                && svc.spec.cluster_ip != "None"
+            {
+                errors.push("spec.ports: Required value".into());
+            }
+            for (i, p) in svc.spec.ports.iter().enumerate() {
+                if !(1..=65535).contains(&p.port) {
+                    errors.push(format!(
+                        "spec.ports[{i}].port: Invalid value: {}: must be between 1 and 65535, inclusive",
+                        p.port
+                    ));
+                }
+            }
+        }
+        _ => {}
     }
     errors
 }
 
-fn validate_pod(pod: &Pod, errors: &mut Vec<String>) {
-    let spec = &pod.spec;
+fn validate_replicas(replicas: Option<i32>, errors: &mut Vec<String>) {
+    if let Some(r) = replicas.filter(|r| *r < 0) {
+        errors.push(format!("spec.replicas: Invalid value: {r}: must be greater than or equal to 0"));
+    }
+}
+
+/// A controller's selector and pod template: the selector is required and must select the
+/// template's labels; the template is a valid pod that always restarts.
+fn validate_workload(
+    selector: Option<&crate::api::LabelSelector>,
+    template: &crate::api::PodTemplateSpec,
+    always_restart: bool,
+    errors: &mut Vec<String>,
+) {
+    match selector {
+        None => errors.push("spec.selector: Required value".into()),
+        Some(sel) if sel.match_labels.is_empty() && sel.match_expressions.is_empty() => {
+            errors.push("spec.selector: Invalid value: \"null\": empty selector is invalid for deployment".into())
+        }
+        Some(sel) if !sel.matches(&template.metadata.labels) => {
+            let labels = serde_json::to_string(&template.metadata.labels).unwrap_or_default();
+            errors.push(format!(
+                "spec.template.metadata.labels: Invalid value: {labels}: `selector` does not match template `labels`"
+            ));
+        }
+        _ => {}
+    }
+    validate_pod_spec(&template.spec, "spec.template.spec", errors);
+    if always_restart {
+        if let Some(p) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+            errors.push(format!(
+                "spec.template.spec.restartPolicy: Unsupported value: \"{p}\": supported values: \"Always\""
+            ));
+        }
+    }
+}
+
+fn validate_pod_spec(spec: &crate::api::PodSpec, prefix: &str, errors: &mut Vec<String>) {
     if spec.containers.is_empty() {
-        errors.push("spec.containers: Required value".into());
+        errors.push(format!("{prefix}.containers: Required value"));
     }
     let mut seen: Vec<&str> = Vec::new();
     let all = spec
         .init_containers
         .iter()
         .enumerate()
-        .map(|(i, c)| (format!("spec.initContainers[{i}]"), c))
-        .chain(spec.containers.iter().enumerate().map(|(i, c)| (format!("spec.containers[{i}]"), c)));
+        .map(|(i, c)| (format!("{prefix}.initContainers[{i}]"), c))
+        .chain(spec.containers.iter().enumerate().map(|(i, c)| (format!("{prefix}.containers[{i}]"), c)));
     for (path, c) in all {
         if c.name.is_empty() {
             errors.push(format!("{path}.name: Required value"));
@@ -101,9 +172,31 @@ fn validate_pod(pod: &Pod, errors: &mut Vec<String>) {
     if let Some(policy) = &spec.restart_policy {
         if !["Always", "OnFailure", "Never"].contains(&policy.as_str()) {
             errors.push(format!(
-                "spec.restartPolicy: Unsupported value: \"{policy}\": supported values: \"Always\", \"OnFailure\", \"Never\""
+                "{prefix}.restartPolicy: Unsupported value: \"{policy}\": supported values: \"Always\", \"OnFailure\", \"Never\""
             ));
         }
+    }
+}
+
+/// Checks an update against the fields that may not change once created.
+pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
+    let immutable = |old: Option<&crate::api::LabelSelector>, new: Option<&crate::api::LabelSelector>| {
+        if old != new {
+            let value = serde_json::to_string(&new).unwrap_or_default();
+            vec![format!("spec.selector: Invalid value: {value}: field is immutable")]
+        } else {
+            Vec::new()
+        }
+    };
+    match (old, new) {
+        (Object::Pod(o), Object::Pod(n)) => validate_pod_update(o, n),
+        (Object::Deployment(o), Object::Deployment(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),
+        (Object::ReplicaSet(o), Object::ReplicaSet(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),
+        (Object::DaemonSet(o), Object::DaemonSet(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),
+        (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
+            vec!["spec.template: Invalid value: {...}: field is immutable".into()]
+        }
+        _ => Vec::new(),
     }
 }
 

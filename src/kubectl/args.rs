@@ -36,6 +36,8 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "no-headers", short: None, takes_value: false },
     FlagSpec { long: "validate", short: None, takes_value: true },
     FlagSpec { long: "save-config", short: None, takes_value: false },
+    FlagSpec { long: "replicas", short: None, takes_value: true },
+    FlagSpec { long: "current-replicas", short: None, takes_value: true },
 ];
 
 /// Flags whose value is optional (`--dry-run` means `--dry-run=client`).

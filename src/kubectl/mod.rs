@@ -58,7 +58,7 @@ impl Io<'_> {
     }
 }
 
-const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "version"];
+const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "scale", "version"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -76,6 +76,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
         "logs" => logs(cluster, &args),
+        "scale" => scale(cluster, &args),
         "version" => Output::ok(format!(
             "Client Version: {v}\nKustomize Version: v5.7.1\nServer Version: {v}\n",
             v = crate::kubelet::node_config::KUBELET_VERSION
@@ -533,11 +534,23 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     if args.has("force") && grace == Some(0) {
         out.stderr.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
     }
+    let propagation = match args.get("cascade") {
+        None => None,
+        Some(v) => match crate::apiserver::Propagation::from_cascade(v) {
+            Some(p) => Some(p),
+            None => {
+                return Output::err(format!(
+                    "error: invalid cascade value ({v}). Must be \"background\", \"foreground\", or \"orphan\"."
+                ));
+            }
+        },
+    };
     let dry = dry_run_suffix(args);
     let mut deleted: Vec<(Kind, String, String)> = Vec::new();
     for (kind, ns, name) in targets {
         let mut req = Request::delete(kind, &ns, &name);
         req.grace_period_seconds = grace;
+        req.propagation = propagation;
         req.dry_run = !dry.is_empty();
         match cluster.request(req) {
             Ok(_) => {
@@ -652,6 +665,73 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
     out.stdout = texts.join("\n\n");
     if out.stdout.is_empty() && out.code == 0 {
         out.stderr = format!("No resources found in {namespace} namespace.\n");
+    }
+    out
+}
+
+/// `kubectl scale TYPE NAME --replicas=N` (Deployments and ReplicaSets).
+fn scale(cluster: &mut Cluster, args: &Args) -> Output {
+    let Some(replicas) = args.get("replicas") else {
+        return Output::err("error: required flag(s) \"replicas\" not set");
+    };
+    let Ok(replicas) = replicas.parse::<i32>() else {
+        return Output::err(format!(
+            "error: invalid argument \"{replicas}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": invalid syntax\nSee 'kubectl scale --help' for usage."
+        ));
+    };
+    if replicas < 0 {
+        return Output::err(
+            "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+        );
+    }
+    let targets = match resolve_targets(&args.positionals) {
+        Ok(t) => t,
+        Err(e) => return Output::err(e.replace("kubectl get -h", "kubectl scale -h")),
+    };
+    let namespace = namespace_flag(args);
+    let mut out = Output::default();
+    for (kind, names) in targets {
+        if !matches!(kind, Kind::Deployment | Kind::ReplicaSet) {
+            out.stderr.push_str(&format!("error: cannot scale {}\n", kind.qualified_resource()));
+            out.code = 1;
+            continue;
+        }
+        if names.is_empty() {
+            return Output::err("error: resource(s) were provided, but no name was specified");
+        }
+        for name in names {
+            let current = match cluster.request(Request::get(kind, &namespace, &name)) {
+                Ok(reply) => reply.object(),
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                    continue;
+                }
+            };
+            let Some(mut object) = current.map(|o| (*o).clone()) else { continue };
+            let current_replicas = match &mut object {
+                Object::Deployment(d) => d.spec.replicas.replace(replicas),
+                Object::ReplicaSet(rs) => rs.spec.replicas.replace(replicas),
+                _ => None,
+            };
+            if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {
+                if current_replicas != Some(expected) {
+                    out.stderr.push_str(&format!(
+                        "error: Expected replicas to be {expected}, was {}\n",
+                        current_replicas.unwrap_or(0)
+                    ));
+                    out.code = 1;
+                    continue;
+                }
+            }
+            match cluster.request(Request::update(object)) {
+                Ok(_) => out.stdout.push_str(&format!("{}/{name} scaled\n", kind.qualified_singular())),
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                }
+            }
+        }
     }
     out
 }

@@ -21,6 +21,21 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["SUBOBJECT", "SOURCE", "FIRST SEEN", "COUNT", "NAME"],
         ),
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
+        Kind::Deployment => {
+            (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
+        Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::DaemonSet => (
+            &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
+            &["CONTAINERS", "IMAGES", "SELECTOR"],
+        ),
+        Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
+        Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
+        Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
+        Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
+        Kind::ServiceAccount => (&["NAME", "SECRETS", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -52,7 +67,197 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Namespace(n) => namespace_row(n, now),
         Object::Event(e) => event_row(e, now, wide),
         Object::Lease(l) => lease_row(l, now),
+        Object::Deployment(d) => {
+            let s = &d.status;
+            let mut row = vec![
+                d.metadata.name.clone(),
+                format!("{}/{}", s.ready_replicas.unwrap_or(0), d.spec.replicas.unwrap_or(1)),
+                s.updated_replicas.unwrap_or(0).to_string(),
+                s.available_replicas.unwrap_or(0).to_string(),
+                age(d.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&d.spec.template, d.spec.selector.as_ref()));
+            }
+            row
+        }
+        Object::ReplicaSet(rs) => {
+            let mut row = vec![
+                rs.metadata.name.clone(),
+                rs.spec.replicas.unwrap_or(1).to_string(),
+                rs.status.replicas.to_string(),
+                rs.status.ready_replicas.unwrap_or(0).to_string(),
+                age(rs.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&rs.spec.template, rs.spec.selector.as_ref()));
+            }
+            row
+        }
+        Object::DaemonSet(ds) => {
+            let s = &ds.status;
+            let selector: Vec<String> =
+                ds.spec.template.spec.node_selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let mut row = vec![
+                ds.metadata.name.clone(),
+                s.desired_number_scheduled.to_string(),
+                s.current_number_scheduled.to_string(),
+                s.number_ready.to_string(),
+                s.updated_number_scheduled.unwrap_or(0).to_string(),
+                s.number_available.unwrap_or(0).to_string(),
+                if selector.is_empty() { "<none>".into() } else { selector.join(",") },
+                age(ds.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&ds.spec.template, ds.spec.selector.as_ref()));
+            }
+            row
+        }
+        Object::Job(job) => {
+            let s = &job.status;
+            let has = |t: &str| s.conditions.iter().any(|c| c.type_ == t && c.status == "True");
+            let status = if has("Complete") {
+                "Complete"
+            } else if has("Failed") {
+                "Failed"
+            } else if has("FailureTarget") || s.terminating.unwrap_or(0) > 0 && has("Failed") {
+                "FailureTarget"
+            } else if job.spec.suspend == Some(true) {
+                "Suspended"
+            } else {
+                "Running"
+            };
+            let completions = match job.spec.completions {
+                Some(c) => format!("{}/{c}", s.succeeded.unwrap_or(0)),
+                None => format!("{}/1 of {}", s.succeeded.unwrap_or(0), job.spec.parallelism.unwrap_or(1)),
+            };
+            let duration = match (s.start_time, s.completion_time) {
+                (Some(start), Some(end)) => super::age::human_duration(end.since(start)),
+                (Some(start), None) => super::age::human_duration(now.since(start)),
+                _ => String::new(),
+            };
+            let mut row = vec![
+                job.metadata.name.clone(),
+                status.into(),
+                completions,
+                duration,
+                age(job.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&job.spec.template, job.spec.selector.as_ref()));
+            }
+            row
+        }
+        Object::Service(svc) => {
+            let spec = &svc.spec;
+            let type_ = spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
+            let cluster_ip = if spec.cluster_ip.is_empty() { "<none>".to_string() } else { spec.cluster_ip.clone() };
+            let external = match type_.as_str() {
+                "ExternalName" => spec.external_name.clone().unwrap_or_default(),
+                "LoadBalancer" => {
+                    let ingress: Vec<String> = svc
+                        .status
+                        .load_balancer
+                        .as_ref()
+                        .and_then(|lb| lb.get("ingress"))
+                        .and_then(|i| i.as_array())
+                        .map(|a| {
+                            a.iter().filter_map(|x| x.get("ip").and_then(|ip| ip.as_str()).map(String::from)).collect()
+                        })
+                        .unwrap_or_default();
+                    let mut all = spec.external_ips.clone();
+                    all.extend(ingress);
+                    if all.is_empty() { "<pending>".into() } else { all.join(",") }
+                }
+                _ if !spec.external_ips.is_empty() => spec.external_ips.join(","),
+                _ => "<none>".into(),
+            };
+            let ports: Vec<String> = spec
+                .ports
+                .iter()
+                .map(|p| {
+                    let proto = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+                    match p.node_port {
+                        Some(np) => format!("{}:{np}/{proto}", p.port),
+                        None => format!("{}/{proto}", p.port),
+                    }
+                })
+                .collect();
+            let mut row = vec![
+                svc.metadata.name.clone(),
+                type_,
+                cluster_ip,
+                external,
+                if ports.is_empty() { "<none>".into() } else { ports.join(",") },
+                age(svc.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                let sel: Vec<String> = spec.selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                row.push(if sel.is_empty() { "<none>".into() } else { sel.join(",") });
+            }
+            row
+        }
+        Object::Endpoints(ep) => {
+            let mut addrs = Vec::new();
+            for subset in &ep.subsets {
+                for a in &subset.addresses {
+                    for p in &subset.ports {
+                        addrs.push(format!("{}:{}", a.ip, p.port.unwrap_or(0)));
+                    }
+                    if subset.ports.is_empty() {
+                        addrs.push(a.ip.clone());
+                    }
+                }
+            }
+            vec![ep.metadata.name.clone(), format_list(&addrs, 3), age(ep.metadata.creation_timestamp, now)]
+        }
+        Object::EndpointSlice(es) => {
+            let ports: Vec<String> =
+                es.ports.iter().map(|p| p.port.map_or("<unset>".into(), |n| n.to_string())).collect();
+            let addrs: Vec<String> = es.endpoints.iter().flat_map(|e| e.addresses.iter().cloned()).collect();
+            vec![
+                es.metadata.name.clone(),
+                es.address_type.clone(),
+                if ports.is_empty() { "<unset>".into() } else { ports.join(",") },
+                format_list(&addrs, 3),
+                age(es.metadata.creation_timestamp, now),
+            ]
+        }
+        Object::ConfigMap(cm) => vec![
+            cm.metadata.name.clone(),
+            (cm.data.len() + cm.binary_data.len()).to_string(),
+            age(cm.metadata.creation_timestamp, now),
+        ],
+        Object::Secret(sec) => vec![
+            sec.metadata.name.clone(),
+            if sec.type_.is_empty() { "Opaque".into() } else { sec.type_.clone() },
+            sec.data.len().to_string(),
+            age(sec.metadata.creation_timestamp, now),
+        ],
+        Object::ServiceAccount(sa) => {
+            vec![sa.metadata.name.clone(), sa.secrets.len().to_string(), age(sa.metadata.creation_timestamp, now)]
+        }
     }
+}
+
+/// CONTAINERS, IMAGES and SELECTOR, as workloads' `-o wide` shows them.
+fn template_columns(
+    template: &crate::api::PodTemplateSpec,
+    selector: Option<&crate::api::LabelSelector>,
+) -> Vec<String> {
+    let names: Vec<&str> = template.spec.containers.iter().map(|c| c.name.as_str()).collect();
+    let images: Vec<&str> = template.spec.containers.iter().map(|c| c.image.as_str()).collect();
+    let sel = selector.map(|s| s.to_selector_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| "<none>".into());
+    vec![names.join(","), images.join(","), sel]
+}
+
+/// Up to `max` items joined with commas, then ` + N more...`, as endpoint lists print.
+fn format_list(items: &[String], max: usize) -> String {
+    if items.is_empty() {
+        return "<none>".into();
+    }
+    let shown = items[..items.len().min(max)].join(",");
+    if items.len() > max { format!("{shown} + {} more...", items.len() - max) } else { shown }
 }
 
 /// What the STATUS column says about a pod.

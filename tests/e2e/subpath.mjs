@@ -16,8 +16,8 @@
 //
 // Usage: node tests/e2e/subpath.mjs            (after `trunk build --release --offline`)
 // Environment:
-//   E2E_SMOKE_ONLY=1   only check that the page loads from the subpath and #app appears
-//                      (for when the UI under test is not there yet)
+//   E2E_SMOKE_ONLY=1   only check that the page loads from the subpath and the app renders
+//                      (E2E_SMOKE_SELECTOR, default "#app, #manifest", becomes visible)
 //   E2E_DIST=path      directory to serve (default: dist/ at the repo root)
 //   E2E_BASE=/x/       subpath to serve it under (default: /kubeloop/)
 //   CHROMIUM=path      browser binary (default: /usr/bin/chromium)
@@ -34,6 +34,7 @@ const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
 const BASE = normaliseBase(process.env.E2E_BASE ?? '/kubeloop/');
 const SHOTS = path.join(ROOT, 'tests/e2e/screenshots');
 const SMOKE_ONLY = ['1', 'true', 'yes'].includes((process.env.E2E_SMOKE_ONLY ?? '').toLowerCase());
+const SMOKE_SELECTOR = process.env.E2E_SMOKE_SELECTOR ?? '#app, #manifest';
 const STEP_MS = Number(process.env.E2E_TIMEOUT_MS ?? 15000);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const CHROME_ARGS = [
@@ -178,7 +179,7 @@ async function story(page) {
 }
 
 async function smoke(page) {
-  await waitVisible(page, '#app', 'page load', 4 * STEP_MS);
+  await waitVisible(page, SMOKE_SELECTOR, 'page load', 4 * STEP_MS);
   await screenshot(page, 'smoke.png');
 }
 

@@ -1,0 +1,751 @@
+//! The Deployment controller: rolls a Deployment's pods from one ReplicaSet to the next.
+//! Each sync takes one step — scale the new ReplicaSet up within `maxSurge`, scale old ones
+//! down within `maxUnavailable` — and the ReplicaSet controller and kubelets do the rest;
+//! their status changes wake it for the next step. Also Recreate, proportional scaling when
+//! replicas change mid-rollout, pause, revisions, history cleanup and the progress deadline.
+
+use super::pods::controller_ref;
+use super::{Action, Reconciler};
+use crate::api::apps::{ReplicaSetSpec, ReplicaSetStatus, WorkloadCondition};
+use crate::api::{Deployment, Kind, LabelSelector, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
+use crate::apiserver::Request;
+use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::record::WatchEventType;
+use crate::sim::{Duration, Time};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub const REVISION: &str = "deployment.kubernetes.io/revision";
+pub const DESIRED_REPLICAS: &str = "deployment.kubernetes.io/desired-replicas";
+pub const MAX_REPLICAS: &str = "deployment.kubernetes.io/max-replicas";
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
+
+/// `rand.SafeEncodeString`'s alphabet: no vowels, no look-alike digits.
+const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// The `pod-template-hash` of a template: FNV-1a (32-bit) of the template, plus the collision
+/// count, in decimal, each digit safe-encoded.
+pub fn template_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u32::from(*b);
+            hash = hash.wrapping_mul(0x0100_0193);
+        }
+    };
+    feed(serde_json::to_string(template).unwrap_or_default().as_bytes());
+    if let Some(c) = collision_count {
+        feed(&c.to_le_bytes());
+    }
+    hash.to_string().bytes().map(|b| SAFE_ALPHABET[b as usize % SAFE_ALPHABET.len()] as char).collect()
+}
+
+/// A template without its `pod-template-hash` label, to compare a ReplicaSet's with a Deployment's.
+fn without_hash(template: &PodTemplateSpec) -> PodTemplateSpec {
+    let mut t = template.clone();
+    t.metadata.labels.remove(POD_TEMPLATE_HASH);
+    t
+}
+
+fn revision_of(rs: &ReplicaSet) -> i64 {
+    rs.metadata.annotations.get(REVISION).and_then(|r| r.parse().ok()).unwrap_or(0)
+}
+
+fn replicas(rs: &ReplicaSet) -> i32 {
+    rs.spec.replicas.unwrap_or(0)
+}
+
+fn available(rs: &ReplicaSet) -> i32 {
+    rs.status.available_replicas.unwrap_or(0)
+}
+
+/// maxSurge and maxUnavailable resolved against the replica count (surge rounds up,
+/// unavailability down; both zero means one may be unavailable).
+pub fn surge_and_unavailable(d: &Deployment) -> (i32, i32) {
+    let want = d.spec.replicas.unwrap_or(1);
+    let rolling = d.spec.strategy.as_ref().and_then(|s| s.rolling_update.clone()).unwrap_or_default();
+    let default = crate::api::IntOrString::String("25%".into());
+    let surge = rolling.max_surge.as_ref().unwrap_or(&default).scaled(want, true).unwrap_or(0).max(0);
+    let unavailable = rolling.max_unavailable.as_ref().unwrap_or(&default).scaled(want, false).unwrap_or(0).max(0);
+    if surge == 0 && unavailable == 0 { (0, 1) } else { (surge, unavailable.min(want)) }
+}
+
+fn is_recreate(d: &Deployment) -> bool {
+    d.spec.strategy.as_ref().and_then(|s| s.type_.as_deref()) == Some("Recreate")
+}
+
+pub struct DeploymentController {
+    deployments: Informer,
+    replica_sets: Informer,
+    pods: Informer,
+    /// The last step per Deployment, in words, for the page.
+    pub lanes: BTreeMap<String, String>,
+}
+
+impl Default for DeploymentController {
+    fn default() -> Self {
+        DeploymentController {
+            deployments: Informer::new(Kind::Deployment),
+            replica_sets: Informer::new(Kind::ReplicaSet),
+            pods: Informer::new(Kind::Pod),
+            lanes: BTreeMap::new(),
+        }
+    }
+}
+
+/// Everything one sync works with.
+struct Sync {
+    key: String,
+    object: Arc<Object>,
+    d: Deployment,
+    new_rs: Option<ReplicaSet>,
+    old: Vec<ReplicaSet>,
+}
+
+impl Sync {
+    fn all(&self) -> impl Iterator<Item = &ReplicaSet> {
+        self.new_rs.iter().chain(self.old.iter())
+    }
+}
+
+impl DeploymentController {
+    fn owner_of_rs(&self, rs: &Object) -> Option<String> {
+        let owner = rs.controller_ref().filter(|o| o.kind == "Deployment")?;
+        Some(cache_key(rs.namespace(), &owner.name))
+    }
+
+    /// Scales a ReplicaSet, recording the Deployment's ScalingReplicaSet event.
+    fn scale(&mut self, s: &mut Sync, rs: &ReplicaSet, to: i32, ctx: &mut Ctx) -> Option<ReplicaSet> {
+        let (surge, _) = surge_and_unavailable(&s.d);
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let from = replicas(rs);
+        let mut updated = rs.clone();
+        updated.spec.replicas = Some(to);
+        updated.metadata.annotations.insert(DESIRED_REPLICAS.into(), want.to_string());
+        updated.metadata.annotations.insert(MAX_REPLICAS.into(), (want + surge).to_string());
+        if updated == *rs {
+            return Some(rs.clone());
+        }
+        updated.metadata.resource_version.clear();
+        let stored = ctx.call_object(Request::update(Object::ReplicaSet(updated))).ok()?;
+        self.replica_sets.assume(stored.clone());
+        if from != to {
+            let verb = if to > from { "up" } else { "down" };
+            let name = rs.metadata.name.clone();
+            self.lanes.insert(s.key.clone(), format!("scaled {verb} {name} from {from} to {to}"));
+            ctx.event(
+                &s.object,
+                "",
+                "Normal",
+                "ScalingReplicaSet",
+                format!("Scaled {verb} replica set {name} from {from} to {to}"),
+            );
+        }
+        stored.as_replica_set().cloned()
+    }
+
+    /// Finds the ReplicaSet whose template is the Deployment's, creating it if asked.
+    fn new_replica_set(&mut self, s: &mut Sync, create: bool, ctx: &mut Ctx) {
+        let max_old = s.old.iter().map(revision_of).max().unwrap_or(0);
+        let (surge, _) = surge_and_unavailable(&s.d);
+        let want = s.d.spec.replicas.unwrap_or(1);
+        if let Some(rs) = s.new_rs.clone() {
+            // An existing new ReplicaSet (also a rollback to an old template) gets the newest revision.
+            let revision = if revision_of(&rs) <= max_old { max_old + 1 } else { revision_of(&rs) };
+            let mut updated = rs.clone();
+            updated.metadata.annotations.insert(REVISION.into(), revision.to_string());
+            updated.metadata.annotations.entry(DESIRED_REPLICAS.into()).or_insert_with(|| want.to_string());
+            updated.metadata.annotations.entry(MAX_REPLICAS.into()).or_insert_with(|| (want + surge).to_string());
+            updated.spec.min_ready_seconds = s.d.spec.min_ready_seconds;
+            if updated != rs {
+                updated.metadata.resource_version.clear();
+                if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(updated))) {
+                    self.replica_sets.assume(stored.clone());
+                    s.new_rs = stored.as_replica_set().cloned();
+                }
+            }
+            self.sync_revision(s, revision, ctx);
+            return;
+        }
+        if !create {
+            return;
+        }
+        let collision = s.d.status.collision_count;
+        let hash = template_hash(&s.d.spec.template, collision);
+        let mut template = s.d.spec.template.clone();
+        template.metadata.labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
+        let mut selector = s.d.spec.selector.clone().unwrap_or_default();
+        selector.match_labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
+        let initial = if is_recreate(&s.d) {
+            want
+        } else {
+            let current: i32 = s.all().map(replicas).sum();
+            (want + surge - current).max(0).min(want)
+        };
+        let revision = max_old + 1;
+        let mut annotations: BTreeMap<String, String> =
+            s.d.metadata
+                .annotations
+                .iter()
+                .filter(|(k, _)| *k != crate::kubectl::LAST_APPLIED && *k != REVISION)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+        annotations.insert(REVISION.into(), revision.to_string());
+        annotations.insert(DESIRED_REPLICAS.into(), want.to_string());
+        annotations.insert(MAX_REPLICAS.into(), (want + surge).to_string());
+        let rs = ReplicaSet {
+            metadata: ObjectMeta {
+                name: format!("{}-{hash}", s.d.metadata.name),
+                namespace: s.d.metadata.namespace.clone(),
+                labels: template.metadata.labels.clone(),
+                annotations,
+                owner_references: vec![controller_ref(&s.object)],
+                ..Default::default()
+            },
+            spec: ReplicaSetSpec {
+                replicas: Some(initial),
+                min_ready_seconds: s.d.spec.min_ready_seconds,
+                selector: Some(selector),
+                template,
+            },
+            status: ReplicaSetStatus::default(),
+            ..Default::default()
+        };
+        let name = rs.metadata.name.clone();
+        match ctx.call_object(Request::create(Object::ReplicaSet(rs))) {
+            Ok(stored) => {
+                self.replica_sets.assume(stored.clone());
+                s.new_rs = stored.as_replica_set().cloned();
+                if initial > 0 {
+                    ctx.event(
+                        &s.object,
+                        "",
+                        "Normal",
+                        "ScalingReplicaSet",
+                        format!("Scaled up replica set {name} from 0 to {initial}"),
+                    );
+                }
+                self.lanes.insert(s.key.clone(), format!("created {name} (revision {revision})"));
+                self.set_progressing(
+                    s,
+                    "True",
+                    "NewReplicaSetCreated",
+                    format!("Created new replica set \"{name}\""),
+                    ctx,
+                );
+                self.sync_revision(s, revision, ctx);
+            }
+            Err(status) if status.reason == "AlreadyExists" => {
+                // A ReplicaSet with this name but another template: a hash collision.
+                let mut d = s.d.clone();
+                d.status.collision_count = Some(collision.unwrap_or(0) + 1);
+                d.metadata.resource_version.clear();
+                if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+                    self.deployments.assume(stored);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+
+    fn sync_revision(&mut self, s: &mut Sync, revision: i64, ctx: &mut Ctx) {
+        let current = s.d.metadata.annotations.get(REVISION).cloned();
+        if current.as_deref() == Some(revision.to_string().as_str()) {
+            return;
+        }
+        let mut d = s.d.clone();
+        d.metadata.annotations.insert(REVISION.into(), revision.to_string());
+        d.metadata.resource_version.clear();
+        if let Ok(stored) = ctx.call_object(Request::update(Object::Deployment(d))) {
+            if let Some(d) = stored.as_deployment() {
+                s.d = d.clone();
+                s.object = stored.clone();
+            }
+            self.deployments.assume(stored);
+        }
+    }
+
+    fn set_progressing(&mut self, s: &mut Sync, status: &str, reason: &str, message: String, ctx: &mut Ctx) {
+        let mut d = s.d.clone();
+        set_condition(&mut d.status.conditions, "Progressing", status, reason, message, ctx.now, true);
+        if d.status != s.d.status {
+            d.metadata.resource_version.clear();
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+                if let Some(d) = stored.as_deployment() {
+                    s.d = d.clone();
+                    s.object = stored.clone();
+                }
+                self.deployments.assume(stored);
+            }
+        }
+    }
+
+    /// Scale the new ReplicaSet up as far as maxSurge allows (or down to the desired count).
+    fn reconcile_new(&mut self, s: &mut Sync, ctx: &mut Ctx) -> bool {
+        let Some(new_rs) = s.new_rs.clone() else { return false };
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let (surge, _) = surge_and_unavailable(&s.d);
+        let current = replicas(&new_rs);
+        let target = if current > want {
+            want
+        } else if current == want {
+            return false;
+        } else {
+            let total: i32 = s.all().map(replicas).sum();
+            let max_total = want + surge;
+            if total >= max_total {
+                return false;
+            }
+            current + (max_total - total).min(want - current)
+        };
+        if target == current {
+            return false;
+        }
+        if let Some(rs) = self.scale(s, &new_rs, target, ctx) {
+            s.new_rs = Some(rs);
+        }
+        true
+    }
+
+    /// Scale old ReplicaSets down as far as maxUnavailable allows: unhealthy pods first,
+    /// then the oldest ReplicaSets.
+    fn reconcile_old(&mut self, s: &mut Sync, ctx: &mut Ctx) -> bool {
+        let old_total: i32 = s.old.iter().map(replicas).sum();
+        if old_total == 0 {
+            return false;
+        }
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let (_, max_unavailable) = surge_and_unavailable(&s.d);
+        let min_available = want - max_unavailable;
+        let all_total: i32 = s.all().map(replicas).sum();
+        let new_unavailable = s.new_rs.as_ref().map_or(0, |rs| replicas(rs) - available(rs));
+        let max_scaled_down = all_total - min_available - new_unavailable;
+        if max_scaled_down <= 0 {
+            return false;
+        }
+        let mut scaled = 0;
+        let mut olds = s.old.clone();
+        olds.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        // Unhealthy replicas first: they are not serving anyway.
+        for rs in olds.iter_mut() {
+            if scaled >= max_scaled_down {
+                break;
+            }
+            let unhealthy = replicas(rs) - available(rs);
+            if replicas(rs) == 0 || unhealthy <= 0 {
+                continue;
+            }
+            let down = unhealthy.min(max_scaled_down - scaled);
+            if let Some(updated) = self.scale(s, rs, replicas(rs) - down, ctx) {
+                *rs = updated;
+            }
+            scaled += down;
+        }
+        // Then healthy ones, oldest first, keeping minAvailable.
+        let available_total: i32 = s.new_rs.iter().chain(olds.iter()).map(available).sum();
+        let mut budget = available_total - min_available;
+        for rs in olds.iter_mut() {
+            if budget <= 0 {
+                break;
+            }
+            if replicas(rs) == 0 {
+                continue;
+            }
+            let down = replicas(rs).min(budget);
+            if let Some(updated) = self.scale(s, rs, replicas(rs) - down, ctx) {
+                *rs = updated;
+            }
+            scaled += down;
+            budget -= down;
+        }
+        s.old = olds;
+        scaled > 0
+    }
+
+    /// Replicas changed while several ReplicaSets are active: share the change out in
+    /// proportion to their sizes.
+    fn proportional_scale(&mut self, s: &mut Sync, ctx: &mut Ctx) {
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let (surge, _) = surge_and_unavailable(&s.d);
+        let active: Vec<ReplicaSet> = s.all().filter(|rs| replicas(rs) > 0).cloned().collect();
+        if active.len() <= 1 {
+            let target = active.first().cloned().or_else(|| s.new_rs.clone());
+            if let Some(rs) = target {
+                let to = if s.new_rs.as_ref().is_some_and(|n| n.metadata.name == rs.metadata.name) || active.len() == 1
+                {
+                    want
+                } else {
+                    0
+                };
+                self.scale(s, &rs, to, ctx);
+            }
+            return;
+        }
+        let allowed = if is_recreate(&s.d) { want } else { want + surge };
+        let total: i32 = active.iter().map(replicas).sum();
+        let to_add = allowed - total;
+        let mut sizes: Vec<(ReplicaSet, i32)> = active.iter().map(|rs| (rs.clone(), replicas(rs))).collect();
+        if to_add != 0 {
+            // Largest first (newest on ties) so rounding leftovers go where most pods are.
+            sizes.sort_by(|a, b| {
+                b.1.cmp(&a.1).then(b.0.metadata.creation_timestamp.cmp(&a.0.metadata.creation_timestamp))
+            });
+            let mut left = to_add;
+            for (_, size) in sizes.iter_mut() {
+                let share = (*size as i64 * to_add as i64 / total.max(1) as i64) as i32;
+                let share = if to_add > 0 { share.min(left) } else { share.max(left) };
+                *size += share;
+                left -= share;
+            }
+            if let Some((_, size)) = sizes.first_mut() {
+                *size = (*size + left).max(0);
+            }
+        }
+        for (rs, size) in sizes {
+            self.scale(s, &rs, size, ctx);
+        }
+    }
+
+    fn cleanup(&mut self, s: &Sync, ctx: &mut Ctx) {
+        let limit = s.d.spec.revision_history_limit.unwrap_or(10).max(0) as usize;
+        let mut idle: Vec<&ReplicaSet> = s
+            .old
+            .iter()
+            .filter(|rs| replicas(rs) == 0 && rs.status.replicas == 0 && rs.metadata.deletion_timestamp.is_none())
+            .collect();
+        if idle.len() <= limit {
+            return;
+        }
+        idle.sort_by_key(|rs| revision_of(rs));
+        let excess = idle.len() - limit;
+        for rs in idle.into_iter().take(excess) {
+            let _ = ctx.call(Request::delete(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name));
+        }
+    }
+
+    /// Status from the ReplicaSets, with the Available and Progressing conditions.
+    fn sync_status(&mut self, s: &mut Sync, ctx: &mut Ctx) -> Action {
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let (_, max_unavailable) = surge_and_unavailable(&s.d);
+        let mut st = s.d.status.clone();
+        let total: i32 = s.all().map(|rs| rs.status.replicas).sum();
+        let ready: i32 = s.all().map(|rs| rs.status.ready_replicas.unwrap_or(0)).sum();
+        let avail: i32 = s.all().map(available).sum();
+        let updated = s.new_rs.as_ref().map_or(0, |rs| rs.status.replicas);
+        st.replicas = Some(total);
+        st.updated_replicas = Some(updated);
+        st.ready_replicas = Some(ready);
+        st.available_replicas = Some(avail);
+        st.unavailable_replicas = Some((want - avail).max(0));
+        st.observed_generation = Some(s.d.metadata.generation);
+        if avail >= want - max_unavailable {
+            set_condition(
+                &mut st.conditions,
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.".into(),
+                ctx.now,
+                false,
+            );
+        } else {
+            set_condition(
+                &mut st.conditions,
+                "Available",
+                "False",
+                "MinimumReplicasUnavailable",
+                "Deployment does not have minimum availability.".into(),
+                ctx.now,
+                false,
+            );
+        }
+        let deadline = s.d.spec.progress_deadline_seconds.unwrap_or(600);
+        let rs_name = s.new_rs.as_ref().map(|rs| rs.metadata.name.clone());
+        let what = match &rs_name {
+            Some(n) => format!("ReplicaSet \"{n}\""),
+            None => format!("Deployment \"{}\"", s.d.metadata.name),
+        };
+        let current = st.conditions.iter().find(|c| c.type_ == "Progressing").cloned();
+        let complete = updated == want && total == want && avail == want;
+        let already_complete =
+            total == updated && current.as_ref().is_some_and(|c| c.reason == "NewReplicaSetAvailable");
+        let mut requeue = None;
+        if !already_complete && !s.d.spec.paused {
+            let old_status = &s.d.status;
+            let old_replicas_now = total - updated;
+            let old_replicas_before = old_status.replicas.unwrap_or(0) - old_status.updated_replicas.unwrap_or(0);
+            let progressing = updated > old_status.updated_replicas.unwrap_or(0)
+                || old_replicas_now < old_replicas_before
+                || ready > old_status.ready_replicas.unwrap_or(0)
+                || avail > old_status.available_replicas.unwrap_or(0);
+            let since = current.as_ref().and_then(|c| c.last_update_time).unwrap_or(ctx.now);
+            let timed_out = current.as_ref().is_some_and(|c| c.reason == "ProgressDeadlineExceeded")
+                || ctx.now.since(since) > Duration::seconds(deadline as u64);
+            if complete {
+                set_condition(
+                    &mut st.conditions,
+                    "Progressing",
+                    "True",
+                    "NewReplicaSetAvailable",
+                    format!("{what} has successfully progressed."),
+                    ctx.now,
+                    true,
+                );
+            } else if progressing {
+                set_condition(
+                    &mut st.conditions,
+                    "Progressing",
+                    "True",
+                    "ReplicaSetUpdated",
+                    format!("{what} is progressing."),
+                    ctx.now,
+                    true,
+                );
+                requeue = Some(Duration::seconds(deadline as u64 + 1));
+            } else if timed_out {
+                if current.as_ref().is_none_or(|c| c.reason != "ProgressDeadlineExceeded") {
+                    ctx.decide(|| format!("Deployment {}: {what} has timed out progressing", s.key));
+                }
+                set_condition(
+                    &mut st.conditions,
+                    "Progressing",
+                    "False",
+                    "ProgressDeadlineExceeded",
+                    format!("{what} has timed out progressing."),
+                    ctx.now,
+                    false,
+                );
+            } else {
+                let left = (since + Duration::seconds(deadline as u64)).since(ctx.now);
+                requeue = Some(left + Duration::seconds(1));
+            }
+        }
+        if st != s.d.status {
+            let mut d = s.d.clone();
+            d.status = st;
+            d.metadata.resource_version.clear();
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+                self.deployments.assume(stored);
+            }
+        }
+        match requeue {
+            Some(d) => Action::RequeueAfter(d),
+            None => Action::AwaitChange,
+        }
+    }
+}
+
+/// Sets a condition; the transition time moves only when the status changes, the update
+/// time whenever `touch` (progress) or anything else changes.
+fn set_condition(
+    conds: &mut Vec<WorkloadCondition>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: String,
+    now: Time,
+    touch: bool,
+) {
+    match conds.iter_mut().find(|c| c.type_ == type_) {
+        Some(c) => {
+            if c.status == status && c.reason == reason && c.message == message && !touch {
+                return;
+            }
+            if c.status != status {
+                c.last_transition_time = Some(now);
+            }
+            if c.status != status || c.reason != reason || c.message != message || touch {
+                c.last_update_time = Some(now);
+            }
+            c.status = status.into();
+            c.reason = reason.into();
+            c.message = message;
+        }
+        None => conds.push(WorkloadCondition {
+            type_: type_.into(),
+            status: status.into(),
+            last_update_time: Some(now),
+            last_transition_time: Some(now),
+            reason: reason.into(),
+            message,
+        }),
+    }
+}
+
+impl Reconciler for DeploymentController {
+    fn informers(&mut self) -> Vec<&mut Informer> {
+        vec![&mut self.deployments, &mut self.replica_sets, &mut self.pods]
+    }
+
+    fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        let obj = &delta.object;
+        match informer {
+            0 => vec![cache_key(obj.namespace(), obj.name())],
+            1 => {
+                if let Some(key) = self.owner_of_rs(obj) {
+                    return vec![key];
+                }
+                // An orphan ReplicaSet: a Deployment whose selector matches may adopt it.
+                self.deployments
+                    .cache
+                    .values()
+                    .filter(|d| d.namespace() == obj.namespace())
+                    .filter(|d| {
+                        d.as_deployment()
+                            .and_then(|d| d.spec.selector.as_ref())
+                            .is_some_and(|s| !s.match_labels.is_empty() && s.matches(&obj.meta().labels))
+                    })
+                    .map(|d| cache_key(d.namespace(), d.name()))
+                    .collect()
+            }
+            _ => {
+                // Recreate waits for old pods to go: their deletion is worth a look.
+                if delta.type_ != WatchEventType::Deleted {
+                    return Vec::new();
+                }
+                let Some(owner) = obj.controller_ref().filter(|o| o.kind == "ReplicaSet") else { return Vec::new() };
+                let rs = self.replica_sets.get(obj.namespace(), &owner.name).cloned();
+                rs.and_then(|rs| self.owner_of_rs(&rs)).into_iter().collect()
+            }
+        }
+    }
+
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        let Some(object) = self.deployments.cache.get(key).cloned() else {
+            self.lanes.remove(key);
+            return Action::AwaitChange;
+        };
+        let Some(d) = object.as_deployment().cloned() else { return Action::AwaitChange };
+        // The Deployment's ReplicaSets, adopting orphans its selector matches.
+        let selector: LabelSelector = d.spec.selector.clone().unwrap_or_default();
+        let orphans: Vec<Arc<Object>> = self
+            .replica_sets
+            .owned_by("")
+            .into_iter()
+            .filter(|rs| {
+                rs.namespace() == d.metadata.namespace
+                    && !selector.match_labels.is_empty()
+                    && selector.matches(&rs.meta().labels)
+            })
+            .cloned()
+            .collect();
+        if d.metadata.deletion_timestamp.is_none() {
+            for orphan in orphans {
+                if let Some(mut rs) = orphan.as_replica_set().cloned() {
+                    rs.metadata.owner_references.push(controller_ref(&object));
+                    if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(rs))) {
+                        self.replica_sets.assume(stored);
+                    }
+                }
+            }
+        }
+        let owned: Vec<ReplicaSet> = self
+            .replica_sets
+            .owned_by(&d.metadata.uid)
+            .into_iter()
+            .filter_map(|o| o.as_replica_set().cloned())
+            .collect();
+        let wanted = without_hash(&d.spec.template);
+        let mut new_rs = None;
+        let mut old = Vec::new();
+        let mut sorted = owned;
+        sorted.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        for rs in sorted {
+            if new_rs.is_none() && without_hash(&rs.spec.template) == wanted {
+                new_rs = Some(rs);
+            } else {
+                old.push(rs);
+            }
+        }
+        let mut s = Sync { key: key.to_string(), object, d, new_rs, old };
+        if s.d.metadata.deletion_timestamp.is_some() {
+            return self.sync_status(&mut s, ctx);
+        }
+        let want = s.d.spec.replicas.unwrap_or(1);
+        // Replicas changed since the ReplicaSets were sized: scale, don't roll.
+        let scaling = s.all().filter(|rs| replicas(rs) > 0).any(|rs| {
+            rs.metadata.annotations.get(DESIRED_REPLICAS).and_then(|v| v.parse::<i32>().ok()).is_some_and(|n| n != want)
+        });
+        if s.d.spec.paused || scaling {
+            self.new_replica_set(&mut s, false, ctx);
+            if scaling {
+                ctx.cause = Some(
+                    ctx.decide(|| format!("Deployment {key}: replicas changed to {want}: scaling proportionally")),
+                );
+                self.proportional_scale(&mut s, ctx);
+            }
+            return self.sync_status(&mut s, ctx);
+        }
+        if is_recreate(&s.d) {
+            // Stop everything old first, then start the new.
+            let olds: Vec<ReplicaSet> = s.old.iter().filter(|rs| replicas(rs) > 0).cloned().collect();
+            if !olds.is_empty() {
+                for rs in olds {
+                    self.scale(&mut s, &rs, 0, ctx);
+                }
+                return self.sync_status(&mut s, ctx);
+            }
+            let old_uids: Vec<&str> = s.old.iter().map(|rs| rs.metadata.uid.as_str()).collect();
+            let old_pods_running = old_uids
+                .iter()
+                .any(|uid| self.pods.owned_by(uid).iter().any(|p| p.as_pod().is_some_and(|p| !p.is_terminal())));
+            if old_pods_running {
+                return self.sync_status(&mut s, ctx);
+            }
+            self.new_replica_set(&mut s, true, ctx);
+            if let Some(rs) = s.new_rs.clone().filter(|rs| replicas(rs) != want) {
+                s.new_rs = self.scale(&mut s, &rs, want, ctx);
+            }
+        } else {
+            self.new_replica_set(&mut s, true, ctx);
+            if !self.reconcile_new(&mut s, ctx) {
+                self.reconcile_old(&mut s, ctx);
+            }
+        }
+        let complete = s.new_rs.as_ref().is_some_and(|rs| replicas(rs) == want && available(rs) == want)
+            && s.old.iter().all(|rs| replicas(rs) == 0);
+        if complete {
+            self.cleanup(&s, ctx);
+        }
+        self.sync_status(&mut s, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::IntOrString;
+    use crate::api::apps::{DeploymentStrategy, RollingUpdate};
+
+    #[test]
+    fn template_hashes_are_stable_safe_encoded_decimals() {
+        let t = PodTemplateSpec::default();
+        let h = template_hash(&t, None);
+        assert_eq!(h, template_hash(&t, None));
+        assert_ne!(h, template_hash(&t, Some(1)));
+        assert!(h.len() >= 9 && h.chars().all(|c| "456789bcdf".contains(c)), "{h}");
+    }
+
+    #[test]
+    fn default_strategy_surges_a_quarter_up_and_allows_a_quarter_down() {
+        let mut d = Deployment::default();
+        d.spec.replicas = Some(3);
+        assert_eq!(surge_and_unavailable(&d), (1, 0));
+        d.spec.replicas = Some(10);
+        assert_eq!(surge_and_unavailable(&d), (3, 2));
+    }
+
+    #[test]
+    fn zero_surge_and_zero_unavailable_allows_one_unavailable() {
+        let mut d = Deployment::default();
+        d.spec.replicas = Some(3);
+        d.spec.strategy = Some(DeploymentStrategy {
+            type_: Some("RollingUpdate".into()),
+            rolling_update: Some(RollingUpdate {
+                max_surge: Some(IntOrString::Int(0)),
+                max_unavailable: Some(IntOrString::Int(0)),
+            }),
+        });
+        assert_eq!(surge_and_unavailable(&d), (0, 1));
+    }
+}

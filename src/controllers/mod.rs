@@ -1,0 +1,102 @@
+//! kube-controller-manager: independent, level-triggered control loops. Each controller
+//! watches what it cares about through informers, turns every change into a key in its work
+//! queue, and reconciles one key at a time: it compares what is desired with what is, and
+//! acts only through the API server.
+
+pub mod deployment;
+pub mod pods;
+pub mod replicaset;
+pub mod workqueue;
+
+use crate::component::{Component, Ctx, Delta, Informer};
+use crate::sim::{Duration, Time};
+use std::any::Any;
+use workqueue::WorkQueue;
+
+/// What a reconcile asks for next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing more until something changes.
+    AwaitChange,
+    /// Look again after this long, even if nothing changes.
+    RequeueAfter(Duration),
+}
+
+/// The part of a controller that is specific to it.
+pub trait Reconciler: 'static {
+    /// The informers it watches, in start order.
+    fn informers(&mut self) -> Vec<&mut Informer>;
+    /// Which keys a change to a watched object makes dirty (informer index, change).
+    fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String>;
+    /// Brings one object's actual state towards its desired state.
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action;
+    /// A one-line summary for views: e.g. desired vs actual of the last reconcile.
+    fn summary(&self) -> String {
+        String::new()
+    }
+}
+
+/// Runs a reconciler as a component: sync informers, queue keys, reconcile them.
+pub struct ControllerLoop<R: Reconciler> {
+    pub reconciler: R,
+    pub queue: WorkQueue,
+    /// Every key once after start (informers' initial lists are state, not changes).
+    resync_on_start: bool,
+}
+
+impl<R: Reconciler> ControllerLoop<R> {
+    pub fn new(reconciler: R) -> Self {
+        ControllerLoop { reconciler, queue: WorkQueue::default(), resync_on_start: true }
+    }
+
+    fn sync(&mut self, ctx: &mut Ctx) {
+        let mut deltas: Vec<(usize, Delta)> = Vec::new();
+        for (i, informer) in self.reconciler.informers().into_iter().enumerate() {
+            deltas.extend(informer.sync(ctx.api).into_iter().map(|d| (i, d)));
+        }
+        for (i, delta) in deltas {
+            for key in self.reconciler.keys_for(i, &delta) {
+                self.queue.add(&key, Some(delta.seq));
+            }
+        }
+    }
+}
+
+impl<R: Reconciler> Component for ControllerLoop<R> {
+    fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        for informer in self.reconciler.informers() {
+            let _ = informer.start(ctx);
+        }
+        if self.resync_on_start {
+            // Reconcile every object that exists at start, as a controller does once its
+            // caches have synced; the primary (first) informer's objects are its own.
+            let first: Vec<String> =
+                self.reconciler.informers().first().map(|i| i.cache.keys().cloned().collect()).unwrap_or_default();
+            for key in first {
+                self.queue.add(&key, None);
+            }
+        }
+        Some(ctx.now)
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        self.sync(ctx);
+        self.queue.promote(ctx.now);
+        while let Some((key, cause)) = self.queue.pop() {
+            ctx.cause = cause;
+            if let Action::RequeueAfter(d) = self.reconciler.reconcile(&key, ctx) {
+                self.queue.add_after(&key, ctx.now + d);
+            }
+        }
+        ctx.cause = None;
+        self.queue.next_delayed()
+    }
+
+    fn busy(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,341 @@
+//! The ReplicaSet controller: keeps `spec.replicas` pods matching the selector running.
+//! Creates missing pods in slow-start batches (1, 2, 4, …), deletes surplus ones in
+//! upstream's order (unscheduled, pending, not ready, … newest first), adopts orphans, and
+//! uses expectations so it never acts twice on a change its cache has not seen yet.
+
+use super::pods::{controller_ref, is_active, is_available, pod_from_template, ready_since};
+use super::{Action, Reconciler};
+use crate::api::{Kind, Object, Pod, ReplicaSet};
+use crate::apiserver::Request;
+use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::record::WatchEventType;
+use crate::sim::{Duration, Time};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// The most pods one sync creates or deletes.
+pub const BURST_REPLICAS: usize = 500;
+/// Expectations older than this are given up on.
+const EXPECTATIONS_TIMEOUT: Duration = Duration::minutes(5);
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Expectations {
+    adds: i64,
+    dels: i64,
+    set_at: Time,
+}
+
+/// Desired against actual for one ReplicaSet, as its lane in the page shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lane {
+    pub want: i32,
+    pub have: i32,
+    /// `create 1`, `delete 2`, or empty when in sync.
+    pub action: String,
+}
+
+impl std::fmt::Display for Lane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "want {} · have {}", self.want, self.have)?;
+        if !self.action.is_empty() {
+            write!(f, " → {}", self.action)?;
+        }
+        Ok(())
+    }
+}
+
+pub struct ReplicaSetController {
+    replica_sets: Informer,
+    pods: Informer,
+    expectations: HashMap<String, Expectations>,
+    /// The last decision per ReplicaSet.
+    pub lanes: BTreeMap<String, Lane>,
+}
+
+impl Default for ReplicaSetController {
+    fn default() -> Self {
+        ReplicaSetController {
+            replica_sets: Informer::new(Kind::ReplicaSet),
+            pods: Informer::new(Kind::Pod),
+            expectations: HashMap::new(),
+            lanes: BTreeMap::new(),
+        }
+    }
+}
+
+/// The order in which surplus pods go: the first is deleted first.
+pub fn deletion_order(a: &Pod, b: &Pod, related_on_node: &dyn Fn(&Pod) -> usize) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let assigned = |p: &Pod| !p.spec.node_name.is_empty();
+    let phase_rank = |p: &Pod| match p.status.phase.as_str() {
+        "Pending" | "" => 0,
+        "Unknown" => 1,
+        _ => 2,
+    };
+    let cost = |p: &Pod| {
+        p.metadata
+            .annotations
+            .get("controller.kubernetes.io/pod-deletion-cost")
+            .and_then(|c| c.parse::<i32>().ok())
+            .unwrap_or(0)
+    };
+    let restarts = |p: &Pod| p.status.container_statuses.iter().map(|c| c.restart_count).max().unwrap_or(0);
+    assigned(a)
+        .cmp(&assigned(b))
+        .then(phase_rank(a).cmp(&phase_rank(b)))
+        .then(ready_since(a).is_some().cmp(&ready_since(b).is_some()))
+        .then(cost(a).cmp(&cost(b)))
+        .then(related_on_node(b).cmp(&related_on_node(a)))
+        .then(match (ready_since(a), ready_since(b)) {
+            (Some(x), Some(y)) => y.cmp(&x),
+            _ => Ordering::Equal,
+        })
+        .then(restarts(b).cmp(&restarts(a)))
+        .then(b.metadata.creation_timestamp.cmp(&a.metadata.creation_timestamp))
+}
+
+impl ReplicaSetController {
+    fn observe(&mut self, rs_key: &str, delta: &Delta) {
+        if let Some(e) = self.expectations.get_mut(rs_key) {
+            match delta.type_ {
+                WatchEventType::Added => e.adds -= 1,
+                WatchEventType::Deleted => e.dels -= 1,
+                WatchEventType::Modified => {
+                    // A graceful deletion shows first as a deletionTimestamp.
+                    let was = delta.old.as_ref().is_some_and(|o| o.meta().deletion_timestamp.is_some());
+                    if delta.object.meta().deletion_timestamp.is_some() && !was {
+                        e.dels -= 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn satisfied(&self, key: &str, now: Time) -> bool {
+        self.expectations
+            .get(key)
+            .is_none_or(|e| (e.adds <= 0 && e.dels <= 0) || now.since(e.set_at) > EXPECTATIONS_TIMEOUT)
+    }
+
+    /// Takes orphan pods whose labels match (adoption), as the controller's pod claim does.
+    fn adopt(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
+        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
+        let orphans: Vec<Arc<Object>> = self
+            .pods
+            .owned_by("")
+            .into_iter()
+            .filter(|p| p.namespace() == rs.namespace() && selector.matches(&p.meta().labels))
+            .filter(|p| p.as_pod().is_some_and(is_active))
+            .cloned()
+            .collect();
+        for orphan in orphans {
+            let Some(mut pod) = orphan.as_pod().cloned() else { continue };
+            pod.metadata.owner_references.push(controller_ref(rs));
+            if let Ok(stored) = ctx.call_object(Request::update(Object::Pod(pod))) {
+                self.pods.assume(stored);
+            }
+        }
+    }
+
+    fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, active: &[Arc<Object>], ctx: &mut Ctx) {
+        let want = rs.spec.replicas.unwrap_or(1);
+        let have = active.len() as i32;
+        let diff = have - want;
+        let mut lane = Lane { want, have, action: String::new() };
+        if diff < 0 {
+            let count = ((-diff) as usize).min(BURST_REPLICAS);
+            lane.action = format!("create {count}");
+            ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: create {count}")));
+            self.expectations.insert(key.to_string(), Expectations { adds: count as i64, dels: 0, set_at: ctx.now });
+            // Slow start: batches of 1, 2, 4, … stop at the first failure.
+            let mut created = 0;
+            let mut batch = 1;
+            'batches: while created < count {
+                let n = batch.min(count - created);
+                for _ in 0..n {
+                    let pod = pod_from_template(&rs.spec.template, rs_obj, &format!("{}-", rs.metadata.name));
+                    match ctx.call_object(Request::create(Object::Pod(pod))) {
+                        Ok(p) => {
+                            ctx.event(rs_obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+                            created += 1;
+                        }
+                        Err(status) => {
+                            ctx.event(
+                                rs_obj,
+                                "",
+                                "Warning",
+                                "FailedCreate",
+                                format!("Error creating: {}", status.message),
+                            );
+                            break 'batches;
+                        }
+                    }
+                }
+                batch *= 2;
+            }
+            if let Some(e) = self.expectations.get_mut(key) {
+                e.adds -= (count - created) as i64;
+            }
+        } else if diff > 0 {
+            let count = (diff as usize).min(BURST_REPLICAS);
+            lane.action = format!("delete {count}");
+            ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: delete {count}")));
+            let mut on_node: HashMap<&str, usize> = HashMap::new();
+            for p in active.iter().filter_map(|p| p.as_pod()) {
+                *on_node.entry(p.spec.node_name.as_str()).or_default() += 1;
+            }
+            let related = |p: &Pod| on_node.get(p.spec.node_name.as_str()).copied().unwrap_or(0);
+            let mut victims: Vec<&Pod> = active.iter().filter_map(|p| p.as_pod()).collect();
+            victims.sort_by(|a, b| deletion_order(a, b, &related));
+            let victims: Vec<Pod> = victims.into_iter().take(count).cloned().collect();
+            self.expectations.insert(key.to_string(), Expectations { adds: 0, dels: count as i64, set_at: ctx.now });
+            for victim in victims {
+                let req = Request::delete(Kind::Pod, &victim.metadata.namespace, &victim.metadata.name);
+                match ctx.call(req) {
+                    Ok(_) => ctx.event(
+                        rs_obj,
+                        "",
+                        "Normal",
+                        "SuccessfulDelete",
+                        format!("Deleted pod: {}", victim.metadata.name),
+                    ),
+                    Err(status) => {
+                        if let Some(e) = self.expectations.get_mut(key) {
+                            e.dels -= 1;
+                        }
+                        ctx.event(rs_obj, "", "Warning", "FailedDelete", format!("Error deleting: {}", status.message));
+                    }
+                }
+            }
+        }
+        self.lanes.insert(key.to_string(), lane);
+    }
+}
+
+impl Reconciler for ReplicaSetController {
+    fn informers(&mut self) -> Vec<&mut Informer> {
+        vec![&mut self.replica_sets, &mut self.pods]
+    }
+
+    fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        let obj = &delta.object;
+        if informer == 0 {
+            return vec![cache_key(obj.namespace(), obj.name())];
+        }
+        let mut keys = Vec::new();
+        for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
+            if let Some(owner) = o.controller_ref().filter(|r| r.kind == "ReplicaSet") {
+                let key = cache_key(o.namespace(), &owner.name);
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        if let Some(key) = keys.first().cloned() {
+            self.observe(&key, delta);
+        } else if delta.type_ != WatchEventType::Deleted {
+            // An orphan: every ReplicaSet whose selector matches may adopt it.
+            for rs in self.replica_sets.cache.values().filter(|r| r.namespace() == obj.namespace()) {
+                let matches = rs
+                    .as_replica_set()
+                    .and_then(|r| r.spec.selector.as_ref())
+                    .is_some_and(|s| !s.match_labels.is_empty() && s.matches(&obj.meta().labels));
+                if matches {
+                    keys.push(cache_key(rs.namespace(), rs.name()));
+                }
+            }
+        }
+        keys
+    }
+
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        let Some(rs_obj) = self.replica_sets.cache.get(key).cloned() else {
+            self.expectations.remove(key);
+            self.lanes.remove(key);
+            return Action::AwaitChange;
+        };
+        let Some(rs) = rs_obj.as_replica_set().cloned() else { return Action::AwaitChange };
+        let deleting = rs.metadata.deletion_timestamp.is_some();
+        if !deleting {
+            self.adopt(&rs_obj, ctx);
+        }
+        let owned: Vec<Arc<Object>> = self.pods.owned_by(&rs.metadata.uid).into_iter().cloned().collect();
+        let active: Vec<Arc<Object>> = owned.iter().filter(|p| p.as_pod().is_some_and(is_active)).cloned().collect();
+        if !deleting && self.satisfied(key, ctx.now) {
+            self.manage(key, &rs_obj, &rs, &active, ctx);
+        }
+        // Status, from what the cache shows now (the next sync sees this sync's writes).
+        let min_ready = Duration::seconds(rs.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
+        let pods: Vec<&Pod> = active.iter().filter_map(|p| p.as_pod()).collect();
+        let template_labels = &rs.spec.template.metadata.labels;
+        let mut status = rs.status.clone();
+        status.replicas = pods.len() as i32;
+        status.fully_labeled_replicas = Some(
+            pods.iter().filter(|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v))).count()
+                as i32,
+        );
+        status.ready_replicas = Some(pods.iter().filter(|p| ready_since(p).is_some()).count() as i32);
+        status.available_replicas = Some(pods.iter().filter(|p| is_available(p, min_ready, ctx.now)).count() as i32);
+        status.terminating_replicas = None;
+        status.observed_generation = Some(rs.metadata.generation);
+        if status != rs.status {
+            let mut updated = rs.clone();
+            updated.status = status.clone();
+            updated.metadata.resource_version.clear();
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::ReplicaSet(updated))) {
+                self.replica_sets.assume(stored);
+            }
+        }
+        if min_ready > Duration::ZERO && status.ready_replicas != status.available_replicas {
+            return Action::RequeueAfter(min_ready);
+        }
+        Action::AwaitChange
+    }
+
+    fn summary(&self) -> String {
+        self.lanes.iter().map(|(k, l)| format!("{k}: {l}")).collect::<Vec<_>>().join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::PodCondition;
+
+    fn pod(name: &str, node: &str, phase: &str, ready: bool, created: u64) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = name.into();
+        p.metadata.creation_timestamp = Some(Time(created));
+        p.spec.node_name = node.into();
+        p.status.phase = phase.into();
+        if ready {
+            p.status.conditions.push(PodCondition {
+                type_: "Ready".into(),
+                status: "True".into(),
+                ..Default::default()
+            });
+        }
+        p
+    }
+
+    #[test]
+    fn surplus_pods_go_unscheduled_first_then_pending_then_unready_then_newest() {
+        let pods = [
+            pod("ready-old", "n1", "Running", true, 1),
+            pod("ready-new", "n1", "Running", true, 5),
+            pod("unready", "n1", "Running", false, 2),
+            pod("pending", "n1", "Pending", false, 3),
+            pod("unscheduled", "", "Pending", false, 4),
+        ];
+        let mut order: Vec<&Pod> = pods.iter().collect();
+        order.sort_by(|a, b| deletion_order(a, b, &|_| 1));
+        let names: Vec<&str> = order.iter().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(names, ["unscheduled", "pending", "unready", "ready-new", "ready-old"]);
+    }
+
+    #[test]
+    fn lanes_read_as_desired_against_actual() {
+        let lane = Lane { want: 3, have: 2, action: "create 1".into() };
+        assert_eq!(lane.to_string(), "want 3 · have 2 → create 1");
+    }
+}
