@@ -129,7 +129,7 @@ pub struct Container {
     pub env_from: Vec<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<EnvVar>,
-    #[serde(default, skip_serializing_if = "ResourceRequirements::is_empty")]
+    #[serde(default)]
     pub resources: ResourceRequirements,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resize_policy: Vec<Value>,

@@ -18,6 +18,8 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     default_object(object);
     if let Object::Pod(pod) = object {
         done.push("defaulting");
+        pod.spec.enable_service_links.get_or_insert(true);
+        pod.spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
         if service_account(pod, rng) {
             done.push("ServiceAccount");
         }
@@ -129,8 +131,6 @@ fn default_pod_spec(spec: &mut crate::api::PodSpec) {
     spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
     spec.security_context.get_or_insert_with(|| json!({}));
-    spec.enable_service_links.get_or_insert(true);
-    spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
         c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
         c.termination_message_policy.get_or_insert_with(|| "File".into());

@@ -535,8 +535,10 @@ impl DeploymentController {
     }
 }
 
-/// Sets a condition; the transition time moves only when the status changes, the update
-/// time whenever `touch` (progress) or anything else changes.
+/// Sets a condition the way upstream does: an unchanged one stays put; a changed one is
+/// removed and appended (keeping its transition time if the status did not flip), so the
+/// most recently changed condition is listed last. `touch` marks progress: the update time
+/// moves even when nothing else does.
 fn set_condition(
     conds: &mut Vec<WorkloadCondition>,
     type_: &str,
@@ -546,30 +548,26 @@ fn set_condition(
     now: Time,
     touch: bool,
 ) {
-    match conds.iter_mut().find(|c| c.type_ == type_) {
-        Some(c) => {
-            if c.status == status && c.reason == reason && c.message == message && !touch {
-                return;
-            }
-            if c.status != status {
-                c.last_transition_time = Some(now);
-            }
-            if c.status != status || c.reason != reason || c.message != message || touch {
-                c.last_update_time = Some(now);
-            }
-            c.status = status.into();
-            c.reason = reason.into();
-            c.message = message;
+    let existing = conds.iter().position(|c| c.type_ == type_);
+    if let Some(i) = existing {
+        let c = &conds[i];
+        if c.status == status && c.reason == reason && c.message == message && !touch {
+            return;
         }
-        None => conds.push(WorkloadCondition {
-            type_: type_.into(),
-            status: status.into(),
-            last_update_time: Some(now),
-            last_transition_time: Some(now),
-            reason: reason.into(),
-            message,
-        }),
     }
+    let old = existing.map(|i| conds.remove(i));
+    let transition = match &old {
+        Some(c) if c.status == status => c.last_transition_time,
+        _ => Some(now),
+    };
+    conds.push(WorkloadCondition {
+        type_: type_.into(),
+        status: status.into(),
+        last_update_time: Some(now),
+        last_transition_time: transition,
+        reason: reason.into(),
+        message,
+    });
 }
 
 impl Reconciler for DeploymentController {

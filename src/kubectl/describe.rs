@@ -4,7 +4,10 @@
 use super::age::age;
 use super::printers::node_roles;
 use super::table::tabwrite;
-use crate::api::{Event, Labels, Lease, Node, Pod, Quantity, Taint, Toleration};
+use crate::api::{
+    Deployment, Event, LabelSelector, Labels, Lease, Node, Pod, PodTemplateSpec, Quantity, ReplicaSet, Taint,
+    Toleration,
+};
 use crate::sim::Time;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -54,7 +57,11 @@ fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<S
 }
 
 fn tolerations_multiline(out: &mut String, tolerations: &[Toleration]) {
-    out.push_str("Tolerations:\t");
+    tolerations_titled(out, "Tolerations", tolerations);
+}
+
+fn tolerations_titled(out: &mut String, title: &str, tolerations: &[Toleration]) {
+    let _ = write!(out, "{title}:\t");
     if tolerations.is_empty() {
         out.push_str("<none>\n");
         return;
@@ -154,10 +161,22 @@ fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
     } else {
         (&pod.spec.containers, &pod.status.container_statuses)
     };
-    let _ = writeln!(out, "{title}:");
+    containers(out, title, specs, Some(statuses), "");
+}
+
+/// Containers as describe lists them; `space` indents a pod template's (with no statuses).
+fn containers(
+    out: &mut String,
+    title: &str,
+    specs: &[crate::api::Container],
+    statuses: Option<&Vec<crate::api::pod::ContainerStatus>>,
+    space: &str,
+) {
+    let _ = writeln!(out, "{space}{title}:");
+    let name_indent = if space.is_empty() { "" } else { " " };
     for c in specs {
-        let status = statuses.iter().find(|s| s.name == c.name);
-        let _ = writeln!(out, "  {}:", c.name);
+        let status = statuses.and_then(|st| st.iter().find(|s| s.name == c.name));
+        let _ = writeln!(out, "  {name_indent}{}:", c.name);
         if let Some(s) = status {
             let _ = writeln!(out, "    Container ID:\t{}", s.container_id);
         }
@@ -246,11 +265,15 @@ fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
 }
 
 fn volumes_section(out: &mut String, volumes: &[Value]) {
+    volumes_with_indent(out, volumes, "");
+}
+
+fn volumes_with_indent(out: &mut String, volumes: &[Value], space: &str) {
     if volumes.is_empty() {
-        out.push_str("Volumes:\t<none>\n");
+        let _ = writeln!(out, "{space}Volumes:\t<none>");
         return;
     }
-    out.push_str("Volumes:\n");
+    let _ = writeln!(out, "{space}Volumes:");
     for v in volumes {
         let _ = writeln!(out, "  {}:", v.get("name").and_then(Value::as_str).unwrap_or(""));
         if let Some(projected) = v.get("projected") {
@@ -509,6 +532,130 @@ pub fn describe_node(node: &Node, lease: Option<&Lease>, pods: &[Pod], events: &
         percent(ml, alloc_mem)
     );
     out.push_str("  ephemeral-storage\t0 (0%)\t0 (0%)\n");
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// A pod template, as workloads' descriptions show it.
+fn pod_template(out: &mut String, t: &PodTemplateSpec) {
+    out.push_str("Pod Template:\n");
+    labels_multiline(out, "  Labels", &t.metadata.labels);
+    if !t.metadata.annotations.is_empty() {
+        annotations_multiline(out, "  Annotations", &t.metadata.annotations);
+    }
+    if let Some(sa) = t.spec.service_account_name.as_ref().filter(|s| !s.is_empty()) {
+        let _ = writeln!(out, "  Service Account:\t{sa}");
+    }
+    if !t.spec.init_containers.is_empty() {
+        containers(out, "Init Containers", &t.spec.init_containers, None, "  ");
+    }
+    containers(out, "Containers", &t.spec.containers, None, "  ");
+    volumes_with_indent(out, &t.spec.volumes, "  ");
+    if let Some(pc) = t.spec.priority_class_name.as_ref().filter(|s| !s.is_empty()) {
+        let _ = writeln!(out, "  Priority Class Name:\t{pc}");
+    }
+    labels_multiline(out, "  Node-Selectors", &t.spec.node_selector);
+    tolerations_titled(out, "  Tolerations", &t.spec.tolerations);
+}
+
+fn selector_text(sel: Option<&LabelSelector>) -> String {
+    sel.map(|s| s.to_selector_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| "<none>".into())
+}
+
+fn workload_conditions(out: &mut String, conds: &[crate::api::apps::WorkloadCondition]) {
+    if conds.is_empty() {
+        return;
+    }
+    out.push_str("Conditions:\n  Type\tStatus\tReason\n");
+    out.push_str("  ----\t------\t------\n");
+    for c in conds {
+        let _ = writeln!(out, "  {} \t{}\t{}", c.type_, c.status, c.reason);
+    }
+}
+
+fn replica_sets_line(sets: &[&ReplicaSet]) -> String {
+    if sets.is_empty() {
+        return "<none>".into();
+    }
+    sets.iter()
+        .map(|rs| {
+            format!("{} ({}/{} replicas created)", rs.metadata.name, rs.status.replicas, rs.spec.replicas.unwrap_or(0))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `kubectl describe deployment`: `old` and `new` are its ReplicaSets.
+pub fn describe_deployment(
+    d: &Deployment,
+    new: Option<&ReplicaSet>,
+    old: &[&ReplicaSet],
+    events: &[Event],
+    now: Time,
+) -> String {
+    let mut out = String::new();
+    let m = &d.metadata;
+    let st = &d.status;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    let _ = writeln!(out, "CreationTimestamp:\t{}", m.creation_timestamp.unwrap_or_default().rfc1123z());
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let _ = writeln!(out, "Selector:\t{}", selector_text(d.spec.selector.as_ref()));
+    let _ = writeln!(
+        out,
+        "Replicas:\t{} desired | {} updated | {} total | {} available | {} unavailable",
+        d.spec.replicas.unwrap_or(1),
+        st.updated_replicas.unwrap_or(0),
+        st.replicas.unwrap_or(0),
+        st.available_replicas.unwrap_or(0),
+        st.unavailable_replicas.unwrap_or(0)
+    );
+    let strategy = d.spec.strategy.clone().unwrap_or_default();
+    let _ = writeln!(out, "StrategyType:\t{}", strategy.type_.clone().unwrap_or_else(|| "RollingUpdate".into()));
+    let _ = writeln!(out, "MinReadySeconds:\t{}", d.spec.min_ready_seconds.unwrap_or(0));
+    if let Some(ru) = &strategy.rolling_update {
+        let show = |v: &Option<crate::api::IntOrString>| v.as_ref().map_or("0".to_string(), |x| x.to_string());
+        let _ = writeln!(
+            out,
+            "RollingUpdateStrategy:\t{} max unavailable, {} max surge",
+            show(&ru.max_unavailable),
+            show(&ru.max_surge)
+        );
+    }
+    pod_template(&mut out, &d.spec.template);
+    workload_conditions(&mut out, &st.conditions);
+    let old_with_pods: Vec<&ReplicaSet> = old.iter().copied().filter(|rs| rs.spec.replicas.unwrap_or(0) != 0).collect();
+    let _ = writeln!(out, "OldReplicaSets:\t{}", replica_sets_line(&old_with_pods));
+    let _ = writeln!(out, "NewReplicaSet:\t{}", replica_sets_line(&new.into_iter().collect::<Vec<_>>()));
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// `kubectl describe replicaset`: `pods` are the ones it controls.
+pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &rs.metadata;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    let _ = writeln!(out, "Selector:\t{}", selector_text(rs.spec.selector.as_ref()));
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    if let Some(owner) = m.owner_references.iter().find(|o| o.controller == Some(true)) {
+        let _ = writeln!(out, "Controlled By:\t{}/{}", owner.kind, owner.name);
+    }
+    let _ = writeln!(out, "Replicas:\t{} current / {} desired", rs.status.replicas, rs.spec.replicas.unwrap_or(1));
+    let count = |phase: &str| pods.iter().filter(|p| p.status.phase == phase).count();
+    let waiting = pods.iter().filter(|p| p.status.phase == "Pending" || p.status.phase.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "Pods Status:\t{} Running / {waiting} Waiting / {} Succeeded / {} Failed",
+        count("Running"),
+        count("Succeeded"),
+        count("Failed")
+    );
+    pod_template(&mut out, &rs.spec.template);
+    workload_conditions(&mut out, &rs.status.conditions);
     events_section(&mut out, events, now);
     layout(&out)
 }

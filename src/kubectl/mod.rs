@@ -8,6 +8,7 @@ pub mod manifest;
 pub mod merge;
 pub mod printers;
 pub mod table;
+pub mod yaml;
 
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, FieldSelector, Reply, Request, Status};
@@ -229,7 +230,7 @@ fn apply_one(
     if let Some(ann) = body.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
         ann.remove(LAST_APPLIED);
     }
-    let last_applied = serde_json::to_string(&body).unwrap_or_default();
+    let last_applied = serde_json::to_string(&body).unwrap_or_default() + "\n";
     set_annotation(&mut body, LAST_APPLIED, &last_applied);
     let current = cluster.request(Request::get(kind, &namespace, &name));
     match current {
@@ -466,9 +467,9 @@ pub fn to_json(value: &Value) -> String {
     String::from_utf8(buf).unwrap_or_default() + "\n"
 }
 
-/// YAML as kubectl prints it: keys sorted, block style.
+/// YAML as kubectl prints it.
 pub fn to_yaml(value: &Value) -> String {
-    serde_yaml::to_string(value).unwrap_or_default()
+    yaml::to_yaml(value)
 }
 
 /// `kubectl delete`.
@@ -601,6 +602,12 @@ fn events_for(cluster: &mut Cluster, object: &Object) -> Vec<crate::api::Event> 
     }
 }
 
+fn strip_hash(t: &crate::api::PodTemplateSpec) -> crate::api::PodTemplateSpec {
+    let mut t = t.clone();
+    t.metadata.labels.remove("pod-template-hash");
+    t
+}
+
 /// `kubectl describe`.
 fn describe(cluster: &mut Cluster, args: &Args) -> Output {
     let targets = match resolve_targets(&args.positionals) {
@@ -656,6 +663,34 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                             _ => Vec::new(),
                         };
                     describe::describe_node(n, lease.as_ref(), &pods, &events, now)
+                }
+                Object::Deployment(d) => {
+                    let all: Vec<crate::api::ReplicaSet> =
+                        match cluster.request(Request::list(Kind::ReplicaSet, &d.metadata.namespace)) {
+                            Ok(Reply::List { items, .. }) => items
+                                .iter()
+                                .filter(|o| o.controller_ref().is_some_and(|r| r.uid == d.metadata.uid))
+                                .filter_map(|o| o.as_replica_set().cloned())
+                                .collect(),
+                            _ => Vec::new(),
+                        };
+                    let wanted = strip_hash(&d.spec.template);
+                    let new = all.iter().find(|rs| strip_hash(&rs.spec.template) == wanted);
+                    let old: Vec<&crate::api::ReplicaSet> =
+                        all.iter().filter(|rs| new.is_none_or(|n| n.metadata.uid != rs.metadata.uid)).collect();
+                    describe::describe_deployment(d, new, &old, &events, now)
+                }
+                Object::ReplicaSet(rs) => {
+                    let pods: Vec<crate::api::Pod> =
+                        match cluster.request(Request::list(Kind::Pod, &rs.metadata.namespace)) {
+                            Ok(Reply::List { items, .. }) => items
+                                .iter()
+                                .filter(|o| o.controller_ref().is_some_and(|r| r.uid == rs.metadata.uid))
+                                .filter_map(|o| o.as_pod().cloned())
+                                .collect(),
+                            _ => Vec::new(),
+                        };
+                    describe::describe_replica_set(rs, &pods, &events, now)
                 }
                 other => describe::describe_generic(other, &events, now),
             };

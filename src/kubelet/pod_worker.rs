@@ -544,8 +544,9 @@ impl PodWorker {
             message: if ok { String::new() } else { message },
             ..Default::default()
         };
-        let sandbox = self.ip.is_some() && !(self.terminating && !running);
         let done = matches!(status.phase.as_str(), "Succeeded" | "Failed");
+        // The sandbox goes once the pod has finished or its containers were stopped.
+        let sandbox = self.ip.is_some() && !done && !(self.terminating && !running);
         let not_ready_reason = if done { "PodCompleted" } else { "ContainersNotReady" };
         let not_ready_message =
             if done { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
