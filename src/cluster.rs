@@ -10,7 +10,10 @@ use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
 use crate::component::{Component, Ctx, EventRecorder};
 use crate::controllers::ControllerLoop;
 use crate::controllers::deployment::DeploymentController;
+use crate::controllers::garbage_collector::GarbageCollector;
+use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::replicaset::ReplicaSetController;
+use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::kubelet::{Kubelet, NodeConfig};
 use crate::record::{ComponentId, Record};
 use crate::scheduler::Scheduler;
@@ -67,11 +70,13 @@ struct Slot {
     running: bool,
     wake_at: Option<Time>,
     recorder: EventRecorder,
+    rng: Rng,
 }
 
 pub struct Cluster {
     now: Time,
-    rng: Rng,
+    /// The API server's stream of chance; each component has its own in its slot.
+    api_rng: Rng,
     pub record: Record,
     api: ApiServer,
     slots: Vec<Slot>,
@@ -85,7 +90,7 @@ impl Cluster {
     pub fn new(config: ClusterConfig) -> Cluster {
         let mut cluster = Cluster {
             now: Time::ZERO,
-            rng: Rng::new(config.seed),
+            api_rng: Rng::stream(config.seed, "kube-apiserver"),
             record: Record::with_enabled(config.record),
             api: ApiServer::new(),
             slots: Vec::new(),
@@ -111,6 +116,15 @@ impl Cluster {
             "default-scheduler",
             "",
         );
+        cluster.add_controller(
+            "node-lifecycle-controller",
+            Box::new(ControllerLoop::new(NodeLifecycleController::default())),
+        );
+        cluster.add_controller(
+            "taint-eviction-controller",
+            Box::new(ControllerLoop::new(TaintEvictionController::default())),
+        );
+        cluster.add_controller("garbage-collector", Box::new(ControllerLoop::new(GarbageCollector::default())));
         cluster.add_controller("deployment-controller", Box::new(ControllerLoop::new(DeploymentController::default())));
         cluster.add_controller("replicaset-controller", Box::new(ControllerLoop::new(ReplicaSetController::default())));
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
@@ -145,6 +159,7 @@ impl Cluster {
             running: true,
             wake_at: None,
             recorder: EventRecorder::new(source, &host),
+            rng: Rng::stream(self.config.seed, name),
         });
         (self.slots.len() - 1) as u32
     }
@@ -263,7 +278,8 @@ impl Cluster {
                 me: ComponentId(idx),
                 user: &slot.user,
                 api: &mut self.api,
-                rng: &mut self.rng,
+                rng: &mut slot.rng,
+                api_rng: &mut self.api_rng,
                 record: &mut self.record,
                 recorder: &mut slot.recorder,
                 cause: None,
@@ -323,7 +339,7 @@ impl Cluster {
     fn request_as(&mut self, actor: ComponentId, req: Request) -> Result<Reply, Status> {
         let user = self.slots.get(actor.0 as usize).map(|s| s.user.clone()).unwrap_or_default();
         let mut env =
-            Env { now: self.now, rng: &mut self.rng, record: &mut self.record, actor, user: &user, cause: None };
+            Env { now: self.now, rng: &mut self.api_rng, record: &mut self.record, actor, user: &user, cause: None };
         let result = self.api.handle(req, &mut env);
         self.schedule_woken();
         result
@@ -341,6 +357,22 @@ impl Cluster {
             slot.wake_at = None;
         }
         self.api.close_watches_of(id);
+    }
+
+    /// Starts a stopped component's process again: it lists and watches afresh.
+    pub fn start_component(&mut self, id: ComponentId) {
+        if let Some(slot) = self.slots.get_mut(id.0 as usize) {
+            if slot.running {
+                return;
+            }
+            slot.running = true;
+            slot.started = false;
+        }
+        self.wake(id.0, self.now);
+    }
+
+    pub fn is_running(&self, id: ComponentId) -> bool {
+        self.slots.get(id.0 as usize).is_some_and(|s| s.running)
     }
 
     pub fn find_component(&self, role: &Role) -> Option<ComponentId> {

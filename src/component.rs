@@ -29,7 +29,10 @@ pub struct Ctx<'a> {
     pub me: ComponentId,
     pub user: &'a str,
     pub api: &'a mut ApiServer,
+    /// This component's own stream of chance.
     pub rng: &'a mut Rng,
+    /// The API server's stream (uids, generated names), used by the requests this component sends.
+    pub api_rng: &'a mut Rng,
     pub record: &'a mut Record,
     pub recorder: &'a mut EventRecorder,
     /// The record entry the component is reacting to; requests it makes point back to it.
@@ -40,7 +43,7 @@ impl Ctx<'_> {
     pub fn call(&mut self, req: Request) -> Result<Reply, Status> {
         let mut env = Env {
             now: self.now,
-            rng: self.rng,
+            rng: self.api_rng,
             record: self.record,
             actor: self.me,
             user: self.user,

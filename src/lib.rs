@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod chaos;
 pub mod cluster;
 pub mod component;
 pub mod controllers;

@@ -219,7 +219,8 @@ impl Session {
                 self.cluster.now().since(crate::sim::Time::ZERO),
                 self.cluster.api().etcd().revision()
             )),
-            [] | ["help"] => ok(SIM_HELP.to_string()),
+            ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
+            [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::chaos::NODE_HELP)),
             _ => Output {
                 stderr: format!("sim: unknown command \"{}\"; see 'sim help'\n", words.join(" ")),
                 code: 1,

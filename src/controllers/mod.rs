@@ -4,8 +4,11 @@
 //! acts only through the API server.
 
 pub mod deployment;
+pub mod garbage_collector;
+pub mod node_lifecycle;
 pub mod pods;
 pub mod replicaset;
+pub mod taint_eviction;
 pub mod workqueue;
 
 use crate::component::{Component, Ctx, Delta, Informer};

@@ -35,6 +35,8 @@ pub struct Kubelet {
     ips_in_use: BTreeSet<u32>,
     next_ip: u32,
     causes: HashMap<String, Seq>,
+    /// Set on (re)start: the first run syncs every pod, as a kubelet does after a restart.
+    resync_all: bool,
 }
 
 impl Kubelet {
@@ -51,6 +53,7 @@ impl Kubelet {
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
             causes: HashMap::new(),
+            resync_all: true,
         }
     }
 
@@ -212,6 +215,7 @@ impl Component for Kubelet {
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
+        self.resync_all = true;
         Some(ctx.now)
     }
 
@@ -219,7 +223,10 @@ impl Component for Kubelet {
         if !self.registered {
             self.register(ctx);
         }
-        let touched = self.sync_pods(ctx);
+        let mut touched = self.sync_pods(ctx);
+        if std::mem::take(&mut self.resync_all) {
+            touched.extend(self.pods.cache.keys().cloned());
+        }
         let due: Vec<String> = self
             .pods
             .cache

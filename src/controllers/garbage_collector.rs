@@ -1,0 +1,202 @@
+//! The garbage collector: deletes objects whose owners are gone (background cascading
+//! deletion), deletes an owner's blocking dependents before the owner when it is deleted in
+//! the foreground, and strips owner references when dependents are orphaned.
+
+use super::{Action, Reconciler};
+use crate::api::{Kind, Object};
+use crate::apiserver::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, Propagation, Request};
+use crate::component::{Ctx, Delta, Informer};
+use crate::record::WatchEventType;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// The kinds whose objects own or are owned by others in the sandbox.
+pub const WATCHED: &[Kind] =
+    &[Kind::Deployment, Kind::ReplicaSet, Kind::Pod, Kind::DaemonSet, Kind::Job, Kind::Service, Kind::EndpointSlice];
+
+pub struct GarbageCollector {
+    informers: Vec<Informer>,
+    /// Every watched object by uid: where to find it.
+    by_uid: HashMap<String, (usize, String)>,
+    /// Owner uid → dependents (informer index, cache key).
+    dependents: HashMap<String, BTreeSet<(usize, String)>>,
+}
+
+impl Default for GarbageCollector {
+    fn default() -> Self {
+        GarbageCollector {
+            informers: WATCHED.iter().map(|k| Informer::new(*k)).collect(),
+            by_uid: HashMap::new(),
+            dependents: HashMap::new(),
+        }
+    }
+}
+
+fn key_of(informer: usize, cache_key: &str) -> String {
+    format!("{informer}|{cache_key}")
+}
+
+impl GarbageCollector {
+    fn index(&mut self, informer: usize, delta: &Delta) {
+        let obj = &delta.object;
+        let key = crate::component::cache_key(obj.namespace(), obj.name());
+        if let Some(old) = &delta.old {
+            for o in &old.meta().owner_references {
+                if let Some(set) = self.dependents.get_mut(&o.uid) {
+                    set.remove(&(informer, key.clone()));
+                }
+            }
+        }
+        if delta.type_ == WatchEventType::Deleted {
+            self.by_uid.remove(&obj.meta().uid);
+            return;
+        }
+        self.by_uid.insert(obj.meta().uid.clone(), (informer, key.clone()));
+        for o in &obj.meta().owner_references {
+            self.dependents.entry(o.uid.clone()).or_default().insert((informer, key.clone()));
+        }
+    }
+
+    fn lookup(&self, informer: usize, key: &str) -> Option<Arc<Object>> {
+        self.informers.get(informer)?.cache.get(key).cloned()
+    }
+
+    /// A dependent: delete it when every owner is gone, or when an owner waits for it.
+    fn reconcile_dependent(&mut self, object: &Arc<Object>, ctx: &mut Ctx) {
+        let meta = object.meta();
+        if meta.owner_references.is_empty() || meta.deletion_timestamp.is_some() && !is_waiting(object) {
+            return;
+        }
+        let mut dangling = 0;
+        let mut owner_waiting = false;
+        for owner in &meta.owner_references {
+            let found = self.by_uid.get(&owner.uid).and_then(|(i, k)| self.lookup(*i, k));
+            match found {
+                None => {
+                    // Not in our caches: ask the API server, as the real collector does.
+                    let kind = Kind::ALL.iter().copied().find(|k| k.info().kind == owner.kind);
+                    let exists = kind.is_some_and(|k| {
+                        ctx.call(Request::get(k, object.namespace(), &owner.name))
+                            .ok()
+                            .and_then(|r| r.object())
+                            .is_some_and(|o| o.meta().uid == owner.uid)
+                    });
+                    if !exists {
+                        dangling += 1;
+                    }
+                }
+                Some(o) => {
+                    if o.meta().finalizers.iter().any(|f| f == FOREGROUND_FINALIZER)
+                        && o.meta().deletion_timestamp.is_some()
+                        && owner.block_owner_deletion == Some(true)
+                    {
+                        owner_waiting = true;
+                    }
+                }
+            }
+        }
+        if meta.deletion_timestamp.is_some() {
+            return;
+        }
+        let (reason, propagation) = if dangling == meta.owner_references.len() {
+            ("its owner is gone", Propagation::Background)
+        } else if owner_waiting {
+            ("its owner is being deleted in the foreground", Propagation::Foreground)
+        } else {
+            return;
+        };
+        let (kind, ns, name) = (object.kind(), object.namespace().to_string(), object.name().to_string());
+        ctx.cause = Some(ctx.decide(|| format!("deleting {}/{name}: {reason}", kind.info().singular)));
+        let mut req = Request::delete(kind, &ns, &name);
+        req.propagation = Some(propagation);
+        let _ = ctx.call(req);
+    }
+
+    /// An owner being deleted with a GC finalizer: orphan or wait for its dependents.
+    fn reconcile_owner(&mut self, object: &Arc<Object>, ctx: &mut Ctx) {
+        let meta = object.meta();
+        if meta.deletion_timestamp.is_none() {
+            return;
+        }
+        let dependents: Vec<(usize, String)> = self.dependents.get(&meta.uid).into_iter().flatten().cloned().collect();
+        if meta.finalizers.iter().any(|f| f == ORPHAN_FINALIZER) {
+            for (i, key) in &dependents {
+                if let Some(dep) = self.lookup(*i, key) {
+                    let mut dep = (*dep).clone();
+                    dep.meta_mut().owner_references.retain(|o| o.uid != meta.uid);
+                    dep.meta_mut().resource_version.clear();
+                    let _ = ctx.call(Request::update(dep));
+                }
+            }
+            ctx.cause = Some(ctx.decide(|| format!("orphaned {} dependents of {}", dependents.len(), meta.name)));
+            self.remove_finalizer(object, ORPHAN_FINALIZER, ctx);
+            return;
+        }
+        if meta.finalizers.iter().any(|f| f == FOREGROUND_FINALIZER) {
+            let blocking = dependents.iter().filter_map(|(i, k)| self.lookup(*i, k)).any(|d| {
+                d.meta().owner_references.iter().any(|o| o.uid == meta.uid && o.block_owner_deletion == Some(true))
+            });
+            if blocking {
+                for (i, key) in &dependents {
+                    if let Some(dep) = self.lookup(*i, key) {
+                        self.reconcile_dependent(&dep, ctx);
+                    }
+                }
+            } else {
+                self.remove_finalizer(object, FOREGROUND_FINALIZER, ctx);
+            }
+        }
+    }
+
+    fn remove_finalizer(&mut self, object: &Arc<Object>, finalizer: &str, ctx: &mut Ctx) {
+        let mut updated = (**object).clone();
+        updated.meta_mut().finalizers.retain(|f| f != finalizer);
+        updated.meta_mut().resource_version.clear();
+        let _ = ctx.call(Request::update(updated));
+    }
+}
+
+fn is_waiting(object: &Object) -> bool {
+    object.meta().finalizers.iter().any(|f| f == FOREGROUND_FINALIZER || f == ORPHAN_FINALIZER)
+}
+
+impl Reconciler for GarbageCollector {
+    fn informers(&mut self) -> Vec<&mut Informer> {
+        self.informers.iter_mut().collect()
+    }
+
+    fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        self.index(informer, delta);
+        let obj = &delta.object;
+        let key = crate::component::cache_key(obj.namespace(), obj.name());
+        let mut keys = Vec::new();
+        if delta.type_ != WatchEventType::Deleted {
+            keys.push(key_of(informer, &key));
+        }
+        // An owner that went away, or started a foreground/orphan deletion: its dependents need a look.
+        let uid = &obj.meta().uid;
+        if delta.type_ == WatchEventType::Deleted || obj.meta().deletion_timestamp.is_some() {
+            for (i, k) in self.dependents.get(uid).into_iter().flatten() {
+                keys.push(key_of(*i, k));
+            }
+        }
+        // A dependent that went away may unblock its owners.
+        if delta.type_ == WatchEventType::Deleted {
+            for o in &obj.meta().owner_references {
+                if let Some((i, k)) = self.by_uid.get(&o.uid) {
+                    keys.push(key_of(*i, k));
+                }
+            }
+        }
+        keys
+    }
+
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        let Some((i, cache_key)) = key.split_once('|') else { return Action::AwaitChange };
+        let Ok(i) = i.parse::<usize>() else { return Action::AwaitChange };
+        let Some(object) = self.lookup(i, cache_key) else { return Action::AwaitChange };
+        self.reconcile_owner(&object, ctx);
+        self.reconcile_dependent(&object, ctx);
+        Action::AwaitChange
+    }
+}

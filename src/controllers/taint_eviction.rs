@@ -1,0 +1,132 @@
+//! The taint eviction controller: pods on a node with a NoExecute taint they do not tolerate
+//! are evicted at once; pods that tolerate it for `tolerationSeconds` are evicted when that
+//! time has passed since the taint was added.
+
+use super::{Action, Reconciler};
+use crate::api::pod::{PodCondition, set_condition};
+use crate::api::{Kind, Object, Pod};
+use crate::apiserver::Request;
+use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::scheduler::plugins::taint_toleration::tolerates;
+use crate::sim::{Duration, Time};
+
+pub struct TaintEvictionController {
+    pods: Informer,
+    nodes: Informer,
+}
+
+impl Default for TaintEvictionController {
+    fn default() -> Self {
+        TaintEvictionController { pods: Informer::new(Kind::Pod), nodes: Informer::new(Kind::Node) }
+    }
+}
+
+/// When a pod must leave a node, given the node's NoExecute taints: `None` if it may stay.
+pub fn eviction_time(pod: &Pod, taints: &[crate::api::Taint], now: Time) -> Option<Time> {
+    let mut at: Option<Time> = None;
+    for taint in taints.iter().filter(|t| t.effect == "NoExecute") {
+        let added = taint.time_added.unwrap_or(now);
+        let toleration = pod.spec.tolerations.iter().find(|t| tolerates(t, taint));
+        let when = match toleration {
+            None => Some(now),
+            Some(t) => t.toleration_seconds.map(|s| added + Duration::seconds(s.max(0) as u64)),
+        };
+        if let Some(w) = when {
+            at = Some(at.map_or(w, |a: Time| a.min(w)));
+        }
+    }
+    at
+}
+
+impl Reconciler for TaintEvictionController {
+    fn informers(&mut self) -> Vec<&mut Informer> {
+        vec![&mut self.pods, &mut self.nodes]
+    }
+
+    fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        match informer {
+            0 => vec![cache_key(delta.object.namespace(), delta.object.name())],
+            _ => {
+                // A node's taints changed: every pod on it needs a look.
+                let node = delta.object.name().to_string();
+                self.pods
+                    .cache
+                    .iter()
+                    .filter(|(_, p)| p.as_pod().is_some_and(|p| p.spec.node_name == node))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            }
+        }
+    }
+
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        let Some(object) = self.pods.cache.get(key).cloned() else { return Action::AwaitChange };
+        let Some(pod) = object.as_pod() else { return Action::AwaitChange };
+        if pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() {
+            return Action::AwaitChange;
+        }
+        let Some(node) = self.nodes.get("", &pod.spec.node_name).and_then(|n| n.as_node()).cloned() else {
+            return Action::AwaitChange;
+        };
+        match eviction_time(pod, &node.spec.taints, ctx.now) {
+            None => Action::AwaitChange,
+            Some(at) if at > ctx.now => Action::RequeueAfter(at.since(ctx.now)),
+            Some(_) => {
+                let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
+                ctx.cause = Some(ctx.decide(|| {
+                    format!("evicting {name}: node {} has a NoExecute taint it no longer tolerates", node.metadata.name)
+                }));
+                let mut updated = pod.clone();
+                let cond = PodCondition {
+                    type_: "DisruptionTarget".into(),
+                    status: "True".into(),
+                    reason: "DeletionByTaintManager".into(),
+                    message: "Taint manager: deleting due to NoExecute taint".into(),
+                    ..Default::default()
+                };
+                set_condition(&mut updated.status.conditions, cond, ctx.now);
+                updated.metadata.resource_version.clear();
+                let _ = ctx.call(Request::update_status(Object::Pod(updated)));
+                ctx.event(&object, "", "Normal", "TaintManagerEviction", format!("Marking for deletion Pod {name}"));
+                let _ = ctx.call(Request::delete(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name));
+                Action::AwaitChange
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Taint, Toleration};
+
+    fn unreachable(added: u64) -> Taint {
+        Taint {
+            key: "node.kubernetes.io/unreachable".into(),
+            value: String::new(),
+            effect: "NoExecute".into(),
+            time_added: Some(Time(added)),
+        }
+    }
+
+    #[test]
+    fn pods_tolerating_for_a_while_leave_when_the_time_is_up() {
+        let mut pod = Pod::default();
+        pod.spec.tolerations.push(Toleration {
+            key: "node.kubernetes.io/unreachable".into(),
+            operator: Some("Exists".into()),
+            effect: "NoExecute".into(),
+            toleration_seconds: Some(300),
+            ..Default::default()
+        });
+        assert_eq!(eviction_time(&pod, &[unreachable(1000)], Time(2000)), Some(Time(301_000)));
+    }
+
+    #[test]
+    fn pods_without_a_toleration_leave_at_once_and_tolerating_forever_stay() {
+        assert_eq!(eviction_time(&Pod::default(), &[unreachable(0)], Time(5)), Some(Time(5)));
+        let mut forever = Pod::default();
+        forever.spec.tolerations.push(Toleration { operator: Some("Exists".into()), ..Default::default() });
+        assert_eq!(eviction_time(&forever, &[unreachable(0)], Time(5)), None);
+    }
+}
