@@ -10,10 +10,13 @@ use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
 use crate::component::{Component, Ctx, EventRecorder};
 use crate::controllers::ControllerLoop;
 use crate::controllers::deployment::DeploymentController;
+use crate::controllers::endpoints::EndpointsController;
+use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbage_collector::GarbageCollector;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::replicaset::ReplicaSetController;
 use crate::controllers::taint_eviction::TaintEvictionController;
+use crate::kube_proxy::KubeProxy;
 use crate::kubelet::{Kubelet, NodeConfig};
 use crate::record::{ComponentId, Record};
 use crate::scheduler::Scheduler;
@@ -59,6 +62,7 @@ pub enum Role {
     Scheduler,
     Controller { name: String },
     Kubelet { node: String },
+    KubeProxy { node: String },
 }
 
 struct Slot {
@@ -108,6 +112,7 @@ impl Cluster {
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
+        crate::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -127,6 +132,13 @@ impl Cluster {
         cluster.add_controller("garbage-collector", Box::new(ControllerLoop::new(GarbageCollector::default())));
         cluster.add_controller("deployment-controller", Box::new(ControllerLoop::new(DeploymentController::default())));
         cluster.add_controller("replicaset-controller", Box::new(ControllerLoop::new(ReplicaSetController::default())));
+        cluster.add_controller("job-controller", crate::controllers::job::JobController::boxed());
+        cluster.add_controller("daemonset-controller", crate::controllers::daemonset::DaemonSetController::boxed());
+        cluster.add_controller(
+            "endpointslice-controller",
+            Box::new(ControllerLoop::new(EndpointSliceController::default())),
+        );
+        cluster.add_controller("endpoints-controller", Box::new(ControllerLoop::new(EndpointsController::default())));
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
         cluster.add_node(cp);
         for i in 1..=config.workers {
@@ -189,6 +201,14 @@ impl Cluster {
         let name = config.name.clone();
         let user = format!("system:node:{name}");
         let role = Role::Kubelet { node: name.clone() };
+        self.add_component(
+            &format!("kube-proxy ({name})"),
+            "system:kube-proxy",
+            Role::KubeProxy { node: name.clone() },
+            Box::new(KubeProxy::new(&name)),
+            "kube-proxy",
+            "",
+        );
         self.add_component(&format!("kubelet ({name})"), &user, role, Box::new(Kubelet::new(config)), "kubelet", "")
     }
 
@@ -230,6 +250,14 @@ impl Cluster {
         self.slots.iter().find_map(|s| {
             let k = s.component.as_ref()?.as_any().downcast_ref::<Kubelet>()?;
             (k.node_name() == node).then_some(k)
+        })
+    }
+
+    /// The kube-proxy on `node`, for `sim curl` and views.
+    pub fn kube_proxy(&self, node: &str) -> Option<&KubeProxy> {
+        self.slots.iter().find_map(|s| {
+            let p = s.component.as_ref()?.as_any().downcast_ref::<KubeProxy>()?;
+            (p.node_name() == node).then_some(p)
         })
     }
 

@@ -2,11 +2,14 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod bootstrap;
 pub mod chaos;
 pub mod cluster;
 pub mod component;
 pub mod controllers;
+pub mod dns;
 pub mod etcd;
+pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
 pub mod record;

@@ -143,6 +143,9 @@ sim: control the sandbox itself (not part of Kubernetes)
 
   sim settle              run virtual time until the cluster has nothing left to do
   sim time                print the virtual time and etcd's revision
+  sim curl URL [--from NODE] [-n NAMESPACE] [-k]
+                          send an HTTP request as a pod in NAMESPACE (default) on NODE
+                          (worker-1) would: cluster DNS, then that node's kube-proxy rules
   sim help                this help
 
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms)
@@ -220,6 +223,33 @@ impl Session {
                 self.cluster.api().etcd().revision()
             )),
             ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
+            ["curl", rest @ ..] => {
+                let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
+                let mut it = rest.iter();
+                while let Some(word) = it.next() {
+                    match *word {
+                        "--from" => node = it.next().copied().unwrap_or(""),
+                        "-n" | "--namespace" => namespace = it.next().copied().unwrap_or(""),
+                        "-k" | "--insecure" => insecure = true,
+                        "-s" | "--silent" | "-S" | "-sS" => {}
+                        w if url.is_none() && !w.starts_with('-') => url = Some(w),
+                        w => {
+                            return Output {
+                                stderr: format!("sim curl: unexpected argument \"{w}\"; see 'sim help'\n"),
+                                code: 2,
+                                ..Default::default()
+                            };
+                        }
+                    }
+                }
+                let Some(url) = url else {
+                    return Output { stderr: "sim curl: no URL specified\n".into(), code: 2, ..Default::default() };
+                };
+                // Each request draws from its own stream, so looking never changes the cluster.
+                let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
+                let r = crate::kube_proxy::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                Output { stdout: r.stdout, stderr: r.stderr, code: r.code }
+            }
             [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::chaos::NODE_HELP)),
             _ => Output {
                 stderr: format!("sim: unknown command \"{}\"; see 'sim help'\n", words.join(" ")),

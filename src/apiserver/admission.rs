@@ -16,6 +16,11 @@ pub type Mutations = Vec<&'static str>;
 pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     let mut done = Vec::new();
     default_object(object);
+    if let Object::Job(job) = object {
+        if job.spec.manual_selector != Some(true) {
+            generate_job_selector(job);
+        }
+    }
     if let Object::Pod(pod) = object {
         done.push("defaulting");
         pod.spec.enable_service_links.get_or_insert(true);
@@ -30,6 +35,24 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         done.push("Priority");
     }
     done
+}
+
+/// The Job registry's selector generation: the template's pods are labelled with the Job's
+/// name and uid (new and legacy keys), and the selector picks them by uid. Labels the user
+/// already set are kept (validation rejects a mismatch upstream).
+fn generate_job_selector(job: &mut crate::api::Job) {
+    let (name, uid) = (job.metadata.name.clone(), job.metadata.uid.clone());
+    let labels = &mut job.spec.template.metadata.labels;
+    for (key, value) in [
+        ("batch.kubernetes.io/job-name", &name),
+        ("job-name", &name),
+        ("batch.kubernetes.io/controller-uid", &uid),
+        ("controller-uid", &uid),
+    ] {
+        labels.entry(key.into()).or_insert_with(|| value.clone());
+    }
+    let selector = job.spec.selector.get_or_insert_with(Default::default);
+    selector.match_labels.entry("batch.kubernetes.io/controller-uid".into()).or_insert(uid);
 }
 
 /// The defaults the API applies to any object it decodes (on create and on update).
@@ -251,6 +274,37 @@ mod tests {
         assert!(!image_tag_is_latest("nginx:1.25"));
         assert!(image_tag_is_latest("localhost:5000/app"));
         assert!(!image_tag_is_latest("nginx@sha256:abc"));
+    }
+
+    #[test]
+    fn new_jobs_get_a_selector_on_their_uid_and_labelled_templates() {
+        let mut job = crate::api::Job::default();
+        job.metadata.name = "pi".into();
+        job.metadata.uid = "u-1".into();
+        job.spec.template.metadata.labels.insert("app".into(), "pi".into());
+        let mut obj = Object::Job(job);
+        admit_create(&mut obj, &mut Rng::new(1));
+        let Object::Job(job) = obj else { unreachable!() };
+        let selector = job.spec.selector.unwrap();
+        assert_eq!(selector.match_labels.len(), 1);
+        assert_eq!(selector.match_labels["batch.kubernetes.io/controller-uid"], "u-1");
+        let labels = &job.spec.template.metadata.labels;
+        assert_eq!(labels["batch.kubernetes.io/job-name"], "pi");
+        assert_eq!(labels["job-name"], "pi");
+        assert_eq!(labels["batch.kubernetes.io/controller-uid"], "u-1");
+        assert_eq!(labels["controller-uid"], "u-1");
+        assert_eq!(labels["app"], "pi");
+    }
+
+    #[test]
+    fn jobs_with_a_manual_selector_keep_theirs() {
+        let mut job = crate::api::Job::default();
+        job.spec.manual_selector = Some(true);
+        let mut obj = Object::Job(job);
+        admit_create(&mut obj, &mut Rng::new(1));
+        let Object::Job(job) = obj else { unreachable!() };
+        assert!(job.spec.selector.is_none());
+        assert!(job.spec.template.metadata.labels.is_empty());
     }
 
     #[test]

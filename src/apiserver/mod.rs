@@ -44,6 +44,8 @@ pub struct ApiServer {
     etcd: Etcd,
     watches: watch::Watches,
     woken: Vec<ComponentId>,
+    /// ClusterIPs and NodePorts held by Services (the registry's allocators).
+    service_allocations: ServiceAllocations,
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -317,6 +319,7 @@ impl ApiServer {
                 _ => {}
             }
         }
+        self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
         if req.dry_run {
             return Ok(Arc::new(object));
@@ -551,6 +554,119 @@ impl ApiServer {
         if self.woken.last() != Some(&owner) {
             self.woken.push(owner);
         }
+    }
+}
+
+/// The allocators' state: ClusterIPs (as offsets into the service range) and NodePorts in use.
+#[derive(Debug, Default)]
+struct ServiceAllocations {
+    cluster_ips: std::collections::BTreeSet<u32>,
+    node_ports: std::collections::BTreeSet<i32>,
+}
+
+impl ApiServer {
+    /// The Service registry's allocators, run on create (`--service-cluster-ip-range=10.96.0.0/12`,
+    /// `--service-node-port-range=30000-32767`): a ClusterIP unless the Service asks for one or is
+    /// headless (`None`), and a nodePort for each port of a NodePort or LoadBalancer Service. New
+    /// ones are drawn at random, from above a small static band first, as upstream does. Like
+    /// upstream's repair loop, it first frees what no stored Service holds, so a deleted Service's
+    /// addresses become free again; a dry run only checks.
+    fn allocate_service_addresses(&mut self, object: &mut Object, rng: &mut Rng, dry_run: bool) -> Result<(), Status> {
+        const NET: u32 = 0x0a60_0000; // 10.96.0.0/12: offsets 1..=SIZE-2 are usable
+        const SIZE: u32 = 1 << 20;
+        const PORTS: (i32, i32) = (30000, 32767);
+        let Object::Service(svc) = object else { return Ok(()) };
+        let offset_of = |ip: &str| ip.parse::<std::net::Ipv4Addr>().ok().map(|a| u32::from(a).wrapping_sub(NET));
+        let (mut ips, mut ports) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        for stored in self.peek_list(Kind::Service, "") {
+            if let Object::Service(s) = &*stored {
+                ips.extend(s.spec.cluster_ips.iter().chain([&s.spec.cluster_ip]).filter_map(|ip| offset_of(ip)));
+                ports.extend(s.spec.ports.iter().filter_map(|p| p.node_port));
+            }
+        }
+        let held = &mut self.service_allocations;
+        held.cluster_ips.retain(|ip| ips.contains(ip));
+        held.cluster_ips.extend(ips);
+        held.node_ports.retain(|p| ports.contains(p));
+        held.node_ports.extend(ports);
+        // A random free index in 0..size, from static_band up first (upstream's random scan).
+        let pick = |rng: &mut Rng, size: u32, static_band: u32, taken: &dyn Fn(u32) -> bool| {
+            [(static_band, size), (0, static_band)].into_iter().find_map(|(lo, hi)| {
+                let start = rng.below(u64::from(hi - lo)) as u32;
+                (0..hi - lo).map(|i| lo + (start + i) % (hi - lo)).find(|&i| !taken(i))
+            })
+        };
+        let full = |what: &str| Status {
+            code: 500,
+            reason: "InternalError",
+            ..Status::bad_request(format!("Internal error occurred: failed to allocate {what}: range is full"))
+        };
+        let type_ = svc.spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
+        if type_ != "ExternalName" {
+            if svc.spec.cluster_ip.is_empty() {
+                svc.spec.cluster_ip = svc.spec.cluster_ips.first().cloned().unwrap_or_default();
+            }
+            if svc.spec.cluster_ip.is_empty() {
+                let taken = |i: u32| held.cluster_ips.contains(&(i + 1));
+                let Some(i) = pick(rng, SIZE - 2, 256, &taken) else { return Err(full("a serviceIP")) };
+                svc.spec.cluster_ip = std::net::Ipv4Addr::from(NET + i + 1).to_string();
+            } else if svc.spec.cluster_ip != "None" {
+                let ip = svc.spec.cluster_ip.clone();
+                let field = format!("spec.clusterIPs: Invalid value: []string{{\"{ip}\"}}: failed to allocate IP {ip}");
+                let cause = match offset_of(&ip) {
+                    Some(o) if (1..SIZE - 1).contains(&o) && held.cluster_ips.contains(&o) => {
+                        Some(format!("{field}: provided IP is already allocated"))
+                    }
+                    Some(o) if (1..SIZE - 1).contains(&o) => None,
+                    _ => Some(format!(
+                        "{field}: the provided IP ({ip}) is not in the valid range. The range of valid IPs is 10.96.0.0/12"
+                    )),
+                };
+                if let Some(cause) = cause {
+                    return Err(Status::invalid(Kind::Service, &svc.metadata.name, vec![cause]));
+                }
+            }
+            svc.spec.cluster_ips = vec![svc.spec.cluster_ip.clone()];
+            svc.spec.ip_families = vec!["IPv4".into()];
+            svc.spec.ip_family_policy.get_or_insert_with(|| "SingleStack".into());
+        }
+        let wants_node_ports = type_ == "NodePort"
+            || (type_ == "LoadBalancer" && svc.spec.allocate_load_balancer_node_ports != Some(false));
+        let mut new_ports = Vec::new();
+        for (i, port) in svc.spec.ports.iter_mut().enumerate().filter(|_| wants_node_ports) {
+            match port.node_port {
+                Some(np) if !(PORTS.0..=PORTS.1).contains(&np) => {
+                    let cause = format!(
+                        "spec.ports[{i}].nodePort: Invalid value: {np}: provided port is not in the valid range. The range of valid ports is {}-{}",
+                        PORTS.0, PORTS.1
+                    );
+                    return Err(Status::invalid(Kind::Service, &svc.metadata.name, vec![cause]));
+                }
+                Some(np) if held.node_ports.contains(&np) || new_ports.contains(&np) => {
+                    let cause =
+                        format!("spec.ports[{i}].nodePort: Invalid value: {np}: provided port is already allocated");
+                    return Err(Status::invalid(Kind::Service, &svc.metadata.name, vec![cause]));
+                }
+                Some(np) => new_ports.push(np),
+                None => {
+                    let size = (PORTS.1 - PORTS.0 + 1) as u32;
+                    let taken = |i: u32| {
+                        let p = PORTS.0 + i as i32;
+                        held.node_ports.contains(&p) || new_ports.contains(&p)
+                    };
+                    let Some(i) = pick(rng, size, 86, &taken) else { return Err(full("a nodePort")) };
+                    port.node_port = Some(PORTS.0 + i as i32);
+                    new_ports.push(PORTS.0 + i as i32);
+                }
+            }
+        }
+        if !dry_run {
+            held.node_ports.extend(new_ports);
+            if let Some(o) = offset_of(&svc.spec.cluster_ip) {
+                held.cluster_ips.insert(o);
+            }
+        }
+        Ok(())
     }
 }
 

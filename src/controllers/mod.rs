@@ -3,8 +3,12 @@
 //! queue, and reconciles one key at a time: it compares what is desired with what is, and
 //! acts only through the API server.
 
+pub mod daemonset;
 pub mod deployment;
+pub mod endpoints;
+pub mod endpointslice;
 pub mod garbage_collector;
+pub mod job;
 pub mod node_lifecycle;
 pub mod pods;
 pub mod replicaset;

@@ -1,0 +1,529 @@
+//! kube-proxy (iptables mode), one per node: watches Services and EndpointSlices and keeps the
+//! node's rules — for each ClusterIP:port, the endpoints a connection may be sent to, as the
+//! `KUBE-SVC-…` chains hold them (ready endpoints; serving-but-terminating ones only when none
+//! is ready; only this node's for `internalTrafficPolicy: Local`), or a REJECT when there are
+//! none. Rule syncs are rate-limited by `minSyncPeriod` (1s, burst 2).
+//!
+//! Also the sandbox's `sim curl`: a request from a pod on a node, resolved by cluster DNS,
+//! routed by that node's rules, and answered (or not) by whatever listens at the endpoint.
+
+use crate::api::{EndpointSlice, Kind, Object, Service};
+use crate::component::{Component, Ctx, Informer};
+use crate::sim::{Duration, Rng, Time};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// `iptables.minSyncPeriod`.
+pub const MIN_SYNC_PERIOD: Duration = Duration::seconds(1);
+/// How many syncs may run back to back before the rate limit applies.
+const SYNC_BURST: u64 = 2;
+
+/// One backend of a Service port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub ip: String,
+    pub port: u16,
+    /// The pod behind it (`namespace`, `name`), if the slice names one.
+    pub pod: Option<(String, String)>,
+    pub node_name: Option<String>,
+    pub ready: bool,
+    pub serving: bool,
+    pub terminating: bool,
+}
+
+impl fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.ip, self.port)
+    }
+}
+
+/// The rule for one Service port: where connections to `cluster_ip:port` go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceRule {
+    /// `namespace/name` and the port's name.
+    pub service: String,
+    pub port_name: String,
+    pub cluster_ip: String,
+    pub port: u16,
+    pub protocol: String,
+    /// What the KUBE-SVC chain jumps to; empty means REJECT.
+    pub endpoints: Vec<Endpoint>,
+}
+
+/// Why a connection could not be routed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RouteError {
+    /// No rule matches the address: the packet leaves the node and nothing answers.
+    NoService,
+    /// The Service has no endpoints to send to: rejected (connection refused).
+    NoEndpoints { service: String },
+}
+
+pub struct KubeProxy {
+    node: String,
+    services: Informer,
+    slices: Informer,
+    /// `(clusterIP, port, protocol)` → rule.
+    rules: BTreeMap<(String, u16, String), ServiceRule>,
+    /// Changes seen but not yet in the rules.
+    dirty: bool,
+    /// Token bucket for the sync rate limit, in milliseconds of credit.
+    credit_ms: u64,
+    last_refill: Time,
+}
+
+impl KubeProxy {
+    pub fn new(node: &str) -> Self {
+        KubeProxy {
+            node: node.to_string(),
+            services: Informer::new(Kind::Service),
+            slices: Informer::new(Kind::EndpointSlice),
+            rules: BTreeMap::new(),
+            dirty: true,
+            credit_ms: SYNC_BURST * MIN_SYNC_PERIOD.as_millis(),
+            last_refill: Time::ZERO,
+        }
+    }
+
+    pub fn node_name(&self) -> &str {
+        &self.node
+    }
+
+    /// The node's rules, in address order.
+    pub fn rules(&self) -> impl Iterator<Item = &ServiceRule> {
+        self.rules.values()
+    }
+
+    /// Where a TCP connection to `ip:port` goes: one of the rule's endpoints, each equally
+    /// likely — as iptables' `statistic --mode random --probability 1/n, 1/(n-1), …, 1` rules
+    /// pick them in turn.
+    pub fn route(&self, ip: &str, port: u16, rng: &mut Rng) -> Result<Endpoint, RouteError> {
+        let rule = self.rules.get(&(ip.to_string(), port, "TCP".to_string())).ok_or(RouteError::NoService)?;
+        let n = rule.endpoints.len();
+        for (i, endpoint) in rule.endpoints.iter().enumerate() {
+            if i == n - 1 || rng.below((n - i) as u64) == 0 {
+                return Ok(endpoint.clone());
+            }
+        }
+        Err(RouteError::NoEndpoints { service: rule.service.clone() })
+    }
+
+    /// Builds every rule from the caches, as a full iptables sync does.
+    fn build_rules(&self) -> BTreeMap<(String, u16, String), ServiceRule> {
+        let mut rules = BTreeMap::new();
+        for object in self.services.cache.values() {
+            let Object::Service(svc) = &**object else { continue };
+            let has_ip = !svc.spec.cluster_ip.is_empty() && svc.spec.cluster_ip != "None";
+            if !has_ip || svc.spec.type_.as_deref() == Some("ExternalName") {
+                continue;
+            }
+            let slices: Vec<&EndpointSlice> = self
+                .slices
+                .cache
+                .values()
+                .filter_map(|o| if let Object::EndpointSlice(s) = &**o { Some(s) } else { None })
+                .filter(|s| s.metadata.namespace == svc.metadata.namespace)
+                .filter(|s| s.metadata.labels.get("kubernetes.io/service-name") == Some(&svc.metadata.name))
+                .collect();
+            for port in &svc.spec.ports {
+                let protocol = port.protocol.clone().unwrap_or_else(|| "TCP".into());
+                let name = port.name.clone().unwrap_or_default();
+                let rule = ServiceRule {
+                    service: format!("{}/{}", svc.metadata.namespace, svc.metadata.name),
+                    port_name: name.clone(),
+                    cluster_ip: svc.spec.cluster_ip.clone(),
+                    port: port.port as u16,
+                    protocol: protocol.clone(),
+                    endpoints: self.chain(svc, &slices, &name, &protocol),
+                };
+                rules.insert((rule.cluster_ip.clone(), rule.port, protocol), rule);
+            }
+        }
+        rules
+    }
+
+    /// The endpoints a Service port's chain jumps to.
+    fn chain(&self, svc: &Service, slices: &[&EndpointSlice], port_name: &str, protocol: &str) -> Vec<Endpoint> {
+        let mut all: BTreeMap<String, Endpoint> = BTreeMap::new();
+        for slice in slices {
+            let Some(port) = slice
+                .ports
+                .iter()
+                .find(|p| {
+                    p.name.as_deref().unwrap_or("") == port_name && p.protocol.as_deref().unwrap_or("TCP") == protocol
+                })
+                .and_then(|p| p.port)
+            else {
+                continue;
+            };
+            for e in &slice.endpoints {
+                let Some(ip) = e.addresses.first() else { continue };
+                let endpoint = Endpoint {
+                    ip: ip.clone(),
+                    port: port as u16,
+                    pod: e
+                        .target_ref
+                        .as_ref()
+                        .filter(|r| r.kind == "Pod")
+                        .map(|r| (r.namespace.clone(), r.name.clone())),
+                    node_name: e.node_name.clone(),
+                    ready: e.conditions.ready != Some(false),
+                    serving: e.conditions.serving != Some(false),
+                    terminating: e.conditions.terminating == Some(true),
+                };
+                all.entry(endpoint.to_string()).or_insert(endpoint);
+            }
+        }
+        let local_only = svc.spec.internal_traffic_policy.as_deref() == Some("Local");
+        let candidates: Vec<Endpoint> =
+            all.into_values().filter(|e| !local_only || e.node_name.as_deref() == Some(self.node.as_str())).collect();
+        let ready: Vec<Endpoint> = candidates.iter().filter(|e| e.ready).cloned().collect();
+        if !ready.is_empty() {
+            return ready;
+        }
+        candidates.into_iter().filter(|e| e.serving && e.terminating).collect()
+    }
+
+    /// Takes what the watches brought; syncs the rules when the rate limit allows.
+    fn sync(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        let changed = !self.services.sync(ctx.api).is_empty() | !self.slices.sync(ctx.api).is_empty();
+        self.dirty |= changed;
+        let full = SYNC_BURST * MIN_SYNC_PERIOD.as_millis();
+        self.credit_ms = (self.credit_ms + ctx.now.since(self.last_refill).as_millis()).min(full);
+        self.last_refill = ctx.now;
+        if !self.dirty {
+            return None;
+        }
+        let period = MIN_SYNC_PERIOD.as_millis();
+        if self.credit_ms < period {
+            return Some(ctx.now + Duration::millis(period - self.credit_ms));
+        }
+        self.credit_ms -= period;
+        self.dirty = false;
+        let rules = self.build_rules();
+        let mut services: Vec<&str> = Vec::new();
+        for (key, rule) in rules.iter().chain(self.rules.iter()) {
+            let (old, new) = (self.rules.get(key), rules.get(key));
+            if old != new && !services.contains(&rule.service.as_str()) {
+                services.push(&rule.service);
+            }
+        }
+        let texts: Vec<String> = services
+            .iter()
+            .map(|service| {
+                let mine: Vec<&ServiceRule> = rules.values().filter(|r| r.service == *service).collect();
+                if mine.is_empty() {
+                    return format!("removed rules for {service}");
+                }
+                let ports: Vec<String> = mine
+                    .iter()
+                    .map(|r| {
+                        let to = if r.endpoints.is_empty() {
+                            "REJECT (no endpoints)".to_string()
+                        } else {
+                            r.endpoints.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ")
+                        };
+                        format!("{}:{}/{} → {to}", r.cluster_ip, r.port, r.protocol)
+                    })
+                    .collect();
+                let count: usize = mine.iter().map(|r| r.endpoints.len().max(1)).sum();
+                format!("synced {count} rules for {service}: {}", ports.join("; "))
+            })
+            .collect();
+        for text in texts {
+            ctx.decide(|| text);
+        }
+        self.rules = rules;
+        None
+    }
+}
+
+impl Component for KubeProxy {
+    fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        let _ = self.services.start(ctx);
+        let _ = self.slices.start(ctx);
+        self.last_refill = ctx.now;
+        self.dirty = true;
+        Some(ctx.now)
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        self.sync(ctx)
+    }
+
+    fn busy(&self) -> bool {
+        self.dirty
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// What `sim curl` printed and its exit status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CurlResult {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// A URL's parts as curl reads them: scheme (default http), host, port (default by scheme).
+pub fn parse_url(url: &str) -> Result<(String, String, u16), String> {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) => (s.to_ascii_lowercase(), r),
+        None => ("http".to_string(), url),
+    };
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return Err(format!("curl: (1) Protocol \"{scheme}\" not supported")),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) => match p.parse::<u16>() {
+            Ok(p) => (h, p),
+            Err(_) => {
+                return Err("curl: (3) URL rejected: Port number was not a decimal number between 0 and 65535".into());
+            }
+        },
+        None => (authority, default_port),
+    };
+    if host.is_empty() {
+        return Err("curl: (3) URL rejected: No host part in the URL".into());
+    }
+    Ok((scheme, host.to_string(), port))
+}
+
+/// Sends one HTTP(S) request from a pod in `namespace` on `node`: resolves the host with
+/// cluster DNS, routes ClusterIPs with the node's kube-proxy rules (pod IPs directly), and
+/// describes the answer of whatever listens at the endpoint in one line.
+pub fn curl(
+    cluster: &crate::cluster::Cluster,
+    url: &str,
+    node: &str,
+    namespace: &str,
+    insecure: bool,
+    rng: &mut Rng,
+) -> CurlResult {
+    let fail = |code: i32, message: String| CurlResult { stderr: format!("{message}\n"), code, ..Default::default() };
+    let (scheme, host, port) = match parse_url(url) {
+        Ok(parts) => parts,
+        Err(message) => return fail(if message.starts_with("curl: (1)") { 1 } else { 3 }, message),
+    };
+    let Some(proxy) = cluster.kube_proxy(node) else {
+        return fail(1, format!("sim curl: node \"{node}\" not found"));
+    };
+    let api = cluster.api();
+    let address = if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        host.clone()
+    } else {
+        match crate::dns::resolve(api, &host, namespace) {
+            // DNS may hold several A records (a headless Service); curl takes the first, and
+            // CoreDNS's `loadbalance` shuffles them.
+            Ok(addresses) => addresses[rng.below(addresses.len() as u64) as usize].clone(),
+            Err(_) => return fail(6, format!("curl: (6) Could not resolve host: {host}")),
+        }
+    };
+    let refused =
+        || fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server"));
+    let (endpoint, via) = match proxy.route(&address, port, rng) {
+        Ok(e) => (e, format!(" via {address}:{port}")),
+        Err(RouteError::NoEndpoints { .. }) => return refused(),
+        Err(RouteError::NoService) => {
+            let pod = api
+                .peek_list(Kind::Pod, "")
+                .into_iter()
+                .find(|p| p.as_pod().is_some_and(|p| p.status.pod_ip == address && !p.is_terminal()));
+            let api_server = address == crate::bootstrap::api_server_address();
+            if pod.is_none() && !api_server {
+                // Nothing on the path answers: the kernel gives up after its SYN retries.
+                return fail(
+                    28,
+                    format!(
+                        "curl: (28) Failed to connect to {host} port {port} after 127000 ms: Couldn't connect to server"
+                    ),
+                );
+            }
+            let pod = pod.and_then(|p| p.as_pod().map(|p| (p.metadata.namespace.clone(), p.metadata.name.clone())));
+            let endpoint = Endpoint {
+                ip: address.clone(),
+                port,
+                pod,
+                node_name: None,
+                ready: true,
+                serving: true,
+                terminating: false,
+            };
+            (endpoint, String::new())
+        }
+    };
+    // kube-apiserver itself (the `kubernetes` Service's endpoint).
+    if endpoint.pod.is_none() {
+        let is_api = endpoint.ip == crate::bootstrap::api_server_address()
+            && i32::from(endpoint.port) == crate::bootstrap::API_SERVER_PORT;
+        if !is_api {
+            return fail(
+                28,
+                format!(
+                    "curl: (28) Failed to connect to {host} port {port} after 127000 ms: Couldn't connect to server"
+                ),
+            );
+        }
+        let from = format!("from kube-apiserver ({endpoint}){via}");
+        return match (scheme.as_str(), insecure) {
+            ("http", _) => CurlResult {
+                stdout: format!("HTTP/1.0 400 Bad Request {from}: Client sent an HTTP request to an HTTPS server.\n"),
+                ..Default::default()
+            },
+            (_, false) => fail(60, "curl: (60) SSL certificate problem: unable to get local issuer certificate".into()),
+            (_, true) => CurlResult {
+                stdout: format!("HTTP/2 403 {from}: forbidden: User \"system:anonymous\" cannot get path \"/\"\n"),
+                ..Default::default()
+            },
+        };
+    }
+    let (pod_ns, pod_name) = endpoint.pod.clone().unwrap_or_default();
+    let listener = api.peek(Kind::Pod, &pod_ns, &pod_name).and_then(|object| {
+        let pod = object.as_pod()?;
+        pod.spec.containers.iter().find_map(|c| {
+            let running = pod.status.container_statuses.iter().any(|s| s.name == c.name && s.state.running.is_some());
+            let image = crate::kubelet::images::parse_reference(&c.image);
+            let info = crate::kubelet::images::lookup(&image).ok()?;
+            match info.behaviour {
+                crate::kubelet::images::Behaviour::Server { port: p }
+                    if running && c.command.is_empty() && p == endpoint.port =>
+                {
+                    Some(info.repository)
+                }
+                _ => None,
+            }
+        })
+    });
+    let from = format!("from pod {pod_name} ({}){via}", endpoint.ip);
+    match listener {
+        None => refused(),
+        Some(_) if scheme == "https" => fail(1, format!("sim curl: TLS to pods is not simulated ({from})")),
+        Some("nginx" | "httpd" | "registry.k8s.io/hpa-example") => {
+            CurlResult { stdout: format!("HTTP/1.1 200 OK {from}\n"), ..Default::default() }
+        }
+        // Redis answers a request line with an error line, which is not HTTP.
+        Some("redis") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
+        Some(other) => fail(1, format!("sim curl: {other} does not speak HTTP ({from})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(endpoints: Vec<Endpoint>) -> KubeProxy {
+        let mut proxy = KubeProxy::new("worker-1");
+        let r = ServiceRule {
+            service: "default/web".into(),
+            port_name: String::new(),
+            cluster_ip: "10.96.12.34".into(),
+            port: 80,
+            protocol: "TCP".into(),
+            endpoints,
+        };
+        proxy.rules.insert(("10.96.12.34".into(), 80, "TCP".into()), r);
+        proxy
+    }
+
+    fn ep(ip: &str, ready: bool) -> Endpoint {
+        Endpoint {
+            ip: ip.into(),
+            port: 80,
+            pod: None,
+            node_name: Some("worker-1".into()),
+            ready,
+            serving: ready,
+            terminating: !ready,
+        }
+    }
+
+    #[test]
+    fn route_spreads_connections_evenly_over_the_chains_endpoints() {
+        let proxy = rule(vec![ep("10.244.1.2", true), ep("10.244.2.2", true), ep("10.244.3.2", true)]);
+        let mut rng = Rng::new(7);
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for _ in 0..3000 {
+            *counts.entry(proxy.route("10.96.12.34", 80, &mut rng).unwrap().ip).or_default() += 1;
+        }
+        assert_eq!(counts.len(), 3);
+        assert!(counts.values().all(|&c| (850..1150).contains(&c)), "{counts:?}");
+    }
+
+    #[test]
+    fn route_chooses_only_ready_endpoints_and_refuses_when_there_are_none() {
+        let mut proxy = KubeProxy::new("worker-1");
+        let mut svc = Service::default();
+        svc.metadata.name = "web".into();
+        svc.metadata.namespace = "default".into();
+        let mut slice = EndpointSlice::default();
+        slice.metadata.namespace = "default".into();
+        slice.metadata.labels.insert("kubernetes.io/service-name".into(), "web".into());
+        slice.ports.push(crate::api::service::EndpointPort {
+            name: Some(String::new()),
+            port: Some(80),
+            protocol: Some("TCP".into()),
+            app_protocol: None,
+        });
+        for (ip, ready) in [("10.244.1.2", true), ("10.244.2.2", false), ("10.244.3.2", true)] {
+            slice.endpoints.push(crate::api::service::SliceEndpoint {
+                addresses: vec![ip.into()],
+                conditions: crate::api::service::EndpointConditions {
+                    ready: Some(ready),
+                    serving: Some(ready),
+                    terminating: Some(false),
+                },
+                ..Default::default()
+            });
+        }
+        let chain = proxy.chain(&svc, &[&slice], "", "TCP");
+        let ips: Vec<&str> = chain.iter().map(|e| e.ip.as_str()).collect();
+        assert_eq!(ips, ["10.244.1.2", "10.244.3.2"]);
+        proxy.rules = rule(chain).rules;
+        let mut rng = Rng::new(1);
+        for _ in 0..200 {
+            assert_ne!(proxy.route("10.96.12.34", 80, &mut rng).unwrap().ip, "10.244.2.2");
+        }
+        let proxy = rule(Vec::new());
+        assert_eq!(
+            proxy.route("10.96.12.34", 80, &mut rng),
+            Err(RouteError::NoEndpoints { service: "default/web".into() })
+        );
+        assert_eq!(proxy.route("10.96.99.99", 80, &mut rng), Err(RouteError::NoService));
+    }
+
+    #[test]
+    fn terminating_endpoints_still_serving_are_used_only_when_none_is_ready() {
+        let proxy = KubeProxy::new("worker-1");
+        let svc = Service::default();
+        let mut slice = EndpointSlice::default();
+        slice.ports.push(crate::api::service::EndpointPort { port: Some(80), ..Default::default() });
+        slice.endpoints.push(crate::api::service::SliceEndpoint {
+            addresses: vec!["10.244.1.2".into()],
+            conditions: crate::api::service::EndpointConditions {
+                ready: Some(false),
+                serving: Some(true),
+                terminating: Some(true),
+            },
+            ..Default::default()
+        });
+        assert_eq!(proxy.chain(&svc, &[&slice], "", "TCP").len(), 1);
+    }
+
+    #[test]
+    fn urls_default_their_scheme_and_port() {
+        assert_eq!(
+            parse_url("http://web.default.svc.cluster.local/").unwrap(),
+            ("http".into(), "web.default.svc.cluster.local".into(), 80)
+        );
+        assert_eq!(parse_url("10.96.12.34:8080").unwrap(), ("http".into(), "10.96.12.34".into(), 8080));
+        assert_eq!(parse_url("https://kubernetes").unwrap().2, 443);
+        assert!(parse_url("ftp://x").is_err());
+    }
+}
