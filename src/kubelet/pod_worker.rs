@@ -27,6 +27,9 @@ const PULL_BYTES_PER_SEC: u64 = 25_000_000;
 pub struct Runtime {
     pub images: BTreeSet<String>,
     pub puller_free_at: Time,
+    /// Images being pulled, and when each pull finishes: a later pull of the same image
+    /// waits for it and then finds the layers already there.
+    pub pulling: std::collections::BTreeMap<String, Time>,
 }
 
 /// Something the kubelet should report.
@@ -571,9 +574,15 @@ impl PodWorker {
 
 fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut Rng) -> ImageState {
     let result = images::lookup(reference).map(|info| info.size);
-    let started = now.max(runtime.puller_free_at);
+    let in_flight = runtime.pulling.get(&reference.canonical).copied().filter(|done| *done > now);
+    let started = match in_flight {
+        // Queued behind the pull of the same image: it starts when that one is done.
+        Some(done) => done.max(runtime.puller_free_at),
+        None => now.max(runtime.puller_free_at),
+    };
+    let already_there = in_flight.is_some() || runtime.images.contains(&reference.canonical);
     let took = match &result {
-        Ok(_) if runtime.images.contains(&reference.canonical) => Duration::millis(rng.between(300, 700)),
+        Ok(_) if already_there => Duration::millis(rng.between(200, 600)),
         Ok(size) => {
             let base = 400 + size * 1000 / PULL_BYTES_PER_SEC;
             Duration::millis(base + rng.below(base / 5 + 1))
@@ -582,6 +591,9 @@ fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut 
     };
     let done = started + took;
     runtime.puller_free_at = done;
+    if in_flight.is_none() && result.is_ok() {
+        runtime.pulling.insert(reference.canonical.clone(), done);
+    }
     ImageState::Pulling { started, requested: now, done, result }
 }
 
