@@ -362,7 +362,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.creation_timestamp = Some(Time(created));
-        p.spec.node_name = node.into();
+        std::sync::Arc::make_mut(&mut p.spec).node_name = node.into();
         p.status.phase = phase.into();
         if ready {
             p.status.conditions.push(PodCondition {

@@ -412,33 +412,32 @@ impl PodWorker {
 
     /// When this worker next needs a step, if it has something scheduled.
     pub fn next_wakeup(&self) -> Option<Time> {
-        let mut times: Vec<Time> = Vec::new();
-        if let Some(at) = self.sandbox_ready_at {
-            if self.ip.is_none() {
-                times.push(at);
-            }
+        let mut next: Option<Time> = None;
+        let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
+        if let (Some(at), None) = (self.sandbox_ready_at, &self.ip) {
+            consider(at);
         }
         for c in &self.containers {
             match &c.image {
-                ImageState::Pulling { done, .. } => times.push(*done),
+                ImageState::Pulling { done, .. } => consider(*done),
                 ImageState::PullBackOff { retry_at, show_at, shown_backoff, .. } => {
-                    times.push(if *shown_backoff { *retry_at } else { *show_at })
+                    consider(if *shown_backoff { *retry_at } else { *show_at })
                 }
                 _ => {}
             }
             if let Some(at) = c.restart_at {
-                times.push(at);
+                consider(at);
             }
-            if let State::Running { exits_at: Some(at), .. } = c.state {
-                times.push(at);
-            }
-            if let Some(at) = c.stopping_until {
-                if matches!(c.state, State::Running { .. }) {
-                    times.push(at);
+            if let State::Running { exits_at, .. } = c.state {
+                if let Some(at) = exits_at {
+                    consider(at);
+                }
+                if let Some(at) = c.stopping_until {
+                    consider(at);
                 }
             }
         }
-        times.into_iter().min()
+        next
     }
 
     /// Whether the pod will change on its own soon (not waiting out a back-off, not idle).
