@@ -1,1 +1,129 @@
-fn main() {}
+//! Scale benchmark: upstream's size limits (5,000 nodes, 150,000 pods), applied as
+//! Deployments, driven until every pod is Running. Reports wall time, virtual time, requests
+//! and peak memory.
+//!
+//! `cargo bench --bench scale` runs the full size; `-- --nodes N --pods N --per-deployment N`
+//! changes it. Without `--bench` (as `cargo test --all-targets` runs it) it does a small smoke
+//! run so the harness stays honest without taking minutes.
+
+use kubeloop::api::{Kind, Object};
+use kubeloop::apiserver::{Body, Request, Verb};
+use kubeloop::cluster::{Cluster, ClusterConfig};
+use kubeloop::sim::Duration;
+use std::time::Instant;
+
+fn arg(args: &[String], name: &str, default: usize) -> usize {
+    args.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse().ok()).unwrap_or(default)
+}
+
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn deployment(name: &str, replicas: usize) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "nginx:1.25",
+                    "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}
+            }
+        }
+    })
+}
+
+/// Pods Running and ready, as the Deployments report them (cheap), confirmed pod by pod at
+/// the end.
+fn ready_replicas(cluster: &Cluster) -> usize {
+    cluster
+        .api()
+        .etcd()
+        .range("/registry/deployments/")
+        .filter_map(|(_, kv)| kv.value.as_deployment().map(|d| d.status.ready_replicas.unwrap_or(0) as usize))
+        .sum()
+}
+
+fn running_pods(cluster: &Cluster) -> usize {
+    cluster
+        .api()
+        .etcd()
+        .range("/registry/pods/")
+        .filter(|(_, kv)| kv.value.as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()))
+        .count()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let full = args.iter().any(|a| a == "--bench");
+    let nodes = arg(&args, "--nodes", if full { 5000 } else { 50 });
+    let pods = arg(&args, "--pods", if full { 150_000 } else { 1000 });
+    let per = arg(&args, "--per-deployment", if full { 500 } else { 100 }).max(1);
+    let seed = arg(&args, "--seed", 1) as u64;
+
+    let started = Instant::now();
+    let mut cluster =
+        Cluster::new(ClusterConfig { seed, workers: nodes as u32, record: false, ..ClusterConfig::default() });
+    cluster.advance(Duration::seconds(5));
+    let boot = started.elapsed();
+    println!("scale: {nodes} nodes registered in {:.2}s wall", boot.as_secs_f64());
+
+    let apply = Instant::now();
+    let deployments = pods.div_ceil(per);
+    for i in 0..deployments {
+        let replicas = per.min(pods - i * per);
+        let mut req = Request::new(Verb::Create, Kind::Deployment, "default", "");
+        req.body = Some(Body::Json(deployment(&format!("app-{i}"), replicas)));
+        if let Err(e) = cluster.request(req) {
+            eprintln!("scale: creating app-{i} failed: {}", e.message);
+            std::process::exit(1);
+        }
+    }
+    let t0 = cluster.now();
+    let mut running = 0;
+    let mut last_report = Instant::now();
+    while running < pods {
+        cluster.advance(Duration::seconds(1));
+        running = ready_replicas(&cluster);
+        if running >= pods {
+            running = running_pods(&cluster);
+        }
+        if last_report.elapsed().as_secs_f64() > 5.0 {
+            println!(
+                "scale:   {running}/{pods} Running after {} virtual, {:.1}s wall",
+                cluster.now().since(t0),
+                apply.elapsed().as_secs_f64()
+            );
+            last_report = Instant::now();
+        }
+        if cluster.now().since(t0) > Duration::minutes(30) {
+            eprintln!("scale: gave up: {running}/{pods} Running after 30 virtual minutes");
+            std::process::exit(1);
+        }
+    }
+    let wall = apply.elapsed();
+    let total = started.elapsed();
+    let revision = cluster.api().etcd().revision();
+    let objects = cluster.api().etcd().len();
+    let deployments_ready = cluster
+        .objects(Kind::Deployment, "default")
+        .iter()
+        .filter(|d| matches!(&***d, Object::Deployment(d) if d.status.available_replicas == d.spec.replicas))
+        .count();
+    println!(
+        "scale: {pods} pods in {deployments} Deployments Running on {nodes} nodes: {:.2}s wall from apply ({:.2}s including boot), {} virtual; {revision} etcd writes, {objects} objects; {deployments_ready}/{deployments} Deployments available; {:.1} µs per pod; peak RSS {}",
+        wall.as_secs_f64(),
+        total.as_secs_f64(),
+        cluster.now().since(t0),
+        wall.as_secs_f64() * 1e6 / pods as f64,
+        peak_rss_mib().map_or("n/a".to_string(), |m| format!("{m:.0} MiB"))
+    );
+    // Tearing down a cluster this size takes a while and measures nothing.
+    std::mem::forget(cluster);
+}

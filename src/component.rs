@@ -81,16 +81,15 @@ impl Ctx<'_> {
             meta.uid
         );
         let now = self.now;
-        if let Some(previous) = self.recorder.seen.get(&key).cloned() {
+        let previous = self.recorder.seen.get(&key).and_then(|o| o.as_event().cloned());
+        if let Some(previous) = previous {
             if now.since(previous.last_seen()) < Duration::minutes(10) {
                 let mut event = previous;
                 event.count = Some(event.count.unwrap_or(1) + 1);
                 event.last_timestamp = Some(now);
                 event.metadata.resource_version.clear();
-                if let Ok(stored) = self.call_object(Request::update(Object::Event(event.clone()))) {
-                    if let Object::Event(e) = &*stored {
-                        self.recorder.seen.insert(key, e.clone());
-                    }
+                if let Ok(stored) = self.call_object(Request::update(Object::Event(event))) {
+                    self.recorder.remember(key, stored);
                     return;
                 }
             }
@@ -125,21 +124,39 @@ impl Ctx<'_> {
             ..Default::default()
         };
         if let Ok(stored) = self.call_object(Request::create(Object::Event(event))) {
-            if let Object::Event(e) = &*stored {
-                self.recorder.seen.insert(key, e.clone());
-            }
+            self.recorder.remember(key, stored);
         }
     }
 }
 
-/// A component's event recorder: who it reports as, and what it reported recently.
+/// How many recent events a recorder remembers for aggregation (client-go's cache size).
+const RECORDER_CACHE: usize = 4096;
+
+/// A component's event recorder: who it reports as, and what it reported recently (the
+/// stored events themselves, shared with the store).
 #[derive(Debug, Default)]
 pub struct EventRecorder {
     pub source: EventSource,
-    seen: HashMap<String, Event>,
+    seen: HashMap<String, Arc<Object>>,
 }
 
 impl EventRecorder {
+    fn remember(&mut self, key: String, event: Arc<Object>) {
+        if self.seen.len() >= RECORDER_CACHE && !self.seen.contains_key(&key) {
+            // Forget the oldest half; a repeat of a forgotten event simply starts a new one.
+            let mut by_age: Vec<(crate::sim::Time, String)> = self
+                .seen
+                .iter()
+                .map(|(k, e)| (e.as_event().map(Event::last_seen).unwrap_or_default(), k.clone()))
+                .collect();
+            by_age.sort();
+            for (_, k) in by_age.into_iter().take(RECORDER_CACHE / 2) {
+                self.seen.remove(&k);
+            }
+        }
+        self.seen.insert(key, event);
+    }
+
     pub fn new(component: &str, host: &str) -> Self {
         EventRecorder {
             source: EventSource { component: component.to_string(), host: host.to_string() },

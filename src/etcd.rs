@@ -71,7 +71,7 @@ impl Default for Etcd {
 
 impl Etcd {
     pub fn new() -> Self {
-        Etcd { revision: 1, kvs: BTreeMap::new(), log: VecDeque::new(), compacted: 1, history_limit: 200_000 }
+        Etcd { revision: 1, kvs: BTreeMap::new(), log: VecDeque::new(), compacted: 1, history_limit: 50_000 }
     }
 
     /// The key an object is stored under.

@@ -6,6 +6,7 @@ use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 type Opaque = Option<Value>;
 
@@ -18,8 +19,10 @@ pub struct Pod {
     pub kind: String,
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared between a pod's stored versions: status updates do not copy it.
+    /// Change it with `Arc::make_mut`.
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Arc<PodSpec>,
     #[serde(default, skip_serializing_if = "PodStatus::is_empty")]
     pub status: PodStatus,
 }

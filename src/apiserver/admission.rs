@@ -2,9 +2,10 @@
 //! DefaultTolerationSeconds, Priority), applied to objects on their way into etcd.
 
 use crate::api::pod::{ContainerPort, Toleration};
-use crate::api::{Object, Pod};
+use crate::api::{Object, Pod, PodSpec};
 use crate::sim::Rng;
 use serde_json::json;
+use std::sync::Arc;
 
 /// Characters of generated name suffixes (no vowels, no look-alikes).
 pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -23,15 +24,16 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     }
     if let Object::Pod(pod) = object {
         done.push("defaulting");
-        pod.spec.enable_service_links.get_or_insert(true);
-        pod.spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
-        if service_account(pod, rng) {
+        let spec = Arc::make_mut(&mut pod.spec);
+        spec.enable_service_links.get_or_insert(true);
+        spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
+        if service_account(spec, rng) {
             done.push("ServiceAccount");
         }
-        if default_toleration_seconds(pod) {
+        if default_toleration_seconds(spec) {
             done.push("DefaultTolerationSeconds");
         }
-        priority(pod);
+        priority(spec);
         done.push("Priority");
     }
     done
@@ -59,7 +61,7 @@ fn generate_job_selector(job: &mut crate::api::Job) {
 pub fn default_object(object: &mut Object) {
     let intstr = |s: &str| Some(crate::api::IntOrString::String(s.into()));
     match object {
-        Object::Pod(p) => default_pod_spec(&mut p.spec),
+        Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::Deployment(d) => {
             d.spec.replicas.get_or_insert(1);
             d.spec.revision_history_limit.get_or_insert(10);
@@ -145,10 +147,10 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// The defaults the API applies to every pod it decodes.
 pub fn default_pod(pod: &mut Pod) {
-    default_pod_spec(&mut pod.spec);
+    default_pod_spec(Arc::make_mut(&mut pod.spec));
 }
 
-fn default_pod_spec(spec: &mut crate::api::PodSpec) {
+fn default_pod_spec(spec: &mut PodSpec) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(30);
     spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
@@ -182,8 +184,7 @@ pub fn image_tag_is_latest(image: &str) -> bool {
 }
 
 /// ServiceAccount admission: the `default` account and its projected API token volume.
-fn service_account(pod: &mut Pod, rng: &mut Rng) -> bool {
-    let spec = &mut pod.spec;
+fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
     let name =
         spec.service_account_name.clone().or_else(|| spec.service_account.clone()).unwrap_or_else(|| "default".into());
     spec.service_account_name = Some(name.clone());
@@ -218,15 +219,15 @@ fn service_account(pod: &mut Pod, rng: &mut Rng) -> bool {
 }
 
 /// DefaultTolerationSeconds: tolerate a not-ready or unreachable node for five minutes.
-fn default_toleration_seconds(pod: &mut Pod) -> bool {
+fn default_toleration_seconds(spec: &mut PodSpec) -> bool {
     let mut added = false;
     for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
-        let tolerated = pod.spec.tolerations.iter().any(|t| {
+        let tolerated = spec.tolerations.iter().any(|t| {
             (t.key == key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
                 && (t.effect.is_empty() || t.effect == "NoExecute")
         });
         if !tolerated {
-            pod.spec.tolerations.push(Toleration {
+            spec.tolerations.push(Toleration {
                 key: key.into(),
                 operator: Some("Exists".into()),
                 value: String::new(),
@@ -240,13 +241,13 @@ fn default_toleration_seconds(pod: &mut Pod) -> bool {
 }
 
 /// Priority admission: the built-in priority classes, zero otherwise.
-fn priority(pod: &mut Pod) {
-    let value = match pod.spec.priority_class_name.as_deref() {
+fn priority(spec: &mut PodSpec) {
+    let value = match spec.priority_class_name.as_deref() {
         Some("system-node-critical") => 2_000_001_000,
         Some("system-cluster-critical") => 2_000_000_000,
         _ => 0,
     };
-    pod.spec.priority.get_or_insert(value);
+    spec.priority.get_or_insert(value);
 }
 
 #[cfg(test)]
@@ -256,7 +257,11 @@ mod tests {
 
     fn pod(image: &str) -> Pod {
         let mut p = Pod::default();
-        p.spec.containers.push(Container { name: "c".into(), image: image.into(), ..Default::default() });
+        Arc::make_mut(&mut p.spec).containers.push(Container {
+            name: "c".into(),
+            image: image.into(),
+            ..Default::default()
+        });
         p
     }
 

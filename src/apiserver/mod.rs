@@ -379,7 +379,7 @@ impl ApiServer {
                 },
             ));
         }
-        pod.spec.node_name = target;
+        Arc::make_mut(&mut pod.spec).node_name = target;
         let cond = PodCondition { type_: "PodScheduled".into(), status: "True".into(), ..Default::default() };
         set_condition(&mut pod.status.conditions, cond, env.now);
         let change = self
@@ -420,12 +420,19 @@ impl ApiServer {
             meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
             meta.generation = old_meta.generation;
         }
-        admission::default_object(&mut object);
-        if spec_changed(old, &object) && object.meta().generation > 0 {
-            object.meta_mut().generation += 1;
+        // A status update carries the stored spec unchanged (for pods, the very same shared
+        // spec): nothing to default or re-validate there.
+        let status_update = req.subresource == Some(Subresource::Status) || same_pod_spec(old, &object);
+        if !status_update {
+            admission::default_object(&mut object);
+            if spec_changed(old, &object) && object.meta().generation > 0 {
+                object.meta_mut().generation += 1;
+            }
         }
         let mut errors = validation::validate(&object);
-        errors.extend(validation::validate_update(old, &object));
+        if !status_update {
+            errors.extend(validation::validate_update(old, &object));
+        }
         if !errors.is_empty() {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
@@ -738,6 +745,11 @@ macro_rules! status_kinds {
 }
 
 status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job);
+
+/// Whether two pods share one stored spec (a status update, or a metadata-only change).
+fn same_pod_spec(old: &Object, new: &Object) -> bool {
+    matches!((old, new), (Object::Pod(o), Object::Pod(n)) if Arc::ptr_eq(&o.spec, &n.spec))
+}
 
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {

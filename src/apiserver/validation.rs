@@ -203,7 +203,7 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
 /// Checks an update against the fields a pod may not change once created.
 pub fn validate_pod_update(old: &Pod, new: &Pod) -> Vec<String> {
     let strip = |p: &Pod| {
-        let mut spec = p.spec.clone();
+        let mut spec = (*p.spec).clone();
         for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
             c.image.clear();
         }
@@ -226,7 +226,7 @@ mod tests {
 
     fn pod_named(name: &str, containers: Vec<Container>) -> Object {
         let mut p = Pod { metadata: ObjectMeta { name: name.into(), ..Default::default() }, ..Default::default() };
-        p.spec.containers = containers;
+        std::sync::Arc::make_mut(&mut p.spec).containers = containers;
         Object::Pod(p)
     }
 

@@ -90,8 +90,8 @@ pub fn node_should_run(node: &Node, ds: &DaemonSet) -> (bool, bool) {
     if !template.node_name.is_empty() && template.node_name != node.metadata.name {
         return (false, false);
     }
-    let mut pod = Pod { spec: template.clone(), ..Default::default() };
-    add_daemon_tolerations(&mut pod.spec);
+    let mut pod = Pod { spec: Arc::new(template.clone()), ..Default::default() };
+    add_daemon_tolerations(Arc::make_mut(&mut pod.spec));
     let fits_affinity = NodeAffinity.filter(&pod, &NodeInfo::new(Arc::new(node.clone()))).is_ok();
     if !fits_affinity {
         return (false, false);
@@ -364,7 +364,8 @@ impl DaemonSetController {
         'batches: while created < create.len() {
             for node in create.iter().skip(created).take(batch) {
                 let mut pod = pod_from_template(&template, obj, &format!("{}-", ds.metadata.name));
-                pod.spec.affinity = Some(affinity_for_node(pod.spec.affinity.as_ref(), node));
+                let spec = Arc::make_mut(&mut pod.spec);
+                spec.affinity = Some(affinity_for_node(spec.affinity.as_ref(), node));
                 match ctx.call_object(Request::create(Object::Pod(pod))) {
                     Ok(p) => {
                         ctx.event(obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
@@ -708,9 +709,9 @@ mod tests {
         let a = affinity_for_node(Some(&preferred), "worker-2");
         assert_eq!(a["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"], 1);
         let mut pod = Pod::default();
-        pod.spec.affinity = Some(a);
+        Arc::make_mut(&mut pod.spec).affinity = Some(a);
         assert_eq!(target_node(&pod).as_deref(), Some("worker-2"));
-        pod.spec.node_name = "worker-3".into();
+        Arc::make_mut(&mut pod.spec).node_name = "worker-3".into();
         assert_eq!(target_node(&pod).as_deref(), Some("worker-3"));
         assert_eq!(target_node(&Pod::default()), None);
     }

@@ -458,7 +458,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.namespace = "default".into();
-        p.spec.node_name = "worker-1".into();
+        std::sync::Arc::make_mut(&mut p.spec).node_name = "worker-1".into();
         p.status.pod_ip = ip.into();
         p.status.phase = "Running".into();
         p.status.conditions.push(PodCondition {
@@ -470,7 +470,7 @@ mod tests {
             .map(|(n, p)| ContainerPort { name: Some(n.into()), container_port: p, ..Default::default() })
             .into_iter()
             .collect();
-        p.spec.containers.push(Container { name: "app".into(), ports, ..Default::default() });
+        std::sync::Arc::make_mut(&mut p.spec).containers.push(Container { name: "app".into(), ports, ..Default::default() });
         p
     }
 

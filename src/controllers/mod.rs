@@ -35,6 +35,8 @@ pub trait Reconciler: 'static {
     fn informers(&mut self) -> Vec<&mut Informer>;
     /// Which keys a change to a watched object makes dirty (informer index, change).
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String>;
+    /// Called once the informers have listed: rebuild anything derived from their caches.
+    fn on_start(&mut self) {}
     /// Brings one object's actual state towards its desired state.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action;
     /// A one-line summary for views: e.g. desired vs actual of the last reconcile.
@@ -74,6 +76,7 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
         for informer in self.reconciler.informers() {
             let _ = informer.start(ctx);
         }
+        self.reconciler.on_start();
         if self.resync_on_start {
             // Reconcile every object that exists at start, as a controller does once its
             // caches have synced; the primary (first) informer's objects are its own.

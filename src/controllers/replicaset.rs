@@ -44,9 +44,20 @@ impl std::fmt::Display for Lane {
     }
 }
 
+/// Per-ReplicaSet pod counts, kept up to date from every pod change so a sync need not
+/// walk all of a ReplicaSet's pods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    active: i32,
+    ready: i32,
+    fully_labeled: i32,
+}
+
 pub struct ReplicaSetController {
     replica_sets: Informer,
     pods: Informer,
+    /// By owning ReplicaSet's uid.
+    counts: HashMap<String, Counts>,
     expectations: HashMap<String, Expectations>,
     /// The last decision per ReplicaSet.
     pub lanes: BTreeMap<String, Lane>,
@@ -57,6 +68,7 @@ impl Default for ReplicaSetController {
         ReplicaSetController {
             replica_sets: Informer::new(Kind::ReplicaSet),
             pods: Informer::new(Kind::Pod),
+            counts: HashMap::new(),
             expectations: HashMap::new(),
             lanes: BTreeMap::new(),
         }
@@ -95,6 +107,23 @@ pub fn deletion_order(a: &Pod, b: &Pod, related_on_node: &dyn Fn(&Pod) -> usize)
 }
 
 impl ReplicaSetController {
+    /// Adds (`sign` 1) or removes (-1) a pod's contribution to its owner's counts.
+    fn count(&mut self, pod_obj: &Object, sign: i32) {
+        let Some(owner) = pod_obj.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return };
+        let Some(pod) = pod_obj.as_pod().filter(|p| is_active(p)) else { return };
+        let template_labels = self
+            .replica_sets
+            .get(pod_obj.namespace(), &owner.name)
+            .and_then(|rs| rs.as_replica_set())
+            .map(|rs| rs.spec.template.metadata.labels.clone())
+            .unwrap_or_default();
+        let labeled = template_labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v));
+        let c = self.counts.entry(owner.uid.clone()).or_default();
+        c.active += sign;
+        c.ready += sign * i32::from(ready_since(pod).is_some());
+        c.fully_labeled += sign * i32::from(labeled);
+    }
+
     fn observe(&mut self, rs_key: &str, delta: &Delta) {
         if let Some(e) = self.expectations.get_mut(rs_key) {
             match delta.type_ {
@@ -131,15 +160,13 @@ impl ReplicaSetController {
         for orphan in orphans {
             let Some(mut pod) = orphan.as_pod().cloned() else { continue };
             pod.metadata.owner_references.push(controller_ref(rs));
-            if let Ok(stored) = ctx.call_object(Request::update(Object::Pod(pod))) {
-                self.pods.assume(stored);
-            }
+            // Not assumed into the cache: the counts follow the watch, which brings it.
+            let _ = ctx.call(Request::update(Object::Pod(pod)));
         }
     }
 
-    fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, active: &[Arc<Object>], ctx: &mut Ctx) {
+    fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, have: i32, ctx: &mut Ctx) {
         let want = rs.spec.replicas.unwrap_or(1);
-        let have = active.len() as i32;
         let diff = have - want;
         let mut lane = Lane { want, have, action: String::new() };
         if diff < 0 {
@@ -180,6 +207,13 @@ impl ReplicaSetController {
             let count = (diff as usize).min(BURST_REPLICAS);
             lane.action = format!("delete {count}");
             ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: delete {count}")));
+            let active: Vec<Arc<Object>> = self
+                .pods
+                .owned_by(&rs.metadata.uid)
+                .into_iter()
+                .filter(|p| p.as_pod().is_some_and(is_active))
+                .cloned()
+                .collect();
             let mut on_node: HashMap<&str, usize> = HashMap::new();
             for p in active.iter().filter_map(|p| p.as_pod()) {
                 *on_node.entry(p.spec.node_name.as_str()).or_default() += 1;
@@ -217,10 +251,27 @@ impl Reconciler for ReplicaSetController {
         vec![&mut self.replica_sets, &mut self.pods]
     }
 
+    fn on_start(&mut self) {
+        self.counts.clear();
+        let pods: Vec<Arc<Object>> = self.pods.cache.values().cloned().collect();
+        for p in pods {
+            self.count(&p, 1);
+        }
+    }
+
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
         let obj = &delta.object;
         if informer == 0 {
+            if delta.type_ == WatchEventType::Deleted {
+                self.counts.remove(&obj.meta().uid);
+            }
             return vec![cache_key(obj.namespace(), obj.name())];
+        }
+        if let Some(old) = &delta.old {
+            self.count(old, -1);
+        }
+        if delta.type_ != WatchEventType::Deleted {
+            self.count(obj, 1);
         }
         let mut keys = Vec::new();
         for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
@@ -259,23 +310,28 @@ impl Reconciler for ReplicaSetController {
         if !deleting {
             self.adopt(&rs_obj, ctx);
         }
-        let owned: Vec<Arc<Object>> = self.pods.owned_by(&rs.metadata.uid).into_iter().cloned().collect();
-        let active: Vec<Arc<Object>> = owned.iter().filter(|p| p.as_pod().is_some_and(is_active)).cloned().collect();
         if !deleting && self.satisfied(key, ctx.now) {
-            self.manage(key, &rs_obj, &rs, &active, ctx);
+            let have = self.counts.get(&rs.metadata.uid).map_or(0, |c| c.active);
+            self.manage(key, &rs_obj, &rs, have, ctx);
         }
         // Status, from what the cache shows now (the next sync sees this sync's writes).
         let min_ready = Duration::seconds(rs.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
-        let pods: Vec<&Pod> = active.iter().filter_map(|p| p.as_pod()).collect();
-        let template_labels = &rs.spec.template.metadata.labels;
+        let counts = self.counts.get(&rs.metadata.uid).copied().unwrap_or_default();
+        let available = if min_ready == Duration::ZERO {
+            counts.ready
+        } else {
+            self.pods
+                .owned_by(&rs.metadata.uid)
+                .iter()
+                .filter_map(|p| p.as_pod())
+                .filter(|p| is_active(p) && is_available(p, min_ready, ctx.now))
+                .count() as i32
+        };
         let mut status = rs.status.clone();
-        status.replicas = pods.len() as i32;
-        status.fully_labeled_replicas = Some(
-            pods.iter().filter(|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v))).count()
-                as i32,
-        );
-        status.ready_replicas = Some(pods.iter().filter(|p| ready_since(p).is_some()).count() as i32);
-        status.available_replicas = Some(pods.iter().filter(|p| is_available(p, min_ready, ctx.now)).count() as i32);
+        status.replicas = counts.active;
+        status.fully_labeled_replicas = Some(counts.fully_labeled);
+        status.ready_replicas = Some(counts.ready);
+        status.available_replicas = Some(available);
         status.terminating_replicas = None;
         status.observed_generation = Some(rs.metadata.generation);
         if status != rs.status {
@@ -306,7 +362,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.creation_timestamp = Some(Time(created));
-        p.spec.node_name = node.into();
+        std::sync::Arc::make_mut(&mut p.spec).node_name = node.into();
         p.status.phase = phase.into();
         if ready {
             p.status.conditions.push(PodCondition {

@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn pods_tolerating_for_a_while_leave_when_the_time_is_up() {
         let mut pod = Pod::default();
-        pod.spec.tolerations.push(Toleration {
+        std::sync::Arc::make_mut(&mut pod.spec).tolerations.push(Toleration {
             key: "node.kubernetes.io/unreachable".into(),
             operator: Some("Exists".into()),
             effect: "NoExecute".into(),
@@ -126,7 +126,9 @@ mod tests {
     fn pods_without_a_toleration_leave_at_once_and_tolerating_forever_stay() {
         assert_eq!(eviction_time(&Pod::default(), &[unreachable(0)], Time(5)), Some(Time(5)));
         let mut forever = Pod::default();
-        forever.spec.tolerations.push(Toleration { operator: Some("Exists".into()), ..Default::default() });
+        std::sync::Arc::make_mut(&mut forever.spec)
+            .tolerations
+            .push(Toleration { operator: Some("Exists".into()), ..Default::default() });
         assert_eq!(eviction_time(&forever, &[unreachable(0)], Time(5)), None);
     }
 }

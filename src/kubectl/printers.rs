@@ -472,7 +472,8 @@ mod tests {
 
     fn pod_with(statuses: Vec<ContainerStatus>) -> Pod {
         let mut p = Pod::default();
-        p.spec.containers = statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }).collect();
+        std::sync::Arc::make_mut(&mut p.spec).containers =
+            statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }).collect();
         p.status.phase = "Running".into();
         p.status.container_statuses = statuses;
         p

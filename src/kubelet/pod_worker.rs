@@ -27,6 +27,9 @@ const PULL_BYTES_PER_SEC: u64 = 25_000_000;
 pub struct Runtime {
     pub images: BTreeSet<String>,
     pub puller_free_at: Time,
+    /// Images being pulled, and when each pull finishes: a later pull of the same image
+    /// waits for it and then finds the layers already there.
+    pub pulling: std::collections::BTreeMap<String, Time>,
 }
 
 /// Something the kubelet should report.
@@ -409,33 +412,32 @@ impl PodWorker {
 
     /// When this worker next needs a step, if it has something scheduled.
     pub fn next_wakeup(&self) -> Option<Time> {
-        let mut times: Vec<Time> = Vec::new();
-        if let Some(at) = self.sandbox_ready_at {
-            if self.ip.is_none() {
-                times.push(at);
-            }
+        let mut next: Option<Time> = None;
+        let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
+        if let (Some(at), None) = (self.sandbox_ready_at, &self.ip) {
+            consider(at);
         }
         for c in &self.containers {
             match &c.image {
-                ImageState::Pulling { done, .. } => times.push(*done),
+                ImageState::Pulling { done, .. } => consider(*done),
                 ImageState::PullBackOff { retry_at, show_at, shown_backoff, .. } => {
-                    times.push(if *shown_backoff { *retry_at } else { *show_at })
+                    consider(if *shown_backoff { *retry_at } else { *show_at })
                 }
                 _ => {}
             }
             if let Some(at) = c.restart_at {
-                times.push(at);
+                consider(at);
             }
-            if let State::Running { exits_at: Some(at), .. } = c.state {
-                times.push(at);
-            }
-            if let Some(at) = c.stopping_until {
-                if matches!(c.state, State::Running { .. }) {
-                    times.push(at);
+            if let State::Running { exits_at, .. } = c.state {
+                if let Some(at) = exits_at {
+                    consider(at);
+                }
+                if let Some(at) = c.stopping_until {
+                    consider(at);
                 }
             }
         }
-        times.into_iter().min()
+        next
     }
 
     /// Whether the pod will change on its own soon (not waiting out a back-off, not idle).
@@ -571,9 +573,15 @@ impl PodWorker {
 
 fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut Rng) -> ImageState {
     let result = images::lookup(reference).map(|info| info.size);
-    let started = now.max(runtime.puller_free_at);
+    let in_flight = runtime.pulling.get(&reference.canonical).copied().filter(|done| *done > now);
+    let started = match in_flight {
+        // Queued behind the pull of the same image: it starts when that one is done.
+        Some(done) => done.max(runtime.puller_free_at),
+        None => now.max(runtime.puller_free_at),
+    };
+    let already_there = in_flight.is_some() || runtime.images.contains(&reference.canonical);
     let took = match &result {
-        Ok(_) if runtime.images.contains(&reference.canonical) => Duration::millis(rng.between(300, 700)),
+        Ok(_) if already_there => Duration::millis(rng.between(200, 600)),
         Ok(size) => {
             let base = 400 + size * 1000 / PULL_BYTES_PER_SEC;
             Duration::millis(base + rng.below(base / 5 + 1))
@@ -582,6 +590,9 @@ fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut 
     };
     let done = started + took;
     runtime.puller_free_at = done;
+    if in_flight.is_none() && result.is_ok() {
+        runtime.pulling.insert(reference.canonical.clone(), done);
+    }
     ImageState::Pulling { started, requested: now, done, result }
 }
 
