@@ -1,7 +1,7 @@
 //! The headless `kubeloop` command: run a script and print its transcript, or drive a saved
 //! sandbox one command at a time from a real shell.
 
-use crate::shell::{Command, Session, split_words};
+use crate::shell::{Command, Session, shell_quote, split_words};
 use std::io::Read;
 
 const USAGE: &str = "\
@@ -91,15 +91,6 @@ fn run_script(seed: u64, file: Option<&str>) -> i32 {
     0
 }
 
-/// Quotes a word for a command line only when it needs it.
-fn quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
 fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
     let state: State = match state_file.map(std::fs::read_to_string) {
         Some(Ok(text)) => match serde_json::from_str(&text) {
@@ -116,7 +107,7 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
     for saved in &state.commands {
         session.execute(&to_command(saved));
     }
-    let line = words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+    let line = words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ");
     let wants_stdin = split_words(&line)
         .unwrap_or_default()
         .windows(2)

@@ -12,6 +12,7 @@ pub mod etcd;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
+pub mod pipes;
 pub mod record;
 pub mod scheduler;
 pub mod shell;

@@ -88,6 +88,15 @@ fn heredoc_word(line: &str) -> Option<String> {
     (!word.is_empty()).then_some(word)
 }
 
+/// Quotes a word for a command line only when it needs it.
+pub fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Shell-style word splitting: spaces separate, quotes group, backslash escapes.
 pub fn split_words(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
@@ -178,7 +187,48 @@ impl Session {
     /// Runs one command and returns what it printed.
     pub fn execute(&mut self, command: &Command) -> Output {
         self.log.push(command.clone());
-        let words = match split_words(&command.line) {
+        self.run_line(&command.line, command.heredoc.as_ref().map(|(_, body)| body.as_str()))
+    }
+
+    /// Runs a line: `$(...)` substitutions first, then a pipeline whose first stage is a
+    /// sandbox command and whose later stages filter its output (or `xargs` another command).
+    fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        let mut line = line.to_string();
+        let mut stderr = String::new();
+        while let Some((start, end, inner)) = crate::pipes::find_substitution(&line) {
+            let out = self.run_line(&inner, None);
+            stderr.push_str(&out.stderr);
+            let value = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+            line.replace_range(start..end, &value);
+        }
+        let stages = crate::pipes::split_pipeline(&line);
+        let mut out = self.run_simple(&stages[0], stdin);
+        out.stderr = stderr + &out.stderr;
+        for stage in &stages[1..] {
+            let words = match split_words(stage) {
+                Ok(w) => w,
+                Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
+            };
+            if words.first().is_some_and(|w| w == "xargs") {
+                let args: Vec<String> = out.stdout.split_whitespace().map(String::from).collect();
+                let mut next: Vec<String> = words[1..].to_vec();
+                next.extend(args);
+                let quoted: Vec<String> = next.iter().map(|w| shell_quote(w)).collect();
+                let result = self.run_simple(&quoted.join(" "), None);
+                out = Output { stdout: result.stdout, stderr: out.stderr + &result.stderr, code: result.code };
+                continue;
+            }
+            match crate::pipes::filter(&words, &out.stdout) {
+                Ok(text) => out.stdout = text,
+                Err(e) => return Output { stdout: String::new(), stderr: out.stderr + &e + "\n", code: 127 },
+            }
+        }
+        out
+    }
+
+    /// Runs one sandbox command (no pipes).
+    fn run_simple(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        let words = match split_words(line) {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
         };
@@ -189,7 +239,6 @@ impl Session {
         let rest = &words[1..];
         match program {
             "kubectl" | "k" => {
-                let stdin = command.heredoc.as_ref().map(|(_, body)| body.as_str());
                 let files = &self.files;
                 let read = move |name: &str| {
                     files.get(name).cloned().ok_or_else(|| format!("error: the path \"{name}\" does not exist"))

@@ -55,6 +55,11 @@ fn generate_job_selector(job: &mut crate::api::Job) {
     }
     let selector = job.spec.selector.get_or_insert_with(Default::default);
     selector.match_labels.entry("batch.kubernetes.io/controller-uid".into()).or_insert(uid);
+    // A Job without labels of its own takes its template's (defaulting, which the API server
+    // applies whenever it reads the object back).
+    if job.metadata.labels.is_empty() {
+        job.metadata.labels = job.spec.template.metadata.labels.clone();
+    }
 }
 
 /// The defaults the API applies to any object it decodes (on create and on update).
@@ -99,7 +104,6 @@ pub fn default_object(object: &mut Object) {
             spec.backoff_limit.get_or_insert(6);
             spec.completion_mode.get_or_insert_with(|| "NonIndexed".into());
             spec.suspend.get_or_insert(false);
-            spec.manual_selector.get_or_insert(false);
             spec.pod_replacement_policy.get_or_insert_with(|| "TerminatingOrFailed".into());
             default_pod_spec(&mut spec.template.spec);
         }

@@ -289,12 +289,13 @@ impl ApiServer {
                 meta.generation = 1;
             }
         }
-        admission::admit_create(&mut object, env.rng);
+        // The name is generated before admission, which may use it (a Job's labels).
         let generated = object.meta().name.is_empty() && !object.meta().generate_name.is_empty();
         if generated {
             let base = truncate(&object.meta().generate_name, 58);
             object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
         }
+        admission::admit_create(&mut object, env.rng);
         // Validation.
         let errors = validation::validate(&object);
         if !errors.is_empty() {
@@ -423,6 +424,9 @@ impl ApiServer {
         // A status update carries the stored spec unchanged (for pods, the very same shared
         // spec): nothing to default or re-validate there.
         let status_update = req.subresource == Some(Subresource::Status) || same_pod_spec(old, &object);
+        if let Err(errors) = keep_allocated(old, &mut object) {
+            return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
+        }
         if !status_update {
             admission::default_object(&mut object);
             if spec_changed(old, &object) && object.meta().generation > 0 {
@@ -745,6 +749,36 @@ macro_rules! status_kinds {
 }
 
 status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job);
+
+/// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
+/// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
+/// not change once set.
+fn keep_allocated(old: &Object, new: &mut Object) -> Result<(), Vec<String>> {
+    let (Object::Service(o), Object::Service(n)) = (old, new) else { return Ok(()) };
+    if n.spec.cluster_ip.is_empty() {
+        n.spec.cluster_ip = o.spec.cluster_ip.clone();
+        n.spec.cluster_ips = o.spec.cluster_ips.clone();
+    } else if !o.spec.cluster_ip.is_empty() && n.spec.cluster_ip != o.spec.cluster_ip {
+        return Err(vec![format!(
+            "spec.clusterIPs[0]: Invalid value: []string{{\"{}\"}}: may not change once set",
+            n.spec.cluster_ip
+        )]);
+    }
+    if n.spec.cluster_ips.is_empty() {
+        n.spec.cluster_ips = o.spec.cluster_ips.clone();
+    }
+    if n.spec.ip_families.is_empty() {
+        n.spec.ip_families = o.spec.ip_families.clone();
+    }
+    if n.spec.ip_family_policy.is_none() {
+        n.spec.ip_family_policy = o.spec.ip_family_policy.clone();
+    }
+    for port in n.spec.ports.iter_mut().filter(|p| p.node_port.is_none()) {
+        let same = o.spec.ports.iter().find(|q| q.port == port.port && q.protocol == port.protocol);
+        port.node_port = same.and_then(|q| q.node_port);
+    }
+    Ok(())
+}
 
 /// Whether two pods share one stored spec (a status update, or a metadata-only change).
 fn same_pod_spec(old: &Object, new: &Object) -> bool {

@@ -6,14 +6,15 @@
 use serde_json::{Map, Value};
 
 /// The key a list field's elements are merged by, if the API merges it by key.
-fn merge_key(field: &str) -> Option<&'static str> {
+fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     match field {
         "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
             Some("name")
         }
         "volumeMounts" => Some("mountPath"),
-        "ports" => Some("containerPort"),
-        "finalizers" => None,
+        // Container ports merge by containerPort, a Service's ports by port.
+        "ports" if items.iter().any(|p| p.get("containerPort").is_some()) => Some("containerPort"),
+        "ports" => Some("port"),
         _ => None,
     }
 }
@@ -30,7 +31,7 @@ fn merge_value(live: &Value, last: Option<&Value>, new: &Value, field: &str) -> 
             Value::Object(merge_maps(l, last_map, n))
         }
         (Value::Array(l), Value::Array(n)) => {
-            if let Some(key) = merge_key(field) {
+            if let Some(key) = merge_key(field, n) {
                 Value::Array(merge_keyed_lists(l, last.and_then(Value::as_array), n, key))
             } else if last == Some(new) {
                 live.clone()
@@ -121,6 +122,14 @@ mod tests {
         let last = json!({"metadata": {"labels": {"a": "1", "b": "2"}}});
         let new = json!({"metadata": {"labels": {"a": "1"}}});
         assert_eq!(three_way(&live, Some(&last), &new), json!({"metadata": {"labels": {"a": "1", "server": "x"}}}));
+    }
+
+    #[test]
+    fn service_ports_merge_by_port_keeping_allocated_node_ports() {
+        let live = json!({"ports": [{"port": 80, "nodePort": 31132, "protocol": "TCP"}]});
+        let last = json!({"ports": [{"port": 80}]});
+        let new = json!({"ports": [{"port": 80}]});
+        assert_eq!(three_way(&live, Some(&last), &new), live);
     }
 
     #[test]

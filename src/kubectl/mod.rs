@@ -353,6 +353,10 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     let wide = output == "wide";
     let multi = targets.len() > 1;
     let mut out = Output::default();
+    if targets.iter().any(|(k, _)| *k == Kind::Endpoints) {
+        // The API server's deprecation warning, which kubectl prints.
+        out.stderr.push_str("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    }
     let mut objects_out: Vec<Arc<Object>> = Vec::new();
     let mut tables: Vec<String> = Vec::new();
     for (kind, names) in targets {

@@ -120,16 +120,22 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
                 "Complete"
             } else if has("Failed") {
                 "Failed"
-            } else if has("FailureTarget") || s.terminating.unwrap_or(0) > 0 && has("Failed") {
-                "FailureTarget"
-            } else if job.spec.suspend == Some(true) {
+            } else if job.metadata.deletion_timestamp.is_some() {
+                "Terminating"
+            } else if has("Suspended") {
                 "Suspended"
+            } else if has("FailureTarget") {
+                "FailureTarget"
+            } else if has("SuccessCriteriaMet") {
+                "SuccessCriteriaMet"
             } else {
                 "Running"
             };
-            let completions = match job.spec.completions {
-                Some(c) => format!("{}/{c}", s.succeeded.unwrap_or(0)),
-                None => format!("{}/1 of {}", s.succeeded.unwrap_or(0), job.spec.parallelism.unwrap_or(1)),
+            let succeeded = s.succeeded.unwrap_or(0);
+            let completions = match (job.spec.completions, job.spec.parallelism) {
+                (Some(c), _) => format!("{succeeded}/{c}"),
+                (None, Some(p)) if p > 1 => format!("{succeeded}/1 of {p}"),
+                (None, _) => format!("{succeeded}/1"),
             };
             let duration = match (s.start_time, s.completion_time) {
                 (Some(start), Some(end)) => super::age::human_duration(end.since(start)),
@@ -199,17 +205,26 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         }
         Object::Endpoints(ep) => {
             let mut addrs = Vec::new();
+            let mut count = 0;
             for subset in &ep.subsets {
-                for a in &subset.addresses {
+                if subset.ports.is_empty() {
+                    count += subset.addresses.len();
+                    addrs.extend(subset.addresses.iter().map(|a| a.ip.clone()));
+                } else {
                     for p in &subset.ports {
-                        addrs.push(format!("{}:{}", a.ip, p.port.unwrap_or(0)));
-                    }
-                    if subset.ports.is_empty() {
-                        addrs.push(a.ip.clone());
+                        count += subset.addresses.len();
+                        addrs.extend(subset.addresses.iter().map(|a| format!("{}:{}", a.ip, p.port.unwrap_or(0))));
                     }
                 }
             }
-            vec![ep.metadata.name.clone(), format_list(&addrs, 3), age(ep.metadata.creation_timestamp, now)]
+            let cell = if ep.subsets.is_empty() {
+                "<none>".to_string()
+            } else if count > 3 {
+                format!("{} + {} more...", addrs[..3].join(","), count - 3)
+            } else {
+                addrs.join(",")
+            };
+            vec![ep.metadata.name.clone(), cell, age(ep.metadata.creation_timestamp, now)]
         }
         Object::EndpointSlice(es) => {
             let ports: Vec<String> =
@@ -219,7 +234,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
                 es.metadata.name.clone(),
                 es.address_type.clone(),
                 if ports.is_empty() { "<unset>".into() } else { ports.join(",") },
-                format_list(&addrs, 3),
+                if addrs.is_empty() { "<unset>".into() } else { format_list(&addrs, 3) },
                 age(es.metadata.creation_timestamp, now),
             ]
         }

@@ -380,6 +380,9 @@ impl PodWorker {
                     });
                     let graceful = c.run.as_ref().is_none_or(|r| r.honours_sigterm);
                     let stop = if graceful { now + Duration::millis(rng.between(100, 400)) } else { deadline.max(now) };
+                    // A process that ignores SIGTERM still ends when its own work is done.
+                    let natural_end = if let State::Running { exits_at, .. } = c.state { exits_at } else { None };
+                    let stop = natural_end.map_or(stop, |end| stop.min(end.max(now)));
                     c.stopping_until = Some(stop.min(deadline.max(now)));
                 }
                 c.restart_at = None;

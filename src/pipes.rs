@@ -1,0 +1,216 @@
+//! The shell around sandbox commands: `$(...)` substitution, `|` pipelines, and the text
+//! filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
+//! `cut`, `xargs`), so that `kubectl get pods -o name | head -1 | xargs kubectl delete` works.
+
+/// Splits a line at unquoted `|`.
+pub fn split_pipeline(line: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut depth = 0;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '$') if chars.get(i + 1) == Some(&'(') => {
+                depth += 1;
+                cur.push(c);
+                cur.push('(');
+                i += 2;
+                continue;
+            }
+            (None, ')') if depth > 0 => depth -= 1,
+            (None, '|') if depth == 0 && chars.get(i + 1) != Some(&'|') => {
+                parts.push(std::mem::take(&mut cur).trim().to_string());
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+        i += 1;
+    }
+    parts.push(cur.trim().to_string());
+    parts
+}
+
+/// Finds the first `$(...)` outside single quotes: (start, end exclusive, inner command).
+pub fn find_substitution(line: &str) -> Option<(usize, usize, String)> {
+    let bytes = line.as_bytes();
+    let mut in_single = false;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        match bytes[i] {
+            b'\'' => in_single = !in_single,
+            b'$' if !in_single && bytes[i + 1] == b'(' => {
+                let mut depth = 1;
+                let mut j = i + 2;
+                while j < bytes.len() {
+                    match bytes[j] {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some((i, j + 1, line[i + 2..j].to_string()));
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                return None;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Applies one filter stage to `input`. `Err` is the shell's complaint.
+pub fn filter(words: &[String], input: &str) -> Result<String, String> {
+    let Some(program) = words.first() else { return Ok(input.to_string()) };
+    let lines: Vec<&str> = input.lines().collect();
+    let count_arg = |default: usize| -> usize {
+        let mut n = default;
+        let mut iter = words[1..].iter();
+        while let Some(w) = iter.next() {
+            if w == "-n" {
+                n = iter.next().and_then(|v| v.parse().ok()).unwrap_or(n);
+            } else if let Some(v) = w.strip_prefix("-n").or_else(|| w.strip_prefix('-')) {
+                n = v.parse().unwrap_or(n);
+            }
+        }
+        n
+    };
+    let join = |ls: Vec<&str>| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    match program.as_str() {
+        "head" => Ok(join(lines.into_iter().take(count_arg(10)).collect())),
+        "tail" => {
+            let n = count_arg(10);
+            Ok(join(lines[lines.len().saturating_sub(n)..].to_vec()))
+        }
+        "grep" => {
+            let flags: Vec<&String> = words[1..].iter().filter(|w| w.starts_with('-')).collect();
+            let invert = flags.iter().any(|f| f.contains('v'));
+            let ignore_case = flags.iter().any(|f| f.contains('i'));
+            let count = flags.iter().any(|f| f.contains('c'));
+            let Some(pattern) = words[1..].iter().find(|w| !w.starts_with('-')) else {
+                return Err("usage: grep [-vic] PATTERN".into());
+            };
+            let matches = |l: &str| {
+                if ignore_case {
+                    l.to_lowercase().contains(&pattern.to_lowercase())
+                } else {
+                    l.contains(pattern.as_str())
+                }
+            };
+            let kept: Vec<&str> = lines.into_iter().filter(|l| matches(l) != invert).collect();
+            Ok(if count { format!("{}\n", kept.len()) } else { join(kept) })
+        }
+        "wc" => Ok(if words.iter().any(|w| w == "-l") {
+            format!("{}\n", lines.len())
+        } else {
+            let w: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
+            format!("{:>7} {w:>7} {:>7}\n", lines.len(), input.len())
+        }),
+        "sort" => {
+            let mut sorted = lines;
+            sorted.sort();
+            if words.iter().any(|w| w == "-r") {
+                sorted.reverse();
+            }
+            Ok(join(sorted))
+        }
+        "uniq" => {
+            let mut out: Vec<&str> = Vec::new();
+            for l in lines {
+                if out.last() != Some(&l) {
+                    out.push(l);
+                }
+            }
+            Ok(join(out))
+        }
+        "awk" => {
+            let program = words.get(1).map(String::as_str).unwrap_or("");
+            let field: Option<usize> = program
+                .trim_matches(|c| c == '{' || c == '}' || c == ' ')
+                .strip_prefix("print $")
+                .and_then(|n| n.trim().parse().ok());
+            let Some(field) = field else { return Err(format!("awk: only '{{print $N}}' is supported here")) };
+            Ok(lines
+                .iter()
+                .map(|l| {
+                    let v = if field == 0 {
+                        l.to_string()
+                    } else {
+                        l.split_whitespace().nth(field - 1).unwrap_or("").to_string()
+                    };
+                    v + "\n"
+                })
+                .collect())
+        }
+        "cut" => {
+            let mut delim = '\t';
+            let mut field = 1usize;
+            let mut iter = words[1..].iter();
+            while let Some(w) = iter.next() {
+                if let Some(d) = w.strip_prefix("-d") {
+                    delim = if d.is_empty() {
+                        iter.next().and_then(|x| x.chars().next()).unwrap_or('\t')
+                    } else {
+                        d.chars().next().unwrap_or('\t')
+                    };
+                } else if let Some(f) = w.strip_prefix("-f") {
+                    let f = if f.is_empty() { iter.next().map(String::as_str).unwrap_or("1") } else { f };
+                    field = f.parse().unwrap_or(1);
+                }
+            }
+            Ok(lines
+                .iter()
+                .map(|l| format!("{}\n", l.split(delim).nth(field.saturating_sub(1)).unwrap_or("")))
+                .collect())
+        }
+        "cat" => Ok(input.to_string()),
+        other => Err(format!("sh: {other}: command not found")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        crate::shell::split_words(s).unwrap()
+    }
+
+    #[test]
+    fn pipelines_split_at_unquoted_bars_only() {
+        assert_eq!(split_pipeline("a | b 'x|y' | c"), ["a", "b 'x|y'", "c"]);
+        assert_eq!(split_pipeline("a $(b | c) | d"), ["a $(b | c)", "d"]);
+    }
+
+    #[test]
+    fn substitutions_are_found_with_nested_parens() {
+        let (s, e, inner) = find_substitution("kubectl delete $(kubectl get pods -o name | head -1)").unwrap();
+        assert_eq!(inner, "kubectl get pods -o name | head -1");
+        assert_eq!((s, e), (15, 52));
+    }
+
+    #[test]
+    fn filters_do_what_the_shell_would() {
+        let text = "NAME\nweb-1\nweb-2\ndb-1\n";
+        assert_eq!(filter(&w("head -2"), text).unwrap(), "NAME\nweb-1\n");
+        assert_eq!(filter(&w("head -n 1"), text).unwrap(), "NAME\n");
+        assert_eq!(filter(&w("tail -1"), text).unwrap(), "db-1\n");
+        assert_eq!(filter(&w("grep web"), text).unwrap(), "web-1\nweb-2\n");
+        assert_eq!(filter(&w("grep -v web"), text).unwrap(), "NAME\ndb-1\n");
+        assert_eq!(filter(&w("wc -l"), text).unwrap(), "4\n");
+        assert_eq!(filter(&w("awk '{print $1}'"), "a b\nc d\n").unwrap(), "a\nc\n");
+        assert_eq!(filter(&w("cut -d / -f 2"), "pod/web\n").unwrap(), "web\n");
+        assert!(filter(&w("nope"), text).is_err());
+    }
+}
