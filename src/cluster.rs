@@ -378,6 +378,82 @@ impl Cluster {
         self.api.peek_list(kind, namespace)
     }
 
+    /// Checks what must always hold, returning every violation:
+    /// no two objects share a resourceVersion and none is newer than the store; no node holds
+    /// more than it can allocate. With `settled`, also: every owner reference resolves, and
+    /// the running components' caches agree with the API.
+    pub fn check_invariants(&self, settled: bool) -> Vec<String> {
+        let mut problems = Vec::new();
+        let etcd = self.api.etcd();
+        let revision = etcd.revision();
+        let mut seen_rv = std::collections::HashMap::new();
+        let mut uids = std::collections::HashSet::new();
+        for (key, kv) in etcd.range("/registry/") {
+            let rv: i64 = kv.value.meta().resource_version.parse().unwrap_or(-1);
+            if rv <= 0 || rv > revision || rv != kv.mod_revision {
+                problems.push(format!(
+                    "{key}: resourceVersion {rv} (store revision {revision}, written at {})",
+                    kv.mod_revision
+                ));
+            }
+            if let Some(other) = seen_rv.insert(rv, key.clone()) {
+                problems.push(format!("{key} and {other} share resourceVersion {rv}"));
+            }
+            uids.insert(kv.value.meta().uid.clone());
+        }
+        for node in self.objects(Kind::Node, "").iter().filter_map(|n| n.as_node().cloned()) {
+            let pods: Vec<_> = self
+                .objects(Kind::Pod, "")
+                .into_iter()
+                .filter(|p| p.as_pod().is_some_and(|p| p.spec.node_name == node.metadata.name && !p.is_terminal()))
+                .collect();
+            let (cpu, mem) = pods.iter().filter_map(|p| p.as_pod()).fold((0, 0), |(c, m), p| {
+                let r = p.requests();
+                (c + r.cpu_milli, m + r.memory_bytes)
+            });
+            let alloc = |r: &str| node.allocatable(r).map(|q| (q.milli(), q.value()));
+            if let Some((cpu_alloc, _)) = alloc("cpu") {
+                if cpu > cpu_alloc {
+                    problems.push(format!("node {} has {cpu}m cpu requested of {cpu_alloc}m", node.metadata.name));
+                }
+            }
+            if let Some((_, mem_alloc)) = alloc("memory") {
+                if mem > mem_alloc {
+                    problems.push(format!("node {} has {mem} bytes requested of {mem_alloc}", node.metadata.name));
+                }
+            }
+            if let Some((_, max)) = alloc("pods") {
+                if pods.len() as i64 > max {
+                    problems.push(format!("node {} runs {} pods, at most {max}", node.metadata.name, pods.len()));
+                }
+            }
+        }
+        if settled {
+            for (key, kv) in etcd.range("/registry/") {
+                let meta = kv.value.meta();
+                if meta.deletion_timestamp.is_some() {
+                    continue;
+                }
+                for owner in &meta.owner_references {
+                    if !uids.contains(&owner.uid) {
+                        problems.push(format!(
+                            "{key} is owned by {}/{} ({}), which is gone",
+                            owner.kind, owner.name, owner.uid
+                        ));
+                    }
+                }
+            }
+            for slot in self.slots.iter().filter(|s| s.running && s.started) {
+                for informer in slot.component.iter().flat_map(|c| c.informers()) {
+                    for d in informer.differences(&self.api) {
+                        problems.push(format!("{}'s {:?} cache: {d}", slot.name, informer.kind));
+                    }
+                }
+            }
+        }
+        problems
+    }
+
     /// Stops a component's process: its watches close and it no longer runs.
     pub fn stop_component(&mut self, id: ComponentId) {
         if let Some(slot) = self.slots.get_mut(id.0 as usize) {
@@ -411,6 +487,39 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invariant_checks_catch_an_overfull_node_and_a_dangling_owner() {
+        use crate::api::{Container, OwnerReference, Pod, Quantity};
+        use crate::etcd::Etcd;
+        let mut cluster = Cluster::new(ClusterConfig::default());
+        cluster.settle(Duration::seconds(30));
+        assert_eq!(cluster.check_invariants(true), Vec::<String>::new());
+        // Written straight into etcd, past every check the API server would make.
+        let mut pod = Pod::default();
+        pod.metadata.name = "huge".into();
+        pod.metadata.namespace = "default".into();
+        pod.metadata.uid = "u-huge".into();
+        pod.metadata.owner_references.push(OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "ReplicaSet".into(),
+            name: "gone".into(),
+            uid: "u-gone".into(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        });
+        let mut c = Container { name: "c".into(), image: "nginx".into(), ..Default::default() };
+        c.resources.requests.insert("cpu".into(), Quantity::parse("64").unwrap());
+        let spec = Arc::make_mut(&mut pod.spec);
+        spec.containers.push(c);
+        spec.node_name = "worker-1".into();
+        let key = Etcd::key_for("pods", "default", "huge");
+        cluster.api.etcd_bypass().create(&key, Object::Pod(pod)).unwrap();
+        let problems = cluster.check_invariants(true);
+        assert!(problems.iter().any(|p| p.starts_with("node worker-1 has 64000m cpu requested")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("owned by ReplicaSet/gone")), "{problems:?}");
+        assert!(problems.iter().any(|p| p.contains("cache: default/huge missing")), "{problems:?}");
+    }
 
     #[test]
     fn the_default_cluster_registers_four_ready_nodes() {

@@ -21,6 +21,10 @@ pub trait Component: Any {
         false
     }
     fn as_any(&self) -> &dyn Any;
+    /// The component's informers, for invariant checks (caches agree with the API).
+    fn informers(&self) -> Vec<&Informer> {
+        Vec::new()
+    }
 }
 
 /// What a component gets while it runs: the clock, the API, chance, and the record.
@@ -190,6 +194,8 @@ pub struct Informer {
     watch: Option<WatchId>,
     pub cache: BTreeMap<String, Arc<Object>>,
     by_owner: HashMap<String, BTreeSet<String>>,
+    /// The revision of the last change seen: every notification must be newer.
+    last_revision: crate::etcd::Revision,
 }
 
 impl Informer {
@@ -201,6 +207,7 @@ impl Informer {
             watch: None,
             cache: BTreeMap::new(),
             by_owner: HashMap::new(),
+            last_revision: 0,
         }
     }
 
@@ -216,6 +223,7 @@ impl Informer {
         let Reply::List { items, revision } = ctx.call(list)? else {
             return Err(Status::bad_request("list answered without a list"));
         };
+        self.last_revision = revision;
         self.cache.clear();
         self.by_owner.clear();
         for o in items {
@@ -235,6 +243,15 @@ impl Informer {
         let events = api.drain_watch(id);
         let mut deltas = Vec::with_capacity(events.len());
         for ev in events {
+            // A watch delivers each change once, in order.
+            debug_assert!(
+                ev.revision > self.last_revision,
+                "{:?} informer got revision {} after {}",
+                self.kind,
+                ev.revision,
+                self.last_revision
+            );
+            self.last_revision = ev.revision;
             let old = match ev.type_ {
                 WatchEventType::Deleted => self.remove(ev.object.namespace(), ev.object.name()),
                 _ => self.put(ev.object.clone()),
@@ -246,6 +263,28 @@ impl Informer {
 
     pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
         self.cache.get(&cache_key(namespace, name))
+    }
+
+    /// Where this cache disagrees with the API's current state (empty when in sync).
+    pub fn differences(&self, api: &ApiServer) -> Vec<String> {
+        let truth: BTreeMap<String, String> = api
+            .peek_list(self.kind, &self.namespace)
+            .into_iter()
+            .filter(|o| self.fields.as_ref().is_none_or(|f| f.matches(o)))
+            .map(|o| (cache_key(o.namespace(), o.name()), o.meta().resource_version.clone()))
+            .collect();
+        let mine: BTreeMap<String, String> =
+            self.cache.iter().map(|(k, o)| (k.clone(), o.meta().resource_version.clone())).collect();
+        let mut out = Vec::new();
+        for (k, rv) in &truth {
+            match mine.get(k) {
+                None => out.push(format!("{k} missing")),
+                Some(m) if m != rv => out.push(format!("{k} at {m}, API has {rv}")),
+                _ => {}
+            }
+        }
+        out.extend(mine.keys().filter(|k| !truth.contains_key(*k)).map(|k| format!("{k} should be gone")));
+        out
     }
 
     /// Records a write the component itself made, so its cache is not staler than its

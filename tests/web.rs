@@ -3,6 +3,7 @@
 //! No real sleeps: the app starts paused and tests move virtual time with its own controls.
 #![cfg(target_arch = "wasm32")]
 
+use kubeloop::shell::{Session, parse_transcript};
 use kubeloop::ui::{App, AppProps};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -122,4 +123,15 @@ async fn deleting_a_pod_from_the_table_removes_it() {
     assert!(text(&root, "#terminal-output").contains("pod \"web\" deleted"));
     click(&root, "#settle").await;
     assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+fn scenario_transcripts_replay_in_the_browser_exactly_as_natively() {
+    // The same files the native scenario test replays: wasm and native must agree byte for byte.
+    for expected in [include_str!("scenarios/deployment_self_healing.txt"), include_str!("scenarios/node_failure.txt")]
+    {
+        let mut session = Session::new(1);
+        let actual = session.run_commands(&parse_transcript(expected));
+        assert_eq!(actual, expected);
+    }
 }

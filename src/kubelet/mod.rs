@@ -265,4 +265,8 @@ impl Component for Kubelet {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn informers(&self) -> Vec<&Informer> {
+        vec![&self.pods]
+    }
 }

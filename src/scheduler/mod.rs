@@ -346,6 +346,10 @@ impl Component for Scheduler {
         self.queue.has_ready_work()
     }
 
+    fn informers(&self) -> Vec<&Informer> {
+        vec![&self.nodes, &self.pods]
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
