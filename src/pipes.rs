@@ -140,7 +140,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                 .trim_matches(|c| c == '{' || c == '}' || c == ' ')
                 .strip_prefix("print $")
                 .and_then(|n| n.trim().parse().ok());
-            let Some(field) = field else { return Err(format!("awk: only '{{print $N}}' is supported here")) };
+            let Some(field) = field else { return Err("awk: only '{print $N}' is supported here".to_string()) };
             Ok(lines
                 .iter()
                 .map(|l| {

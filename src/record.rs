@@ -208,8 +208,7 @@ mod tests {
 
     #[test]
     fn a_full_record_drops_its_oldest_entries() {
-        let mut record = Record::default();
-        record.capacity = 2;
+        let mut record = Record { capacity: 2, ..Record::default() };
         for i in 0..3 {
             record.push(Time(i), 1, ComponentId::USER, None, decision("x"));
         }

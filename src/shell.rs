@@ -316,11 +316,11 @@ impl Session {
     /// Runs commands and returns their transcript.
     pub fn run_commands(&mut self, commands: &[Command]) -> String {
         let mut out = String::new();
-        for command in commands.iter().cloned() {
+        for command in commands {
             out.push_str("$ ");
             out.push_str(&command.display());
             out.push('\n');
-            out.push_str(&self.execute(&command).combined());
+            out.push_str(&self.execute(command).combined());
         }
         out
     }

@@ -3,6 +3,10 @@
 //! Every request passes the real pipeline — authentication, authorization, mutating
 //! admission, validation, validating admission, storage — and is recorded with the stage that
 //! answered it. Every write fans out to the watches it concerns.
+//!
+//! Pipeline stages answer `Result<_, (Stage, Status)>`: the error is large, but it is the
+//! rare path, and unboxed it keeps the stages readable.
+#![allow(clippy::result_large_err)]
 
 pub mod admission;
 pub mod fields;
@@ -232,7 +236,7 @@ impl ApiServer {
     fn decode(req: &mut Request) -> StageResult<Object> {
         let kind = req.kind;
         let object = match req.body.take() {
-            Some(Body::Object(o)) => o,
+            Some(Body::Object(o)) => *o,
             Some(Body::Json(value)) => Object::decode(kind, &value).map_err(|e| {
                 let info = kind.info();
                 (

@@ -83,7 +83,7 @@ impl Propagation {
 #[derive(Clone, Debug)]
 pub enum Body {
     Json(Value),
-    Object(Object),
+    Object(Box<Object>),
 }
 
 #[derive(Clone, Debug)]
@@ -138,13 +138,13 @@ impl Request {
 
     pub fn create(object: Object) -> Request {
         let mut req = Request::new(Verb::Create, object.kind(), object.namespace(), "");
-        req.body = Some(Body::Object(object));
+        req.body = Some(Body::Object(Box::new(object)));
         req
     }
 
     pub fn update(object: Object) -> Request {
         let mut req = Request::new(Verb::Update, object.kind(), object.namespace(), object.name());
-        req.body = Some(Body::Object(object));
+        req.body = Some(Body::Object(Box::new(object)));
         req
     }
 

@@ -33,7 +33,7 @@ pub fn validate(object: &Object) -> Vec<String> {
     }
     for (key, value) in &meta.labels {
         if value.len() > 63 {
-            errors.push(invalid(&format!("metadata.labels"), value, "must be no more than 63 characters"));
+            errors.push(invalid("metadata.labels", value, "must be no more than 63 characters"));
         }
         if key.is_empty() {
             errors.push("metadata.labels: Invalid value: \"\": name part must be non-empty".into());
@@ -54,9 +54,10 @@ pub fn validate(object: &Object) -> Vec<String> {
             validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
             let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");
             if !["OnFailure", "Never"].contains(&policy) {
-                errors.push(format!(
+                errors.push(
                     "spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""
-                ));
+                        .to_string(),
+                );
             }
         }
         Object::Service(svc) => {

@@ -87,8 +87,8 @@ impl Args {
                 };
                 args.flags.entry(spec.long.to_string()).or_default().push(value);
             } else if word.len() > 1 && word.starts_with('-') {
-                let mut chars = word[1..].char_indices();
-                while let Some((pos, c)) = chars.next() {
+                let chars = word[1..].char_indices();
+                for (pos, c) in chars {
                     let Some(spec) = FLAGS.iter().find(|f| f.short == Some(c)) else {
                         return Err(format!("error: unknown shorthand flag: '{c}' in {word}\n{usage}"));
                     };

@@ -306,9 +306,7 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
         let mut out: Vec<(Kind, Vec<String>)> = Vec::new();
         for p in positionals {
             let Some((t, n)) = p.split_once('/') else {
-                return Err(format!(
-                    "error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"
-                ));
+                return Err("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'".to_string());
             };
             let kind = Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?;
             match out.iter_mut().find(|(k, _)| *k == kind) {
@@ -522,7 +520,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
             }
         }
         if targets.is_empty() {
-            out.stderr = format!("No resources found\n");
+            out.stderr = "No resources found\n".to_string();
             return out;
         }
     }
@@ -818,7 +816,7 @@ fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             if reason == "ContainerCreating" {
                 "ContainerCreating".to_string()
             } else {
-                format!("trying and failing to pull image")
+                "trying and failing to pull image".to_string()
             }
         ));
     }

@@ -356,11 +356,9 @@ impl PodWorker {
                     }
                 }
             }
-            State::Terminated(_) if c.restart_at.is_some() => {
-                if c.restart_at.is_some_and(|at| now >= at) {
-                    c.state = State::Waiting { reason: String::new(), message: String::new() };
-                    self.step_container(i, policy, now, runtime, rng, actions);
-                }
+            State::Terminated(_) if c.restart_at.is_some() && c.restart_at.is_some_and(|at| now >= at) => {
+                c.state = State::Waiting { reason: String::new(), message: String::new() };
+                self.step_container(i, policy, now, runtime, rng, actions);
             }
             _ => {}
         }
@@ -551,7 +549,7 @@ impl PodWorker {
         };
         let done = matches!(status.phase.as_str(), "Succeeded" | "Failed");
         // The sandbox goes once the pod has finished or its containers were stopped.
-        let sandbox = self.ip.is_some() && !done && !(self.terminating && !running);
+        let sandbox = self.ip.is_some() && !done && (!self.terminating || running);
         let not_ready_reason = if done { "PodCompleted" } else { "ContainersNotReady" };
         let not_ready_message =
             if done { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };

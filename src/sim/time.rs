@@ -40,7 +40,7 @@ impl Duration {
             return None;
         }
         if let Ok(secs) = text.parse::<f64>() {
-            return (secs >= 0.0 && secs.is_finite()).then(|| Duration((secs * 1000.0) as u64));
+            return (secs >= 0.0 && secs.is_finite()).then_some(Duration((secs * 1000.0) as u64));
         }
         let mut total = 0f64;
         let mut rest = text;
