@@ -135,3 +135,23 @@ fn scenario_transcripts_replay_in_the_browser_exactly_as_natively() {
         assert_eq!(actual, expected);
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    let result = text(&root, "#apply-result");
+    assert_eq!(result, "deployment.apps/web created\nservice/web created");
+    click(&root, "#settle").await;
+    let rows = root.query_selector_all("#pods tbody tr").unwrap();
+    assert_eq!(rows.length(), 3);
+    assert!(text(&root, "#pods").matches("Running").count() == 3, "{}", text(&root, "#pods"));
+    assert!(text(&root, "#workloads").contains("deployment.apps/web"));
+    // Delete one: the ReplicaSet controller replaces it.
+    click(&root, "#pods tbody tr button").await;
+    click(&root, "#settle").await;
+    let pods = text(&root, "#pods");
+    assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 3, "{pods}");
+    let events = text(&root, "#events");
+    assert_eq!(events.matches("SuccessfulCreate").count(), 4, "{events}");
+}

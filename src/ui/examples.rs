@@ -8,6 +8,47 @@ pub struct Example {
 
 pub const EXAMPLES: &[Example] = &[
     Example {
+        id: "deployment",
+        title: "A Deployment of 3 nginx pods, with a Service",
+        manifest: "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.25
+        ports:
+        - containerPort: 80
+        resources:
+          requests:
+            cpu: 250m
+            memory: 64Mi
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+    targetPort: 80
+",
+    },
+    Example {
         id: "nginx",
         title: "A web server Pod (nginx)",
         manifest: "apiVersion: v1

@@ -8,7 +8,7 @@ pub mod view;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
-use panels::{EventList, NodeMap, PodTable};
+use panels::{EventList, NodeMap, PodTable, WorkloadTable};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -247,6 +247,10 @@ pub fn app(props: &AppProps) -> Html {
                 <section class="panel cluster" aria-labelledby="cluster-title">
                     <h2 id="cluster-title">{"Nodes"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} />
+                    if !snap.workloads.is_empty() {
+                        <h2>{"Deployments & ReplicaSets "}<code>{"(kubectl get deploy,rs)"}</code></h2>
+                        <WorkloadTable rows={snap.workloads.clone()} />
+                    }
                     <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
                     <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} />
                     <h2>{"Events"}</h2>

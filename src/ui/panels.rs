@@ -1,6 +1,6 @@
 //! The page's panels: leaf views of a snapshot, and the controls that send commands.
 
-use super::view::{EventRow, NodeCard, PodRow, status_class};
+use super::view::{EventRow, NodeCard, PodRow, WorkloadRow, status_class};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -111,5 +111,27 @@ pub fn node_map(props: &NodeMapProps) -> Html {
             }
         }) }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct WorkloadTableProps {
+    pub rows: Vec<WorkloadRow>,
+}
+
+/// `kubectl get deploy,rs`, live: the owners of the pods below.
+#[function_component(WorkloadTable)]
+pub fn workload_table(props: &WorkloadTableProps) -> Html {
+    html! {
+        <table id="workloads" class="kube-table" aria-label="Deployments and ReplicaSets">
+            <thead><tr><th>{"NAME"}</th><th>{"READY"}</th><th>{"STATUS"}</th><th>{"AGE"}</th></tr></thead>
+            <tbody>
+            { for props.rows.iter().map(|r| html! {
+                <tr data-workload={r.name.clone()}>
+                    <td>{&r.name}</td><td>{&r.ready}</td><td>{&r.detail}</td><td>{&r.age}</td>
+                </tr>
+            }) }
+            </tbody>
+        </table>
     }
 }

@@ -38,10 +38,20 @@ pub struct NodeCard {
     pub pods: Vec<(String, String)>,
 }
 
+/// One workload row: `deployment.apps/web` or `replicaset.apps/web-…`, with its cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadRow {
+    pub name: String,
+    pub ready: String,
+    pub detail: String,
+    pub age: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub now: Time,
     pub revision: i64,
+    pub workloads: Vec<WorkloadRow>,
     pub pods: Vec<PodRow>,
     pub events: Vec<EventRow>,
     pub nodes: Vec<NodeCard>,
@@ -123,5 +133,22 @@ pub fn snapshot(session: &Session) -> Snapshot {
             }
         })
         .collect();
-    Snapshot { now, revision: cluster.api().etcd().revision(), pods, events, nodes }
+    let mut workloads = Vec::new();
+    for kind in [Kind::Deployment, Kind::ReplicaSet] {
+        for o in cluster.objects(kind, "default") {
+            let row = printers::row(&o, now, false);
+            let (ready, detail, age) = match kind {
+                Kind::Deployment => {
+                    (row[1].clone(), format!("{} up-to-date · {} available", row[2], row[3]), row[4].clone())
+                }
+                _ => (
+                    format!("{}/{}", row[3], row[1]),
+                    format!("desired {} · current {}", row[1], row[2]),
+                    row[4].clone(),
+                ),
+            };
+            workloads.push(WorkloadRow { name: printers::type_name(&o), ready, detail, age });
+        }
+    }
+    Snapshot { now, revision: cluster.api().etcd().revision(), workloads, pods, events, nodes }
 }
