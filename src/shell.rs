@@ -309,8 +309,11 @@ impl Session {
     }
 
     /// Runs a script and returns its transcript: each command after `$ `, then its output.
+    /// A script may also be a transcript (lines starting `$ `): then only those lines run.
     pub fn transcript(&mut self, script: &str) -> String {
-        self.run_commands(&parse_script(script))
+        let is_transcript = script.lines().any(|l| l.starts_with("$ "));
+        let commands = if is_transcript { parse_transcript(script) } else { parse_script(script) };
+        self.run_commands(&commands)
     }
 
     /// Runs commands and returns their transcript.
