@@ -76,3 +76,78 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
         _ => err(format!("sim: unknown node command \"{verb}\"\n{NODE_HELP}")),
     }
 }
+
+pub const POD_HELP: &str = "  sim pod crash NAME [-n NAMESPACE] [-c CONTAINER]
+                          kill the container's process (exit code 137); the kubelet
+                          restarts it per the pod's restartPolicy, backing off
+";
+
+pub const IMAGE_HELP: &str =
+    "  sim image break IMAGE   the registry stops serving IMAGE (nginx:1.25, or nginx for every
+                          tag): new pulls fail; nodes that already have it keep it
+  sim image fix IMAGE     the registry serves it again
+";
+
+/// Every fault command's help, as `sim help` lists them.
+pub fn help() -> String {
+    format!("{NODE_HELP}{POD_HELP}{IMAGE_HELP}")
+}
+
+/// `sim pod crash NAME [-n NAMESPACE] [-c CONTAINER]`: the container's process dies at once,
+/// as if killed on its node; its kubelet notices and handles it like any exit.
+pub fn pod(cluster: &mut Cluster, args: &[String]) -> Output {
+    let mut words = args.iter().map(String::as_str);
+    let (mut verb, mut name, mut namespace, mut container) = (None, None, "default", None);
+    while let Some(word) = words.next() {
+        match word {
+            "-n" | "--namespace" => namespace = words.next().unwrap_or(""),
+            "-c" | "--container" => container = words.next(),
+            w if verb.is_none() => verb = Some(w),
+            w if name.is_none() => name = Some(w),
+            _ => return err(format!("usage:\n{POD_HELP}")),
+        }
+    }
+    let (Some("crash"), Some(name)) = (verb, name) else { return err(format!("usage:\n{POD_HELP}")) };
+    // `pod/NAME`, as `kubectl get pods -o name` prints it, works too.
+    let name = name.strip_prefix("pod/").or_else(|| name.strip_prefix("pods/")).unwrap_or(name);
+    let Some(object) = cluster.api().peek(Kind::Pod, namespace, name) else {
+        return err(crate::apiserver::Status::not_found(Kind::Pod, name).kubectl_message() + "\n");
+    };
+    let Some(pod) = object.as_pod() else { return err(format!("sim: pod \"{name}\" not found\n")) };
+    let container = match container {
+        Some(c) => c.to_string(),
+        None => pod.spec.containers.first().map(|c| c.name.clone()).unwrap_or_default(),
+    };
+    if !pod.spec.containers.iter().any(|c| c.name == container) {
+        return err(format!("sim: container \"{container}\" is not valid for pod \"{name}\"\n"));
+    }
+    let node = pod.spec.node_name.clone();
+    if node.is_empty() {
+        return err(format!("sim: pod \"{name}\" is not scheduled to a node yet\n"));
+    }
+    let now = cluster.now();
+    let Some(kubelet) = cluster.kubelet_mut(&node) else {
+        return err(format!("sim: node {node} has no kubelet\n"));
+    };
+    match kubelet.crash(namespace, name, &container, now) {
+        Ok(()) => ok(format!("pod/{name}: container {container} crashed (exit code 137)\n")),
+        Err(e) => err(format!("sim: {e}\n")),
+    }
+}
+
+/// `sim image break|fix IMAGE`: the registry stops (or starts again) serving an image.
+pub fn image(cluster: &mut Cluster, args: &[String]) -> Output {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let registry = cluster.registry();
+    match words.as_slice() {
+        ["break", image] => match registry.break_image(image) {
+            Ok(key) => ok(format!("image {key}: the registry stops serving it; nodes that have it keep it\n")),
+            Err(e) => err(format!("sim: {e}\n")),
+        },
+        ["fix", image] => match registry.fix_image(image) {
+            Ok(key) => ok(format!("image {key}: the registry serves it again\n")),
+            Err(e) => err(format!("sim: {e}\n")),
+        },
+        _ => err(format!("usage:\n{IMAGE_HELP}")),
+    }
+}

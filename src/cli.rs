@@ -122,6 +122,7 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
     };
     let saved = SavedCommand { line, stdin };
     let out = session.execute(&to_command(&saved));
+    eprint!("{}", out.warnings);
     print!("{}", out.stdout);
     eprint!("{}", out.stderr);
     if let Some(path) = state_file {

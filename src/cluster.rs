@@ -13,8 +13,10 @@ use crate::controllers::deployment::DeploymentController;
 use crate::controllers::endpoints::EndpointsController;
 use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbage_collector::GarbageCollector;
+use crate::controllers::namespace::NamespaceController;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::replicaset::ReplicaSetController;
+use crate::controllers::serviceaccount::ServiceAccountController;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::kube_proxy::KubeProxy;
 use crate::kubelet::{Kubelet, NodeConfig};
@@ -87,6 +89,8 @@ pub struct Cluster {
     agenda: BinaryHeap<Reverse<(Time, u64, u32)>>,
     agenda_seq: u64,
     config: ClusterConfig,
+    /// The image registry every node pulls from; `sim image break` changes what it serves.
+    registry: crate::kubelet::images::Registry,
 }
 
 impl Cluster {
@@ -101,18 +105,20 @@ impl Cluster {
             agenda: BinaryHeap::new(),
             agenda_seq: 0,
             config: config.clone(),
+            registry: Default::default(),
         };
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
             let object = Object::Namespace(Namespace {
                 metadata: ObjectMeta { name: ns.into(), ..Default::default() },
-                status: crate::api::namespace::NamespaceStatus { phase: "Active".into() },
+                status: crate::api::namespace::NamespaceStatus { phase: "Active".into(), ..Default::default() },
                 ..Default::default()
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
         crate::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -139,6 +145,11 @@ impl Cluster {
             Box::new(ControllerLoop::new(EndpointSliceController::default())),
         );
         cluster.add_controller("endpoints-controller", Box::new(ControllerLoop::new(EndpointsController::default())));
+        cluster.add_controller("namespace-controller", Box::new(ControllerLoop::new(NamespaceController::default())));
+        cluster.add_controller(
+            "serviceaccount-controller",
+            Box::new(ControllerLoop::new(ServiceAccountController::default())),
+        );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
         cluster.add_node(cp);
         for i in 1..=config.workers {
@@ -209,7 +220,8 @@ impl Cluster {
             "kube-proxy",
             "",
         );
-        self.add_component(&format!("kubelet ({name})"), &user, role, Box::new(Kubelet::new(config)), "kubelet", "")
+        let kubelet = Box::new(Kubelet::new(config).with_registry(self.registry.clone()));
+        self.add_component(&format!("kubelet ({name})"), &user, role, kubelet, "kubelet", "")
     }
 
     pub fn now(&self) -> Time {
@@ -251,6 +263,27 @@ impl Cluster {
             let k = s.component.as_ref()?.as_any().downcast_ref::<Kubelet>()?;
             (k.node_name() == node).then_some(k)
         })
+    }
+
+    /// The kubelet on `node`, to change what happens on its machine (`sim pod crash`). It is
+    /// woken at once to notice.
+    pub fn kubelet_mut(&mut self, node: &str) -> Option<&mut Kubelet> {
+        let is_it = |s: &Slot| {
+            s.component
+                .as_ref()
+                .and_then(|c| c.as_any().downcast_ref::<Kubelet>())
+                .is_some_and(|k| k.node_name() == node)
+        };
+        let idx = self.slots.iter().position(is_it)?;
+        self.wake(idx as u32, self.now);
+        let component: &mut dyn Component = self.slots[idx].component.as_deref_mut()?;
+        let any: &mut dyn std::any::Any = component;
+        any.downcast_mut::<Kubelet>()
+    }
+
+    /// The registry the nodes pull from (`sim image break|fix`).
+    pub fn registry(&self) -> &crate::kubelet::images::Registry {
+        &self.registry
     }
 
     /// The kube-proxy on `node`, for `sim curl` and views.
@@ -516,7 +549,8 @@ mod tests {
         let key = Etcd::key_for("pods", "default", "huge");
         cluster.api.etcd_bypass().create(&key, Object::Pod(pod)).unwrap();
         let problems = cluster.check_invariants(true);
-        assert!(problems.iter().any(|p| p.starts_with("node worker-1 has 64000m cpu requested")), "{problems:?}");
+        let overfull = |p: &String| p.starts_with("node worker-1 has 64") && p.ends_with("m cpu requested of 4000m");
+        assert!(problems.iter().any(overfull), "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("owned by ReplicaSet/gone")), "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("cache: default/huge missing")), "{problems:?}");
     }

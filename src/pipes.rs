@@ -94,11 +94,31 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
             Ok(join(lines[lines.len().saturating_sub(n)..].to_vec()))
         }
         "grep" => {
-            let flags: Vec<&String> = words[1..].iter().filter(|w| w.starts_with('-')).collect();
-            let invert = flags.iter().any(|f| f.contains('v'));
-            let ignore_case = flags.iter().any(|f| f.contains('i'));
-            let count = flags.iter().any(|f| f.contains('c'));
-            let Some(pattern) = words[1..].iter().find(|w| !w.starts_with('-')) else {
+            let (mut invert, mut ignore_case, mut count) = (false, false, false);
+            let mut pattern: Option<&String> = None;
+            let mut iter = words[1..].iter();
+            while let Some(w) = iter.next() {
+                if w == "-e" {
+                    pattern = iter.next();
+                } else if let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) {
+                    for f in flags.chars() {
+                        match f {
+                            'v' => invert = true,
+                            'i' => ignore_case = true,
+                            'c' => count = true,
+                            'E' | 'F' => {}
+                            other => {
+                                return Err(format!(
+                                    "grep: option -{other} is not supported here (only -v -i -c -e -E)"
+                                ));
+                            }
+                        }
+                    }
+                } else if pattern.is_none() {
+                    pattern = Some(w);
+                }
+            }
+            let Some(pattern) = pattern else {
                 return Err("usage: grep [-vic] PATTERN".into());
             };
             let matches = |l: &str| {

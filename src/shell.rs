@@ -215,12 +215,24 @@ impl Session {
                 next.extend(args);
                 let quoted: Vec<String> = next.iter().map(|w| shell_quote(w)).collect();
                 let result = self.run_simple(&quoted.join(" "), None);
-                out = Output { stdout: result.stdout, stderr: out.stderr + &result.stderr, code: result.code };
+                out = Output {
+                    stdout: result.stdout,
+                    stderr: out.stderr + &result.stderr,
+                    code: result.code,
+                    warnings: out.warnings + &result.warnings,
+                };
                 continue;
             }
             match crate::pipes::filter(&words, &out.stdout) {
                 Ok(text) => out.stdout = text,
-                Err(e) => return Output { stdout: String::new(), stderr: out.stderr + &e + "\n", code: 127 },
+                Err(e) => {
+                    return Output {
+                        stderr: out.stderr + &e + "\n",
+                        code: 127,
+                        warnings: out.warnings,
+                        ..Default::default()
+                    };
+                }
             }
         }
         out
@@ -272,6 +284,8 @@ impl Session {
                 self.cluster.api().etcd().revision()
             )),
             ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
+            ["pod", ..] => crate::chaos::pod(&mut self.cluster, &args[1..]),
+            ["image", ..] => crate::chaos::image(&mut self.cluster, &args[1..]),
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
                 let mut it = rest.iter();
@@ -297,9 +311,9 @@ impl Session {
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
                 let r = crate::kube_proxy::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
-                Output { stdout: r.stdout, stderr: r.stderr, code: r.code }
+                Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
-            [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::chaos::NODE_HELP)),
+            [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::chaos::help())),
             _ => Output {
                 stderr: format!("sim: unknown command \"{}\"; see 'sim help'\n", words.join(" ")),
                 code: 1,

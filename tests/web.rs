@@ -152,6 +152,11 @@ async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
     click(&root, "#settle").await;
     let pods = text(&root, "#pods");
     assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 3, "{pods}");
-    let events = text(&root, "#events");
-    assert_eq!(events.matches("SuccessfulCreate").count(), 4, "{events}");
+    // Four pods created by the web ReplicaSet: three, then the replacement.
+    let rows = root.query_selector_all("#events tbody tr[data-reason=\"SuccessfulCreate\"]").unwrap();
+    let web_creates = (0..rows.length())
+        .filter_map(|i| rows.item(i))
+        .filter(|n| n.text_content().unwrap_or_default().contains("replicaset/web-"))
+        .count();
+    assert_eq!(web_creates, 4, "{}", text(&root, "#events"));
 }

@@ -7,6 +7,11 @@ use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Upstream's `omitempty` on int32 counts: zero is left out of the output.
+fn none_or_zero(n: &Option<i32>) -> bool {
+    n.is_none_or(|n| n == 0)
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PodTemplateSpec {
@@ -92,17 +97,17 @@ pub struct RollingUpdate {
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub updated_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub ready_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub available_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub unavailable_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub terminating_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<WorkloadCondition>,
@@ -143,11 +148,11 @@ pub struct ReplicaSetSpec {
 pub struct ReplicaSetStatus {
     #[serde(default)]
     pub replicas: i32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub fully_labeled_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub ready_replicas: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub available_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminating_replicas: Option<i32>,
@@ -200,11 +205,11 @@ pub struct DaemonSetStatus {
     pub number_ready: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub updated_number_scheduled: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub number_available: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "none_or_zero")]
     pub number_unavailable: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,

@@ -1,5 +1,6 @@
 //! Pods (core/v1): the spec a user writes and the status the kubelet reports.
 
+use super::int_or_string::IntOrString;
 use super::meta::{ObjectMeta, is_false};
 use super::quantity::Quantity;
 use crate::sim::Time;
@@ -143,11 +144,11 @@ pub struct Container {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_devices: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub liveness_probe: Opaque,
+    pub liveness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub readiness_probe: Opaque,
+    pub readiness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup_probe: Opaque,
+    pub startup_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Opaque,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,6 +165,142 @@ pub struct Container {
     pub stdin_once: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub tty: bool,
+}
+
+/// A health check the kubelet runs against a container: one handler (`exec`, `httpGet`,
+/// `tcpSocket` or `grpc`) and its timing. Zero means unset for the int fields, as in the
+/// API (`omitempty`); the API server fills in the defaults (`set_defaults`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Probe {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HttpGetAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TcpSocketAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcAction>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub initial_delay_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timeout_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub period_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub success_threshold: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failure_threshold: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExecAction {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HttpGetAction {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    /// A number, or the name of one of the container's ports.
+    #[serde(default = "no_port")]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scheme: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http_headers: Vec<HttpHeader>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpHeader {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TcpSocketAction {
+    #[serde(default = "no_port")]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GrpcAction {
+    #[serde(default)]
+    pub port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+}
+
+fn no_port() -> IntOrString {
+    IntOrString::Int(0)
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
+}
+
+impl Probe {
+    /// The API server's defaults: timeout 1s, period 10s, success 1, failure 3; an HTTP
+    /// check's path `/` and scheme `HTTP`.
+    pub fn set_defaults(&mut self) {
+        for (field, default) in [
+            (&mut self.timeout_seconds, 1),
+            (&mut self.period_seconds, 10),
+            (&mut self.success_threshold, 1),
+            (&mut self.failure_threshold, 3),
+        ] {
+            if *field == 0 {
+                *field = default;
+            }
+        }
+        if let Some(http) = &mut self.http_get {
+            if http.path.is_empty() {
+                http.path = "/".into();
+            }
+            if http.scheme.is_empty() {
+                http.scheme = "HTTP".into();
+            }
+        }
+    }
+
+    /// The probe in one line, as `kubectl describe pod` prints it after `Liveness:`:
+    /// `exec [cat /tmp/healthy] delay=5s timeout=1s period=5s #success=1 #failure=3`.
+    pub fn describe(&self) -> String {
+        let handler = if let Some(exec) = &self.exec {
+            format!("exec [{}]", exec.command.join(" "))
+        } else if let Some(http) = &self.http_get {
+            let scheme = if http.scheme.is_empty() { "http".to_string() } else { http.scheme.to_lowercase() };
+            format!("http-get {scheme}://{}:{}{}", http.host, http.port, http.path)
+        } else if let Some(tcp) = &self.tcp_socket {
+            format!("tcp-socket {}:{}", tcp.host, tcp.port)
+        } else if let Some(grpc) = &self.grpc {
+            format!("grpc <pod>:{} {}", grpc.port, grpc.service.as_deref().unwrap_or(""))
+        } else {
+            "unknown".to_string()
+        };
+        format!(
+            "{handler} delay={}s timeout={}s period={}s #success={} #failure={}",
+            self.initial_delay_seconds,
+            self.timeout_seconds,
+            self.period_seconds,
+            self.success_threshold,
+            self.failure_threshold
+        )
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

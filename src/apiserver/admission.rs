@@ -10,6 +10,12 @@ use std::sync::Arc;
 /// Characters of generated name suffixes (no vowels, no look-alikes).
 pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
+/// The annotation that marks a pod as the kubelet's mirror of a static pod.
+pub const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
+/// The finalizer every namespace gets on create (`spec.finalizers`), removed by the namespace
+/// controller once the namespace is empty.
+pub const NAMESPACE_FINALIZER: &str = "kubernetes";
+
 /// What a mutating plugin did, for the record.
 pub type Mutations = Vec<&'static str>;
 
@@ -22,12 +28,23 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
             generate_job_selector(job);
         }
     }
+    if let Object::Namespace(ns) = object {
+        // The namespace registry's PrepareForCreate: a new namespace is Active and carries the
+        // `kubernetes` finalizer the namespace controller removes once it has emptied it.
+        if !ns.spec.finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
+            ns.spec.finalizers.push(NAMESPACE_FINALIZER.into());
+        }
+        ns.status = crate::api::namespace::NamespaceStatus { phase: "Active".into(), ..Default::default() };
+    }
     if let Object::Pod(pod) = object {
         done.push("defaulting");
+        // The kubelet's copy of a static pod is admitted as it is: the ServiceAccount plugin
+        // leaves mirror pods alone (a changed spec would make the kubelet recreate them).
+        let mirror = pod.metadata.annotations.contains_key(MIRROR_POD_ANNOTATION);
         let spec = Arc::make_mut(&mut pod.spec);
         spec.enable_service_links.get_or_insert(true);
         spec.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
-        if service_account(spec, rng) {
+        if !mirror && service_account(spec, rng) {
             done.push("ServiceAccount");
         }
         if default_toleration_seconds(spec) {
@@ -67,6 +84,9 @@ pub fn default_object(object: &mut Object) {
     let intstr = |s: &str| Some(crate::api::IntOrString::String(s.into()));
     match object {
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
+        Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
+            ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
+        }
         Object::Deployment(d) => {
             d.spec.replicas.get_or_insert(1);
             d.spec.revision_history_limit.get_or_insert(10);
@@ -167,6 +187,9 @@ fn default_pod_spec(spec: &mut PodSpec) {
         c.image_pull_policy.get_or_insert_with(|| default_policy.into());
         for port in &mut c.ports {
             default_port(port);
+        }
+        for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
+            probe.set_defaults();
         }
     }
 }

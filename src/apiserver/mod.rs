@@ -21,6 +21,8 @@ pub use request::{Body, Propagation, Reply, Request, Subresource, Verb};
 /// The finalizers the garbage collector honours (`propagationPolicy` Foreground / Orphan).
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
 pub const ORPHAN_FINALIZER: &str = "orphan";
+/// Namespaces NamespaceLifecycle admission never lets anyone delete.
+pub const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public"];
 pub use status::Status;
 pub use watch::{WatchEvent, WatchFilter, WatchId};
 
@@ -324,6 +326,8 @@ impl ApiServer {
                 _ => {}
             }
         }
+        // Validating admission: ServiceAccount (the account a pod names must exist).
+        self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
         if req.dry_run {
@@ -448,9 +452,12 @@ impl ApiServer {
         if req.dry_run {
             return Ok(Arc::new(object));
         }
-        // Removing the last finalizer of an object being deleted completes its deletion.
+        // Removing the last finalizer of an object being deleted completes its deletion (for a
+        // namespace, its `spec.finalizers` too).
+        let namespace_finalized = !matches!(&object, Object::Namespace(ns) if !ns.spec.finalizers.is_empty());
         if object.meta().deletion_timestamp.is_some()
             && object.meta().finalizers.is_empty()
+            && namespace_finalized
             && !is_graceful_pod(&object)
         {
             let change =
@@ -468,6 +475,35 @@ impl ApiServer {
         let key = Self::key(&req, &req.name);
         let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         let mut object = (*current.value).clone();
+        // Namespaces are finalized before they go: the first delete only marks the namespace
+        // Terminating; the namespace controller empties it and removes the `kubernetes`
+        // finalizer from spec.finalizers, and then it is deleted like any object.
+        if let Object::Namespace(ns) = &mut object {
+            if IMMORTAL_NAMESPACES.contains(&req.name.as_str()) {
+                return Err((
+                    Stage::ValidatingAdmission,
+                    Status::forbidden(format!(
+                        "namespaces \"{}\" is forbidden: this namespace may not be deleted",
+                        req.name
+                    )),
+                ));
+            }
+            if ns.metadata.deletion_timestamp.is_none() {
+                if req.dry_run {
+                    return Ok(current.value.clone());
+                }
+                ns.metadata.deletion_timestamp = Some(env.now);
+                ns.status.phase = "Terminating".into();
+                let change = self
+                    .etcd
+                    .update(&key, object, Some(current.mod_revision))
+                    .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
+                return Ok(self.publish(change, env, seq));
+            }
+            if !ns.spec.finalizers.is_empty() {
+                return Ok(current.value.clone());
+            }
+        }
         // Pods on a node stop gracefully: the deletion is marked, the kubelet kills the
         // containers and then deletes the pod for good.
         if let Object::Pod(pod) = &object {
@@ -532,6 +568,27 @@ impl ApiServer {
             .delete(&key, Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
         Ok(self.publish(change, env, seq))
+    }
+
+    /// ServiceAccount admission's lookup: a pod (other than a mirror pod) may only name a
+    /// service account that exists in its namespace. A missing `default` account passes:
+    /// upstream retries that lookup for a while, and the service account controller creates
+    /// it within that time. The plugin runs before a generated name is drawn, so its error
+    /// names the pod by its `generateName` then.
+    fn check_service_account(&self, object: &Object, generated: bool) -> Result<(), Status> {
+        let Object::Pod(pod) = object else { return Ok(()) };
+        if pod.metadata.annotations.contains_key(admission::MIRROR_POD_ANNOTATION) {
+            return Ok(());
+        }
+        let name = pod.spec.service_account_name.as_deref().unwrap_or("default");
+        let ns = &pod.metadata.namespace;
+        if name == "default" || self.etcd.get(&Etcd::key_for("serviceaccounts", ns, name)).is_some() {
+            return Ok(());
+        }
+        Err(Status::forbidden(format!(
+            "pods \"{}\" is forbidden: error looking up service account {ns}/{name}: serviceaccount \"{name}\" not found",
+            if generated { &pod.metadata.generate_name } else { &pod.metadata.name }
+        )))
     }
 
     /// Sends a write's watch notifications and returns the stored object.

@@ -11,8 +11,17 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The kinds whose objects own or are owned by others in the sandbox.
-pub const WATCHED: &[Kind] =
-    &[Kind::Deployment, Kind::ReplicaSet, Kind::Pod, Kind::DaemonSet, Kind::Job, Kind::Service, Kind::EndpointSlice];
+pub const WATCHED: &[Kind] = &[
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::Pod,
+    Kind::DaemonSet,
+    Kind::Job,
+    Kind::Service,
+    Kind::EndpointSlice,
+    // Mirror pods are owned by their Node.
+    Kind::Node,
+];
 
 pub struct GarbageCollector {
     informers: Vec<Informer>,

@@ -9,9 +9,11 @@ pub mod endpoints;
 pub mod endpointslice;
 pub mod garbage_collector;
 pub mod job;
+pub mod namespace;
 pub mod node_lifecycle;
 pub mod pods;
 pub mod replicaset;
+pub mod serviceaccount;
 pub mod taint_eviction;
 pub mod workqueue;
 
@@ -39,6 +41,11 @@ pub trait Reconciler: 'static {
     fn on_start(&mut self) {}
     /// Brings one object's actual state towards its desired state.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action;
+    /// Whether it has work under way beyond its ready queue (e.g. a namespace it is emptying
+    /// while it waits to look again), so that "run until settled" waits for it.
+    fn busy(&self) -> bool {
+        false
+    }
     /// A one-line summary for views: e.g. desired vs actual of the last reconcile.
     fn summary(&self) -> String {
         String::new()
@@ -103,7 +110,7 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
     }
 
     fn busy(&self) -> bool {
-        !self.queue.is_empty()
+        !self.queue.is_empty() || self.reconciler.busy()
     }
 
     fn as_any(&self) -> &dyn Any {

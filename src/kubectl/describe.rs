@@ -224,6 +224,13 @@ fn containers(
                 }
             }
         }
+        for (title, probe) in
+            [("Liveness", &c.liveness_probe), ("Readiness", &c.readiness_probe), ("Startup", &c.startup_probe)]
+        {
+            if let Some(p) = probe {
+                let _ = writeln!(out, "    {title}:\t{}", p.describe());
+            }
+        }
         if c.env.is_empty() {
             out.push_str("    Environment:\t<none>\n");
         } else {

@@ -27,6 +27,8 @@ pub struct Output {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// Warnings from the server, which kubectl prints (to stderr) before its output.
+    pub warnings: String,
 }
 
 impl Output {
@@ -42,7 +44,7 @@ impl Output {
     }
     /// stdout then stderr, as a terminal shows them.
     pub fn combined(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
+        format!("{}{}{}", self.warnings, self.stdout, self.stderr)
     }
 }
 
@@ -353,7 +355,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     let mut out = Output::default();
     if targets.iter().any(|(k, _)| *k == Kind::Endpoints) {
         // The API server's deprecation warning, which kubectl prints.
-        out.stderr.push_str("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+        out.warnings.push_str("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
     }
     let mut objects_out: Vec<Arc<Object>> = Vec::new();
     let mut tables: Vec<String> = Vec::new();

@@ -1,5 +1,9 @@
 //! The sandbox's image registry: which images exist, how big they are, and how they behave.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
 /// What a container of this image does when started with its default command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Behaviour {
@@ -49,6 +53,13 @@ pub static CATALOG: &[ImageInfo] = &[
         repository: "busybox",
         tags: &["latest", "stable", "1.28", "1.35", "1.36", "1.36.1", "1.37"],
         size: 2_155_925,
+        behaviour: Behaviour::Shell,
+    },
+    // The Kubernetes docs' probe examples (`exec-liveness.yaml`) use this old busybox.
+    ImageInfo {
+        repository: "registry.k8s.io/busybox",
+        tags: &["latest", "1.27.2"],
+        size: 755_808,
         behaviour: Behaviour::Shell,
     },
     ImageInfo {
@@ -106,11 +117,47 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 10256 },
     },
     ImageInfo {
+        repository: "registry.k8s.io/etcd",
+        tags: &["3.5.21-0"],
+        size: 58_938_593,
+        behaviour: Behaviour::Server { port: 2379 },
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-apiserver",
+        tags: &["v1.35.0"],
+        size: 27_066_327,
+        behaviour: Behaviour::Server { port: 6443 },
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-controller-manager",
+        tags: &["v1.35.0"],
+        size: 23_545_815,
+        behaviour: Behaviour::Server { port: 10257 },
+    },
+    ImageInfo {
+        repository: "registry.k8s.io/kube-scheduler",
+        tags: &["v1.35.0"],
+        size: 17_398_016,
+        behaviour: Behaviour::Server { port: 10259 },
+    },
+    ImageInfo {
         repository: "registry.k8s.io/hpa-example",
         tags: &["latest"],
         size: 190_478_211,
         behaviour: Behaviour::Server { port: 80 },
     },
+];
+
+/// What a kind node image ships in its containerd store: the control plane's images, the
+/// add-ons' and the sandbox image, so a new cluster starts without pulling anything.
+pub const PRELOADED: &[&str] = &[
+    "registry.k8s.io/coredns/coredns:v1.12.0",
+    "registry.k8s.io/etcd:3.5.21-0",
+    "registry.k8s.io/kube-apiserver:v1.35.0",
+    "registry.k8s.io/kube-controller-manager:v1.35.0",
+    "registry.k8s.io/kube-proxy:v1.35.0",
+    "registry.k8s.io/kube-scheduler:v1.35.0",
+    "registry.k8s.io/pause:3.10",
 ];
 
 /// An image reference split into the parts a registry cares about.
@@ -185,6 +232,126 @@ pub fn digest(reference: &ImageRef) -> String {
     format!("{repo}@sha256:{out}")
 }
 
+/// The registry's state the sandbox can change (`sim image break|fix`): the images it has
+/// stopped serving, as `repository` (every tag) or `repository:tag`.
+///
+/// A cluster owns one and gives every kubelet's runtime a handle to it (cloning shares it:
+/// `Rc<RefCell<..>>`, as the simulation is single-threaded). A kubelet consults it when it
+/// pulls, as a real one asks the registry; images a node already has stay on the node.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    broken: Rc<RefCell<BTreeSet<String>>>,
+}
+
+impl Registry {
+    /// What a pull of `reference` gets: the image's entry, or the error a registry answers
+    /// for an image it does not have.
+    pub fn pull(&self, reference: &ImageRef) -> Result<&'static ImageInfo, PullError> {
+        let broken = self.broken.borrow();
+        if broken.contains(&reference.repository) {
+            return Err(PullError::NoSuchRepository);
+        }
+        if broken.contains(&format!("{}:{}", reference.repository, reference.tag)) {
+            return Err(PullError::NoSuchTag);
+        }
+        lookup(reference)
+    }
+
+    /// Stops serving `image` (`nginx:1.25`, or `nginx` for every tag). Returns the name it is
+    /// known by, or why it cannot (no such image in the catalog).
+    pub fn break_image(&self, image: &str) -> Result<String, String> {
+        let key = Self::key(image)?;
+        self.broken.borrow_mut().insert(key.clone());
+        Ok(key)
+    }
+
+    /// Serves `image` again (without a tag: every tag of it). Errors when it was not broken.
+    pub fn fix_image(&self, image: &str) -> Result<String, String> {
+        let key = Self::key(image)?;
+        let mut broken = self.broken.borrow_mut();
+        let before = broken.len();
+        // Fixing a repository fixes each of its tags too.
+        let tags_of = (!key.contains(':')).then(|| format!("{key}:"));
+        broken.retain(|b| *b != key && !tags_of.as_ref().is_some_and(|prefix| b.starts_with(prefix.as_str())));
+        if broken.len() == before {
+            return Err(format!("image {key} is not broken"));
+        }
+        Ok(key)
+    }
+
+    /// The images the registry does not serve, sorted.
+    pub fn broken(&self) -> Vec<String> {
+        self.broken.borrow().iter().cloned().collect()
+    }
+
+    fn key(image: &str) -> Result<String, String> {
+        let reference = parse_reference(image);
+        let last = image.trim().rsplit('/').next().unwrap_or("");
+        let tagged = last.contains(':');
+        let known = if tagged {
+            lookup(&reference).is_ok()
+        } else {
+            CATALOG.iter().any(|i| i.repository == reference.repository)
+        };
+        if !known {
+            return Err(format!("the registry has no image \"{}\"", image.trim()));
+        }
+        Ok(if tagged { format!("{}:{}", reference.repository, reference.tag) } else { reference.repository })
+    }
+}
+
+/// The ports a server image listens on when it runs its own program: its catalog port, and
+/// the health and metrics ports the real image also opens.
+pub fn server_ports(repository: &str, port: u16) -> Vec<u16> {
+    match repository {
+        "registry.k8s.io/coredns/coredns" => vec![53, 8080, 8181, 9153],
+        "registry.k8s.io/etcd" => vec![2379, 2380, 2381],
+        "registry.k8s.io/kube-proxy" => vec![10249, 10256],
+        _ => vec![port],
+    }
+}
+
+/// What a server of `repository` answers to `GET path` on `port` (over TLS with `tls`): a
+/// status code, or the error Go's HTTP client reports after `Get "<url>": `.
+///
+/// Web servers serve their default site: nginx `/`, `/index.html` and `/50x.html`, httpd `/`
+/// and `/index.html`; every other path is `404`. The control plane's components answer their
+/// health endpoints (`/livez`, `/readyz`, `/healthz`) over HTTPS, CoreDNS `/health` on 8080
+/// and `/ready` on 8181. Redis answers an HTTP request with a Redis error; other servers do
+/// not answer HTTP at all (the request times out).
+pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result<u16, String> {
+    const KUBE_HEALTH: &[&str] = &["/livez", "/readyz", "/healthz"];
+    // (paths served, over TLS, status for other paths)
+    let site: (&[&str], bool, u16) = match (repository, port) {
+        ("nginx", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
+        ("httpd", 80) => (&["/", "/index.html"], false, 404),
+        ("registry.k8s.io/hpa-example", 80) => (&["/", "/index.php"], false, 404),
+        ("registry.k8s.io/coredns/coredns", 8080) => (&["/health"], false, 404),
+        ("registry.k8s.io/coredns/coredns", 8181) => (&["/ready"], false, 404),
+        ("registry.k8s.io/coredns/coredns", 9153) => (&["/metrics"], false, 404),
+        ("registry.k8s.io/etcd", 2381) => (&["/health", "/livez", "/readyz", "/metrics"], false, 404),
+        ("registry.k8s.io/etcd", 2379) => (&["/health", "/livez", "/readyz", "/version"], true, 404),
+        ("registry.k8s.io/kube-proxy", 10256) => (&["/healthz", "/livez"], false, 404),
+        ("registry.k8s.io/kube-proxy", 10249) => (&["/healthz", "/metrics"], false, 404),
+        ("registry.k8s.io/kube-apiserver", 6443)
+        | ("registry.k8s.io/kube-controller-manager", 10257)
+        | ("registry.k8s.io/kube-scheduler", 10259) => (KUBE_HEALTH, true, 403),
+        ("redis", 6379) => {
+            return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"-ERR wrong number of arguments for 'get' command\"".into());
+        }
+        _ => return Err("context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into()),
+    };
+    let (paths, over_tls, other) = site;
+    match (tls, over_tls) {
+        (true, false) => return Err("http: server gave HTTP response to HTTPS client".into()),
+        // A TLS server answers a plain request with 400 ("Client sent an HTTP request to an HTTPS server.").
+        (false, true) => return Ok(400),
+        _ => {}
+    }
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    Ok(if paths.contains(&path) { 200 } else { other })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +366,48 @@ mod tests {
             (r.repository.as_str(), r.canonical.as_str()),
             ("registry.k8s.io/pause", "registry.k8s.io/pause:3.10")
         );
+    }
+
+    #[test]
+    fn every_preloaded_image_is_in_the_catalog() {
+        for image in PRELOADED {
+            let reference = parse_reference(image);
+            assert_eq!(reference.canonical, *image);
+            assert!(lookup(&reference).is_ok(), "{image}");
+        }
+    }
+
+    #[test]
+    fn a_broken_image_is_refused_until_it_is_fixed() {
+        let registry = Registry::default();
+        let shared = registry.clone();
+        assert_eq!(registry.break_image("nginx:1.25"), Ok("nginx:1.25".to_string()));
+        assert_eq!(shared.pull(&parse_reference("docker.io/library/nginx:1.25")).unwrap_err(), PullError::NoSuchTag);
+        assert!(shared.pull(&parse_reference("nginx:1.27")).is_ok());
+        assert_eq!(registry.fix_image("nginx:1.25"), Ok("nginx:1.25".to_string()));
+        assert!(shared.pull(&parse_reference("nginx:1.25")).is_ok());
+        assert!(registry.fix_image("nginx:1.25").is_err());
+    }
+
+    #[test]
+    fn breaking_a_repository_breaks_every_tag_and_fixing_it_fixes_them() {
+        let registry = Registry::default();
+        registry.break_image("nginx:1.25").unwrap();
+        registry.break_image("nginx").unwrap();
+        assert_eq!(registry.pull(&parse_reference("nginx:1.27")).unwrap_err(), PullError::NoSuchRepository);
+        registry.fix_image("nginx").unwrap();
+        assert!(registry.broken().is_empty());
+        assert_eq!(registry.break_image("nginx:9.9"), Err("the registry has no image \"nginx:9.9\"".to_string()));
+    }
+
+    #[test]
+    fn web_servers_answer_their_site_over_plain_http_and_the_control_plane_over_https() {
+        assert_eq!(http_answer("nginx", 80, false, "/index.html"), Ok(200));
+        assert_eq!(http_answer("nginx", 80, false, "/healthz"), Ok(404));
+        assert!(http_answer("nginx", 80, true, "/").is_err());
+        assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, true, "/livez"), Ok(200));
+        assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, false, "/livez"), Ok(400));
+        assert_eq!(http_answer("registry.k8s.io/etcd", 2381, false, "/readyz"), Ok(200));
     }
 
     #[test]

@@ -5,11 +5,13 @@
 pub mod images;
 pub mod node_config;
 pub mod pod_worker;
+pub mod probes;
 pub mod script;
 
 pub use node_config::NodeConfig;
 
-use crate::api::{Kind, Lease, LeaseSpec, Object, ObjectMeta, Pod};
+use crate::api::{Kind, Lease, LeaseSpec, Object, ObjectMeta, OwnerReference, Pod, Toleration};
+use crate::apiserver::admission::MIRROR_POD_ANNOTATION;
 use crate::apiserver::{FieldSelector, Request};
 use crate::component::{Component, Ctx, Informer, cache_key};
 use crate::record::{Seq, WatchEventType};
@@ -18,6 +20,7 @@ use crate::sim::{Duration, Time};
 use pod_worker::{Action, PodWorker, Runtime};
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 pub const LEASE_RENEW_INTERVAL: Duration = Duration::seconds(10);
 pub const LEASE_DURATION_SECONDS: i32 = 40;
@@ -37,16 +40,18 @@ pub struct Kubelet {
     causes: HashMap<String, Seq>,
     /// Set on (re)start: the first run syncs every pod, as a kubelet does after a restart.
     resync_all: bool,
+    /// The Node's uid, which mirror pods name as their owner.
+    node_uid: String,
+    /// Static pods read from the manifests at start, by `namespace/name`.
+    static_pods: BTreeMap<String, Pod>,
 }
 
 impl Kubelet {
     pub fn new(config: NodeConfig) -> Self {
         let selector = FieldSelector::equals("spec.nodeName", &config.name);
         Kubelet {
-            config,
             pods: Informer::new(Kind::Pod).with_fields(selector),
             workers: BTreeMap::new(),
-            runtime: Runtime::default(),
             registered: false,
             lease_due: Time::ZERO,
             status_due: Time::ZERO,
@@ -54,6 +59,10 @@ impl Kubelet {
             next_ip: 2,
             causes: HashMap::new(),
             resync_all: true,
+            runtime: Runtime { images: config.preloaded_images.iter().cloned().collect(), ..Runtime::default() },
+            node_uid: String::new(),
+            static_pods: BTreeMap::new(),
+            config,
         }
     }
 
@@ -73,6 +82,24 @@ impl Kubelet {
         &self.runtime.images
     }
 
+    /// Pulls from `registry` (the cluster's, shared by every node) instead of a registry of
+    /// its own.
+    pub fn with_registry(mut self, registry: images::Registry) -> Self {
+        self.runtime.registry = registry;
+        self
+    }
+
+    /// Kills a container's process on this node at once (`sim pod crash`): it exits with 137,
+    /// and the kubelet's next run handles it as any exit. Errors when the pod has no worker
+    /// here or the container is not running.
+    pub fn crash(&mut self, namespace: &str, pod: &str, container: &str, now: Time) -> Result<(), String> {
+        let (_, worker) = self
+            .workers
+            .get_mut(&cache_key(namespace, pod))
+            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
+        worker.crash(container, now)
+    }
+
     fn register(&mut self, ctx: &mut Ctx) {
         let node = Object::Node(self.config.node_object(ctx.now));
         let registered = match ctx.call_object(Request::create(node.clone())) {
@@ -85,6 +112,7 @@ impl Kubelet {
         };
         let Some(node) = registered else { return };
         self.registered = true;
+        self.node_uid = node.meta().uid.clone();
         let name = self.config.name.clone();
         ctx.event(&node, "", "Normal", "Starting", "Starting kubelet.".into());
         for reason in ["NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"] {
@@ -143,12 +171,16 @@ impl Kubelet {
         for d in self.pods.sync(ctx.api) {
             let key = cache_key(d.object.namespace(), d.object.name());
             self.causes.insert(key.clone(), d.seq);
+            // A static pod's containers run whatever happens to its mirror pod.
+            let is_static = self.static_pods.contains_key(&key);
             if d.type_ == WatchEventType::Deleted {
-                self.drop_worker(&key);
+                if !is_static {
+                    self.drop_worker(&key);
+                }
                 continue;
             }
             let uid = d.object.meta().uid.clone();
-            if self.workers.get(&key).is_some_and(|(u, _)| *u != uid) {
+            if !is_static && self.workers.get(&key).is_some_and(|(u, _)| *u != uid) {
                 self.drop_worker(&key);
             }
             touched.insert(key);
@@ -158,7 +190,9 @@ impl Kubelet {
 
     fn drop_worker(&mut self, key: &str) {
         if let Some((_, worker)) = self.workers.remove(key) {
-            if let Some(last) = worker.ip.as_ref().and_then(|ip| ip.rsplit('.').next()).and_then(|n| n.parse().ok()) {
+            // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
+            let from_cidr = worker.ip.as_ref().filter(|ip| *ip != &self.config.internal_ip);
+            if let Some(last) = from_cidr.and_then(|ip| ip.rsplit('.').next()).and_then(|n| n.parse().ok()) {
                 self.ips_in_use.remove(&last);
             }
         }
@@ -170,6 +204,21 @@ impl Kubelet {
         if pod.is_terminal() && !self.workers.contains_key(key) {
             return;
         }
+        // A static pod runs from its manifest: deleting its mirror pod does not stop it (the
+        // mirror pod is replaced instead, in `sync_static_pods`), and its events name the
+        // static pod itself, whose uid is the manifest's hash.
+        let static_pod = self.static_pods.get(key);
+        if static_pod.is_some() && pod.metadata.deletion_timestamp.is_some() {
+            return;
+        }
+        let involved = match static_pod {
+            Some(s) => {
+                let mut p = pod.clone();
+                p.metadata.uid = s.metadata.uid.clone();
+                Arc::new(Object::Pod(p))
+            }
+            None => object.clone(),
+        };
         ctx.cause = self.causes.get(key).copied();
         let host_ip = self.config.internal_ip.clone();
         let (_, worker) = self
@@ -179,14 +228,17 @@ impl Kubelet {
         let config = &self.config;
         let ips = &mut self.ips_in_use;
         let next = &mut self.next_ip;
-        let mut next_ip = || config.pod_ip(Self::allocate_ip(ips, next));
+        let host_network = pod.spec.host_network;
+        let mut next_ip = || {
+            if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
+        };
         let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip);
         let status = worker.status(pod, ctx.now);
         let mut delete = false;
         for action in actions {
             match action {
                 Action::Event { type_, reason, message, field_path } => {
-                    ctx.event(&object, &field_path, type_, reason, message);
+                    ctx.event(&involved, &field_path, type_, reason, message);
                 }
                 Action::Decision(text) => {
                     ctx.decide(|| text);
@@ -210,8 +262,109 @@ impl Kubelet {
     }
 }
 
+/// Static pods: what the kubelet runs from manifest files on its node, with no API object
+/// behind them. It publishes each as a mirror pod (read-only, owned by the Node) so the API
+/// shows it, and re-creates the mirror whenever it is deleted.
+impl Kubelet {
+    /// Reads the manifests as the kubelet's file source does: the pod is named after the node,
+    /// bound to it, tolerates every NoExecute taint, and its uid is the hash of the manifest.
+    fn read_static_pods(&mut self, now: Time) {
+        self.static_pods.clear();
+        for manifest in &self.config.static_pods {
+            let mut pod = manifest.clone();
+            let hash = manifest_hash(manifest, &self.config.name);
+            let meta = &mut pod.metadata;
+            meta.name = format!("{}-{}", meta.name, self.config.name.to_lowercase());
+            if meta.namespace.is_empty() {
+                meta.namespace = "default".into();
+            }
+            meta.uid = hash.clone();
+            for (k, v) in [
+                ("kubernetes.io/config.hash", hash),
+                ("kubernetes.io/config.seen", rfc3339_nano(now)),
+                ("kubernetes.io/config.source", "file".to_string()),
+            ] {
+                meta.annotations.insert(k.to_string(), v);
+            }
+            let spec = Arc::make_mut(&mut pod.spec);
+            spec.node_name = self.config.name.clone();
+            let everything = |t: &Toleration| t.key.is_empty() && t.operator.as_deref() == Some("Exists");
+            if !spec.tolerations.iter().any(|t| everything(t) && t.effect == "NoExecute") {
+                spec.tolerations.push(Toleration {
+                    operator: Some("Exists".into()),
+                    effect: "NoExecute".into(),
+                    ..Default::default()
+                });
+            }
+            self.static_pods.insert(cache_key(&pod.metadata.namespace, &pod.metadata.name), pod);
+        }
+    }
+
+    /// Makes sure each static pod has a current mirror pod: creates a missing one, and deletes
+    /// one that is being deleted (or is a stale copy) so that it can be created afresh.
+    fn sync_static_pods(&mut self, ctx: &mut Ctx) {
+        if !self.registered || self.node_uid.is_empty() {
+            return;
+        }
+        let wanted: Vec<(String, Pod)> = self.static_pods.iter().map(|(k, p)| (k.clone(), p.clone())).collect();
+        for (key, pod) in wanted {
+            let hash = pod.metadata.uid.clone();
+            match self.pods.cache.get(&key).and_then(|o| o.as_pod()) {
+                None => {
+                    let mut mirror = pod;
+                    mirror.metadata.uid.clear();
+                    mirror.metadata.annotations.insert(MIRROR_POD_ANNOTATION.into(), hash);
+                    mirror.metadata.owner_references = vec![OwnerReference {
+                        api_version: "v1".into(),
+                        kind: "Node".into(),
+                        name: self.config.name.clone(),
+                        uid: self.node_uid.clone(),
+                        controller: Some(true),
+                        block_owner_deletion: None,
+                    }];
+                    if let Ok(stored) = ctx.call_object(Request::create(Object::Pod(mirror))) {
+                        self.pods.assume(stored);
+                    }
+                }
+                Some(mirror) => {
+                    let is_mirror = mirror.metadata.annotations.contains_key(MIRROR_POD_ANNOTATION);
+                    let current = mirror.metadata.annotations.get(MIRROR_POD_ANNOTATION) == Some(&hash);
+                    if is_mirror && (mirror.metadata.deletion_timestamp.is_some() || !current) {
+                        let (ns, name) = (mirror.metadata.namespace.clone(), mirror.metadata.name.clone());
+                        ctx.decide(|| format!("deleting mirror pod {ns}/{name}: the static pod keeps running"));
+                        let mut req = Request::delete(Kind::Pod, &ns, &name);
+                        req.grace_period_seconds = Some(0);
+                        let _ = ctx.call(req);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A static pod's uid and `kubernetes.io/config.hash`: a hash of its manifest, the node's name
+/// and the source, as 32 hex digits (upstream uses MD5; any stable digest serves).
+fn manifest_hash(manifest: &Pod, node: &str) -> String {
+    let text = format!("{}{node}file", serde_json::to_string(manifest).unwrap_or_default());
+    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for b in text.bytes() {
+        h ^= u128::from(b);
+        h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+    }
+    format!("{h:032x}")
+}
+
+/// Go's RFC3339Nano layout: fractional seconds without trailing zeros.
+fn rfc3339_nano(t: Time) -> String {
+    let micros = t.rfc3339_micros();
+    let (whole, frac) = micros.trim_end_matches('Z').split_once('.').unwrap_or((&micros, ""));
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() { format!("{}Z", whole.trim_end_matches('Z')) } else { format!("{whole}.{frac}Z") }
+}
+
 impl Component for Kubelet {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        self.read_static_pods(ctx.now);
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
@@ -224,6 +377,7 @@ impl Component for Kubelet {
             self.register(ctx);
         }
         let mut touched = self.sync_pods(ctx);
+        self.sync_static_pods(ctx);
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().cloned());
         }

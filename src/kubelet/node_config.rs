@@ -1,7 +1,7 @@
 //! A machine's shape: what the kubelet registers as its Node object.
 
 use crate::api::node::{NodeAddress, NodeSpec, NodeStatus, NodeSystemInfo};
-use crate::api::{Labels, Node, NodeCondition, ObjectMeta, Quantity, Taint};
+use crate::api::{Labels, Node, NodeCondition, ObjectMeta, Pod, Quantity, Taint};
 use crate::sim::Time;
 
 pub const KUBELET_VERSION: &str = "v1.35.0";
@@ -17,6 +17,11 @@ pub struct NodeConfig {
     /// The node's pod CIDR, `10.244.<index>.0/24`.
     pub pod_cidr: String,
     pub internal_ip: String,
+    /// The manifests in the node's `/etc/kubernetes/manifests`: static pods the kubelet runs
+    /// itself and shows in the API as mirror pods.
+    pub static_pods: Vec<Pod>,
+    /// Images already in the node's container runtime when it boots (canonical references).
+    pub preloaded_images: Vec<String>,
 }
 
 impl NodeConfig {
@@ -37,11 +42,16 @@ impl NodeConfig {
             taints: Vec::new(),
             pod_cidr: format!("10.244.{}.0/24", index % 256),
             internal_ip: format!("172.18.{}.{}", (index + 2) / 254, (index + 2) % 254),
+            static_pods: Vec::new(),
+            preloaded_images: super::images::PRELOADED.iter().map(|i| i.to_string()).collect(),
         }
     }
 
-    /// Marks the node as the control plane: its role label and NoSchedule taint.
+    /// Marks the node as the control plane, as `kubeadm init` leaves it: its role label and
+    /// NoSchedule taint, and the static pods of etcd, kube-apiserver, kube-controller-manager and
+    /// kube-scheduler.
     pub fn control_plane(mut self) -> Self {
+        self.static_pods = crate::bootstrap::control_plane_static_pods(&self.name, &self.internal_ip);
         self.labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
         self.labels.insert("node.kubernetes.io/exclude-from-external-load-balancers".into(), String::new());
         self.taints.push(Taint {

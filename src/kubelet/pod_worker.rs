@@ -5,8 +5,9 @@
 //! image store, moves containers along, and returns what to report (events) and whether the
 //! pod's status changed. It never calls the API itself.
 
-use super::images::{self, ImageRef, PullError};
-use super::script::{self, Run};
+use super::images::{self, ImageRef, PullError, Registry};
+use super::probes::{self, Outcome, ProbeType, Prober, Target};
+use super::script::{self, FileSpan, Run};
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, IpEntry,
     PodCondition, PodStatus, set_condition,
@@ -17,15 +18,18 @@ use std::collections::BTreeSet;
 
 pub const CRASH_BACKOFF_INITIAL: Duration = Duration::seconds(10);
 pub const CRASH_BACKOFF_MAX: Duration = Duration::seconds(300);
-/// A container that ran this long has its crash back-off forgotten.
+/// A crash back-off not advanced for this long is forgotten (twice the longest wait): a
+/// container that ran this long restarts at once when it next exits.
 pub const BACKOFF_RESET: Duration = Duration::minutes(10);
 const PULL_BYTES_PER_SEC: u64 = 25_000_000;
 
 /// The node's container runtime state shared by its pods: images present and the one puller
-/// (the kubelet pulls one image at a time by default).
+/// (the kubelet pulls one image at a time by default), and the registry it pulls from.
 #[derive(Debug, Default)]
 pub struct Runtime {
     pub images: BTreeSet<String>,
+    /// The cluster's registry (shared with every node), which may refuse images.
+    pub registry: Registry,
     pub puller_free_at: Time,
     /// Images being pulled, and when each pull finishes: a later pull of the same image
     /// waits for it and then finds the layers already there.
@@ -82,7 +86,11 @@ struct ContainerRun {
     last_termination: Option<ContainerStateTerminated>,
     /// When the container may next be (re)started.
     restart_at: Option<Time>,
-    backoff: Duration,
+    /// The crash back-off: the current wait and when it was last advanced (the kubelet's
+    /// per-container back-off entry). `None` until a restart first needs one.
+    backoff: Option<(Duration, Time)>,
+    /// A restart delayed by the back-off advances it when it happens, from this exit.
+    backoff_pending: Option<Time>,
     /// The wait before the next pull retry; doubles on each failure.
     pull_backoff: Duration,
     container_id: String,
@@ -92,6 +100,30 @@ struct ContainerRun {
     logs: Vec<(Time, String)>,
     previous_logs: Vec<(Time, String)>,
     run: Option<Run>,
+    /// The container's probes (startup first), for its current instance.
+    probes: Vec<Prober>,
+    /// What the current instance listens on and the files its script writes, for probes.
+    listening: Vec<u16>,
+    files: Vec<FileSpan>,
+    /// A probe asked for a restart: the container is being stopped and exits then, with this code.
+    probe_kill: Option<(Time, i32)>,
+}
+
+impl ContainerRun {
+    fn probe(&self, kind: ProbeType) -> Option<&Prober> {
+        self.probes.iter().find(|p| p.kind == kind)
+    }
+
+    /// Started as the kubelet reports it: running, and past its startup probe if it has one.
+    fn started(&self) -> bool {
+        matches!(self.state, State::Running { .. })
+            && self.probe(ProbeType::Startup).is_none_or(|p| p.result == Some(true))
+    }
+
+    /// Ready: started, and its readiness probe (if any) has succeeded.
+    fn ready(&self) -> bool {
+        self.started() && self.probe(ProbeType::Readiness).is_none_or(|p| p.result == Some(true))
+    }
 }
 
 #[derive(Debug)]
@@ -105,6 +137,10 @@ pub struct PodWorker {
     terminating: bool,
     delete_sent: bool,
     pod_ref: String,
+    /// How long a container stopped by a probe gets before SIGKILL (the pod's
+    /// terminationGracePeriodSeconds, unless the probe sets its own).
+    grace: Duration,
+    host_network: bool,
 }
 
 impl PodWorker {
@@ -121,13 +157,25 @@ impl PodWorker {
                 restart_count: 0,
                 last_termination: None,
                 restart_at: None,
-                backoff: CRASH_BACKOFF_INITIAL,
+                backoff: None,
+                backoff_pending: None,
                 pull_backoff: CRASH_BACKOFF_INITIAL,
                 container_id: String::new(),
                 stopping_until: None,
                 logs: Vec::new(),
                 previous_logs: Vec::new(),
                 run: None,
+                probes: [
+                    (ProbeType::Startup, &c.startup_probe),
+                    (ProbeType::Liveness, &c.liveness_probe),
+                    (ProbeType::Readiness, &c.readiness_probe),
+                ]
+                .into_iter()
+                .filter_map(|(kind, probe)| probe.as_ref().map(|p| Prober::new(kind, p)))
+                .collect(),
+                listening: Vec::new(),
+                files: Vec::new(),
+                probe_kill: None,
             })
             .collect();
         PodWorker {
@@ -139,6 +187,27 @@ impl PodWorker {
             terminating: false,
             delete_sent: false,
             pod_ref: format!("{}_{}({})", pod.metadata.name, pod.metadata.namespace, pod.metadata.uid),
+            grace: Duration::seconds(pod.spec.termination_grace_period_seconds.unwrap_or(30).max(0) as u64),
+            host_network: pod.spec.host_network,
+        }
+    }
+
+    /// Kills a container's process at once, as `kill -9` on the node would (`sim pod crash`):
+    /// it exits with 137 and the kubelet handles it like any exit.
+    pub fn crash(&mut self, container: &str, now: Time) -> Result<(), String> {
+        let c = self
+            .containers
+            .iter_mut()
+            .find(|c| c.spec.name == container)
+            .ok_or_else(|| format!("container \"{container}\" is not valid for this pod"))?;
+        match &mut c.state {
+            State::Running { exits_at, exit_code, .. } if c.stopping_until.is_none() => {
+                *exits_at = Some(now);
+                *exit_code = 137;
+                c.probe_kill = None;
+                Ok(())
+            }
+            _ => Err(format!("container \"{container}\" is not running")),
         }
     }
 
@@ -176,8 +245,99 @@ impl PodWorker {
         let policy = pod.restart_policy().to_string();
         for i in 0..self.containers.len() {
             self.step_container(i, &policy, now, runtime, rng, &mut actions);
+            self.step_probes(i, &policy, now, rng, &mut actions);
         }
         actions
+    }
+
+    /// Runs the container's probes that are due, and acts on what they decide: a startup
+    /// probe's success starts the others; a liveness or startup failure restarts the container.
+    fn step_probes(&mut self, i: usize, policy: &str, now: Time, rng: &mut Rng, actions: &mut Vec<Action>) {
+        let ip = self.ip.clone().unwrap_or_default();
+        let (grace, host_network) = (self.grace, self.host_network);
+        let c = &mut self.containers[i];
+        let State::Running { started, exits_at, exit_code } = c.state else { return };
+        if c.probe_kill.is_some() || c.stopping_until.is_some() || exits_at.is_some_and(|at| at <= now) {
+            return;
+        }
+        let field_path = format!("spec.containers{{{}}}", c.spec.name);
+        for k in 0..c.probes.len() {
+            if !c.probes[k].due(now) {
+                continue;
+            }
+            let target = Target {
+                pod_ip: &ip,
+                host_network,
+                container: &c.spec.name,
+                ports: &c.spec.ports,
+                repository: &c.reference.repository,
+                listening: &c.listening,
+                files: &c.files,
+                age: now.since(started),
+            };
+            let kind = c.probes[k].kind;
+            let decided = match probes::check(&c.probes[k].spec, &target) {
+                Outcome::Success => c.probes[k].record(true, now),
+                Outcome::Failure(detail) => {
+                    actions.push(Action::Event {
+                        type_: "Warning",
+                        reason: "Unhealthy",
+                        message: format!("{} probe failed: {detail}", kind.name()),
+                        field_path: field_path.clone(),
+                    });
+                    c.probes[k].record(false, now)
+                }
+                Outcome::Error(error) => {
+                    actions.push(Action::Event {
+                        type_: "Warning",
+                        reason: "Unhealthy",
+                        message: format!("{} probe errored and resulted in unknown state: {error}", kind.name()),
+                        field_path: field_path.clone(),
+                    });
+                    c.probes[k].skip(now);
+                    None
+                }
+            };
+            match (kind, decided) {
+                (ProbeType::Startup, Some(true)) => {
+                    // Started: the startup probe is done; liveness and readiness begin now.
+                    for p in &mut c.probes {
+                        if p.kind == ProbeType::Startup {
+                            p.stop();
+                        } else {
+                            p.start(now);
+                        }
+                    }
+                }
+                (ProbeType::Liveness | ProbeType::Startup, Some(false)) => {
+                    let what = if kind == ProbeType::Liveness { "liveness" } else { "startup" };
+                    let restart = if policy == "Never" { "" } else { ", will be restarted" };
+                    actions.push(Action::Event {
+                        type_: "Normal",
+                        reason: "Killing",
+                        message: format!("Container {} failed {what} probe{restart}", c.spec.name),
+                        field_path: field_path.clone(),
+                    });
+                    // SIGTERM, then SIGKILL after the grace period; a process may end on its own first.
+                    let grace = c.probes[k]
+                        .spec
+                        .termination_grace_period_seconds
+                        .map_or(grace, |s| Duration::seconds(s.max(0) as u64));
+                    let graceful = c.run.as_ref().is_none_or(|r| r.honours_sigterm);
+                    let (mut at, mut code) =
+                        if graceful { (now + Duration::millis(rng.between(100, 400)), 0) } else { (now + grace, 137) };
+                    if let Some(end) = exits_at.filter(|end| *end < at) {
+                        (at, code) = (end, exit_code);
+                    }
+                    c.probe_kill = Some((at, code));
+                    for p in &mut c.probes {
+                        p.stop();
+                    }
+                    return;
+                }
+                _ => {}
+            }
+        }
     }
 
     fn step_container(
@@ -290,6 +450,9 @@ impl PodWorker {
                     return;
                 }
                 c.restart_at = None;
+                if let Some(ts) = c.backoff_pending.take() {
+                    backoff_advance(&mut c.backoff, ts, now);
+                }
                 if !c.container_id.is_empty() {
                     // A restart: a new instance, its image checked again.
                     c.restart_count += 1;
@@ -317,8 +480,27 @@ impl PodWorker {
                 c.state =
                     State::Running { started: now, exits_at: run.lifetime.map(|d| now + d), exit_code: run.exit_code };
                 c.run = Some(run);
+                c.listening = script::listening(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                c.files = script::files(behaviour, &c.spec.command, &c.spec.args);
+                c.probe_kill = None;
+                // The startup probe runs first; the others wait for it to succeed.
+                let has_startup = c.probe(ProbeType::Startup).is_some();
+                for p in &mut c.probes {
+                    if p.kind == ProbeType::Startup || !has_startup {
+                        p.start(now);
+                    } else {
+                        p.stop();
+                    }
+                }
             }
-            State::Running { started, exits_at: Some(at), exit_code } if now >= at => {
+            State::Running { started, exits_at, exit_code } => {
+                // The process ends on its own, or (being stopped for a failed probe) when that
+                // stop completes.
+                let (at, exit_code, by_probe) = match (c.probe_kill, exits_at) {
+                    (Some((at, code)), _) if now >= at => (at, code, true),
+                    (None, Some(at)) if now >= at => (at, exit_code, false),
+                    _ => return,
+                };
                 let terminated = ContainerStateTerminated {
                     exit_code,
                     reason: if exit_code == 0 { "Completed".into() } else { "Error".into() },
@@ -327,32 +509,49 @@ impl PodWorker {
                     container_id: c.container_id.clone(),
                     ..Default::default()
                 };
-                if at.since(started) >= BACKOFF_RESET {
-                    c.backoff = CRASH_BACKOFF_INITIAL;
+                let previous_exit = c.last_termination.as_ref().and_then(|t| t.finished_at);
+                c.logs.retain(|(t, _)| *t <= at);
+                c.probe_kill = None;
+                for p in &mut c.probes {
+                    p.stop();
                 }
                 let restart = policy == "Always" || (policy == "OnFailure" && exit_code != 0);
                 c.last_termination = Some(terminated.clone());
                 c.state = State::Terminated(terminated);
                 if restart {
-                    // The first restart is immediate; after that the kubelet backs off.
-                    if c.restart_count == 0 {
-                        c.restart_at = Some(now + Duration::millis(rng.between(500, 1500)));
-                    } else {
-                        let wait = c.backoff;
-                        c.backoff = Duration((c.backoff.0 * 2).min(CRASH_BACKOFF_MAX.0));
-                        c.restart_at = Some(now + wait);
-                        actions.push(ev(
-                            "Warning",
-                            "BackOff",
-                            format!("Back-off restarting failed container {} in pod {pod_ref}", c.spec.name),
-                        ));
-                        c.state = State::Waiting {
-                            reason: "CrashLoopBackOff".into(),
-                            message: format!(
-                                "back-off {} restarting failed container={} pod={pod_ref}",
-                                wait, c.spec.name
-                            ),
-                        };
+                    // The kubelet checks the back-off against the latest exit it knows of when
+                    // it decides to start the container again. After a crash that is this exit.
+                    // A probe's restart is decided while the container still runs, so it looks
+                    // at the exit before (none for the first instance: it restarts at once);
+                    // only if that is still backing off does the next try see this one.
+                    let seen = if by_probe { previous_exit } else { Some(at) };
+                    let mut blocked = seen.and_then(|ts| backoff_blocks(c.backoff, ts, now));
+                    if by_probe && blocked.is_some() {
+                        blocked = backoff_blocks(c.backoff, at, now);
+                    }
+                    match blocked {
+                        None => {
+                            if let Some(ts) = seen {
+                                backoff_advance(&mut c.backoff, ts, now);
+                            }
+                            c.restart_at = Some(now + Duration::millis(rng.between(500, 1500)));
+                        }
+                        Some((until, wait)) => {
+                            c.restart_at = Some(until);
+                            c.backoff_pending = Some(at);
+                            actions.push(ev(
+                                "Warning",
+                                "BackOff",
+                                format!("Back-off restarting failed container {} in pod {pod_ref}", c.spec.name),
+                            ));
+                            c.state = State::Waiting {
+                                reason: "CrashLoopBackOff".into(),
+                                message: format!(
+                                    "back-off {} restarting failed container={} pod={pod_ref}",
+                                    wait, c.spec.name
+                                ),
+                            };
+                        }
                     }
                 }
             }
@@ -436,6 +635,12 @@ impl PodWorker {
                 if let Some(at) = c.stopping_until {
                     consider(at);
                 }
+                if let Some((at, _)) = c.probe_kill {
+                    consider(at);
+                }
+                if !self.terminating {
+                    c.probes.iter().filter_map(|p| p.next_at).for_each(&mut consider);
+                }
             }
         }
         next
@@ -454,6 +659,7 @@ impl PodWorker {
                 || matches!(c.state, State::Running { exits_at: Some(_), .. })
                 || (matches!(c.state, State::Terminated(_)) && c.restart_at.is_some() && c.restart_count <= 1)
                 || matches!(&c.state, State::Waiting { reason, .. } if reason == "ContainerCreating")
+                || (matches!(c.state, State::Running { .. }) && probes_pending(c))
         })
     }
 
@@ -472,7 +678,7 @@ impl PodWorker {
             .containers
             .iter()
             .map(|c| {
-                let ready = matches!(c.state, State::Running { .. }) && !self.terminating;
+                let ready = c.ready() && !self.terminating;
                 let state = match &c.state {
                     State::Waiting { reason, message } => ContainerState {
                         waiting: Some(ContainerStateWaiting {
@@ -503,7 +709,7 @@ impl PodWorker {
                     image: c.spec.image.clone(),
                     image_id,
                     container_id: c.container_id.clone(),
-                    started: Some(matches!(c.state, State::Running { .. })),
+                    started: Some(c.started()),
                 }
             })
             .collect();
@@ -572,8 +778,39 @@ impl PodWorker {
     }
 }
 
+/// Whether a running container's probes are about to decide something on their own: a
+/// restart a probe asked for, a first start still waiting for its startup probe, a
+/// readiness probe that has not run yet.
+fn probes_pending(c: &ContainerRun) -> bool {
+    c.probe_kill.is_some()
+        || (c.restart_count == 0 && c.probe(ProbeType::Startup).is_some_and(|p| p.result.is_none()))
+        || c.probe(ProbeType::Readiness).is_some_and(|p| !p.ran && p.next_at.is_some())
+}
+
+/// Whether the crash back-off holds a start back at `now`, given the finish time `ts` of the
+/// latest exit: until when, and the wait. An entry not advanced for `BACKOFF_RESET` is stale.
+fn backoff_blocks(entry: Option<(Duration, Time)>, ts: Time, now: Time) -> Option<(Time, Duration)> {
+    let (wait, advanced) = entry?;
+    if ts.since(advanced) > BACKOFF_RESET {
+        return None;
+    }
+    let until = ts + wait;
+    (now < until).then_some((until, wait))
+}
+
+/// A start goes ahead: the next one backs off twice as long (from 10 s up to 5 min), or
+/// 10 s again if the entry went stale.
+fn backoff_advance(entry: &mut Option<(Duration, Time)>, ts: Time, now: Time) {
+    *entry = Some(match *entry {
+        Some((wait, advanced)) if ts.since(advanced) <= BACKOFF_RESET => {
+            (Duration((wait.0 * 2).min(CRASH_BACKOFF_MAX.0)), now)
+        }
+        _ => (CRASH_BACKOFF_INITIAL, now),
+    });
+}
+
 fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut Rng) -> ImageState {
-    let result = images::lookup(reference).map(|info| info.size);
+    let result = runtime.registry.pull(reference).map(|info| info.size);
     let in_flight = runtime.pulling.get(&reference.canonical).copied().filter(|done| *done > now);
     let started = match in_flight {
         // Queued behind the pull of the same image: it starts when that one is done.
@@ -613,4 +850,179 @@ pub fn qos_class(pod: &Pod) -> &'static str {
         })
     });
     if guaranteed { "Guaranteed" } else { "Burstable" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::pod::{ExecAction, Probe};
+    use std::sync::Arc;
+
+    fn pod(container: Container) -> Pod {
+        let mut pod = Pod::default();
+        pod.metadata.name = "p".into();
+        pod.metadata.namespace = "default".into();
+        pod.metadata.uid = "u".into();
+        Arc::make_mut(&mut pod.spec).containers.push(container);
+        pod
+    }
+
+    fn busybox(script: &str) -> Container {
+        Container {
+            name: "app".into(),
+            image: "busybox:1.36".into(),
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            ..Default::default()
+        }
+    }
+
+    fn cat_probe(path: &str, period: i32) -> Probe {
+        Probe {
+            exec: Some(ExecAction { command: vec!["cat".into(), path.into()] }),
+            period_seconds: period,
+            ..Default::default()
+        }
+    }
+
+    /// Steps the worker at each of its wake-ups until `until`, keeping the pod's status
+    /// current; returns the events it reported, with their times.
+    fn run(worker: &mut PodWorker, pod: &mut Pod, runtime: &mut Runtime, until: Time) -> Vec<(Time, String)> {
+        let mut rng = Rng::new(7);
+        let mut events = Vec::new();
+        let mut now = Time::ZERO;
+        while now <= until {
+            for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string()) {
+                if let Action::Event { reason, message, .. } = action {
+                    events.push((now, format!("{reason}: {message}")));
+                }
+            }
+            pod.status = worker.status(pod, now);
+            match worker.next_wakeup() {
+                Some(t) if t > now => now = t,
+                Some(_) => now = now + Duration::millis(1),
+                None => break,
+            }
+        }
+        events
+    }
+
+    fn seconds(t: Time) -> u64 {
+        t.0 / 1000
+    }
+
+    #[test]
+    fn a_failing_liveness_probe_restarts_the_container_once_its_grace_period_is_over() {
+        let mut c = busybox("touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600");
+        c.liveness_probe = Some(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) });
+        let mut pod = pod(c);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(90));
+        let unhealthy: Vec<u64> = events
+            .iter()
+            .filter(|(_, e)| e.starts_with("Unhealthy: Liveness probe failed: cat"))
+            .map(|(t, _)| seconds(*t))
+            .collect();
+        assert_eq!(unhealthy.len(), 3, "{events:?}");
+        let killed =
+            events.iter().find(|(_, e)| e == "Killing: Container app failed liveness probe, will be restarted");
+        let killed_at = killed.expect("killed").0;
+        assert_eq!(seconds(killed_at), unhealthy[2]);
+        // `sh` ignores SIGTERM: it dies by SIGKILL 30 s later, and is started again at once.
+        let status = &pod.status.container_statuses[0];
+        assert_eq!(status.restart_count, 1);
+        let last = status.last_state.terminated.as_ref().unwrap();
+        assert_eq!((last.exit_code, last.reason.as_str()), (137, "Error"));
+        assert_eq!(last.finished_at, Some(killed_at + Duration::seconds(30)));
+        assert!(status.state.running.is_some() && status.ready);
+    }
+
+    #[test]
+    fn liveness_restarts_back_off_only_once_the_back_off_outlasts_the_time_between_them() {
+        let mut c = busybox("touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600");
+        c.liveness_probe = Some(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) });
+        let mut pod = pod(c);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        // Every ~76 s the container is killed (after a 30 s grace period) and started again. The
+        // back-off (10 s, 20 s, 40 s, 80 s) is measured from the exit before, so it first holds a
+        // restart back when it reaches 80 s: after the fifth restart.
+        let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(500));
+        let backoffs: Vec<&(Time, String)> = events.iter().filter(|(_, e)| e.starts_with("BackOff")).collect();
+        assert_eq!(backoffs.len(), 1, "{events:?}");
+        assert_eq!(pod.status.container_statuses[0].restart_count, 5);
+        assert_eq!(pod.status.container_statuses[0].state.waiting.as_ref().unwrap().reason, "CrashLoopBackOff");
+    }
+
+    #[test]
+    fn a_container_is_ready_only_once_its_readiness_probe_passes() {
+        let mut c = busybox("sleep 8; touch /tmp/ready; sleep 3600");
+        c.readiness_probe = Some(cat_probe("/tmp/ready", 5));
+        let mut pod = pod(c);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(5));
+        assert!(pod.status.container_statuses[0].state.running.is_some());
+        assert!(!pod.status.container_statuses[0].ready);
+        assert_eq!(pod.condition("Ready").map(|c| c.status.as_str()), Some("False"));
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
+        assert!(pod.status.container_statuses[0].ready);
+        assert_eq!(pod.condition("ContainersReady").map(|c| c.status.as_str()), Some("True"));
+    }
+
+    #[test]
+    fn a_startup_probe_holds_back_started_and_ready_until_it_passes() {
+        let mut c = busybox("sleep 12; touch /tmp/started; sleep 3600");
+        c.startup_probe = Some(Probe { failure_threshold: 10, ..cat_probe("/tmp/started", 5) });
+        c.liveness_probe = Some(cat_probe("/tmp/nothing-here", 5));
+        let mut pod = pod(c);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(10));
+        assert_eq!(pod.status.container_statuses[0].started, Some(false));
+        assert!(events.iter().all(|(_, e)| !e.contains("Liveness")), "{events:?}");
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
+        assert_eq!(pod.status.container_statuses[0].started, Some(true));
+        assert!(pod.status.container_statuses[0].ready);
+    }
+
+    #[test]
+    fn a_crashed_container_restarts_at_once_the_first_time_then_backs_off() {
+        let mut pod = pod(busybox("sleep 3600"));
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(5));
+        let now = Time::ZERO + Duration::seconds(6);
+        worker.crash("app", now).unwrap();
+        assert!(worker.crash("nope", now).is_err());
+        run(&mut worker, &mut pod, &mut runtime, now + Duration::seconds(3));
+        let status = &pod.status.container_statuses[0];
+        assert_eq!(status.restart_count, 1);
+        assert_eq!(status.last_state.terminated.as_ref().map(|t| t.exit_code), Some(137));
+        let now = now + Duration::seconds(4);
+        worker.crash("app", now).unwrap();
+        run(&mut worker, &mut pod, &mut runtime, now + Duration::seconds(1));
+        let waiting = pod.status.container_statuses[0].state.waiting.clone().unwrap();
+        assert_eq!(waiting.reason, "CrashLoopBackOff");
+        assert!(waiting.message.starts_with("back-off 10s restarting failed container=app"));
+    }
+
+    #[test]
+    fn a_broken_image_fails_to_pull_where_it_is_missing_but_runs_where_it_is_present() {
+        let registry = Registry::default();
+        registry.break_image("busybox:1.36").unwrap();
+        let mut missing = Runtime { registry: registry.clone(), ..Runtime::default() };
+        let mut pod1 = pod(busybox("sleep 3600"));
+        let mut worker = PodWorker::new(&pod1, Time::ZERO, "172.18.0.3");
+        run(&mut worker, &mut pod1, &mut missing, Time::ZERO + Duration::seconds(3));
+        let waiting = pod1.status.container_statuses[0].state.waiting.clone().unwrap();
+        assert_eq!(waiting.reason, "ErrImagePull");
+        assert!(waiting.message.ends_with("docker.io/library/busybox:1.36: not found"), "{}", waiting.message);
+        let mut present = Runtime { registry, ..Runtime::default() };
+        present.images.insert("docker.io/library/busybox:1.36".into());
+        let mut pod2 = pod(busybox("sleep 3600"));
+        let mut worker = PodWorker::new(&pod2, Time::ZERO, "172.18.0.4");
+        run(&mut worker, &mut pod2, &mut present, Time::ZERO + Duration::seconds(3));
+        assert!(pod2.status.container_statuses[0].state.running.is_some());
+    }
 }

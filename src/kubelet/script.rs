@@ -28,12 +28,21 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
     argv.extend(args.iter().cloned());
     match behaviour {
         Behaviour::Pause => Run::forever(Vec::new()),
-        Behaviour::Server { .. } if command.is_empty() => Run::forever(server_banner(image_repo)),
+        Behaviour::Server { .. } if command.is_empty() || runs_own_binary(image_repo, &argv) => {
+            Run::forever(server_banner(image_repo))
+        }
         Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => {
             Run { lifetime: Some(Duration::millis(50)), exit_code: 0, logs: Vec::new(), honours_sigterm: true }
         }
         _ => run_argv(&argv),
     }
+}
+
+/// Whether the command starts the image's own server binary (`etcd` in `registry.k8s.io/etcd`,
+/// `/usr/local/bin/kube-proxy` in `registry.k8s.io/kube-proxy`).
+fn runs_own_binary(image_repo: &str, argv: &[String]) -> bool {
+    let program = argv.first().and_then(|p| p.rsplit('/').next()).unwrap_or("");
+    !program.is_empty() && image_repo.rsplit('/').next() == Some(program)
 }
 
 fn server_banner(repo: &str) -> Vec<(Duration, String)> {
@@ -80,8 +89,96 @@ fn shell_quote(arg: &str) -> String {
 /// Reads a shell script statement by statement: `sleep`, `echo`, `exit`, `true`/`false`,
 /// `while true; do ...; done` loops, `&&` / `||` / `;` sequencing.
 pub fn run_script(script: &str) -> Run {
+    walk(script).0
+}
+
+/// The ports a container's process listens on: those of a server image running its own
+/// program (its default command, or the image's server binary named explicitly).
+pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Vec<u16> {
+    let Behaviour::Server { port } = behaviour else { return Vec::new() };
+    let mut argv: Vec<String> = command.to_vec();
+    argv.extend(args.iter().cloned());
+    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or("")).unwrap_or("");
+    let serving = command.is_empty()
+        || runs_own_binary(image_repo, &argv)
+        || matches!(program, "nginx" | "httpd" | "httpd-foreground" | "redis-server" | "fluentd");
+    if serving { super::images::server_ports(image_repo, port) } else { Vec::new() }
+}
+
+/// Runs a shell script's statements with `;`, `&&`, `||` and `exit N`, each simple command
+/// through `run` (which returns its exit code and output). Returns the last exit code and all
+/// the output, as `sh -c` in an `exec` probe would.
+pub fn interpret(script: &str, run: &mut dyn FnMut(&[String]) -> (i32, String)) -> (i32, String) {
+    let mut code = 0;
+    let mut output = String::new();
+    for stmt in split_statements(script) {
+        for (part, op) in split_logical(&stmt) {
+            let go = match op {
+                Logic::And => code == 0,
+                Logic::Or => code != 0,
+                Logic::Seq => true,
+            };
+            if !go || part.is_empty() {
+                continue;
+            }
+            let words = shell_words(part);
+            if words.first().is_some_and(|w| w == "exit") {
+                let exit = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(code);
+                return (exit, output);
+            }
+            let (c, out) = run(&words);
+            code = c;
+            output.push_str(&out);
+        }
+    }
+    (code, output)
+}
+
+/// Splits a command line into words as the shell does (quotes group, no expansion).
+pub fn words(cmd: &str) -> Vec<String> {
+    shell_words(cmd)
+}
+
+/// A file a container's script writes, and when (from the container's start) it exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSpan {
+    pub path: String,
+    pub content: String,
+    pub created: Duration,
+    /// When the script removes it again, if it does.
+    pub removed: Option<Duration>,
+}
+
+/// The file at `path` as it is `at` after the container started, if the script made it.
+pub fn file_at<'a>(files: &'a [FileSpan], path: &str, at: Duration) -> Option<&'a FileSpan> {
+    files.iter().rev().find(|f| f.path == path && f.created <= at && f.removed.is_none_or(|r| at < r))
+}
+
+/// The files a container's script creates (`touch`, `echo ... > file`) and removes (`rm`):
+/// what an `exec` probe such as `cat /tmp/healthy` finds. Servers and interpreters make none.
+/// A loop's body is read for its first pass only.
+pub fn files(behaviour: Behaviour, command: &[String], args: &[String]) -> Vec<FileSpan> {
+    let mut argv: Vec<String> = command.to_vec();
+    argv.extend(args.iter().cloned());
+    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or("")).unwrap_or("");
+    match behaviour {
+        Behaviour::Server { .. } | Behaviour::Pause if command.is_empty() => Vec::new(),
+        _ => match program {
+            "" => Vec::new(),
+            "sh" | "bash" | "ash" => match argv.iter().position(|a| a == "-c") {
+                Some(i) => walk(argv.get(i + 1).map(String::as_str).unwrap_or("")).1,
+                None => Vec::new(),
+            },
+            _ => walk(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")).1,
+        },
+    }
+}
+
+/// The script's life, and the files it writes along the way.
+fn walk(script: &str) -> (Run, Vec<FileSpan>) {
     let mut elapsed = Duration::ZERO;
     let mut logs = Vec::new();
+    let mut files = Vec::new();
     let statements = split_statements(script);
     let mut last_code = 0;
     let mut i = 0;
@@ -102,9 +199,13 @@ pub fn run_script(script: &str) -> Run {
             let mut period = Duration::ZERO;
             let mut lines = Vec::new();
             for s in &body {
-                let (d, out, _) = simple_command(s);
+                let (cmd, target) = redirection(s);
+                let (d, out, _) = simple_command(&cmd);
+                touch_files(&mut files, &cmd, target, &out, elapsed + period);
                 period = period + d.unwrap_or(Duration::ZERO);
-                lines.extend(out);
+                if target.is_none() {
+                    lines.extend(out);
+                }
             }
             let period = if period == Duration::ZERO { Duration::seconds(1) } else { period };
             for n in 0..20u64 {
@@ -112,7 +213,7 @@ pub fn run_script(script: &str) -> Run {
                     logs.push((elapsed + Duration(period.0 * n), line.clone()));
                 }
             }
-            return Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false };
+            return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false }, files);
         }
         for (part, op) in split_logical(stmt) {
             let run = match op {
@@ -125,20 +226,73 @@ pub fn run_script(script: &str) -> Run {
             }
             if let Some(code) = part.strip_prefix("exit") {
                 let code = code.trim().parse().unwrap_or(last_code);
-                return Run { lifetime: Some(elapsed), exit_code: code, logs, honours_sigterm: false };
+                return (Run { lifetime: Some(elapsed), exit_code: code, logs, honours_sigterm: false }, files);
             }
-            let (d, out, code) = simple_command(part);
-            for line in out {
-                logs.push((elapsed, line));
+            let (cmd, target) = redirection(part);
+            let (d, out, code) = simple_command(&cmd);
+            touch_files(&mut files, &cmd, target, &out, elapsed);
+            if target.is_none() {
+                for line in out {
+                    logs.push((elapsed, line));
+                }
             }
             match d {
                 Some(d) => elapsed = elapsed + d,
-                None => return Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false },
+                None => return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false }, files),
             }
             last_code = code;
         }
     }
-    Run { lifetime: Some(elapsed.max(Duration::millis(10))), exit_code: last_code, logs, honours_sigterm: false }
+    let lifetime = Some(elapsed.max(Duration::millis(10)));
+    (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false }, files)
+}
+
+/// Splits `cmd > file` (or `>>`) into the command and the file its output goes to; other
+/// redirections (`2>&1`, `2>/dev/null`) are dropped.
+fn redirection(part: &str) -> (String, Option<&str>) {
+    let mut words = part.split_whitespace().peekable();
+    let mut kept = Vec::new();
+    let mut target = None;
+    while let Some(w) = words.next() {
+        if w == ">" || w == ">>" || w == "1>" {
+            target = words.next();
+        } else if let Some(t) = w.strip_prefix(">>").or_else(|| w.strip_prefix('>')).filter(|t| !t.is_empty()) {
+            target = Some(t);
+        } else if w.starts_with("2>") || w == "&>" {
+            if w == "2>" || w == "&>" {
+                words.next();
+            }
+        } else {
+            kept.push(w);
+        }
+    }
+    (kept.join(" "), target.filter(|t| *t != "/dev/null"))
+}
+
+/// Applies what one command does to files at `at`: `touch`, `rm`, and output sent to a file.
+fn touch_files(files: &mut Vec<FileSpan>, cmd: &str, target: Option<&str>, out: &[String], at: Duration) {
+    let words = shell_words(cmd);
+    let create = |files: &mut Vec<FileSpan>, path: &str, content: String| {
+        if file_at(files, path, at).is_none() {
+            files.push(FileSpan { path: path.to_string(), content, created: at, removed: None });
+        }
+    };
+    match words.first().map(String::as_str) {
+        Some("touch") => {
+            words[1..].iter().filter(|w| !w.starts_with('-')).for_each(|p| create(files, p, String::new()))
+        }
+        Some("rm") => {
+            for path in words[1..].iter().filter(|w| !w.starts_with('-')) {
+                if let Some(f) = files.iter_mut().rev().find(|f| f.path == *path && f.removed.is_none()) {
+                    f.removed = Some(at);
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(path) = target {
+        create(files, path, out.join("\n"));
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -324,6 +478,33 @@ mod tests {
     }
 
     #[test]
+    fn touch_and_rm_give_a_file_its_lifetime() {
+        let files = files(
+            Behaviour::Shell,
+            &[],
+            &["/bin/sh".into(), "-c".into(), "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600".into()],
+        );
+        let at = |s| file_at(&files, "/tmp/healthy", Duration::seconds(s)).is_some();
+        assert!(at(0) && at(29) && at(30));
+        assert!(!at(31) && !at(600));
+    }
+
+    #[test]
+    fn output_sent_to_a_file_lands_in_the_file_not_the_log() {
+        let run = sh("echo ok > /tmp/ready; echo done");
+        assert_eq!(run.logs, vec![(Duration::ZERO, "done".to_string())]);
+        let files = files(Behaviour::Shell, &["sh".into(), "-c".into(), "echo ok > /tmp/ready".into()], &[]);
+        assert_eq!(file_at(&files, "/tmp/ready", Duration::seconds(1)).map(|f| f.content.as_str()), Some("ok"));
+    }
+
+    #[test]
+    fn a_server_listens_only_when_it_runs_its_own_program() {
+        assert_eq!(listening(Behaviour::Server { port: 80 }, "nginx", &[], &[]), vec![80]);
+        assert!(listening(Behaviour::Server { port: 80 }, "nginx", &["sh".into()], &["-c".into()]).is_empty());
+        assert_eq!(listening(Behaviour::Server { port: 2379 }, "registry.k8s.io/etcd", &["etcd".into()], &[]).len(), 3);
+    }
+
+    #[test]
     fn and_or_follow_exit_codes() {
         assert_eq!(sh("false && exit 5 || exit 7").exit_code, 7);
         assert_eq!(sh("nosuchcmd").exit_code, 127);
@@ -334,6 +515,14 @@ mod tests {
         assert_eq!(plan(Behaviour::Server { port: 80 }, "nginx", &[], &[]).lifetime, None);
         assert_eq!(plan(Behaviour::Shell, "busybox", &[], &[]).exit_code, 0);
         assert!(plan(Behaviour::Shell, "busybox", &[], &[]).lifetime.is_some());
+    }
+
+    #[test]
+    fn a_server_image_running_its_own_binary_runs_until_stopped() {
+        let argv = ["kube-apiserver".to_string(), "--secure-port=6443".to_string()];
+        assert_eq!(plan(Behaviour::Server { port: 6443 }, "registry.k8s.io/kube-apiserver", &argv, &[]).lifetime, None);
+        let proxy = ["/usr/local/bin/kube-proxy".to_string()];
+        assert_eq!(plan(Behaviour::Server { port: 10256 }, "registry.k8s.io/kube-proxy", &proxy, &[]).lifetime, None);
     }
 
     #[test]

@@ -11,10 +11,10 @@ use crate::apiserver::Request;
 use crate::component::{Component, Ctx, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::Time;
-use framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin};
+use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
 use queue::SchedulingQueue;
 use std::any::Any;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 pub const SCHEDULER_NAME: &str = "default-scheduler";
@@ -31,8 +31,14 @@ pub struct Scheduler {
     nodes: Informer,
     node_infos: BTreeMap<String, NodeInfo>,
     node_order: Vec<String>,
-    /// Where each pod counted on a node sits, so updates and deletions can be undone.
-    assigned: HashMap<String, (String, Arc<Object>)>,
+    /// Where each pod counted on a node sits, and its group in `index`, so updates and
+    /// deletions can be undone.
+    assigned: HashMap<String, (String, Arc<Object>, usize)>,
+    /// The placed pods by labels, for the plugins that count pods across nodes.
+    index: PodIndex,
+    /// Parked pods that a newly placed pod may let in (rejected for pod affinity or topology
+    /// spread), as upstream's queueing hints for an assigned pod being added.
+    waiting_for_pods: BTreeSet<String>,
     queue: SchedulingQueue,
     next_start: usize,
     filters: Vec<Box<dyn FilterPlugin>>,
@@ -55,6 +61,8 @@ impl Scheduler {
             node_infos: BTreeMap::new(),
             node_order: Vec::new(),
             assigned: HashMap::new(),
+            index: PodIndex::default(),
+            waiting_for_pods: BTreeSet::new(),
             queue: SchedulingQueue::default(),
             next_start: 0,
             filters: plugins::default_filters(),
@@ -84,10 +92,11 @@ impl Scheduler {
                     } else {
                         // A node (re)appearing: count the pods already bound to it.
                         let mut info = NodeInfo::new(node);
-                        for (n, obj) in self.assigned.values() {
+                        for (n, obj, group) in self.assigned.values() {
                             if *n == name {
                                 if let Some(p) = obj.as_pod() {
                                     info.account(p, 1);
+                                    info.count_group(*group, 1);
                                 }
                             }
                         }
@@ -112,6 +121,7 @@ impl Scheduler {
                 let freed = self.unassign(&key);
                 self.queue.remove(&key);
                 self.diagnoses.remove(&key);
+                self.waiting_for_pods.remove(&key);
                 if freed {
                     self.queue.move_all_to_active(d.seq);
                 }
@@ -121,10 +131,25 @@ impl Scheduler {
             if !pod.spec.node_name.is_empty() {
                 self.queue.remove(&key);
                 self.diagnoses.remove(&key);
+                self.waiting_for_pods.remove(&key);
                 let node = pod.spec.node_name.clone();
-                if self.assigned.get(&key).is_none_or(|(n, _)| *n != node) {
+                let placed = self.assigned.get(&key).map(|(n, o, _)| (n, o.as_pod()));
+                let new = placed.is_none();
+                // Re-count a pod that moved, or whose labels or terminating state changed.
+                let changed = placed.is_none_or(|(n, old)| {
+                    *n != node
+                        || old.is_none_or(|old| {
+                            old.metadata.labels != pod.metadata.labels
+                                || old.metadata.deletion_timestamp.is_some()
+                                    != pod.metadata.deletion_timestamp.is_some()
+                        })
+                });
+                if changed {
                     self.unassign(&key);
                     self.assign(&key, &node, d.object.clone());
+                }
+                if new {
+                    self.pod_placed(d.seq);
                 }
             } else if pod.metadata.deletion_timestamp.is_none()
                 && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
@@ -136,21 +161,44 @@ impl Scheduler {
     }
 
     fn assign(&mut self, key: &str, node: &str, object: Arc<Object>) {
-        if let (Some(info), Some(pod)) = (self.node_infos.get_mut(node), object.as_pod()) {
+        let Some(pod) = object.as_pod() else { return };
+        let group = self.index.add(pod);
+        if let Some(info) = self.node_infos.get_mut(node) {
             info.account(pod, 1);
+            info.count_group(group, 1);
         }
-        self.assigned.insert(key.to_string(), (node.to_string(), object));
+        if let Some(terms) = PodAffinityTerms::of(pod) {
+            self.index.add_affinity_pod(key, node, Arc::new(terms));
+        }
+        self.assigned.insert(key.to_string(), (node.to_string(), object, group));
     }
 
     fn unassign(&mut self, key: &str) -> bool {
         match self.assigned.remove(key) {
-            Some((node, object)) => {
+            Some((node, object, group)) => {
                 if let (Some(info), Some(pod)) = (self.node_infos.get_mut(&node), object.as_pod()) {
                     info.account(pod, -1);
+                    info.count_group(group, -1);
                 }
+                self.index.remove(group);
+                self.index.remove_affinity_pod(key);
                 true
             }
             None => false,
+        }
+    }
+
+    /// A pod was placed: parked pods that pod affinity or topology spread kept out get another
+    /// try (upstream requeues them on the assigned pod's Add event, guided by queueing hints).
+    fn pod_placed(&mut self, cause: crate::record::Seq) {
+        for key in std::mem::take(&mut self.waiting_for_pods) {
+            let Some(pod) = self.pods.cache.get(&key).and_then(|o| o.as_pod()) else { continue };
+            if self.queue.attempts(&key) == 0 {
+                continue;
+            }
+            let created = pod.metadata.creation_timestamp.unwrap_or_default();
+            self.queue.remove(&key);
+            self.queue.add(&key, pod.spec.priority.unwrap_or(0), created, cause);
         }
     }
 
@@ -171,6 +219,11 @@ impl Scheduler {
             return;
         }
         ctx.cause = self.queue.causes.get(&key).copied();
+        // PreFilter: what needs the whole cluster, once for this pod.
+        let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
+        for f in self.filters.iter_mut() {
+            f.pre_filter(pod, &cluster);
+        }
         let total = self.node_order.len();
         let wanted = Self::nodes_to_find(total);
         let mut feasible: Vec<String> = Vec::new();
@@ -196,8 +249,11 @@ impl Scheduler {
         }
         // Score: weighted sum of each plugin's normalised scores.
         let mut totals = vec![0i64; feasible.len()];
-        for scorer in &self.scorers {
-            let mut scores: Vec<i64> = feasible.iter().map(|n| scorer.score(pod, &self.node_infos[n])).collect();
+        let infos: Vec<&NodeInfo> = feasible.iter().map(|n| &self.node_infos[n]).collect();
+        let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
+        for scorer in self.scorers.iter_mut() {
+            scorer.pre_score(pod, &cluster, &infos);
+            let mut scores: Vec<i64> = infos.iter().map(|info| scorer.score(pod, info)).collect();
             scorer.normalize(&mut scores);
             for (t, s) in totals.iter_mut().zip(scores) {
                 *t += s * scorer.weight();
@@ -228,6 +284,9 @@ impl Scheduler {
         match ctx.call(Request::bind(&ns, &name, &node)) {
             Ok(_) => {
                 self.diagnoses.remove(&key);
+                if let Some(cause) = ctx.cause {
+                    self.pod_placed(cause);
+                }
                 ctx.event(&object, "", "Normal", "Scheduled", format!("Successfully assigned {ns}/{name} to {node}"));
             }
             Err(status) => {
@@ -256,6 +315,13 @@ impl Scheduler {
         };
         ctx.cause = Some(ctx.decide(|| format!("pod {key} is unschedulable: {message}")));
         self.queue.unschedulable(key, ctx.now);
+        let placement_may_help = diagnosis.node_reasons.values().flatten().any(|r| {
+            r == plugins::inter_pod_affinity::AFFINITY_RULES_NOT_MATCH
+                || r == plugins::pod_topology_spread::CONSTRAINTS_NOT_MATCH
+        });
+        if placement_may_help {
+            self.waiting_for_pods.insert(key.to_string());
+        }
         self.diagnoses.insert(key.to_string(), diagnosis);
         ctx.event(object, "", "Warning", "FailedScheduling", message.clone());
         // Report it on the pod too: PodScheduled=False, reason Unschedulable.

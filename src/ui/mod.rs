@@ -72,6 +72,9 @@ pub fn app(props: &AppProps) -> Html {
             let out = session.borrow_mut().execute(&command);
             let mut sb = scrollback.borrow_mut();
             sb.push(Line::Command(shown));
+            if !out.warnings.is_empty() {
+                sb.push(Line::Err(out.warnings.trim_end().to_string()));
+            }
             if !out.stdout.is_empty() {
                 sb.push(Line::Out(out.stdout.trim_end().to_string()));
             }

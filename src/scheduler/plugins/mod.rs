@@ -1,11 +1,13 @@
 //! The default scheduling plugins, one module each, in upstream's order.
 
 pub mod balanced_allocation;
+pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
+pub mod pod_topology_spread;
 pub mod taint_toleration;
 
 use super::framework::{FilterPlugin, ScorePlugin};
@@ -19,6 +21,8 @@ pub fn default_filters() -> Vec<Box<dyn FilterPlugin>> {
         Box::new(node_affinity::NodeAffinity),
         Box::new(node_ports::NodePorts),
         Box::new(node_resources_fit::NodeResourcesFit),
+        Box::new(pod_topology_spread::PodTopologySpread::default()),
+        Box::new(inter_pod_affinity::InterPodAffinity::default()),
     ]
 }
 
@@ -28,6 +32,8 @@ pub fn default_scorers() -> Vec<Box<dyn ScorePlugin>> {
         Box::new(taint_toleration::TaintToleration),
         Box::new(node_affinity::NodeAffinity),
         Box::new(node_resources_fit::NodeResourcesFit),
+        Box::new(pod_topology_spread::PodTopologySpread::default()),
+        Box::new(inter_pod_affinity::InterPodAffinity::default()),
         Box::new(balanced_allocation::BalancedAllocation),
     ]
 }
