@@ -299,18 +299,27 @@ impl Informer {
 
     fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
         let key = cache_key(object.namespace(), object.name());
-        let owner = Self::owner_uid(&object).to_string();
-        let old = self.cache.insert(key.clone(), object);
-        if let Some(old) = &old {
-            let old_owner = Self::owner_uid(old);
-            if old_owner != owner {
-                if let Some(set) = self.by_owner.get_mut(old_owner) {
-                    set.remove(&key);
+        match self.cache.get_mut(&key) {
+            Some(slot) => {
+                // An update: the key is known; the owner index changes only if the owner did.
+                let old = std::mem::replace(slot, object);
+                let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
+                if old_owner != new_owner {
+                    let new_owner = new_owner.to_string();
+                    if let Some(set) = self.by_owner.get_mut(old_owner) {
+                        set.remove(&key);
+                    }
+                    self.by_owner.entry(new_owner).or_default().insert(key);
                 }
+                Some(old)
+            }
+            None => {
+                let owner = Self::owner_uid(&object).to_string();
+                self.by_owner.entry(owner).or_default().insert(key.clone());
+                self.cache.insert(key, object);
+                None
             }
         }
-        self.by_owner.entry(owner).or_default().insert(key);
-        old
     }
 
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
