@@ -24,8 +24,6 @@ use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toler
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
-use crate::scheduler::framework::{FilterPlugin, NodeInfo};
-use crate::scheduler::plugins::node_affinity::NodeAffinity;
 use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
 use serde_json::{Value, json};
@@ -38,6 +36,9 @@ pub const TEMPLATE_GENERATION_LABEL: &str = "pod-template-generation";
 pub const REVISION_HASH_LABEL: &str = "controller-revision-hash";
 /// The most pods one sync creates or deletes.
 const BURST_REPLICAS: usize = 250;
+
+/// A DaemonSet's pods by the node they are for (shared with the informer's cache).
+type PodsByNode = BTreeMap<String, Vec<Arc<Object>>>;
 /// Expectations older than this are given up on.
 const EXPECTATIONS_TIMEOUT: Duration = Duration::minutes(5);
 const FAILED_POD_BACKOFF_INITIAL: Duration = Duration::seconds(1);
@@ -86,14 +87,24 @@ pub fn add_daemon_tolerations(spec: &mut PodSpec) {
 /// Whether a node should run the DaemonSet's pod, and whether a pod already there may stay
 /// (it may when the only taints it does not tolerate are NoSchedule).
 pub fn node_should_run(node: &Node, ds: &DaemonSet) -> (bool, bool) {
+    node_should_run_with(&pod_tolerations(ds), node, ds)
+}
+
+/// The tolerations a DaemonSet's pods carry: the template's plus the daemon ones.
+pub fn pod_tolerations(ds: &DaemonSet) -> Vec<crate::api::Toleration> {
+    let mut spec = crate::api::PodSpec { tolerations: ds.spec.template.spec.tolerations.clone(), ..Default::default() };
+    spec.host_network = ds.spec.template.spec.host_network;
+    add_daemon_tolerations(&mut spec);
+    spec.tolerations
+}
+
+/// `node_should_run` with the daemon tolerations worked out once (a sync checks every node).
+pub fn node_should_run_with(tolerations: &[crate::api::Toleration], node: &Node, ds: &DaemonSet) -> (bool, bool) {
     let template = &ds.spec.template.spec;
     if !template.node_name.is_empty() && template.node_name != node.metadata.name {
         return (false, false);
     }
-    let mut pod = Pod { spec: Arc::new(template.clone()), ..Default::default() };
-    add_daemon_tolerations(Arc::make_mut(&mut pod.spec));
-    let fits_affinity = NodeAffinity.filter(&pod, &NodeInfo::new(Arc::new(node.clone()))).is_ok();
-    if !fits_affinity {
+    if !crate::scheduler::plugins::node_affinity::fits(template, &node.metadata.labels, &node.metadata.name) {
         return (false, false);
     }
     let untolerated = |effects: &[&str]| {
@@ -101,7 +112,7 @@ pub fn node_should_run(node: &Node, ds: &DaemonSet) -> (bool, bool) {
             .taints
             .iter()
             .filter(|t| effects.contains(&t.effect.as_str()))
-            .any(|taint| !pod.spec.tolerations.iter().any(|t| tolerates(t, taint)))
+            .any(|taint| !tolerations.iter().any(|t| tolerates(t, taint)))
     };
     if untolerated(&["NoSchedule", "NoExecute"]) {
         return (false, !untolerated(&["NoExecute"]));
@@ -258,19 +269,20 @@ impl DaemonSetController {
         self.daemon_sets.cache.keys().cloned().collect()
     }
 
-    fn nodes(&self) -> Vec<Node> {
-        self.nodes.cache.values().filter_map(|n| n.as_node()).cloned().collect()
+    fn nodes(&self) -> Vec<Arc<Object>> {
+        self.nodes.cache.values().filter(|n| n.as_node().is_some()).cloned().collect()
     }
 
     /// The DaemonSet's pods by the node they are for (finished pods being deleted left out).
-    fn pods_by_node(&self, ds: &DaemonSet) -> BTreeMap<String, Vec<Pod>> {
-        let mut map: BTreeMap<String, Vec<Pod>> = BTreeMap::new();
-        for p in self.pods.owned_by(&ds.metadata.uid).into_iter().filter_map(|p| p.as_pod()) {
+    fn pods_by_node(&self, ds: &DaemonSet) -> PodsByNode {
+        let mut map = PodsByNode::new();
+        for o in self.pods.owned_by(&ds.metadata.uid) {
+            let Some(p) = o.as_pod() else { continue };
             if p.is_terminal() && p.metadata.deletion_timestamp.is_some() {
                 continue;
             }
             if let Some(node) = target_node(p) {
-                map.entry(node).or_default().push(p.clone());
+                map.entry(node).or_default().push(o.clone());
             }
         }
         map
@@ -282,16 +294,19 @@ impl DaemonSetController {
         key: &str,
         obj: &Object,
         ds: &DaemonSet,
-        by_node: &BTreeMap<String, Vec<Pod>>,
+        by_node: &PodsByNode,
         ctx: &mut Ctx,
     ) -> (Vec<String>, Vec<Pod>, Option<Duration>) {
         let mut create = Vec::new();
         let mut delete = Vec::new();
         let mut requeue: Option<Duration> = None;
-        for node in self.nodes() {
+        let tolerations = pod_tolerations(ds);
+        for node_obj in self.nodes() {
+            let Some(node) = node_obj.as_node() else { continue };
             let name = node.metadata.name.clone();
-            let (should_run, should_continue) = node_should_run(&node, ds);
-            let pods: Vec<&Pod> = by_node.get(&name).map(|v| v.iter().collect()).unwrap_or_default();
+            let (should_run, should_continue) = node_should_run_with(&tolerations, node, ds);
+            let pods: Vec<&Pod> =
+                by_node.get(&name).map(|v| v.iter().filter_map(|o| o.as_pod()).collect()).unwrap_or_default();
             if should_run && pods.is_empty() {
                 create.push(name);
             } else if should_continue {
@@ -401,13 +416,7 @@ impl DaemonSetController {
 
     /// Old pods to delete for a rolling update: unavailable ones always, available ones while
     /// fewer than `maxUnavailable` nodes are without an available pod.
-    fn rolling_update(
-        ds: &DaemonSet,
-        by_node: &BTreeMap<String, Vec<Pod>>,
-        desired: i32,
-        hash: &str,
-        now: Time,
-    ) -> Vec<Pod> {
+    fn rolling_update(ds: &DaemonSet, by_node: &PodsByNode, desired: i32, hash: &str, now: Time) -> Vec<Pod> {
         let Some(max_unavailable) = max_unavailable(ds, desired) else { return Vec::new() };
         let min_ready = Duration::seconds(ds.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
         let generation = ds.metadata.generation;
@@ -415,7 +424,8 @@ impl DaemonSetController {
         let mut replace = Vec::new();
         let mut candidates = Vec::new();
         for pods in by_node.values() {
-            let live: Vec<&Pod> = pods.iter().filter(|p| p.metadata.deletion_timestamp.is_none()).collect();
+            let live: Vec<&Pod> =
+                pods.iter().filter_map(|o| o.as_pod()).filter(|p| p.metadata.deletion_timestamp.is_none()).collect();
             let new: Vec<&&Pod> = live.iter().filter(|p| is_updated(p, hash, generation)).collect();
             let old: Vec<&&Pod> = live.iter().filter(|p| !is_updated(p, hash, generation)).collect();
             match (new.as_slice(), old.as_slice()) {
@@ -445,16 +455,21 @@ impl DaemonSetController {
     fn update_status(
         &mut self,
         ds: &DaemonSet,
-        by_node: &BTreeMap<String, Vec<Pod>>,
+        by_node: &PodsByNode,
         hash: &str,
         observed: bool,
         ctx: &mut Ctx,
     ) -> (i32, i32, i32) {
         let min_ready = Duration::seconds(ds.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
         let (mut desired, mut current, mut misscheduled, mut ready, mut available, mut updated) = (0, 0, 0, 0, 0, 0);
-        for node in self.nodes() {
-            let (should_run, _) = node_should_run(&node, ds);
-            let pods: Vec<&Pod> = by_node.get(&node.metadata.name).map(|v| v.iter().collect()).unwrap_or_default();
+        let tolerations = pod_tolerations(ds);
+        for node_obj in self.nodes() {
+            let Some(node) = node_obj.as_node() else { continue };
+            let (should_run, _) = node_should_run_with(&tolerations, node, ds);
+            let pods: Vec<&Pod> = by_node
+                .get(&node.metadata.name)
+                .map(|v| v.iter().filter_map(|o| o.as_pod()).collect())
+                .unwrap_or_default();
             if should_run {
                 desired += 1;
                 let mut pods = pods;
@@ -573,7 +588,13 @@ impl Reconciler for DaemonSetController {
                 ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: {}", lane.action)));
                 self.sync_nodes(key, &obj, create, delete, &hash, ctx);
             } else {
-                let desired = self.nodes().iter().filter(|n| node_should_run(n, &ds).0).count() as i32;
+                let tolerations = pod_tolerations(&ds);
+                let desired = self
+                    .nodes()
+                    .iter()
+                    .filter_map(|n| n.as_node())
+                    .filter(|n| node_should_run_with(&tolerations, n, &ds).0)
+                    .count() as i32;
                 let old = Self::rolling_update(&ds, &by_node, desired, &hash, ctx.now);
                 if !old.is_empty() {
                     lane.action = format!("update: delete {}", old.len());
@@ -746,15 +767,16 @@ mod tests {
             p
         };
         let mut by_node = BTreeMap::new();
-        by_node.insert("a".to_string(), vec![pod("a", "1", true)]);
-        by_node.insert("b".to_string(), vec![pod("b", "1", true)]);
+        let arc = |p: Pod| Arc::new(Object::Pod(p));
+        by_node.insert("a".to_string(), vec![arc(pod("a", "1", true))]);
+        by_node.insert("b".to_string(), vec![arc(pod("b", "1", true))]);
         let names = |v: Vec<Pod>| v.into_iter().map(|p| p.metadata.name).collect::<Vec<_>>();
         assert_eq!(names(DaemonSetController::rolling_update(&ds, &by_node, 2, "h", Time(0))), ["a"]);
         // One node is already without an available pod: nothing more goes.
-        by_node.insert("a".to_string(), vec![pod("a2", "2", false)]);
+        by_node.insert("a".to_string(), vec![arc(pod("a2", "2", false))]);
         assert!(DaemonSetController::rolling_update(&ds, &by_node, 2, "h", Time(0)).is_empty());
         // Old pods that are not available anyway are replaced at once.
-        by_node.insert("b".to_string(), vec![pod("b", "1", false)]);
+        by_node.insert("b".to_string(), vec![arc(pod("b", "1", false))]);
         assert_eq!(names(DaemonSetController::rolling_update(&ds, &by_node, 2, "h", Time(0))), ["b"]);
     }
 }

@@ -228,20 +228,41 @@ impl Scheduler {
         let wanted = Self::nodes_to_find(total);
         let mut feasible: Vec<String> = Vec::new();
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
-        let mut visited = 0;
-        while visited < total && feasible.len() < wanted {
-            let name = &self.node_order[(self.next_start + visited) % total];
-            visited += 1;
-            let info = &self.node_infos[name];
-            match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                Ok(()) => feasible.push(name.clone()),
-                Err(r) => {
-                    rejected.insert(name.clone(), r);
+        let named = plugins::node_affinity::required_node_names(&pod.spec);
+        if let Some(names) = &named {
+            // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
+            for name in names.iter().filter(|n| self.node_infos.contains_key(*n)) {
+                match self.filters.iter().try_for_each(|f| f.filter(pod, &self.node_infos[name])) {
+                    Ok(()) => feasible.push(name.clone()),
+                    Err(r) => {
+                        rejected.insert(name.clone(), r);
+                    }
                 }
             }
-        }
-        if total > 0 {
-            self.next_start = (self.next_start + visited) % total;
+            if feasible.is_empty() {
+                for name in self.node_order.iter().filter(|n| !names.contains(*n)) {
+                    rejected.insert(
+                        name.clone(),
+                        Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector"),
+                    );
+                }
+            }
+        } else {
+            let mut visited = 0;
+            while visited < total && feasible.len() < wanted {
+                let name = &self.node_order[(self.next_start + visited) % total];
+                visited += 1;
+                let info = &self.node_infos[name];
+                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                    Ok(()) => feasible.push(name.clone()),
+                    Err(r) => {
+                        rejected.insert(name.clone(), r);
+                    }
+                }
+            }
+            if total > 0 {
+                self.next_start = (self.next_start + visited) % total;
+            }
         }
         if feasible.is_empty() {
             self.fail(&key, &object, total, rejected, ctx);

@@ -47,22 +47,46 @@ fn term_matches(term: &Value, labels: &Labels, node_name: &str) -> bool {
     })
 }
 
+/// Whether a pod spec's `nodeSelector` and required node affinity admit a node with these
+/// labels and this name.
+pub fn fits(spec: &crate::api::PodSpec, labels: &Labels, node_name: &str) -> bool {
+    let selector_ok = spec.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
+    let terms = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.pointer("/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"))
+        .and_then(Value::as_array);
+    selector_ok && terms.is_none_or(|terms| terms.iter().any(|t| term_matches(t, labels, node_name)))
+}
+
+/// The nodes a pod's required node affinity names outright (`matchFields` on `metadata.name`,
+/// as DaemonSet pods carry), when every term does: the scheduler need look nowhere else.
+pub fn required_node_names(spec: &crate::api::PodSpec) -> Option<std::collections::BTreeSet<String>> {
+    let terms = spec
+        .affinity
+        .as_ref()?
+        .pointer("/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")?
+        .as_array()?;
+    let mut names = std::collections::BTreeSet::new();
+    for term in terms {
+        let fields = term.get("matchFields").and_then(Value::as_array)?;
+        let by_name = fields.iter().find(|f| {
+            f.get("key").and_then(Value::as_str) == Some("metadata.name")
+                && f.get("operator").and_then(Value::as_str) == Some("In")
+        })?;
+        let values = by_name.get("values").and_then(Value::as_array)?;
+        names.extend(values.iter().filter_map(Value::as_str).map(String::from));
+    }
+    (!terms.is_empty()).then_some(names)
+}
+
 impl FilterPlugin for NodeAffinity {
     fn name(&self) -> &'static str {
         "NodeAffinity"
     }
 
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
-        let labels = &node.node.metadata.labels;
-        let selector_ok = pod.spec.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
-        let terms = pod
-            .spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.pointer("/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"))
-            .and_then(Value::as_array);
-        let affinity_ok = terms.is_none_or(|terms| terms.iter().any(|t| term_matches(t, labels, node.name())));
-        if selector_ok && affinity_ok {
+        if fits(&pod.spec, &node.node.metadata.labels, node.name()) {
             Ok(())
         } else {
             Err(Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector"))
