@@ -680,10 +680,23 @@ pub fn describe_generic(object: &crate::api::Object, events: &[Event], now: Time
     if let crate::api::Object::Namespace(ns) = object {
         let phase = if ns.status.phase.is_empty() { "Active" } else { &ns.status.phase };
         let _ = writeln!(out, "Status:\t{phase}");
-        out.push_str(FLUSH);
-        out.push_str("No resource quota.\n");
-        out.push_str(FLUSH);
-        out.push_str("No LimitRange resource.\n");
+        if !ns.status.conditions.is_empty() {
+            out.push_str("Conditions:\n");
+            out.push_str("  Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
+            out.push_str("  ----\t------\t------------------\t------\t-------\n");
+            for c in &ns.status.conditions {
+                let _ = writeln!(
+                    out,
+                    "  {}\t{}\t{}\t{}\t{}",
+                    c.type_,
+                    c.status,
+                    c.last_transition_time.unwrap_or_default().rfc1123z(),
+                    c.reason,
+                    c.message
+                );
+            }
+        }
+        out.push_str("\nNo resource quota.\n\nNo LimitRange resource.\n");
         return layout(&out);
     }
     events_section(&mut out, events, now);
