@@ -58,7 +58,7 @@ impl Ctx<'_> {
 
     /// Sends a request whose reply is an object.
     pub fn call_object(&mut self, req: Request) -> Result<Arc<Object>, Status> {
-        self.call(req).map(|r| r.object().expect("object request answers with an object"))
+        self.call(req)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
     }
 
     /// Records a decision in the component's own words; returns its entry.

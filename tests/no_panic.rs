@@ -79,6 +79,11 @@ const WORDS: &[&str] = &[
     "-c",
     "nginx",
     "--previous",
+    "é",
+    "日本語",
+    "pod/ü",
+    "--replicas=３",
+    "2026-01-01T00:00:0é",
     "=",
     ",",
     "\\\\",
@@ -100,7 +105,13 @@ fn mangle(text: &str, rng: &mut Rng) -> String {
             _ => bytes.insert(i, b"\\n  - :{["[rng.below(8) as usize]),
         }
     }
-    String::from_utf8_lossy(&bytes).into_owned()
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if rng.below(4) == 0 {
+        // Multi-byte characters where a byte offset might split one.
+        let at = text.char_indices().nth(rng.below(text.chars().count().max(1) as u64) as usize).map_or(0, |(i, _)| i);
+        text.insert_str(at, ["é", "日本", "ß", "\u{1F600}"][rng.below(4) as usize]);
+    }
+    text
 }
 
 #[test]

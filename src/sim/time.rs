@@ -145,7 +145,7 @@ impl Time {
         let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
         let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
         let mut millis = 0i64;
-        let rest = &text[19..];
+        let rest = text.get(19..)?;
         let rest = if let Some(frac) = rest.strip_prefix('.') {
             let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
             let padded = format!("{:0<3}", &digits[..digits.len().min(3)]);
@@ -257,6 +257,12 @@ mod tests {
         assert_eq!(Time::parse_rfc3339(&t.rfc3339()), Some(t));
         assert_eq!(Time::parse_rfc3339("2026-01-01T00:00:01.250Z"), Some(Time(1250)));
         assert_eq!(Time::parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn malformed_timestamps_are_refused_not_panicked_on() {
+        assert_eq!(Time::parse_rfc3339("2026-01-01T00:00:0\u{e9}Z"), None);
+        assert_eq!(Time::parse_rfc3339("\u{e9}\u{e9}\u{e9}\u{e9}-01-01T00:00:00Z"), None);
     }
 
     #[test]
