@@ -26,11 +26,14 @@ pub struct NodeInfo {
     pub used_ports: Vec<(String, i32)>,
     /// How many of the node's pods fall in each group of the scheduler's [`PodIndex`].
     pub pod_groups: HashMap<usize, u32, BuildHasherDefault<GroupIdHasher>>,
+    /// The node's allocatable cpu (milli), memory (bytes) and pods, read once per node version.
+    allocatable: (i64, i64, i64),
 }
 
 impl NodeInfo {
     pub fn new(node: Arc<Node>) -> Self {
         NodeInfo {
+            allocatable: Self::allocatable_of(&node),
             node,
             requested_cpu: 0,
             requested_memory: 0,
@@ -46,16 +49,30 @@ impl NodeInfo {
         &self.node.metadata.name
     }
 
+    fn allocatable_of(node: &Node) -> (i64, i64, i64) {
+        (
+            node.allocatable("cpu").map_or(0, |q| q.milli()),
+            node.allocatable("memory").map_or(0, |q| q.value()),
+            node.allocatable("pods").map_or(110, |q| q.value()),
+        )
+    }
+
+    /// A new version of the node (its pods stay counted).
+    pub fn set_node(&mut self, node: Arc<Node>) {
+        self.allocatable = Self::allocatable_of(&node);
+        self.node = node;
+    }
+
     pub fn allocatable_cpu(&self) -> i64 {
-        self.node.allocatable("cpu").map_or(0, |q| q.milli())
+        self.allocatable.0
     }
 
     pub fn allocatable_memory(&self) -> i64 {
-        self.node.allocatable("memory").map_or(0, |q| q.value())
+        self.allocatable.1
     }
 
     pub fn allocatable_pods(&self) -> i64 {
-        self.node.allocatable("pods").map_or(110, |q| q.value())
+        self.allocatable.2
     }
 
     /// Counts a pod onto (`sign` = 1) or off (`sign` = -1) this node.

@@ -88,7 +88,7 @@ impl Scheduler {
                 (_, Some(node)) => {
                     let node = Arc::new(node.clone());
                     if let Some(info) = self.node_infos.get_mut(&name) {
-                        info.node = node;
+                        info.set_node(node);
                     } else {
                         // A node (re)appearing: count the pods already bound to it.
                         let mut info = NodeInfo::new(node);

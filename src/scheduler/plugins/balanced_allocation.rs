@@ -2,9 +2,13 @@
 //! similar proportions after placing the pod.
 
 use crate::api::Pod;
-use crate::scheduler::framework::{NodeInfo, ScorePlugin, nonzero_requests};
+use crate::scheduler::framework::{NodeInfo, ScorePlugin, Snapshot, nonzero_requests};
 
-pub struct BalancedAllocation;
+/// The pod's non-zero requests, worked out once per scheduling cycle.
+#[derive(Default)]
+pub struct BalancedAllocation {
+    nonzero: (i64, i64),
+}
 
 /// `(1 - |cpuFraction - memFraction| / 2) * 100`, fractions capped at 1.
 pub fn balance(cpu_fraction: f64, mem_fraction: f64) -> i64 {
@@ -21,8 +25,12 @@ impl ScorePlugin for BalancedAllocation {
         1
     }
 
-    fn score(&self, pod: &Pod, node: &NodeInfo) -> i64 {
-        let (cpu, mem) = nonzero_requests(pod);
+    fn pre_score(&mut self, pod: &Pod, _cluster: &Snapshot, _feasible: &[&NodeInfo]) {
+        self.nonzero = nonzero_requests(pod);
+    }
+
+    fn score(&self, _pod: &Pod, node: &NodeInfo) -> i64 {
+        let (cpu, mem) = self.nonzero;
         let frac = |used: i64, alloc: i64| if alloc <= 0 { 1.0 } else { used as f64 / alloc as f64 };
         balance(
             frac(node.nonzero_cpu + cpu, node.allocatable_cpu()),

@@ -15,12 +15,12 @@ use super::framework::{FilterPlugin, ScorePlugin};
 /// The filters of the default profile, in the order they run.
 pub fn default_filters() -> Vec<Box<dyn FilterPlugin>> {
     vec![
-        Box::new(node_unschedulable::NodeUnschedulable),
+        Box::new(node_unschedulable::NodeUnschedulable::default()),
         Box::new(node_name::NodeName),
         Box::new(taint_toleration::TaintToleration),
         Box::new(node_affinity::NodeAffinity),
         Box::new(node_ports::NodePorts),
-        Box::new(node_resources_fit::NodeResourcesFit),
+        Box::new(node_resources_fit::NodeResourcesFit::default()),
         Box::new(pod_topology_spread::PodTopologySpread::default()),
         Box::new(inter_pod_affinity::InterPodAffinity::default()),
     ]
@@ -31,9 +31,9 @@ pub fn default_scorers() -> Vec<Box<dyn ScorePlugin>> {
     vec![
         Box::new(taint_toleration::TaintToleration),
         Box::new(node_affinity::NodeAffinity),
-        Box::new(node_resources_fit::NodeResourcesFit),
+        Box::new(node_resources_fit::NodeResourcesFit::default()),
         Box::new(pod_topology_spread::PodTopologySpread::default()),
         Box::new(inter_pod_affinity::InterPodAffinity::default()),
-        Box::new(balanced_allocation::BalancedAllocation),
+        Box::new(balanced_allocation::BalancedAllocation::default()),
     ]
 }

@@ -2,13 +2,18 @@
 //! still allocatable; among those, LeastAllocated prefers the emptier nodes.
 
 use crate::api::Pod;
-use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin, nonzero_requests};
+use crate::api::pod::PodRequests;
+use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin, Snapshot, nonzero_requests};
 
-pub struct NodeResourcesFit;
+/// The pod's requests are worked out once per scheduling cycle (PreFilter/PreScore), not per node.
+#[derive(Default)]
+pub struct NodeResourcesFit {
+    requests: PodRequests,
+    nonzero: (i64, i64),
+}
 
-/// The reasons a pod does not fit a node's free resources (empty when it fits).
-pub fn insufficient(pod: &Pod, node: &NodeInfo) -> Vec<String> {
-    let req = pod.requests();
+/// The reasons a pod with these requests does not fit a node's free resources (empty when it fits).
+pub fn insufficient(req: PodRequests, node: &NodeInfo) -> Vec<String> {
     let mut reasons = Vec::new();
     if node.pods + 1 > node.allocatable_pods() {
         reasons.push("Too many pods".to_string());
@@ -35,8 +40,20 @@ impl FilterPlugin for NodeResourcesFit {
         "NodeResourcesFit"
     }
 
-    fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
-        let reasons = insufficient(pod, node);
+    fn pre_filter(&mut self, pod: &Pod, _cluster: &Snapshot) {
+        self.requests = pod.requests();
+    }
+
+    fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
+        // Fast path: nothing short, no reasons to spell out.
+        let req = self.requests;
+        if node.pods < node.allocatable_pods()
+            && node.requested_cpu + req.cpu_milli <= node.allocatable_cpu()
+            && node.requested_memory + req.memory_bytes <= node.allocatable_memory()
+        {
+            return Ok(());
+        }
+        let reasons = insufficient(req, node);
         if reasons.is_empty() { Ok(()) } else { Err(Rejection::unschedulable(reasons)) }
     }
 }
@@ -50,8 +67,12 @@ impl ScorePlugin for NodeResourcesFit {
         1
     }
 
-    fn score(&self, pod: &Pod, node: &NodeInfo) -> i64 {
-        let (cpu, mem) = nonzero_requests(pod);
+    fn pre_score(&mut self, pod: &Pod, _cluster: &Snapshot, _feasible: &[&NodeInfo]) {
+        self.nonzero = nonzero_requests(pod);
+    }
+
+    fn score(&self, _pod: &Pod, node: &NodeInfo) -> i64 {
+        let (cpu, mem) = self.nonzero;
         let cpu_score = least_allocated(node.nonzero_cpu + cpu, node.allocatable_cpu());
         let mem_score = least_allocated(node.nonzero_memory + mem, node.allocatable_memory());
         (cpu_score + mem_score) / 2
