@@ -90,7 +90,7 @@ pub const IMAGE_HELP: &str =
 
 /// Every fault command's help, as `sim help` lists them.
 pub fn help() -> String {
-    format!("{NODE_HELP}{POD_HELP}{IMAGE_HELP}")
+    format!("{NODE_HELP}{POD_HELP}{IMAGE_HELP}{SCHEDULER_HELP}")
 }
 
 /// `sim pod crash NAME [-n NAMESPACE] [-c CONTAINER]`: the container's process dies at once,
@@ -149,5 +149,31 @@ pub fn image(cluster: &mut Cluster, args: &[String]) -> Output {
             Err(e) => err(format!("sim: {e}\n")),
         },
         _ => err(format!("usage:\n{IMAGE_HELP}")),
+    }
+}
+
+pub const SCHEDULER_HELP: &str = "  sim scheduler slow DURATION  each scheduling cycle takes DURATION (pods queue up)
+  sim scheduler normal         scheduling is instant again
+";
+
+/// `sim scheduler slow DURATION` / `sim scheduler normal`.
+pub fn scheduler(cluster: &mut Cluster, args: &[String]) -> Output {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let cycle = match words.as_slice() {
+        ["slow", d] => match crate::sim::Duration::parse(d) {
+            Some(d) if d > crate::sim::Duration::ZERO => d,
+            _ => return err(format!("sim: invalid duration \"{d}\"\n")),
+        },
+        ["normal"] => crate::sim::Duration::ZERO,
+        _ => return err(format!("usage:\n{SCHEDULER_HELP}")),
+    };
+    let Some(scheduler) = cluster.component_mut::<crate::scheduler::Scheduler>() else {
+        return err("sim: no scheduler in this cluster\n".into());
+    };
+    scheduler.cycle_time = cycle;
+    if cycle == crate::sim::Duration::ZERO {
+        ok("kube-scheduler: scheduling cycles are instant again\n".into())
+    } else {
+        ok(format!("kube-scheduler: each scheduling cycle now takes {cycle}\n"))
     }
 }

@@ -253,6 +253,18 @@ impl Cluster {
         (0..self.slots.len() as u32).map(ComponentId)
     }
 
+    /// A component of type `T`, to change how it behaves (faults). It is woken to notice.
+    pub fn component_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        let idx = self
+            .slots
+            .iter()
+            .position(|s| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some()))?;
+        self.wake(idx as u32, self.now);
+        let component: &mut dyn Component = self.slots[idx].component.as_deref_mut()?;
+        let any: &mut dyn std::any::Any = component;
+        any.downcast_mut::<T>()
+    }
+
     /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod).
     pub fn component<T: 'static>(&self) -> Option<&T> {
         self.slots.iter().find_map(|s| s.component.as_ref()?.as_any().downcast_ref::<T>())

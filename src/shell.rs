@@ -286,6 +286,7 @@ impl Session {
             ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
             ["pod", ..] => crate::chaos::pod(&mut self.cluster, &args[1..]),
             ["image", ..] => crate::chaos::image(&mut self.cluster, &args[1..]),
+            ["scheduler", ..] => crate::chaos::scheduler(&mut self.cluster, &args[1..]),
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
                 let mut it = rest.iter();

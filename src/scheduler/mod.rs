@@ -10,7 +10,7 @@ use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
 use crate::component::{Component, Ctx, Informer, cache_key};
 use crate::record::WatchEventType;
-use crate::sim::Time;
+use crate::sim::{Duration, Time};
 use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
 use queue::SchedulingQueue;
 use std::any::Any;
@@ -27,6 +27,11 @@ pub struct Diagnosis {
 }
 
 pub struct Scheduler {
+    /// Virtual time one scheduling cycle takes (zero: the queue drains at once). A fault
+    /// (`sim scheduler slow`) raises it, so Pending pods visibly queue up.
+    pub cycle_time: Duration,
+    /// When the cycle under way (with a non-zero `cycle_time`) finishes.
+    busy_until: Time,
     pods: Informer,
     nodes: Informer,
     node_infos: BTreeMap<String, NodeInfo>,
@@ -56,6 +61,8 @@ impl Default for Scheduler {
 impl Scheduler {
     pub fn new() -> Self {
         Scheduler {
+            cycle_time: Duration::ZERO,
+            busy_until: Time::ZERO,
             pods: Informer::new(Kind::Pod),
             nodes: Informer::new(Kind::Node),
             node_infos: BTreeMap::new(),
@@ -423,6 +430,18 @@ impl Component for Scheduler {
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
         self.sync_nodes(ctx);
         self.sync_pods(ctx);
+        if self.cycle_time > Duration::ZERO {
+            // A slow scheduler: one pod per cycle; news that arrives mid-cycle waits for its end.
+            if ctx.now < self.busy_until {
+                return Some(self.busy_until);
+            }
+            if let Some(key) = self.queue.pop(ctx.now) {
+                self.schedule_one(key, ctx);
+                self.busy_until = ctx.now + self.cycle_time;
+                return Some(self.busy_until);
+            }
+            return self.queue.next_ready();
+        }
         while let Some(key) = self.queue.pop(ctx.now) {
             self.schedule_one(key, ctx);
         }
