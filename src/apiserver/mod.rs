@@ -10,6 +10,7 @@
 
 pub mod admission;
 pub mod fields;
+pub mod patch;
 pub mod request;
 pub mod status;
 pub mod validation;
@@ -154,6 +155,7 @@ impl ApiServer {
             }
             Verb::Create => self.create(req, env, seq).map(|o| (201, Reply::Object(o))),
             Verb::Update => self.update(req, env, seq).map(|o| (200, Reply::Object(o))),
+            Verb::Patch => self.patch(req, env, seq).map(|o| (200, Reply::Object(o))),
             Verb::Delete => self.delete(req, env, seq).map(|o| (200, Reply::Object(o))),
         }
     }
@@ -398,6 +400,23 @@ impl ApiServer {
         Ok(self.publish(change, env, seq))
     }
 
+    /// PATCH: the patch applied to the stored object's JSON, then the update path (decode,
+    /// admission, validation, storage with the stored resourceVersion as precondition).
+    fn patch(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let key = Self::key(&req, &req.name);
+        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let live = current.value.to_json_value();
+        let patch_type = req.patch_type.unwrap_or(patch::PatchType::Strategic);
+        let body = match req.body.take() {
+            Some(Body::Json(v)) => v,
+            _ => return Err((Stage::Validation, Status::bad_request("a patch needs a JSON body"))),
+        };
+        let patched =
+            patch::apply(&live, patch_type, &body).map_err(|m| (Stage::Validation, Status::bad_request(m)))?;
+        req.body = Some(Body::Json(patched));
+        self.update(req, env, seq)
+    }
+
     fn update(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
@@ -451,6 +470,11 @@ impl ApiServer {
         object.set_type_meta();
         if req.dry_run {
             return Ok(Arc::new(object));
+        }
+        // Nothing changed: nothing is written, and the resourceVersion stays.
+        object.meta_mut().resource_version = current.value.meta().resource_version.clone();
+        if object == *current.value {
+            return Ok(current.value.clone());
         }
         // Removing the last finalizer of an object being deleted completes its deletion (for a
         // namespace, its `spec.finalizers` too).

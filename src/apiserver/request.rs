@@ -15,6 +15,7 @@ pub enum Verb {
     Watch,
     Create,
     Update,
+    Patch,
     Delete,
 }
 
@@ -27,6 +28,7 @@ impl Verb {
             Verb::Watch => "watch",
             Verb::Create => "create",
             Verb::Update => "update",
+            Verb::Patch => "patch",
             Verb::Delete => "delete",
         }
     }
@@ -36,6 +38,7 @@ impl Verb {
             Verb::Get | Verb::List | Verb::Watch => "GET",
             Verb::Create => "POST",
             Verb::Update => "PUT",
+            Verb::Patch => "PATCH",
             Verb::Delete => "DELETE",
         }
     }
@@ -104,6 +107,8 @@ pub struct Request {
     pub grace_period_seconds: Option<i64>,
     /// For deletes: what happens to dependents.
     pub propagation: Option<Propagation>,
+    /// For patches: the patch's format (the body is the patch).
+    pub patch_type: Option<super::patch::PatchType>,
 }
 
 impl Request {
@@ -121,6 +126,7 @@ impl Request {
             resource_version: None,
             grace_period_seconds: None,
             propagation: None,
+            patch_type: None,
         }
     }
 
@@ -151,6 +157,20 @@ impl Request {
     pub fn update_status(object: Object) -> Request {
         let mut req = Request::update(object);
         req.subresource = Some(Subresource::Status);
+        req
+    }
+
+    /// PATCH: `patch` applied to the stored object, in the given format.
+    pub fn patch(
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        patch_type: super::patch::PatchType,
+        patch: Value,
+    ) -> Request {
+        let mut req = Request::new(Verb::Patch, kind, namespace, name);
+        req.patch_type = Some(patch_type);
+        req.body = Some(Body::Json(patch));
         req
     }
 

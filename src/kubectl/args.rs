@@ -37,11 +37,24 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "validate", short: None, takes_value: true },
     FlagSpec { long: "save-config", short: None, takes_value: false },
     FlagSpec { long: "replicas", short: None, takes_value: true },
+    FlagSpec { long: "patch", short: Some('p'), takes_value: true },
+    FlagSpec { long: "type", short: None, takes_value: true },
+    FlagSpec { long: "subresource", short: None, takes_value: true },
     FlagSpec { long: "current-replicas", short: None, takes_value: true },
 ];
 
 /// Flags whose value is optional (`--dry-run` means `--dry-run=client`).
 const OPTIONAL_VALUE: &[(&str, &str)] = &[("dry-run", "client"), ("validate", "strict"), ("cascade", "background")];
+
+/// Finds a one-letter flag. `-p` is `--previous` for `kubectl logs` but `--patch` for `kubectl patch`.
+fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
+    let wanted = |f: &&FlagSpec| f.short == Some(c);
+    match (verb, c) {
+        ("patch", 'p') => FLAGS.iter().find(|f| f.long == "patch"),
+        (_, 'p') => FLAGS.iter().find(|f| f.long == "previous"),
+        _ => FLAGS.iter().find(wanted),
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Args {
@@ -89,7 +102,7 @@ impl Args {
             } else if word.len() > 1 && word.starts_with('-') {
                 let chars = word[1..].char_indices();
                 for (pos, c) in chars {
-                    let Some(spec) = FLAGS.iter().find(|f| f.short == Some(c)) else {
+                    let Some(spec) = short_flag(verb, c) else {
                         return Err(format!("error: unknown shorthand flag: '{c}' in {word}\n{usage}"));
                     };
                     if spec.takes_value {
@@ -135,6 +148,14 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn short_p_means_patch_for_patch_and_previous_for_logs() {
+        let patch = Args::parse("patch", &words("deploy web -p {}")).unwrap();
+        assert_eq!(patch.get("patch"), Some("{}"));
+        let logs = Args::parse("logs", &words("web -p")).unwrap();
+        assert!(logs.has("previous"));
     }
 
     #[test]

@@ -5,19 +5,7 @@
 
 use serde_json::{Map, Value};
 
-/// The key a list field's elements are merged by, if the API merges it by key.
-fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
-    match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
-            Some("name")
-        }
-        "volumeMounts" => Some("mountPath"),
-        // Container ports merge by containerPort, a Service's ports by port.
-        "ports" if items.iter().any(|p| p.get("containerPort").is_some()) => Some("containerPort"),
-        "ports" => Some("port"),
-        _ => None,
-    }
-}
+use crate::apiserver::patch::merge_key;
 
 /// Applies the change from `last` to `new` onto `live`.
 pub fn three_way(live: &Value, last: Option<&Value>, new: &Value) -> Value {

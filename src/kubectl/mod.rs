@@ -61,7 +61,7 @@ impl Io<'_> {
     }
 }
 
-const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "scale", "version"];
+const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "patch", "scale", "version"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -80,6 +80,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "describe" => describe(cluster, &args),
         "logs" => logs(cluster, &args),
         "scale" => scale(cluster, &args),
+        "patch" => patch(cluster, &args),
         "version" => Output::ok(format!(
             "Client Version: {v}\nKustomize Version: v5.7.1\nServer Version: {v}\n",
             v = crate::kubelet::node_config::KUBELET_VERSION
@@ -704,6 +705,63 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
     out.stdout = texts.join("\n\n");
     if out.stdout.is_empty() && out.code == 0 {
         out.stderr = format!("No resources found in {namespace} namespace.\n");
+    }
+    out
+}
+
+/// `kubectl patch TYPE NAME -p PATCH [--type strategic|merge|json] [--subresource status]`.
+fn patch(cluster: &mut Cluster, args: &Args) -> Output {
+    use crate::apiserver::patch::PatchType;
+    let Some(text) = args.get("patch") else {
+        return Output::err("error: must specify --patch or --patch-file containing the contents of the patch");
+    };
+    let type_flag = args.get("type").unwrap_or("strategic");
+    let Some(patch_type) = PatchType::from_flag(type_flag) else {
+        return Output::err(format!(
+            "error: --type must be one of [json merge strategic], not \"{type_flag}\"\nSee 'kubectl patch -h' for help and examples"
+        ));
+    };
+    // kubectl accepts the patch as JSON or YAML.
+    let value: Value = match serde_yaml::from_str::<serde_yaml::Value>(text)
+        .ok()
+        .and_then(|v| serde_json::to_value(v).ok())
+    {
+        Some(v) if !v.is_null() => v,
+        _ => {
+            return Output::err(format!("error: unable to parse \"{text}\": yaml: did not find expected node content"));
+        }
+    };
+    let targets = match resolve_targets(&args.positionals) {
+        Ok(t) => t,
+        Err(e) => return Output::err(e.replace("kubectl get -h", "kubectl patch -h")),
+    };
+    let namespace = namespace_flag(args);
+    let mut out = Output::default();
+    for (kind, names) in targets {
+        if names.is_empty() {
+            return Output::err("error: resource(s) were provided, but no name was specified");
+        }
+        let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
+        for name in names {
+            let before = cluster.api().peek(kind, &ns, &name).map(|o| o.meta().resource_version.clone());
+            let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone());
+            if args.get("subresource") == Some("status") {
+                req.subresource = Some(crate::apiserver::Subresource::Status);
+            }
+            req.dry_run = args.get("dry-run").is_some_and(|d| d == "server");
+            match cluster.request(req) {
+                Ok(reply) => {
+                    let after = reply.object().map(|o| o.meta().resource_version.clone());
+                    let unchanged = before.is_some() && after == before;
+                    let suffix = if unchanged { " (no change)" } else { "" };
+                    out.stdout.push_str(&format!("{}/{name} patched{suffix}\n", kind.qualified_singular()));
+                }
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                }
+            }
+        }
     }
     out
 }
