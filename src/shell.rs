@@ -265,6 +265,7 @@ impl Session {
                 None => Output { stderr: "sleep: invalid time interval\n".into(), code: 1, ..Default::default() },
             },
             "sim" => self.sim(rest),
+            "etcdctl" => crate::etcdctl::run(self.cluster.api(), rest),
             "clear" => Output::default(),
             other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
         }

@@ -13,6 +13,14 @@ const MANIFESTS: &[&str] = &[
 
 const WORDS: &[&str] = &[
     "kubectl",
+    "--rev",
+    "--limit",
+    "-w",
+    "json",
+    "--keys-only",
+    "{\"spec\":{\"replicas\":2}}",
+    "--type",
+    "merge",
     "get",
     "describe",
     "delete",
@@ -142,6 +150,10 @@ fn mangled_manifests_and_random_commands_never_panic() {
                     "sim node",
                     "sim curl",
                     "sleep",
+                    "etcdctl get / --prefix",
+                    "etcdctl",
+                    "kubectl patch deploy web -p",
+                    "kubectl -n",
                     "kubectl get pods -o name |",
                     "kubectl delete $(kubectl get pods -o name | head -1)",
                 ];

@@ -56,6 +56,26 @@ fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
     }
 }
 
+/// Finds the verb when global flags come first (`kubectl -n kube-system get pods`): the first
+/// word that is neither a flag nor a flag's value. Returns it and the other words, in order.
+pub fn split_verb(words: &[String]) -> Option<(String, Vec<String>)> {
+    let mut i = 0;
+    while i < words.len() {
+        let word = &words[i];
+        if !word.starts_with('-') || word == "-" {
+            let mut rest = words[..i].to_vec();
+            rest.extend_from_slice(&words[i + 1..]);
+            return Some((word.clone(), rest));
+        }
+        let takes_next = match word.strip_prefix("--") {
+            Some(long) => !long.contains('=') && FLAGS.iter().any(|f| f.long == long && f.takes_value),
+            None => word.len() == 2 && FLAGS.iter().any(|f| f.short == word.chars().nth(1) && f.takes_value),
+        };
+        i += if takes_next { 2 } else { 1 };
+    }
+    None
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Args {
     pub positionals: Vec<String>,
@@ -148,6 +168,16 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn global_flags_may_come_before_the_verb() {
+        let (verb, rest) = split_verb(&words("-n kube-system get pods -o wide")).unwrap();
+        assert_eq!(verb, "get");
+        assert_eq!(rest, words("-n kube-system pods -o wide"));
+        let (verb, rest) = split_verb(&words("--namespace=x describe pod a")).unwrap();
+        assert_eq!((verb.as_str(), rest), ("describe", words("--namespace=x pod a")));
+        assert_eq!(split_verb(&words("-n kube-system")), None);
     }
 
     #[test]

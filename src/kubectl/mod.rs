@@ -65,10 +65,11 @@ const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs",
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
-    let Some(verb) = words.first() else {
+    let Some((verb, rest)) = args::split_verb(words) else {
         return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, version\n".into());
     };
-    let args = match Args::parse(verb, &words[1..]) {
+    let verb = &verb;
+    let args = match Args::parse(verb, &rest) {
         Ok(a) => a,
         Err(e) => return Output::err(e),
     };

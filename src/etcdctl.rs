@@ -1,0 +1,274 @@
+//! etcdctl: etcd's own client, reading the keys the API server stores.
+//!
+//! It talks to etcd directly, not through the API server, which is why it shows the store's
+//! layout (`/registry/<resource>/<namespace>/<name>`) and revisions. Values are printed as JSON,
+//! as an API server started with `--storage-media-type=application/json` stores them (a default
+//! cluster stores protobuf, which prints as binary). It only reads: writing behind the API
+//! server's back is something this sandbox does not let a student do by accident.
+
+use crate::apiserver::ApiServer;
+use crate::etcd::{EtcdError, Revision};
+use crate::kubectl::Output;
+use std::fmt::Write;
+
+/// The member the sandbox's single-node etcd reports, matching the control-plane node.
+const MEMBER_ID: &str = "8e9e05c52164694d";
+const CLUSTER_ID: u64 = 14841639068965178418;
+const MEMBER_ID_DEC: u64 = 10276657743932975437;
+const VERSION: &str = "3.6.4";
+
+/// Flags etcdctl accepts and this sandbox ignores (how to reach and authenticate to etcd).
+const CONNECTION_FLAGS: &[&str] =
+    &["endpoints", "cacert", "cert", "key", "user", "password", "insecure-skip-tls-verify"];
+
+/// Runs `etcdctl ARGS…` against the API server's store.
+pub fn run(api: &ApiServer, args: &[String]) -> Output {
+    let mut positionals = Vec::new();
+    let mut flags: Vec<(String, String)> = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if let Some(flag) = word.strip_prefix("--").or_else(|| word.strip_prefix('-').filter(|f| f.len() == 1)) {
+            let (name, value) = match flag.split_once('=') {
+                Some((n, v)) => (n.to_string(), v.to_string()),
+                None if takes_value(flag) => match words.next() {
+                    Some(v) => (flag.to_string(), v.clone()),
+                    None => return error(&format!("flag needs an argument: --{flag}")),
+                },
+                None => (flag.to_string(), "true".to_string()),
+            };
+            let name = if name == "w" { "write-out".to_string() } else { name };
+            if !known(&name) {
+                return error(&format!("unknown flag: --{name}"));
+            }
+            flags.push((name, value));
+        } else {
+            positionals.push(word.as_str());
+        }
+    }
+    let format = flag_value(&flags, "write-out").unwrap_or("simple");
+    if !matches!(format, "simple" | "json") {
+        return error(&format!("unsupported output format {format:?} (this sandbox prints simple and json)"));
+    }
+    match positionals.as_slice() {
+        ["get", key, range_end @ ..] if range_end.len() <= 1 => get(api, key, range_end.first().copied(), &flags, format),
+        ["get", ..] => error("get command needs one argument as key and an optional argument as range_end"),
+        ["member", "list"] => Output { stdout: member_list(format), ..Default::default() },
+        ["endpoint", "status"] => Output { stdout: endpoint_status(api, format), ..Default::default() },
+        ["version"] => Output { stdout: format!("etcdctl version: {VERSION}\nAPI version: 3.6\n"), ..Default::default() },
+        ["put" | "del", ..] => error(
+            "this sandbox's etcdctl is read-only: write through the API server (kubectl) so that \
+             validation, admission and watches see the change",
+        ),
+        [] => Output {
+            stdout: "etcdctl: a simple command line client for etcd3.\n\nCommands this sandbox supports:\n  \
+                     get KEY [RANGE_END] [--prefix] [--keys-only] [--print-value-only] [--limit N] [--rev N] [-w json]\n  \
+                     member list\n  endpoint status\n  version\n"
+                .into(),
+            ..Default::default()
+        },
+        [other, ..] => error(&format!("unknown command \"{other}\" for \"etcdctl\"")),
+    }
+}
+
+/// The last value given for a flag.
+fn flag_value<'a>(flags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    flags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+fn takes_value(flag: &str) -> bool {
+    matches!(flag, "limit" | "rev" | "write-out" | "w" | "sort-by" | "order") || CONNECTION_FLAGS.contains(&flag)
+}
+
+fn known(name: &str) -> bool {
+    takes_value(name) || matches!(name, "prefix" | "keys-only" | "print-value-only" | "count-only" | "from-key")
+}
+
+fn error(message: &str) -> Output {
+    Output { stderr: format!("Error: {message}\n"), code: 1, ..Default::default() }
+}
+
+/// One key as `get` prints it: with its revisions when reading the current state.
+struct Entry {
+    key: String,
+    value: String,
+    revisions: Option<(Revision, Revision, i64)>,
+}
+
+fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, String)], format: &str) -> Output {
+    let etcd = api.etcd();
+    let flag = |name: &str| flag_value(flags, name);
+    let number =
+        |name: &str| flag(name).map(|v| v.parse::<i64>().map_err(|_| format!("invalid argument {v:?} for --{name}")));
+    let limit = match number("limit").transpose() {
+        Ok(l) => l.filter(|l| *l > 0).map(|l| l as usize),
+        Err(e) => return error(&e),
+    };
+    let rev = match number("rev").transpose() {
+        Ok(r) => r.filter(|r| *r > 0),
+        Err(e) => return error(&e),
+    };
+    let prefix = flag("prefix").is_some_and(|v| v != "false");
+    let from_key = flag("from-key").is_some_and(|v| v != "false");
+    let in_range = |k: &str| match (range_end, prefix, from_key) {
+        (_, true, _) => k.starts_with(key),
+        (_, _, true) => k >= key,
+        (Some(end), _, _) => k >= key && k < end,
+        (None, _, _) => k == key,
+    };
+    let mut entries: Vec<Entry> = match rev {
+        Some(r) if r < etcd.revision() => match etcd.snapshot_at(r) {
+            Ok(state) => state
+                .iter()
+                .filter(|(k, _)| in_range(k))
+                .map(|(k, v)| Entry { key: k.clone(), value: stored_json(v), revisions: None })
+                .collect(),
+            Err(EtcdError::Compacted { .. }) => return error("etcdserver: mvcc: required revision has been compacted"),
+            Err(_) => return error("etcdserver: mvcc: required revision is a future revision"),
+        },
+        Some(r) if r > etcd.revision() => return error("etcdserver: mvcc: required revision is a future revision"),
+        _ => etcd
+            .range(if prefix || range_end.is_some() || from_key { "" } else { key })
+            .skip_while(|(k, _)| k.as_str() < key)
+            .take_while(|(k, _)| from_key || range_end.is_some() || k.starts_with(key))
+            .filter(|(k, _)| in_range(k))
+            .map(|(k, kv)| Entry {
+                key: k.clone(),
+                value: stored_json(&kv.value),
+                revisions: Some((kv.create_revision, kv.mod_revision, kv.version)),
+            })
+            .collect(),
+    };
+    let count = entries.len();
+    if let Some(limit) = limit {
+        entries.truncate(limit);
+    }
+    let keys_only = flag("keys-only").is_some_and(|v| v != "false");
+    let values_only = flag("print-value-only").is_some_and(|v| v != "false");
+    let count_only = flag("count-only").is_some_and(|v| v != "false");
+    let mut out = String::new();
+    if format == "json" {
+        let header = header(rev.unwrap_or(etcd.revision()).min(etcd.revision()));
+        let kvs: Vec<String> = entries
+            .iter()
+            .map(|e| {
+                let mut kv = format!("{{\"key\":\"{}\"", base64(e.key.as_bytes()));
+                if let Some((create, modified, version)) = e.revisions {
+                    let _ =
+                        write!(kv, ",\"create_revision\":{create},\"mod_revision\":{modified},\"version\":{version}");
+                }
+                if !keys_only {
+                    let _ = write!(kv, ",\"value\":\"{}\"", base64(e.value.as_bytes()));
+                }
+                kv + "}"
+            })
+            .collect();
+        let more = if limit.is_some_and(|l| l < count) { ",\"more\":true" } else { "" };
+        let kvs = if count_only || kvs.is_empty() { String::new() } else { format!(",\"kvs\":[{}]", kvs.join(",")) };
+        let _ = writeln!(out, "{{{header}{kvs}{more},\"count\":{count}}}");
+    } else if count_only {
+        return error("--count-only is only for `--write-out=json`");
+    } else {
+        for e in &entries {
+            if !values_only {
+                let _ = writeln!(out, "{}", e.key);
+            }
+            if keys_only {
+                out.push('\n');
+            } else {
+                let _ = writeln!(out, "{}", e.value);
+            }
+        }
+    }
+    Output { stdout: out, ..Default::default() }
+}
+
+/// An object as the API server writes it: without resourceVersion, which etcd's own
+/// mod_revision supplies when the object is read back.
+fn stored_json(object: &crate::api::Object) -> String {
+    let mut value = object.to_json_value();
+    if let Some(meta) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        meta.remove("resourceVersion");
+    }
+    value.to_string()
+}
+
+fn header(revision: Revision) -> String {
+    format!(
+        "\"header\":{{\"cluster_id\":{CLUSTER_ID},\"member_id\":{MEMBER_ID_DEC},\"revision\":{revision},\"raft_term\":2}}"
+    )
+}
+
+fn member_list(format: &str) -> String {
+    if format == "json" {
+        return format!(
+            "{{{},\"members\":[{{\"ID\":{MEMBER_ID_DEC},\"name\":\"control-plane\",\"peerURLs\":[\"https://172.18.0.2:2380\"],\"clientURLs\":[\"https://172.18.0.2:2379\"]}}]}}\n",
+            header(0).replace(",\"revision\":0", "")
+        );
+    }
+    format!("{MEMBER_ID}, started, control-plane, https://172.18.0.2:2380, https://172.18.0.2:2379, false\n")
+}
+
+fn endpoint_status(api: &ApiServer, format: &str) -> String {
+    let etcd = api.etcd();
+    // A rough size: what the keys and their JSON values would take on disk.
+    let size: usize = etcd.range("").map(|(k, kv)| k.len() + kv.value.to_json_value().to_string().len()).sum();
+    if format == "json" {
+        return format!(
+            "[{{\"Endpoint\":\"127.0.0.1:2379\",\"Status\":{{{},\"version\":\"{VERSION}\",\"dbSize\":{size},\"leader\":{MEMBER_ID_DEC},\"raftIndex\":{r},\"raftTerm\":2}}}}]\n",
+            header(etcd.revision()),
+            r = etcd.revision()
+        );
+    }
+    format!(
+        "127.0.0.1:2379, {MEMBER_ID}, {VERSION}, {}, true, false, 2, {r}, {r}, \n",
+        human_size(size),
+        r = etcd.revision()
+    )
+}
+
+/// Sizes as etcdctl prints them (`20 kB`, `3.1 MB`).
+fn human_size(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1_000_000.0),
+        b if b >= 1_000 => format!("{} kB", b / 1_000),
+        b => format!("{b} B"),
+    }
+}
+
+/// Standard base64 with padding, as etcd's JSON output encodes keys and values.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_pads_like_the_standard_alphabet() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"/registry/pods"), "L3JlZ2lzdHJ5L3BvZHM=");
+    }
+
+    #[test]
+    fn sizes_print_in_decimal_units() {
+        assert_eq!(human_size(512), "512 B");
+        assert_eq!(human_size(20_480), "20 kB");
+        assert_eq!(human_size(3_100_000), "3.1 MB");
+    }
+}
