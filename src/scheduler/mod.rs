@@ -233,14 +233,15 @@ impl Scheduler {
         }
         let total = self.node_order.len();
         let wanted = Self::nodes_to_find(total);
-        let mut feasible: Vec<String> = Vec::new();
+        // Feasible nodes with their state, borrowed from the scheduler's node map.
+        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
         let named = plugins::node_affinity::required_node_names(&pod.spec);
         if let Some(names) = &named {
             // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
-            for name in names.iter().filter(|n| self.node_infos.contains_key(*n)) {
-                match self.filters.iter().try_for_each(|f| f.filter(pod, &self.node_infos[name])) {
-                    Ok(()) => feasible.push(name.clone()),
+            for (name, info) in names.iter().filter_map(|n| self.node_infos.get_key_value(n)) {
+                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                    Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
                     }
@@ -254,22 +255,25 @@ impl Scheduler {
                     );
                 }
             }
-        } else {
+        } else if total > 0 {
+            // Round-robin from where the last cycle stopped, walking the map in name order
+            // (`node_order` is its keys), until enough feasible nodes are found.
+            let start = &self.node_order[self.next_start % total];
+            let ring = self.node_infos.range::<String, _>(start..).chain(self.node_infos.range::<String, _>(..start));
             let mut visited = 0;
-            while visited < total && feasible.len() < wanted {
-                let name = &self.node_order[(self.next_start + visited) % total];
+            for (name, info) in ring {
+                if feasible.len() >= wanted {
+                    break;
+                }
                 visited += 1;
-                let info = &self.node_infos[name];
                 match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                    Ok(()) => feasible.push(name.clone()),
+                    Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
                     }
                 }
             }
-            if total > 0 {
-                self.next_start = (self.next_start + visited) % total;
-            }
+            self.next_start = (self.next_start + visited) % total;
         }
         if feasible.is_empty() {
             self.fail(&key, &object, total, rejected, ctx);
@@ -277,7 +281,7 @@ impl Scheduler {
         }
         // Score: weighted sum of each plugin's normalised scores.
         let mut totals = vec![0i64; feasible.len()];
-        let infos: Vec<&NodeInfo> = feasible.iter().map(|n| &self.node_infos[n]).collect();
+        let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, info)| *info).collect();
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
         for scorer in self.scorers.iter_mut() {
             scorer.pre_score(pod, &cluster, &infos);
@@ -299,10 +303,10 @@ impl Scheduler {
                 }
             }
         }
-        let node = feasible[chosen].clone();
+        let node = feasible[chosen].0.clone();
         let feasible_count = feasible.len();
         ctx.cause = Some(ctx.decide(|| {
-            let mut ranked: Vec<(&String, &i64)> = feasible.iter().zip(totals.iter()).collect();
+            let mut ranked: Vec<(&String, &i64)> = feasible.iter().map(|(n, _)| *n).zip(totals.iter()).collect();
             ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let shown: Vec<String> = ranked.iter().take(5).map(|(n, s)| format!("{n}={s}")).collect();
             format!("pod {key}: {feasible_count}/{total} nodes feasible; scores {}; picked {node}", shown.join(" "))
