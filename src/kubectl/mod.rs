@@ -66,7 +66,7 @@ const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs",
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     let Some((verb, rest)) = args::split_verb(words) else {
-        return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, version\n".into());
+        return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, patch, scale, version\n".into());
     };
     let verb = &verb;
     let args = match Args::parse(verb, &rest) {
@@ -744,18 +744,20 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
         }
         let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
         for name in names {
-            let before = cluster.api().peek(kind, &ns, &name).map(|o| o.meta().resource_version.clone());
+            let before = cluster.api().peek(kind, &ns, &name).map(|o| o.to_json_value());
             let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone());
             if args.get("subresource") == Some("status") {
                 req.subresource = Some(crate::apiserver::Subresource::Status);
             }
-            req.dry_run = args.get("dry-run").is_some_and(|d| d == "server");
+            // Client dry-run also asks the server to dry-run: only the server can apply a patch.
+            let dry_run = dry_run_suffix(args);
+            req.dry_run = !dry_run.is_empty();
             match cluster.request(req) {
                 Ok(reply) => {
-                    let after = reply.object().map(|o| o.meta().resource_version.clone());
+                    let after = reply.object().map(|o| o.to_json_value());
                     let unchanged = before.is_some() && after == before;
                     let suffix = if unchanged { " (no change)" } else { "" };
-                    out.stdout.push_str(&format!("{}/{name} patched{suffix}\n", kind.qualified_singular()));
+                    out.stdout.push_str(&format!("{}/{name} patched{suffix}{dry_run}\n", kind.qualified_singular()));
                 }
                 Err(status) => {
                     out.stderr.push_str(&(status.kubectl_message() + "\n"));
