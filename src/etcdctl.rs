@@ -15,7 +15,8 @@ use std::fmt::Write;
 const MEMBER_ID: &str = "8e9e05c52164694d";
 const CLUSTER_ID: u64 = 14841639068965178418;
 const MEMBER_ID_DEC: u64 = 10276657743932975437;
-const VERSION: &str = "3.6.4";
+/// The same etcd release as the static pod's image (`registry.k8s.io/etcd:3.5.21-0`).
+const VERSION: &str = "3.5.21";
 
 /// Flags etcdctl accepts and this sandbox ignores (how to reach and authenticate to etcd).
 const CONNECTION_FLAGS: &[&str] =
@@ -54,7 +55,7 @@ pub fn run(api: &ApiServer, args: &[String]) -> Output {
         ["get", ..] => error("get command needs one argument as key and an optional argument as range_end"),
         ["member", "list"] => Output { stdout: member_list(format), ..Default::default() },
         ["endpoint", "status"] => Output { stdout: endpoint_status(api, format), ..Default::default() },
-        ["version"] => Output { stdout: format!("etcdctl version: {VERSION}\nAPI version: 3.6\n"), ..Default::default() },
+        ["version"] => Output { stdout: format!("etcdctl version: {VERSION}\nAPI version: 3.5\n"), ..Default::default() },
         ["put" | "del", ..] => error(
             "this sandbox's etcdctl is read-only: write through the API server (kubectl) so that \
              validation, admission and watches see the change",
