@@ -18,6 +18,8 @@
 //! are not adopted.
 
 use super::deployment::template_hash;
+use super::expectations::Expectations;
+pub use super::lane::Lane;
 use super::pods::{is_available, pod_from_template, ready_since};
 use super::{Action, Reconciler};
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
@@ -39,8 +41,6 @@ const BURST_REPLICAS: usize = 250;
 
 /// A DaemonSet's pods by the node they are for (shared with the informer's cache).
 type PodsByNode = BTreeMap<String, Vec<Arc<Object>>>;
-/// Expectations older than this are given up on.
-const EXPECTATIONS_TIMEOUT: Duration = Duration::minutes(5);
 const FAILED_POD_BACKOFF_INITIAL: Duration = Duration::seconds(1);
 const FAILED_POD_BACKOFF_MAX: Duration = Duration::minutes(15);
 
@@ -188,36 +188,11 @@ fn by_age(a: &&Pod, b: &&Pod) -> std::cmp::Ordering {
         .then(a.metadata.name.cmp(&b.metadata.name))
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Expectations {
-    adds: i64,
-    dels: i64,
-    set_at: Time,
-}
-
-/// Desired against actual for one DaemonSet, as its lane in the page shows it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Lane {
-    pub desired: i32,
-    pub current: i32,
-    pub action: String,
-}
-
-impl std::fmt::Display for Lane {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "want {} · have {}", self.desired, self.current)?;
-        if !self.action.is_empty() {
-            write!(f, " → {}", self.action)?;
-        }
-        Ok(())
-    }
-}
-
 pub struct DaemonSetController {
     daemon_sets: Informer,
     pods: Informer,
     nodes: Informer,
-    expectations: HashMap<String, Expectations>,
+    expectations: Expectations,
     /// Failed-pod deletion back-off per DaemonSet and node: (next wait, allowed again at).
     failed_backoff: HashMap<(String, String), (Duration, Time)>,
     /// The last decision per DaemonSet.
@@ -230,7 +205,7 @@ impl Default for DaemonSetController {
             daemon_sets: Informer::new(Kind::DaemonSet),
             pods: Informer::new(Kind::Pod),
             nodes: Informer::new(Kind::Node),
-            expectations: HashMap::new(),
+            expectations: Expectations::default(),
             failed_backoff: HashMap::new(),
             lanes: BTreeMap::new(),
         }
@@ -245,24 +220,6 @@ impl DaemonSetController {
     /// The controller as a kube-controller-manager component.
     pub fn boxed() -> Box<dyn crate::component::Component> {
         Box::new(super::ControllerLoop::new(Self::default()))
-    }
-
-    fn observe(&mut self, key: &str, delta: &Delta) {
-        if let Some(e) = self.expectations.get_mut(key) {
-            let was = delta.old.as_ref().is_some_and(|o| o.meta().deletion_timestamp.is_some());
-            match delta.type_ {
-                WatchEventType::Added => e.adds -= 1,
-                WatchEventType::Deleted if !was => e.dels -= 1,
-                WatchEventType::Modified if delta.object.meta().deletion_timestamp.is_some() && !was => e.dels -= 1,
-                _ => {}
-            }
-        }
-    }
-
-    fn satisfied(&self, key: &str, now: Time) -> bool {
-        self.expectations
-            .get(key)
-            .is_none_or(|e| (e.adds <= 0 && e.dels <= 0) || now.since(e.set_at) > EXPECTATIONS_TIMEOUT)
     }
 
     fn all_keys(&self) -> Vec<String> {
@@ -365,10 +322,7 @@ impl DaemonSetController {
         if create.is_empty() && delete.is_empty() {
             return;
         }
-        self.expectations.insert(
-            key.to_string(),
-            Expectations { adds: create.len() as i64, dels: delete.len() as i64, set_at: ctx.now },
-        );
+        self.expectations.expect(key, create.len(), delete.len(), ctx.now);
         let mut template = ds.spec.template.clone();
         add_daemon_tolerations(&mut template.spec);
         template.metadata.labels.insert(TEMPLATE_GENERATION_LABEL.into(), ds.metadata.generation.to_string());
@@ -394,7 +348,7 @@ impl DaemonSetController {
             }
             batch *= 2;
         }
-        let missing = (create.len() - created) as i64;
+        let missing = create.len() - created;
         for victim in delete {
             let req = Request::delete(Kind::Pod, &victim.metadata.namespace, &victim.metadata.name);
             match ctx.call(req) {
@@ -402,16 +356,12 @@ impl DaemonSetController {
                     ctx.event(obj, "", "Normal", "SuccessfulDelete", format!("Deleted pod: {}", victim.metadata.name))
                 }
                 Err(status) => {
-                    if let Some(e) = self.expectations.get_mut(key) {
-                        e.dels -= 1;
-                    }
+                    self.expectations.lower_dels(key);
                     ctx.event(obj, "", "Warning", "FailedDelete", format!("Error deleting: {}", status.message));
                 }
             }
         }
-        if let Some(e) = self.expectations.get_mut(key) {
-            e.adds -= missing;
-        }
+        self.expectations.lower_adds(key, missing);
     }
 
     /// Old pods to delete for a rolling update: unavailable ones always, available ones while
@@ -533,7 +483,7 @@ impl Reconciler for DaemonSetController {
                     }
                 }
                 if let Some(key) = keys.first().cloned() {
-                    self.observe(&key, delta);
+                    self.expectations.observe(&key, delta);
                 }
                 keys
             }
@@ -560,7 +510,7 @@ impl Reconciler for DaemonSetController {
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
         let Some(obj) = self.daemon_sets.cache.get(key).cloned() else {
-            self.expectations.remove(key);
+            self.expectations.forget(key);
             self.failed_backoff.retain(|(k, _), _| k != key);
             self.lanes.remove(key);
             return Action::AwaitChange;
@@ -572,7 +522,7 @@ impl Reconciler for DaemonSetController {
         let hash = template_hash(&ds.spec.template, ds.status.collision_count);
         let by_node = self.pods_by_node(&ds);
         let mut requeue = None;
-        let satisfied = self.satisfied(key, ctx.now);
+        let satisfied = self.expectations.satisfied(key, ctx.now);
         let mut lane = self.lanes.get(key).cloned().unwrap_or_default();
         if satisfied {
             let (create, delete, wait) = self.plan(key, &obj, &ds, &by_node, ctx);
@@ -604,8 +554,8 @@ impl Reconciler for DaemonSetController {
             }
         }
         let (desired, current, waiting_available) = self.update_status(&ds, &by_node, &hash, satisfied, ctx);
-        lane.desired = desired;
-        lane.current = current;
+        lane.want = desired;
+        lane.have = current;
         self.lanes.insert(key.to_string(), lane);
         let min_ready = ds.spec.min_ready_seconds.unwrap_or(0);
         if min_ready > 0 && waiting_available > 0 {

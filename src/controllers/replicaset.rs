@@ -3,46 +3,20 @@
 //! upstream's order (unscheduled, pending, not ready, … newest first), adopts orphans, and
 //! uses expectations so it never acts twice on a change its cache has not seen yet.
 
+use super::expectations::Expectations;
+pub use super::lane::Lane;
 use super::pods::{controller_ref, is_active, is_available, pod_from_template, ready_since};
 use super::{Action, Reconciler};
 use crate::api::{Kind, Object, Pod, ReplicaSet};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
-use crate::sim::{Duration, Time};
+use crate::sim::Duration;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The most pods one sync creates or deletes.
 pub const BURST_REPLICAS: usize = 500;
-/// Expectations older than this are given up on.
-const EXPECTATIONS_TIMEOUT: Duration = Duration::minutes(5);
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Expectations {
-    adds: i64,
-    dels: i64,
-    set_at: Time,
-}
-
-/// Desired against actual for one ReplicaSet, as its lane in the page shows it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Lane {
-    pub want: i32,
-    pub have: i32,
-    /// `create 1`, `delete 2`, or empty when in sync.
-    pub action: String,
-}
-
-impl std::fmt::Display for Lane {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "want {} · have {}", self.want, self.have)?;
-        if !self.action.is_empty() {
-            write!(f, " → {}", self.action)?;
-        }
-        Ok(())
-    }
-}
 
 /// Per-ReplicaSet pod counts, kept up to date from every pod change so a sync need not
 /// walk all of a ReplicaSet's pods.
@@ -58,7 +32,7 @@ pub struct ReplicaSetController {
     pods: Informer,
     /// By owning ReplicaSet's uid.
     counts: HashMap<String, Counts>,
-    expectations: HashMap<String, Expectations>,
+    expectations: Expectations,
     /// The last decision per ReplicaSet.
     pub lanes: BTreeMap<String, Lane>,
 }
@@ -69,7 +43,7 @@ impl Default for ReplicaSetController {
             replica_sets: Informer::new(Kind::ReplicaSet),
             pods: Informer::new(Kind::Pod),
             counts: HashMap::new(),
-            expectations: HashMap::new(),
+            expectations: Expectations::default(),
             lanes: BTreeMap::new(),
         }
     }
@@ -124,28 +98,6 @@ impl ReplicaSetController {
         c.fully_labeled += sign * i32::from(labeled);
     }
 
-    fn observe(&mut self, rs_key: &str, delta: &Delta) {
-        if let Some(e) = self.expectations.get_mut(rs_key) {
-            match delta.type_ {
-                WatchEventType::Added => e.adds -= 1,
-                WatchEventType::Deleted => e.dels -= 1,
-                WatchEventType::Modified => {
-                    // A graceful deletion shows first as a deletionTimestamp.
-                    let was = delta.old.as_ref().is_some_and(|o| o.meta().deletion_timestamp.is_some());
-                    if delta.object.meta().deletion_timestamp.is_some() && !was {
-                        e.dels -= 1;
-                    }
-                }
-            }
-        }
-    }
-
-    fn satisfied(&self, key: &str, now: Time) -> bool {
-        self.expectations
-            .get(key)
-            .is_none_or(|e| (e.adds <= 0 && e.dels <= 0) || now.since(e.set_at) > EXPECTATIONS_TIMEOUT)
-    }
-
     /// Takes orphan pods whose labels match (adoption), as the controller's pod claim does.
     fn adopt(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
         let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
@@ -173,7 +125,7 @@ impl ReplicaSetController {
             let count = ((-diff) as usize).min(BURST_REPLICAS);
             lane.action = format!("create {count}");
             ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: create {count}")));
-            self.expectations.insert(key.to_string(), Expectations { adds: count as i64, dels: 0, set_at: ctx.now });
+            self.expectations.expect(key, count, 0, ctx.now);
             // Slow start: batches of 1, 2, 4, … stop at the first failure.
             let mut created = 0;
             let mut batch = 1;
@@ -200,9 +152,7 @@ impl ReplicaSetController {
                 }
                 batch *= 2;
             }
-            if let Some(e) = self.expectations.get_mut(key) {
-                e.adds -= (count - created) as i64;
-            }
+            self.expectations.lower_adds(key, count - created);
         } else if diff > 0 {
             let count = (diff as usize).min(BURST_REPLICAS);
             lane.action = format!("delete {count}");
@@ -222,7 +172,7 @@ impl ReplicaSetController {
             let mut victims: Vec<&Pod> = active.iter().filter_map(|p| p.as_pod()).collect();
             victims.sort_by(|a, b| deletion_order(a, b, &related));
             let victims: Vec<Pod> = victims.into_iter().take(count).cloned().collect();
-            self.expectations.insert(key.to_string(), Expectations { adds: 0, dels: count as i64, set_at: ctx.now });
+            self.expectations.expect(key, 0, count, ctx.now);
             for victim in victims {
                 let req = Request::delete(Kind::Pod, &victim.metadata.namespace, &victim.metadata.name);
                 match ctx.call(req) {
@@ -234,9 +184,7 @@ impl ReplicaSetController {
                         format!("Deleted pod: {}", victim.metadata.name),
                     ),
                     Err(status) => {
-                        if let Some(e) = self.expectations.get_mut(key) {
-                            e.dels -= 1;
-                        }
+                        self.expectations.lower_dels(key);
                         ctx.event(rs_obj, "", "Warning", "FailedDelete", format!("Error deleting: {}", status.message));
                     }
                 }
@@ -283,7 +231,7 @@ impl Reconciler for ReplicaSetController {
             }
         }
         if let Some(key) = keys.first().cloned() {
-            self.observe(&key, delta);
+            self.expectations.observe(&key, delta);
         } else if delta.type_ != WatchEventType::Deleted {
             // An orphan: every ReplicaSet whose selector matches may adopt it.
             for rs in self.replica_sets.cache.values().filter(|r| r.namespace() == obj.namespace()) {
@@ -301,7 +249,7 @@ impl Reconciler for ReplicaSetController {
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
         let Some(rs_obj) = self.replica_sets.cache.get(key).cloned() else {
-            self.expectations.remove(key);
+            self.expectations.forget(key);
             self.lanes.remove(key);
             return Action::AwaitChange;
         };
@@ -310,7 +258,7 @@ impl Reconciler for ReplicaSetController {
         if !deleting {
             self.adopt(&rs_obj, ctx);
         }
-        if !deleting && self.satisfied(key, ctx.now) {
+        if !deleting && self.expectations.satisfied(key, ctx.now) {
             let have = self.counts.get(&rs.metadata.uid).map_or(0, |c| c.active);
             self.manage(key, &rs_obj, &rs, have, ctx);
         }
@@ -357,6 +305,7 @@ impl Reconciler for ReplicaSetController {
 mod tests {
     use super::*;
     use crate::api::PodCondition;
+    use crate::sim::Time;
 
     fn pod(name: &str, node: &str, phase: &str, ready: bool, created: u64) -> Pod {
         let mut p = Pod::default();
