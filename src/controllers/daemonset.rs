@@ -473,15 +473,7 @@ impl Reconciler for DaemonSetController {
         match informer {
             0 => vec![cache_key(obj.namespace(), obj.name())],
             1 => {
-                let mut keys = Vec::new();
-                for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
-                    if let Some(owner) = o.controller_ref().filter(|r| r.kind == "DaemonSet") {
-                        let key = cache_key(o.namespace(), &owner.name);
-                        if !keys.contains(&key) {
-                            keys.push(key);
-                        }
-                    }
-                }
+                let keys = super::keys_of_both(delta, |o| super::owner_key(o, "DaemonSet"));
                 if let Some(key) = keys.first().cloned() {
                     self.expectations.observe(&key, delta);
                 }

@@ -143,17 +143,7 @@ impl Reconciler for EndpointsController {
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
         let obj = &delta.object;
         match informer {
-            1 => {
-                let mut keys = Vec::new();
-                for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
-                    for key in services_selecting(&self.services, o.namespace(), &o.meta().labels) {
-                        if !keys.contains(&key) {
-                            keys.push(key);
-                        }
-                    }
-                }
-                keys
-            }
+            1 => super::keys_of_both(delta, |o| services_selecting(&self.services, o.namespace(), &o.meta().labels)),
             0 => vec![cache_key(obj.namespace(), obj.name())],
             // Endpoints deleted by someone else are put back.
             _ if delta.type_ == WatchEventType::Deleted => vec![cache_key(obj.namespace(), obj.name())],

@@ -330,17 +330,7 @@ impl Reconciler for EndpointSliceController {
         let obj = &delta.object;
         match informer {
             0 => vec![cache_key(obj.namespace(), obj.name())],
-            1 => {
-                let mut keys = Vec::new();
-                for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
-                    for key in services_selecting(&self.services, o.namespace(), &o.meta().labels) {
-                        if !keys.contains(&key) {
-                            keys.push(key);
-                        }
-                    }
-                }
-                keys
-            }
+            1 => super::keys_of_both(delta, |o| services_selecting(&self.services, o.namespace(), &o.meta().labels)),
             _ => {
                 let labels = &obj.meta().labels;
                 match (labels.get(LABEL_SERVICE_NAME), labels.get(LABEL_MANAGED_BY)) {

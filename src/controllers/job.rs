@@ -799,15 +799,7 @@ impl Reconciler for JobController {
             }
             return keys;
         }
-        let mut keys = Vec::new();
-        for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
-            if let Some(owner) = o.controller_ref().filter(|r| r.kind == "Job") {
-                let key = cache_key(o.namespace(), &owner.name);
-                if !keys.contains(&key) {
-                    keys.push(key);
-                }
-            }
-        }
+        let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "Job"));
         if let Some(key) = keys.first().cloned() {
             self.observe(&key, delta);
         }

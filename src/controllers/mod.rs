@@ -19,10 +19,34 @@ pub mod serviceaccount;
 pub mod taint_eviction;
 pub mod workqueue;
 
+use crate::api::Object;
 use crate::component::{Component, Ctx, Delta, Informer};
 use crate::sim::{Duration, Time};
 use std::any::Any;
 use workqueue::WorkQueue;
+
+/// The keys a change to a dependent object makes dirty: those of its new version and of its
+/// old one (a pod that changed owner or labels touches both), each key once, in that order.
+pub fn keys_of_both(delta: &Delta, keys_of: impl Fn(&Object) -> Vec<String>) -> Vec<String> {
+    let mut keys = Vec::new();
+    for o in [Some(&delta.object), delta.old.as_ref()].into_iter().flatten() {
+        for key in keys_of(o) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
+
+/// The key of the object's controller, when that controller is of kind `kind`.
+pub fn owner_key(o: &Object, kind: &str) -> Vec<String> {
+    o.controller_ref()
+        .filter(|r| r.kind == kind)
+        .map(|r| crate::component::cache_key(o.namespace(), &r.name))
+        .into_iter()
+        .collect()
+}
 
 /// What a reconcile asks for next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

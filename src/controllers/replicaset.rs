@@ -221,15 +221,7 @@ impl Reconciler for ReplicaSetController {
         if delta.type_ != WatchEventType::Deleted {
             self.count(obj, 1);
         }
-        let mut keys = Vec::new();
-        for o in [Some(obj), delta.old.as_ref()].into_iter().flatten() {
-            if let Some(owner) = o.controller_ref().filter(|r| r.kind == "ReplicaSet") {
-                let key = cache_key(o.namespace(), &owner.name);
-                if !keys.contains(&key) {
-                    keys.push(key);
-                }
-            }
-        }
+        let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "ReplicaSet"));
         if let Some(key) = keys.first().cloned() {
             self.expectations.observe(&key, delta);
         } else if delta.type_ != WatchEventType::Deleted {
