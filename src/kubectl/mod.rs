@@ -744,7 +744,11 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
         }
         let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
         for name in names {
-            let before = cluster.api().peek(kind, &ns, &name).map(|o| o.to_json_value());
+            // Like kubectl, fetch the object first: its answer is what "(no change)" compares to.
+            let before = cluster
+                .request(Request::get(kind, &ns, &name))
+                .ok()
+                .and_then(|r| r.object().map(|o| o.to_json_value()));
             let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone());
             if args.get("subresource") == Some("status") {
                 req.subresource = Some(crate::apiserver::Subresource::Status);
