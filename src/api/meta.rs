@@ -42,9 +42,10 @@ pub struct ObjectMeta {
     pub owner_references: Vec<OwnerReference>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
-    /// Accepted for compatibility with `kubectl get -o yaml` output fed back in; not tracked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub managed_fields: Option<serde_json::Value>,
+    /// Which field manager owns which fields (server-side apply's record). The API server
+    /// keeps it; what a client sends here is ignored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub managed_fields: Vec<super::managed_fields::ManagedFieldsEntry>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -20,9 +20,9 @@ pub const NAMESPACE_FINALIZER: &str = "kubernetes";
 pub type Mutations = Vec<&'static str>;
 
 /// Applies the API's defaults and the mutating admission plugins to a new object.
+/// The create-time admission plugins, on an object already defaulted (`default_object`).
 pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     let mut done = Vec::new();
-    default_object(object);
     if let Object::Job(job) = object {
         if job.spec.manual_selector != Some(true) {
             generate_job_selector(job);
@@ -348,6 +348,7 @@ mod tests {
     #[test]
     fn new_pods_get_defaults_service_account_and_default_tolerations() {
         let mut obj = Object::Pod(pod("nginx:1.25"));
+        default_object(&mut obj);
         let done = admit_create(&mut obj, &mut Rng::new(1));
         assert_eq!(done, ["defaulting", "ServiceAccount", "DefaultTolerationSeconds", "Priority"]);
         let p = obj.as_pod().unwrap();

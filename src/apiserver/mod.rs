@@ -9,6 +9,8 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
+pub mod field_manager;
+pub mod field_schema;
 pub mod fields;
 pub mod patch;
 pub mod request;
@@ -28,10 +30,11 @@ pub use status::Status;
 pub use watch::{WatchEvent, WatchFilter, WatchId};
 
 use crate::api::pod::{PodCondition, set_condition};
-use crate::api::{Kind, Object};
+use crate::api::{Kind, ManagedFieldsEntry, Object};
 use crate::etcd::{Change, Etcd, EtcdError, Revision};
 use crate::record::{ComponentId, Happening, Record, Seq, Stage};
 use crate::sim::{Rng, Time};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// What the API server needs from the world to answer one request.
@@ -153,8 +156,9 @@ impl ApiServer {
             Verb::Create if req.subresource == Some(Subresource::Binding) => {
                 self.bind(req, env, seq).map(|o| (201, Reply::Object(o)))
             }
-            Verb::Create => self.create(req, env, seq).map(|o| (201, Reply::Object(o))),
-            Verb::Update => self.update(req, env, seq).map(|o| (200, Reply::Object(o))),
+            Verb::Create => self.create(req, env, seq, None).map(|o| (201, Reply::Object(o))),
+            Verb::Update => self.update(req, env, seq, None).map(|o| (200, Reply::Object(o))),
+            Verb::Patch if req.patch_type == Some(patch::PatchType::Apply) => self.server_side_apply(req, env, seq),
             Verb::Patch => self.patch(req, env, seq).map(|o| (200, Reply::Object(o))),
             Verb::Delete => self.delete(req, env, seq).map(|o| (200, Reply::Object(o))),
         }
@@ -283,7 +287,15 @@ impl ApiServer {
         Ok(())
     }
 
-    fn create(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+    /// POST. `applied` carries the managed fields of a server-side apply that creates the
+    /// object; otherwise the creator owns everything it set.
+    fn create(
+        &mut self,
+        mut req: Request,
+        env: &mut Env,
+        seq: Seq,
+        applied: Option<Vec<ManagedFieldsEntry>>,
+    ) -> StageResult<Arc<Object>> {
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         // Mutating admission (including the defaults of a new object).
@@ -303,6 +315,15 @@ impl ApiServer {
             let base = truncate(&object.meta().generate_name, 58);
             object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
         }
+        // Defaults are part of what the client created; what admission plugins add is nobody's.
+        admission::default_object(&mut object);
+        let created = match applied {
+            Some(entries) => entries,
+            None => {
+                let write = self.update_write(&req, env);
+                write.record(&[], &Value::Object(Default::default()), &tracked_view(&object, false)).unwrap_or_default()
+            }
+        };
         admission::admit_create(&mut object, env.rng);
         // Validation.
         let errors = validation::validate(&object);
@@ -332,6 +353,7 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
+        object.meta_mut().managed_fields = created;
         if req.dry_run {
             return Ok(Arc::new(object));
         }
@@ -413,11 +435,117 @@ impl ApiServer {
         };
         let patched =
             patch::apply(&live, patch_type, &body).map_err(|m| (Stage::Validation, Status::bad_request(m)))?;
+        // A patch that writes managedFields itself sets them as given.
+        let explicit = match patch_type {
+            patch::PatchType::Json => body.as_array().is_some_and(|ops| {
+                ops.iter().any(|op| {
+                    op.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("/metadata/managedFields"))
+                })
+            }),
+            _ => body.pointer("/metadata/managedFields").is_some(),
+        };
+        let entries = match explicit {
+            true => Some(
+                patched
+                    .pointer("/metadata/managedFields")
+                    .filter(|v| !v.is_null())
+                    .map(|v| serde_json::from_value::<Vec<ManagedFieldsEntry>>(v.clone()))
+                    .transpose()
+                    .map_err(|e| {
+                        (Stage::Validation, Status::bad_request(format!("error decoding managedFields: {e}")))
+                    })?
+                    .unwrap_or_default(),
+            ),
+            false => None,
+        };
         req.body = Some(Body::Json(patched));
-        self.update(req, env, seq)
+        self.update(req, env, seq, entries)
     }
 
-    fn update(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+    /// Server-side apply: PATCH with the applier's whole intent. The field manager merges it
+    /// into the live object (or creates the object) unless it conflicts with fields other
+    /// managers own; then the update (or create) path runs as for any write.
+    fn server_side_apply(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
+        let Some(manager) = req.field_manager.clone().filter(|m| !m.is_empty()) else {
+            return Err((
+                Stage::Validation,
+                Status::bad_request(
+                    "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+                ),
+            ));
+        };
+        let config = match req.body.take() {
+            Some(Body::Json(v)) if v.is_object() => v,
+            _ => {
+                return Err((Stage::Validation, Status::bad_request("a server-side apply needs a YAML or JSON object")));
+            }
+        };
+        if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
+            return Err((Stage::Validation, Status::bad_request("metadata.managedFields must be nil")));
+        }
+        let write = field_manager::ApplyWrite {
+            kind: req.kind,
+            manager: &manager,
+            force: req.force,
+            api_version: req.kind.api_version(),
+            now: env.now,
+        };
+        let key = Self::key(&req, &req.name);
+        let current = self.etcd.get(&key).map(|kv| kv.value.clone());
+        let empty = Value::Object(Default::default());
+        let (live, entries) = match &current {
+            Some(o) => (o.to_json_value(), o.meta().managed_fields.clone()),
+            None => (empty, Vec::new()),
+        };
+        let (merged, entries) = write.merge(&live, &entries, &config).map_err(|conflicts| {
+            (
+                Stage::Validation,
+                Status {
+                    code: 409,
+                    reason: "Conflict",
+                    ..Status::bad_request(field_manager::conflict_message(&conflicts))
+                },
+            )
+        })?;
+        req.body = Some(Body::Json(merged));
+        match current {
+            Some(_) => self.update(req, env, seq, Some(entries)).map(|o| (200, Reply::Object(o))),
+            None => {
+                req.verb = Verb::Create;
+                self.create(req, env, seq, Some(entries)).map(|o| (201, Reply::Object(o)))
+            }
+        }
+    }
+
+    /// The field manager a write is recorded under: the one the client named, or one
+    /// inferred from who the client is (its user agent, on a real cluster).
+    fn update_write<'a>(&self, req: &'a Request, env: &Env) -> field_manager::UpdateWrite<'a> {
+        let manager = match &req.field_manager {
+            Some(m) => m.as_str(),
+            None => manager_of(env.user),
+        };
+        let subresource = match req.subresource {
+            Some(Subresource::Status) => "status",
+            _ => "",
+        };
+        field_manager::UpdateWrite {
+            kind: req.kind,
+            manager,
+            subresource,
+            api_version: req.kind.api_version(),
+            now: env.now,
+        }
+    }
+
+    /// PUT. `applied` carries the managed fields of a server-side apply; otherwise the
+    /// writer owns the fields it changed.
+    fn update(
+        &mut self,
+        mut req: Request,
+        env: &mut Env,
+        seq: Seq,
+        applied: Option<Vec<ManagedFieldsEntry>>,
+    ) -> StageResult<Arc<Object>> {
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         let name = if req.name.is_empty() { object.name().to_string() } else { req.name.clone() };
@@ -468,6 +596,22 @@ impl ApiServer {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
         object.set_type_meta();
+        let status_only = req.subresource == Some(Subresource::Status);
+        let entries = match applied {
+            Some(entries) => entries,
+            None => {
+                let old_entries = &old.meta().managed_fields;
+                let write = self.update_write(&req, env);
+                if same_tracked(old, &object, status_only) {
+                    old_entries.clone()
+                } else {
+                    write
+                        .record(old_entries, &tracked_view(old, status_only), &tracked_view(&object, status_only))
+                        .unwrap_or_else(|| old_entries.clone())
+                }
+            }
+        };
+        object.meta_mut().managed_fields = entries;
         if req.dry_run {
             return Ok(Arc::new(object));
         }
@@ -830,6 +974,31 @@ macro_rules! status_kinds {
                 _ => false,
             }
         }
+
+        /// `{"status": ...}` alone, serialized without the rest of the object.
+        fn status_view(object: &Object) -> Option<Value> {
+            match object {
+                $(Object::$variant(o) => {
+                    let mut only = serde_json::Map::new();
+                    only.insert("status".into(), serde_json::to_value(&o.status).unwrap_or(Value::Null));
+                    Some(Value::Object(only))
+                })*
+                _ => None,
+            }
+        }
+
+        /// Whether an update leaves every field field management tracks as it was (a cheap
+        /// typed comparison that spares serializing both versions).
+        fn same_tracked(old: &Object, new: &Object, status_only: bool) -> bool {
+            match (old, new) {
+                $((Object::$variant(o), Object::$variant(n)) => if status_only {
+                    o.status == n.status
+                } else {
+                    o.spec == n.spec && same_meta(&o.metadata, &n.metadata)
+                },)*
+                _ => false,
+            }
+        }
     };
 }
 
@@ -868,6 +1037,52 @@ fn keep_allocated(old: &Object, new: &mut Object) -> Result<(), Vec<String>> {
 /// Whether two pods share one stored spec (a status update, or a metadata-only change).
 fn same_pod_spec(old: &Object, new: &Object) -> bool {
     matches!((old, new), (Object::Pod(o), Object::Pod(n)) if Arc::ptr_eq(&o.spec, &n.spec))
+}
+
+/// The field manager a client is known by when it names none: kubectl and the components,
+/// by the user they authenticate as.
+fn manager_of(user: &str) -> &'static str {
+    if user.starts_with("system:serviceaccount:kube-system:") {
+        "kube-controller-manager"
+    } else if user.starts_with("system:node:") {
+        "kubelet"
+    } else {
+        match user {
+            "system:kube-scheduler" => "kube-scheduler",
+            "system:kube-proxy" => "kube-proxy",
+            "system:apiserver" => "kube-apiserver",
+            _ => "kubectl",
+        }
+    }
+}
+
+/// The part of an object field management looks at: status alone for the status
+/// subresource; everything but status otherwise (for kinds with a status subresource).
+fn tracked_view(object: &Object, status_only: bool) -> Value {
+    if status_only {
+        if let Some(view) = status_view(object) {
+            return view;
+        }
+    }
+    let mut value = object.to_json_value();
+    if let Value::Object(map) = &mut value {
+        if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            meta.remove("managedFields");
+        }
+        if Object::has_status(object.kind()) {
+            map.remove("status");
+        }
+    }
+    value
+}
+
+/// Metadata equal but for what the API server maintains itself.
+fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
+    a.labels == b.labels
+        && a.annotations == b.annotations
+        && a.finalizers == b.finalizers
+        && a.owner_references == b.owner_references
+        && a.generate_name == b.generate_name
 }
 
 /// Kinds whose objects carry `metadata.generation`.

@@ -9,6 +9,8 @@ pub enum PatchType {
     Json,
     Merge,
     Strategic,
+    /// Server-side apply: the body is the applier's whole intent, not a change.
+    Apply,
 }
 
 impl PatchType {
@@ -28,6 +30,7 @@ impl PatchType {
             PatchType::Json => "application/json-patch+json",
             PatchType::Merge => "application/merge-patch+json",
             PatchType::Strategic => "application/strategic-merge-patch+json",
+            PatchType::Apply => "application/apply-patch+yaml",
         }
     }
 }
@@ -62,6 +65,7 @@ pub fn apply(live: &Value, patch_type: PatchType, patch: &Value) -> Result<Value
             Ok(strategic(live, patch, ""))
         }
         PatchType::Json => json_patch(live, patch),
+        PatchType::Apply => Err("an apply patch is merged by the field manager".into()),
     }
 }
 

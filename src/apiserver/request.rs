@@ -109,6 +109,11 @@ pub struct Request {
     pub propagation: Option<Propagation>,
     /// For patches: the patch's format (the body is the patch).
     pub patch_type: Option<super::patch::PatchType>,
+    /// For writes: who makes the change (`fieldManager`); when unset, the API server names
+    /// the client from its identity.
+    pub field_manager: Option<String>,
+    /// For server-side apply: take over fields other managers own (`force=true`).
+    pub force: bool,
 }
 
 impl Request {
@@ -127,6 +132,8 @@ impl Request {
             grace_period_seconds: None,
             propagation: None,
             patch_type: None,
+            field_manager: None,
+            force: false,
         }
     }
 
@@ -190,6 +197,12 @@ impl Request {
         req
     }
 
+    /// Names the field manager this write is made by.
+    pub fn managed_by(mut self, manager: &str) -> Request {
+        self.field_manager = Some(manager.to_string());
+        self
+    }
+
     pub fn with_fields(mut self, selector: FieldSelector) -> Request {
         self.field_selector = Some(selector);
         self
@@ -237,6 +250,12 @@ impl Request {
         }
         if self.dry_run {
             query.push("dryRun=All".into());
+        }
+        if let Some(manager) = &self.field_manager {
+            query.push(format!("fieldManager={manager}"));
+        }
+        if self.patch_type == Some(super::patch::PatchType::Apply) {
+            query.push(format!("force={}", self.force));
         }
         if !query.is_empty() {
             path.push('?');

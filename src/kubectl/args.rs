@@ -41,6 +41,10 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "type", short: None, takes_value: true },
     FlagSpec { long: "subresource", short: None, takes_value: true },
     FlagSpec { long: "current-replicas", short: None, takes_value: true },
+    FlagSpec { long: "server-side", short: None, takes_value: false },
+    FlagSpec { long: "force-conflicts", short: None, takes_value: false },
+    FlagSpec { long: "field-manager", short: None, takes_value: true },
+    FlagSpec { long: "show-managed-fields", short: None, takes_value: false },
 ];
 
 /// Flags whose value is optional (`--dry-run` means `--dry-run=client`).

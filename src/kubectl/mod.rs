@@ -7,6 +7,7 @@ pub mod describe;
 pub mod manifest;
 pub mod merge;
 pub mod printers;
+mod server_side;
 pub mod table;
 pub mod yaml;
 
@@ -148,15 +149,29 @@ fn dry_run_suffix(args: &Args) -> &'static str {
     }
 }
 
+/// The field manager of client-side `kubectl apply`.
+const CSA_MANAGER: &str = "kubectl-client-side-apply";
+
 /// `kubectl apply -f` (and `kubectl create -f` when `create_only`).
 fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Output {
+    let server_side = !create_only && server_side::wanted(args);
+    if !create_only {
+        if let Err(e) = server_side::check_flags(args) {
+            return Output::err(e);
+        }
+    }
     let docs = match read_documents(args, io) {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
     let mut out = Output::default();
     for (source, doc) in docs {
-        match apply_one(cluster, args, &source, &doc, create_only) {
+        let result = if server_side {
+            server_side::apply_one(cluster, args, &source, &doc)
+        } else {
+            apply_one(cluster, args, &source, &doc, create_only)
+        };
+        match result {
             Ok(line) => out.stdout.push_str(&(line + "\n")),
             Err(e) => {
                 out.stderr.push_str(&(e + "\n"));
@@ -175,6 +190,23 @@ fn server_error(status: &Status, action: &str, source: &str) -> String {
     }
 }
 
+/// The namespace a manifest goes to: its own, or `-n`, or `default`; the two must agree.
+fn document_namespace(args: &Args, doc: &Document) -> Result<String, String> {
+    if !doc.kind.info().namespaced {
+        return Ok(String::new());
+    }
+    let flag_ns = args.get("namespace");
+    let doc_ns = doc.namespace();
+    if let (false, Some(flag)) = (doc_ns.is_empty(), flag_ns) {
+        if flag != doc_ns {
+            return Err(format!(
+                "error: the namespace from the provided object \"{doc_ns}\" does not match the namespace \"{flag}\". You must pass '--namespace={doc_ns}' to perform this operation."
+            ));
+        }
+    }
+    Ok(if doc_ns.is_empty() { flag_ns.unwrap_or("default").to_string() } else { doc_ns.to_string() })
+}
+
 fn apply_one(
     cluster: &mut Cluster,
     args: &Args,
@@ -183,20 +215,7 @@ fn apply_one(
     create_only: bool,
 ) -> Result<String, String> {
     let kind = doc.kind;
-    let flag_ns = args.get("namespace");
-    let namespace = if kind.info().namespaced {
-        let doc_ns = doc.namespace();
-        if let (false, Some(flag)) = (doc_ns.is_empty(), flag_ns) {
-            if flag != doc_ns {
-                return Err(format!(
-                    "error: the namespace from the provided object \"{doc_ns}\" does not match the namespace \"{flag}\". You must pass '--namespace={doc_ns}' to perform this operation."
-                ));
-            }
-        }
-        if doc_ns.is_empty() { flag_ns.unwrap_or("default").to_string() } else { doc_ns.to_string() }
-    } else {
-        String::new()
-    };
+    let namespace = document_namespace(args, doc)?;
     let mut body = doc.body.clone();
     let dry = dry_run_suffix(args);
     let server_dry = args.get("dry-run") == Some("server");
@@ -206,7 +225,7 @@ fn apply_one(
         if client_dry {
             return Ok(format!("{} created{dry}", type_name(doc.name())));
         }
-        let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "");
+        let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "").managed_by("kubectl-create");
         req.body = Some(Body::Json(body));
         req.dry_run = server_dry;
         return match cluster.request(req) {
@@ -242,7 +261,7 @@ fn apply_one(
             if client_dry {
                 return Ok(format!("{} created{dry}", type_name(&name)));
             }
-            let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "");
+            let mut req = Request::new(crate::apiserver::Verb::Create, kind, &namespace, "").managed_by(CSA_MANAGER);
             req.body = Some(Body::Json(body));
             req.dry_run = server_dry;
             match cluster.request(req) {
@@ -267,7 +286,7 @@ fn apply_one(
             if client_dry {
                 return Ok(format!("{} configured{dry}", type_name(&name)));
             }
-            let mut req = Request::new(crate::apiserver::Verb::Update, kind, &namespace, &name);
+            let mut req = Request::new(crate::apiserver::Verb::Update, kind, &namespace, &name).managed_by(CSA_MANAGER);
             req.body = Some(Body::Json(merged));
             req.dry_run = server_dry;
             match cluster.request(req) {
@@ -428,7 +447,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     match output {
         "name" => out.stdout = objects_out.iter().map(|o| printers::type_name(o) + "\n").collect(),
         "yaml" | "json" => {
-            let values: Vec<Value> = objects_out.iter().map(|o| o.to_json_value()).collect();
+            let values: Vec<Value> = objects_out.iter().map(|o| printable(o, args)).collect();
             let value = if values.len() == 1 && !is_list_query(args) {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
@@ -456,6 +475,18 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         };
     }
     out
+}
+
+/// An object as `-o yaml|json` prints it: without `managedFields` unless
+/// `--show-managed-fields`.
+fn printable(object: &Object, args: &Args) -> Value {
+    let mut value = object.to_json_value();
+    if !args.has("show-managed-fields") {
+        if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+    }
+    value
 }
 
 fn is_list_query(args: &Args) -> bool {
@@ -749,7 +780,7 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
                 .request(Request::get(kind, &ns, &name))
                 .ok()
                 .and_then(|r| r.object().map(|o| o.to_json_value()));
-            let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone());
+            let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone()).managed_by("kubectl-patch");
             if args.get("subresource") == Some("status") {
                 req.subresource = Some(crate::apiserver::Subresource::Status);
             }
@@ -828,7 +859,7 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                     continue;
                 }
             }
-            match cluster.request(Request::update(object)) {
+            match cluster.request(Request::update(object).managed_by("kubectl-scale")) {
                 Ok(_) => out.stdout.push_str(&format!("{}/{name} scaled\n", kind.qualified_singular())),
                 Err(status) => {
                     out.stderr.push_str(&(status.kubectl_message() + "\n"));
