@@ -7,6 +7,13 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// An object's entries, shared between its revisions while they stay the same.
+pub type ManagedFields = Arc<Vec<ManagedFieldsEntry>>;
+
+pub(crate) fn none_managed(fields: &ManagedFields) -> bool {
+    fields.is_empty()
+}
+
 /// One manager's claim: who, by which operation (`Apply` or `Update`), through which
 /// subresource, when, and the fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,7 +45,7 @@ impl ManagedFieldsEntry {
 /// item of a list keyed by some of its fields), `v:<value json>` (an item of a set) or
 /// `i:<index>`. A node is a member itself (`.` in the JSON form, or `{}` for a leaf) or only
 /// leads to members below it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldSet {
     pub member: bool,
     pub children: BTreeMap<String, FieldSet>,
@@ -100,6 +107,18 @@ impl FieldSet {
             }
         }
         out
+    }
+
+    /// Whether the sets share a member (without building the intersection).
+    pub fn overlaps(&self, other: &FieldSet) -> bool {
+        (self.member && other.member)
+            || self.children.iter().any(|(k, v)| other.children.get(k).is_some_and(|o| v.overlaps(o)))
+    }
+
+    /// Whether every member of `self` is a member of `other`.
+    pub fn is_subset(&self, other: &FieldSet) -> bool {
+        (!self.member || other.member)
+            && self.children.iter().all(|(k, v)| other.children.get(k).is_some_and(|o| v.is_subset(o)))
     }
 
     /// The members of both sets.
@@ -227,6 +246,7 @@ mod tests {
         assert_eq!(d.paths(), vec![p(&["f:spec", "f:paused"])]);
         assert_eq!(a.intersection(&b).paths(), vec![p(&["f:spec", "f:replicas"])]);
         assert!(b.difference(&a).is_empty());
+        assert!(a.overlaps(&b) && b.is_subset(&a) && !a.is_subset(&b));
     }
 
     #[test]

@@ -44,8 +44,8 @@ pub struct ObjectMeta {
     pub finalizers: Vec<String>,
     /// Which field manager owns which fields (server-side apply's record). The API server
     /// keeps it; what a client sends here is ignored.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub managed_fields: Vec<super::managed_fields::ManagedFieldsEntry>,
+    #[serde(default, skip_serializing_if = "super::managed_fields::none_managed")]
+    pub managed_fields: super::managed_fields::ManagedFields,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

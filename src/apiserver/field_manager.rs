@@ -8,7 +8,40 @@ use super::field_schema::{self as schema, ListType};
 use crate::api::{FieldSet, Kind, ManagedFieldsEntry};
 use crate::sim::Time;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+/// Shares equal field sets between objects: the pods of one ReplicaSet are created with the
+/// same fields, and their entries need not each hold a copy. Only lookups use the hash, so
+/// its order never shows.
+#[derive(Debug, Default)]
+pub struct Interner {
+    sets: HashMap<u64, Vec<Arc<FieldSet>>>,
+    count: usize,
+}
+
+impl Interner {
+    /// Past this many sets the table starts afresh (sets already shared stay shared).
+    const CAPACITY: usize = 20_000;
+
+    pub fn intern(&mut self, set: FieldSet) -> Arc<FieldSet> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        set.hash(&mut hasher);
+        let bucket = self.sets.entry(hasher.finish()).or_default();
+        if let Some(found) = bucket.iter().find(|s| ***s == set) {
+            return found.clone();
+        }
+        let shared = Arc::new(set);
+        bucket.push(shared.clone());
+        self.count += 1;
+        if self.count > Self::CAPACITY {
+            self.sets.clear();
+            self.count = 0;
+        }
+        shared
+    }
+}
 
 /// How a walk over a value marks members: as an apply configuration (the fields named, and
 /// list items), or as newly created content (maps, lists and optional structs too).
@@ -233,31 +266,44 @@ pub struct UpdateWrite<'a> {
 
 impl UpdateWrite<'_> {
     /// The entries after this write, or None when the write changed no field.
-    pub fn record(&self, entries: &[ManagedFieldsEntry], old: &Value, new: &Value) -> Option<Vec<ManagedFieldsEntry>> {
+    pub fn record(
+        &self,
+        interner: &mut Interner,
+        entries: &[ManagedFieldsEntry],
+        old: &Value,
+        new: &Value,
+    ) -> Option<Vec<ManagedFieldsEntry>> {
         let (changed, removed) = update_sets(self.kind, old, new);
         if changed.is_empty() && removed.is_empty() {
             return None;
         }
         let mut out: Vec<ManagedFieldsEntry> = Vec::with_capacity(entries.len() + 1);
-        for e in entries {
-            let rest = e.fields_v1.difference(&changed).difference(&removed);
-            if e.manager == self.manager && e.operation == "Update" && e.subresource == self.subresource {
+        let own_at = position(entries, self.manager, "Update", self.subresource);
+        for (i, e) in entries.iter().enumerate() {
+            if Some(i) == own_at {
                 continue;
             }
+            // Most writes leave other managers' fields alone: their sets stay shared.
+            if !e.fields_v1.overlaps(&changed) && !e.fields_v1.overlaps(&removed) {
+                out.push(e.clone());
+                continue;
+            }
+            let rest = e.fields_v1.difference(&changed).difference(&removed);
             if !rest.is_empty() {
-                let fields_v1 = if rest == *e.fields_v1 { e.fields_v1.clone() } else { Arc::new(rest) };
-                out.push(ManagedFieldsEntry { fields_v1, ..e.clone() });
+                out.push(ManagedFieldsEntry { fields_v1: interner.intern(rest), ..e.clone() });
             }
         }
-        let own = match position(entries, self.manager, "Update", self.subresource) {
-            Some(i) => entries[i].fields_v1.difference(&removed).union(&changed),
-            None => changed,
+        let own: Arc<FieldSet> = match own_at.map(|i| &entries[i].fields_v1) {
+            // A manager changing fields it already owns keeps its set.
+            Some(set) if changed.is_subset(set) && !set.overlaps(&removed) => set.clone(),
+            Some(set) => interner.intern(set.difference(&removed).union(&changed)),
+            None => interner.intern(changed),
         };
         if !own.is_empty() {
             out.push(ManagedFieldsEntry {
                 api_version: self.api_version.clone(),
                 fields_type: "FieldsV1".into(),
-                fields_v1: Arc::new(own),
+                fields_v1: own,
                 manager: self.manager.to_string(),
                 operation: "Update".into(),
                 subresource: self.subresource.to_string(),

@@ -56,6 +56,7 @@ pub struct ApiServer {
     woken: Vec<ComponentId>,
     /// ClusterIPs and NodePorts held by Services (the registry's allocators).
     service_allocations: ServiceAllocations,
+    field_sets: field_manager::Interner,
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -321,7 +322,8 @@ impl ApiServer {
             Some(entries) => entries,
             None => {
                 let write = self.update_write(&req, env);
-                write.record(&[], &Value::Object(Default::default()), &tracked_view(&object, false)).unwrap_or_default()
+                let view = tracked_view(&object, false);
+                write.record(&mut self.field_sets, &[], &Value::Object(Default::default()), &view).unwrap_or_default()
             }
         };
         admission::admit_create(&mut object, env.rng);
@@ -353,7 +355,7 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
-        object.meta_mut().managed_fields = created;
+        object.meta_mut().managed_fields = Arc::new(created);
         if req.dry_run {
             return Ok(Arc::new(object));
         }
@@ -477,7 +479,10 @@ impl ApiServer {
         let config = match req.body.take() {
             Some(Body::Json(v)) if v.is_object() => v,
             _ => {
-                return Err((Stage::Validation, Status::bad_request("a server-side apply needs a YAML or JSON object")));
+                return Err((
+                    Stage::Validation,
+                    Status::bad_request("a server-side apply needs a YAML or JSON object"),
+                ));
             }
         };
         if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
@@ -495,7 +500,7 @@ impl ApiServer {
         let empty = Value::Object(Default::default());
         let (live, entries) = match &current {
             Some(o) => (o.to_json_value(), o.meta().managed_fields.clone()),
-            None => (empty, Vec::new()),
+            None => (empty, Default::default()),
         };
         let (merged, entries) = write.merge(&live, &entries, &config).map_err(|conflicts| {
             (
@@ -598,15 +603,17 @@ impl ApiServer {
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
         let entries = match applied {
-            Some(entries) => entries,
+            Some(entries) => Arc::new(entries),
             None => {
                 let old_entries = &old.meta().managed_fields;
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
                 } else {
+                    let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
-                        .record(old_entries, &tracked_view(old, status_only), &tracked_view(&object, status_only))
+                        .record(&mut self.field_sets, old_entries, &before, &after)
+                        .map(Arc::new)
                         .unwrap_or_else(|| old_entries.clone())
                 }
             }
