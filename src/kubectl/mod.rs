@@ -3,10 +3,14 @@
 
 pub mod age;
 pub mod args;
+mod create;
 pub mod describe;
+mod expose;
+mod imperative_flags;
 pub mod manifest;
 pub mod merge;
 pub mod printers;
+mod run;
 pub mod table;
 pub mod yaml;
 
@@ -62,6 +66,8 @@ impl Io<'_> {
 }
 
 const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "patch", "scale", "version"];
+const IMPERATIVE_VERBS: &[&str] =
+    &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -75,7 +81,10 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     };
     match verb.as_str() {
         "apply" => apply(cluster, &args, io, false),
+        "create" if create::is_generator(&args) => create::create(cluster, &args, &rest),
         "create" => apply(cluster, &args, io, true),
+        "run" => run::run(cluster, &args, &rest),
+        "expose" => expose::expose(cluster, &args),
         "get" => get(cluster, &args),
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
@@ -89,6 +98,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         other => {
             let suggestion = VERBS
                 .iter()
+                .chain(IMPERATIVE_VERBS)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
