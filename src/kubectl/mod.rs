@@ -7,10 +7,14 @@ mod create;
 pub mod describe;
 mod expose;
 mod imperative_flags;
+mod label;
 pub mod manifest;
 pub mod merge;
+mod node_ops;
 pub mod printers;
+mod replace;
 mod run;
+mod set;
 pub mod table;
 pub mod yaml;
 
@@ -85,6 +89,14 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "create" => apply(cluster, &args, io, true),
         "run" => run::run(cluster, &args, &rest),
         "expose" => expose::expose(cluster, &args),
+        "label" => label::label(cluster, &args, label::Field::Labels),
+        "annotate" => label::label(cluster, &args, label::Field::Annotations),
+        "set" => set::set(cluster, &args),
+        "taint" => node_ops::taint(cluster, &args),
+        "cordon" => node_ops::cordon(cluster, &args, true),
+        "uncordon" => node_ops::cordon(cluster, &args, false),
+        "drain" => node_ops::drain(cluster, &args),
+        "replace" => replace::replace(cluster, &args, io),
         "get" => get(cluster, &args),
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
