@@ -561,7 +561,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
         g => g,
     };
     if args.has("force") && grace == Some(0) {
-        out.stderr.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+        out.warnings.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
     }
     let propagation = match args.get("cascade") {
         None => None,

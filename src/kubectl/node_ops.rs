@@ -527,8 +527,8 @@ fn evict_and_wait(
             _ => cluster.advance(deadline.since(cluster.now())),
         }
     }
-    for (ns, name, _) in &pending {
-        errors.push(format!("error when waiting for pod \"{name}\" in namespace \"{ns}\" to terminate: global timeout reached: {timeout}"));
+    for (_, name, _) in &pending {
+        errors.push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}"));
     }
     if errors.is_empty() { Ok(()) } else { Err(aggregate(&errors)) }
 }
@@ -553,7 +553,7 @@ pub(super) fn drain(cluster: &mut Cluster, args: &Args) -> Output {
             Some(d) => d,
             None => {
                 return Output::err(format!(
-                    "error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\"\nSee 'kubectl drain --help' for usage."
+                    "Error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\"\nSee 'kubectl drain --help' for usage."
                 ));
             }
         },
