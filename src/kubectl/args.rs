@@ -168,6 +168,11 @@ impl Args {
     pub fn has(&self, name: &str) -> bool {
         self.get(name).is_some_and(|v| v != "false")
     }
+
+    /// Every flag given, by long name (alphabetically), with each of its values.
+    pub fn flag_values(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.flags.iter().flat_map(|(k, vs)| vs.iter().map(move |v| (k.as_str(), v.as_str())))
+    }
 }
 
 #[cfg(test)]

@@ -43,6 +43,37 @@ impl DryRun {
 /// The resource builder's complaint when no resource is named.
 pub(super) const NO_RESOURCES: &str = "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'";
 
+pub(super) const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+
+/// With `--record`, the command line kubectl stores in `kubernetes.io/change-cause`:
+/// `kubectl` and the arguments, then each flag as `--name=value`.
+pub(super) fn change_cause(verb: &str, args: &Args) -> Option<String> {
+    if !args.has("record") {
+        return None;
+    }
+    let mut line = format!("kubectl {verb}");
+    for p in &args.positionals {
+        line.push(' ');
+        line.push_str(p);
+    }
+    for (name, value) in args.flag_values() {
+        line.push_str(&format!(" --{name}={value}"));
+    }
+    Some(line)
+}
+
+/// What kubectl prints first when `--record` is given.
+pub(super) const RECORD_DEPRECATED: &str =
+    "Flag --record has been deprecated, --record will be removed in the future\n";
+
+/// `--overrides`: inline JSON merged (strategically) over the generated object.
+pub(super) fn apply_overrides(args: &Args, object: Value) -> Result<Value, Output> {
+    let Some(text) = args.get("overrides") else { return Ok(object) };
+    let patch: Value = serde_json::from_str(text).map_err(|e| Output::err(format!("error: {e}")))?;
+    crate::apiserver::patch::apply(&object, crate::apiserver::patch::PatchType::Strategic, &patch)
+        .map_err(|e| Output::err(format!("error: {e}")))
+}
+
 /// Rejects an `-o` the imperative verbs cannot print.
 pub(super) fn check_output(args: &Args) -> Result<(), String> {
     match args.get("output") {
@@ -328,6 +359,26 @@ mod tests {
         let name = container_name("my_app.v2:1", 7);
         assert!(name.starts_with("my-app-v2-"), "{name}");
         assert_eq!(name.len(), "my-app-v2-".len() + 5);
+    }
+
+    #[test]
+    fn record_stores_the_command_line_with_flags_spelled_out() {
+        let words: Vec<String> =
+            "image deployment/web nginx=nginx:1.26 --record".split_whitespace().map(String::from).collect();
+        let args = Args::parse("set", &words).unwrap();
+        assert_eq!(
+            change_cause("set", &args).as_deref(),
+            Some("kubectl set image deployment/web nginx=nginx:1.26 --record=true")
+        );
+        assert_eq!(change_cause("set", &Args::parse("set", &words[..3]).unwrap()), None);
+    }
+
+    #[test]
+    fn overrides_merge_over_the_generated_object() {
+        let words: Vec<String> = vec![r#"--overrides={"spec":{"nodeName":"w"}}"#.into()];
+        let args = Args::parse("run", &words).unwrap();
+        let merged = apply_overrides(&args, json!({"spec": {"containers": []}})).unwrap();
+        assert_eq!(merged, json!({"spec": {"containers": [], "nodeName": "w"}}));
     }
 
     #[test]

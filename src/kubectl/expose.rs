@@ -5,7 +5,10 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{DryRun, NO_RESOURCES, check_output, print_object, usage_error};
+use super::create::{
+    CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object,
+    usage_error,
+};
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
@@ -182,6 +185,9 @@ pub(super) fn expose(cluster: &mut Cluster, args: &Args) -> Output {
     }
     let namespace = super::namespace_flag(args);
     let mut out = Output::default();
+    if args.get("record").is_some() {
+        out.warnings.push_str(RECORD_DEPRECATED);
+    }
     for (kind, names) in targets {
         if names.is_empty() {
             return usage_error("expose", "resource(s) were provided, but no name was specified");
@@ -211,10 +217,17 @@ pub(super) fn expose(cluster: &mut Cluster, args: &Args) -> Output {
                 return usage_error("expose", "couldn't find port via --port flag or introspection");
             }
             let name = args.get("name").map(str::to_string).unwrap_or_else(|| object_name.chars().take(63).collect());
-            let mut service = match build_service(args, &name, &exposed) {
+            let service = match build_service(args, &name, &exposed) {
                 Ok(s) => s,
                 Err(e) => return Output::err(format!("error: {e}")),
             };
+            let mut service = match apply_overrides(args, service) {
+                Ok(s) => s,
+                Err(e) => return e,
+            };
+            if let Some(cause) = change_cause("expose", args) {
+                service["metadata"]["annotations"] = json!({CHANGE_CAUSE: cause});
+            }
             if dry == DryRun::Client {
                 if args.get("namespace").is_some() {
                     service["metadata"]["namespace"] = json!(namespace);

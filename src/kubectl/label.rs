@@ -5,7 +5,7 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{DryRun, check_output, print_object};
+use super::create::{CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, change_cause, check_output, print_object};
 use crate::api::Object;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::{Reply, Request};
@@ -220,6 +220,9 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
     let all_ns = args.has("all-namespaces");
     let mut objects: Vec<Arc<Object>> = Vec::new();
     let mut out = Output::default();
+    if args.get("record").is_some() {
+        out.warnings.push_str(RECORD_DEPRECATED);
+    }
     for (kind, names) in targets {
         let ns = match (kind.info().namespaced, all_ns) {
             (false, _) | (true, true) => String::new(),
@@ -289,12 +292,24 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
             }
         };
         let kind = object.kind();
+        let cause = change_cause(verb, args);
+        let mut next = next;
+        if let (Field::Annotations, Some(c)) = (field, &cause) {
+            next.insert(CHANGE_CAUSE.to_string(), c.clone());
+        }
         let result = if dry == DryRun::Client {
             let mut value = object.to_json_value();
             value["metadata"][field.key()] = json!(next);
+            if let (Field::Labels, Some(c)) = (field, &cause) {
+                value["metadata"]["annotations"][CHANGE_CAUSE] = json!(c);
+            }
             value
         } else {
-            let patch = merge_patch(field, current, &next);
+            let mut patch = merge_patch(field, current, &next);
+            if let (Field::Labels, Some(c)) = (field, &cause) {
+                // --record: the command line joins the patch, in the annotations.
+                patch["metadata"]["annotations"] = json!({CHANGE_CAUSE: c});
+            }
             let mut req = Request::patch(kind, object.namespace(), object.name(), PatchType::Merge, patch);
             req.dry_run = dry == DryRun::Server;
             match cluster.request(req) {

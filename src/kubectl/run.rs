@@ -3,7 +3,10 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{DryRun, check_output, print_object, split_at_dash, usage_error};
+use super::create::{
+    CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, split_at_dash,
+    usage_error,
+};
 use crate::api::Kind;
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
@@ -207,10 +210,18 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         return Output::err(e);
     }
     let name = args.positionals[0].clone();
-    let mut pod = match build_pod(args, &name, &args.positionals[1..]) {
+    let pod = match build_pod(args, &name, &args.positionals[1..]) {
         Ok(p) => p,
         Err(e) => return Output::err(e),
     };
+    let mut pod = match apply_overrides(args, pod) {
+        Ok(p) => p,
+        Err(e) => return e,
+    };
+    let cause = change_cause("run", args);
+    if let Some(c) = &cause {
+        pod["metadata"]["annotations"][CHANGE_CAUSE] = json!(c);
+    }
     let namespace = super::namespace_flag(args);
     if args.get("namespace").is_some() {
         pod["metadata"]["namespace"] = json!(namespace);
@@ -221,6 +232,9 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         Err(e) => return Output::err(e),
     };
     let mut out = Output::default();
+    if args.get("record").is_some() {
+        out.warnings.push_str(RECORD_DEPRECATED);
+    }
     if args.has("expose") {
         // The Service `run --expose` makes: selecting the pod's labels, port and target alike.
         let port: i32 = args.get("port").and_then(|p| p.parse().ok()).unwrap_or(0);
@@ -232,6 +246,9 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         });
         if args.get("namespace").is_some() {
             svc["metadata"]["namespace"] = json!(namespace);
+        }
+        if let Some(c) = &cause {
+            svc["metadata"]["annotations"] = json!({CHANGE_CAUSE: c});
         }
         match send(cluster, Kind::Service, &namespace, svc, dry) {
             Ok(svc) => {

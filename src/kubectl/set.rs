@@ -4,7 +4,7 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{DryRun, NO_RESOURCES, check_output, print_object};
+use super::create::{CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, change_cause, check_output, print_object};
 use crate::api::{Kind, Object};
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
@@ -129,6 +129,9 @@ fn set_image(cluster: &mut Cluster, args: &Args) -> Output {
     };
     let namespace = super::namespace_flag(args);
     let mut out = Output::default();
+    if args.get("record").is_some() {
+        out.warnings.push_str(RECORD_DEPRECATED);
+    }
     let mut objects: Vec<std::sync::Arc<Object>> = Vec::new();
     for (kind, names) in targets {
         let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
@@ -177,7 +180,10 @@ fn set_image(cluster: &mut Cluster, args: &Args) -> Output {
         if spec_patch.as_object().is_none_or(|m| m.is_empty()) {
             continue; // no changes: kubectl sends nothing and prints nothing
         }
-        let patch = nest(path, spec_patch);
+        let mut patch = nest(path, spec_patch);
+        if let Some(cause) = change_cause("set", args) {
+            patch["metadata"] = json!({"annotations": {CHANGE_CAUSE: cause}});
+        }
         let result = if dry == DryRun::Client {
             crate::apiserver::patch::apply(&live, PatchType::Strategic, &patch).unwrap_or(live)
         } else {
