@@ -62,6 +62,14 @@ pub(super) fn change_cause(verb: &str, args: &Args) -> Option<String> {
     Some(line)
 }
 
+/// `--save-config`: the object as sent, remembered for a later `kubectl apply`.
+pub(super) fn save_config(args: &Args, object: &mut Value) {
+    if args.has("save-config") {
+        let text = serde_json::to_string(&*object).unwrap_or_default() + "\n";
+        super::set_annotation(object, super::LAST_APPLIED, &text);
+    }
+}
+
 /// What kubectl prints first when `--record` is given.
 pub(super) const RECORD_DEPRECATED: &str =
     "Flag --record has been deprecated, --record will be removed in the future\n";
@@ -193,6 +201,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
     if dry == DryRun::Client {
         return Output::ok(print_object(args, kind, &object, "created", dry));
     }
+    save_config(args, &mut object);
     let mut req = Request::new(Verb::Create, kind, &namespace, "");
     req.body = Some(Body::Json(object));
     req.dry_run = dry == DryRun::Server;

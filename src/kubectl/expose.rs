@@ -7,7 +7,7 @@ use super::Output;
 use super::args::Args;
 use super::create::{
     CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object,
-    usage_error,
+    save_config, usage_error,
 };
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
@@ -235,6 +235,7 @@ pub(super) fn expose(cluster: &mut Cluster, args: &Args) -> Output {
                 out.stdout.push_str(&print_object(args, Kind::Service, &service, "exposed", dry));
                 continue;
             }
+            save_config(args, &mut service);
             let mut req = Request::new(Verb::Create, Kind::Service, &namespace, "");
             req.body = Some(Body::Json(service));
             req.dry_run = dry == DryRun::Server;

@@ -110,7 +110,11 @@ fn parse_taints(specs: &[String]) -> Result<(Vec<Taint>, Vec<Taint>), String> {
                 return Err(format!("invalid taint spec: {spec}"));
             }
             if add.iter().any(|a| a.key == t.key && a.effect == t.effect) {
-                return Err(format!("duplicated taints with the same key and effect: {}", taint_string(&t)));
+                // Go prints the Taint struct with %v.
+                return Err(format!(
+                    "duplicated taints with the same key and effect: {{{} {} {} <nil>}}",
+                    t.key, t.value, t.effect
+                ));
             }
             add.push(t);
         }
@@ -316,7 +320,7 @@ pub(super) fn cordon(cluster: &mut Cluster, args: &Args, desired: bool) -> Outpu
         return usage_error(verb, &format!("USAGE: {verb} NODE [flags]"));
     }
     if !args.positionals.is_empty() && args.get("selector").is_some() {
-        return Output::err("error: cannot specify both a node name and a --selector option");
+        return usage_error(verb, "cannot specify both a node name and a --selector option");
     }
     let dry = match DryRun::from_args(args) {
         Ok(d) => d,
@@ -540,7 +544,7 @@ pub(super) fn drain(cluster: &mut Cluster, args: &Args) -> Output {
         return usage_error("drain", "USAGE: drain NODE [flags]");
     }
     if !args.positionals.is_empty() && args.get("selector").is_some() {
-        return Output::err("error: cannot specify both a node name and a --selector option");
+        return usage_error("drain", "cannot specify both a node name and a --selector option");
     }
     let dry = match DryRun::from_args(args) {
         Ok(d) => d,

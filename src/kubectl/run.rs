@@ -4,8 +4,8 @@
 use super::Output;
 use super::args::Args;
 use super::create::{
-    CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, split_at_dash,
-    usage_error,
+    CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, save_config,
+    split_at_dash, usage_error,
 };
 use crate::api::Kind;
 use crate::apiserver::{Body, Request, Verb};
@@ -151,10 +151,18 @@ fn build_pod(args: &Args, name: &str, extra: &[String]) -> Result<Value, String>
 }
 
 /// POSTs `object` (or, for a client dry run, returns it as built).
-fn send(cluster: &mut Cluster, kind: Kind, namespace: &str, object: Value, dry: DryRun) -> Result<Value, String> {
+fn send(
+    cluster: &mut Cluster,
+    args: &Args,
+    kind: Kind,
+    namespace: &str,
+    mut object: Value,
+    dry: DryRun,
+) -> Result<Value, String> {
     if dry == DryRun::Client {
         return Ok(object);
     }
+    save_config(args, &mut object);
     let mut req = Request::new(Verb::Create, kind, namespace, "");
     req.body = Some(Body::Json(object));
     req.dry_run = dry == DryRun::Server;
@@ -227,7 +235,7 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         pod["metadata"]["namespace"] = json!(namespace);
     }
     let labels = pod["metadata"]["labels"].clone();
-    let created = match send(cluster, Kind::Pod, &namespace, pod, dry) {
+    let created = match send(cluster, args, Kind::Pod, &namespace, pod, dry) {
         Ok(p) => p,
         Err(e) => return Output::err(e),
     };
@@ -250,7 +258,7 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         if let Some(c) = &cause {
             svc["metadata"]["annotations"] = json!({CHANGE_CAUSE: c});
         }
-        match send(cluster, Kind::Service, &namespace, svc, dry) {
+        match send(cluster, args, Kind::Service, &namespace, svc, dry) {
             Ok(svc) => {
                 out.stdout.push_str(&print_object(args, Kind::Service, &svc, "created", dry));
                 if args.get("output") == Some("yaml") {
