@@ -147,6 +147,12 @@ const WORDS: &[&str] = &[
     "--dry-run=bogus",
     "-r",
     "-it",
+    "job",
+    "service",
+    "clusterip",
+    "nodeport",
+    "--tcp=80:8080",
+    "--node-port=30080",
 ];
 
 fn mangle(text: &str, rng: &mut Rng) -> String {
@@ -210,6 +216,8 @@ fn mangled_manifests_and_random_commands_never_panic() {
                     "kubectl delete $(kubectl get pods -o name | head -1)",
                     "kubectl create deployment web",
                     "kubectl create",
+                    "kubectl create service clusterip web",
+                    "kubectl create job pi",
                     "kubectl run web",
                     "kubectl run",
                     "kubectl expose deployment web",

@@ -138,7 +138,18 @@ pub(super) fn is_generator(args: &Args) -> bool {
         && args.positionals.first().is_some_and(|s| {
             matches!(
                 s.as_str(),
-                "deployment" | "deploy" | "namespace" | "ns" | "configmap" | "cm" | "secret" | "serviceaccount" | "sa"
+                "deployment"
+                    | "deploy"
+                    | "namespace"
+                    | "ns"
+                    | "configmap"
+                    | "cm"
+                    | "secret"
+                    | "serviceaccount"
+                    | "sa"
+                    | "job"
+                    | "service"
+                    | "svc"
             )
         })
 }
@@ -152,6 +163,17 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "namespace" | "ns" => ("create namespace", Kind::Namespace),
         "configmap" | "cm" => ("create configmap", Kind::ConfigMap),
         "serviceaccount" | "sa" => ("create serviceaccount", Kind::ServiceAccount),
+        "job" => ("create job", Kind::Job),
+        "service" | "svc" => match names.get(1).map(String::as_str) {
+            Some("clusterip") => ("create service clusterip", Kind::Service),
+            Some("nodeport") => ("create service nodeport", Kind::Service),
+            Some("loadbalancer") => ("create service loadbalancer", Kind::Service),
+            Some("externalname") => ("create service externalname", Kind::Service),
+            Some(_) => {
+                return usage_error("create service", &format!("unknown command \"{}\"", names[1..].join(" ")));
+            }
+            None => return Output::ok(SERVICE_HELP.into()),
+        },
         _ => match names.get(1).map(String::as_str) {
             Some("generic") => ("create secret generic", Kind::Secret),
             Some(other @ ("tls" | "docker-registry")) => {
@@ -167,7 +189,10 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
     if kind == Kind::Deployment && args.all("image").is_empty() {
         return Output::err("error: required flag(s) \"image\" not set");
     }
-    let skip = if kind == Kind::Secret { 2 } else { 1 };
+    if path == "create service externalname" && args.get("external-name").is_none() {
+        return Output::err("error: required flag(s) \"external-name\" not set");
+    }
+    let skip = if matches!(kind, Kind::Secret | Kind::Service) { 2 } else { 1 };
     let names = &names[skip.min(names.len())..];
     if names.len() != 1 {
         return usage_error(path, &format!("exactly one NAME is required, got {}", names.len()));
@@ -187,6 +212,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         }
         Kind::ConfigMap => config_map(args, &name),
         Kind::Secret => secret(args, &name),
+        Kind::Job => job(args, &name, &command),
+        Kind::Service => service(args, &name, path),
         _ => Ok(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})),
     };
     let mut object = match built {
@@ -214,14 +241,107 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         Err(status) if kind == Kind::Namespace => Output::err(status.kubectl_message()),
         Err(status) => {
             let what = match kind {
-                Kind::Deployment => "deployment: ",
-                Kind::ConfigMap => "configmap: ",
-                Kind::Secret => "secret ",
-                _ => "serviceaccount: ",
+                Kind::Deployment => "deployment: ".to_string(),
+                Kind::ConfigMap => "configmap: ".to_string(),
+                Kind::Secret => "secret ".to_string(),
+                Kind::Job => "job: ".to_string(),
+                Kind::Service => format!("{} service: ", object_type(path)),
+                _ => "serviceaccount: ".to_string(),
             };
             Output::err(format!("error: failed to create {what}{}", status.message))
         }
     }
+}
+
+const SERVICE_HELP: &str = "Create a service using a specified subcommand.\n\nAliases:\nservice, svc\n\nAvailable Commands:\n  clusterip      Create a ClusterIP service\n  externalname   Create an ExternalName service\n  loadbalancer   Create a LoadBalancer service\n  nodeport       Create a NodePort service\n\nUsage:\n  kubectl create service [flags] [options]\n\nUse \"kubectl create service <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+
+/// The Service type a `create service SUBCOMMAND` makes.
+fn object_type(path: &str) -> &'static str {
+    match path.rsplit(' ').next() {
+        Some("nodeport") => "NodePort",
+        Some("loadbalancer") => "LoadBalancer",
+        Some("externalname") => "ExternalName",
+        _ => "ClusterIP",
+    }
+}
+
+/// `create job NAME --image=IMAGE [-- COMMAND]`: a Job whose pod never restarts.
+fn job(args: &Args, name: &str, command: &[String]) -> Result<Value, Output> {
+    let image = args.get("image").unwrap_or("");
+    let from = args.get("from");
+    if image.is_empty() == from.is_none() {
+        return Err(Output::err("error: either --image or --from must be specified"));
+    }
+    if from.is_some() {
+        return Err(Output::err("error: creating a job --from a cronjob is not supported in this sandbox"));
+    }
+    let mut container = Map::new();
+    if !command.is_empty() {
+        container.insert("command".into(), json!(command));
+    }
+    container.insert("image".into(), json!(image));
+    container.insert("name".into(), json!(name));
+    container.insert("resources".into(), json!({}));
+    Ok(json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name},
+        "spec": {"template": {"metadata": {}, "spec": {"containers": [container], "restartPolicy": "Never"}}},
+        "status": {},
+    }))
+}
+
+/// `create service clusterip|nodeport|loadbalancer|externalname NAME --tcp=PORT[:TARGET]`:
+/// selector and labels `app=NAME`, one port per `--tcp`, named after it.
+fn service(args: &Args, name: &str, path: &str) -> Result<Value, Output> {
+    let type_ = object_type(path);
+    let cluster_ip = args.get("clusterip");
+    let specs: Vec<&str> = args.all("tcp").into_iter().flat_map(|v| v.split(',')).filter(|s| !s.is_empty()).collect();
+    if specs.is_empty() && type_ != "ExternalName" && cluster_ip != Some("None") {
+        return Err(Output::err("error: at least one tcp port specifier must be provided"));
+    }
+    let node_port = int_flag(args, "node-port", "--node-port", path)?.filter(|p| *p != 0);
+    let mut ports = Vec::new();
+    for spec in specs {
+        let (port_text, target_text) = spec.split_once(':').unwrap_or((spec, spec));
+        let port: u16 = port_text.parse().map_err(|e: std::num::ParseIntError| {
+            let why = if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) {
+                "value out of range"
+            } else {
+                "invalid syntax"
+            };
+            Output::err(format!("error: strconv.ParseUint: parsing \"{port_text}\": {why}"))
+        })?;
+        let target = target_text.parse::<i64>().map(|n| json!(n)).unwrap_or_else(|_| json!(target_text));
+        let mut p = Map::new();
+        p.insert("name".into(), json!(spec.replace(':', "-")));
+        if let Some(np) = node_port {
+            p.insert("nodePort".into(), json!(np));
+        }
+        p.insert("port".into(), json!(port));
+        p.insert("protocol".into(), json!("TCP"));
+        p.insert("targetPort".into(), target);
+        ports.push(Value::Object(p));
+    }
+    let mut spec = Map::new();
+    if let Some(ip) = cluster_ip {
+        spec.insert("clusterIP".into(), json!(ip));
+    }
+    if let Some(ext) = args.get("external-name") {
+        spec.insert("externalName".into(), json!(ext));
+    }
+    if !ports.is_empty() {
+        spec.insert("ports".into(), Value::Array(ports));
+    }
+    spec.insert("selector".into(), json!({"app": name}));
+    spec.insert("type".into(), json!(type_));
+    Ok(json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"labels": {"app": name}, "name": name},
+        "spec": spec,
+        "status": {"loadBalancer": {}},
+    }))
 }
 
 /// The container name kubectl derives from an image: the last path element without its tag
@@ -388,6 +508,22 @@ mod tests {
         let args = Args::parse("run", &words).unwrap();
         let merged = apply_overrides(&args, json!({"spec": {"containers": []}})).unwrap();
         assert_eq!(merged, json!({"spec": {"containers": [], "nodeName": "w"}}));
+    }
+
+    #[test]
+    fn service_ports_are_named_after_their_tcp_spec_and_default_the_target_to_the_port() {
+        let words: Vec<String> = ["--tcp=80:8080,443", "--node-port=30080"].iter().map(|s| s.to_string()).collect();
+        let args = Args::parse("create", &words).unwrap();
+        let svc = service(&args, "web", "create service nodeport").unwrap();
+        assert_eq!(
+            svc["spec"]["ports"],
+            json!([
+                {"name": "80-8080", "nodePort": 30080, "port": 80, "protocol": "TCP", "targetPort": 8080},
+                {"name": "443", "nodePort": 30080, "port": 443, "protocol": "TCP", "targetPort": 443},
+            ])
+        );
+        assert_eq!(svc["spec"]["type"], "NodePort");
+        assert_eq!(svc["spec"]["selector"], json!({"app": "web"}));
     }
 
     #[test]

@@ -54,6 +54,11 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     value("skip-wait-for-delete-timeout"),
     value("field-manager"),
     switch("record"),
+    value("tcp"),
+    value("node-port"),
+    value("clusterip"),
+    value("external-name"),
+    value("from"),
 ];
 
 /// `-l` is `--labels` for `run` and `expose` (a selector everywhere else); `run` has `-i`,
