@@ -530,7 +530,9 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
                 if !args.has("all") && args.get("selector").is_none() && args.get("field-selector").is_none() {
                     return Output::err("error: resource(s) were provided, but no name was specified");
                 }
-                let req = match list_request(kind, &ns, args) {
+                // -A: the list spans every namespace.
+                let list_ns = if args.has("all-namespaces") { "" } else { ns.as_str() };
+                let req = match list_request(kind, list_ns, args) {
                     Ok(r) => r,
                     Err(e) => return Output::err(e),
                 };
