@@ -7,9 +7,10 @@ use super::create::{
     CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, save_config,
     split_at_dash, usage_error,
 };
-use crate::api::Kind;
+use crate::api::{Kind, Pod};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
+use crate::sim::Duration;
 use serde_json::{Map, Value, json};
 
 /// `--labels=a=b,c=d` into a map; kubectl's error for a malformed pair.
@@ -210,9 +211,12 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
                 "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
             );
         }
-        return Output::err(
-            "error: attaching to a container (-i, -t, --attach) is not supported in this sandbox; run the pod, then use kubectl logs",
-        );
+        if args.has("stdin") && args.positionals.len() < 2 {
+            return Output::err(format!(
+                "error: the sandbox has no interactive terminal, so -i needs a command to run: kubectl run {} --image={image} -i --rm --restart=Never -- echo hello",
+                args.positionals[0]
+            ));
+        }
     }
     if let Err(e) = check_output(args) {
         return Output::err(e);
@@ -271,7 +275,109 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
             }
         }
     }
+    if attach {
+        // Attached, kubectl shows the container's output instead of `pod/NAME created`.
+        let restart = created.pointer("/spec/restartPolicy").and_then(Value::as_str).unwrap_or("Always").to_string();
+        let attached = attach_to(cluster, args, &namespace, &name, &restart);
+        out.stdout.push_str(&attached.stdout);
+        out.stderr.push_str(&attached.stderr);
+        out.code = attached.code;
+        return out;
+    }
     out.stdout.push_str(&print_object(args, Kind::Pod, &created, "created", dry));
+    out
+}
+
+/// How long `run` waits for the pod to start (`--pod-running-timeout`).
+const POD_RUNNING_TIMEOUT: Duration = Duration::seconds(60);
+/// How long the sandbox waits for an attached container to exit (kubectl would wait forever).
+const ATTACH_LIMIT: Duration = Duration::seconds(600);
+
+/// Runs the cluster until `done` holds for the pod (or it is gone, or `limit` passes).
+fn wait_for_pod(
+    cluster: &mut Cluster,
+    namespace: &str,
+    name: &str,
+    limit: Duration,
+    done: &dyn Fn(&Pod) -> bool,
+) -> Option<Pod> {
+    let deadline = cluster.now() + limit;
+    loop {
+        let pod = cluster.api().peek(Kind::Pod, namespace, name).and_then(|o| o.as_pod().cloned());
+        match &pod {
+            None => return None,
+            Some(p) if done(p) => return pod,
+            Some(_) if cluster.now() >= deadline => return pod,
+            Some(_) => {}
+        }
+        match cluster.next_wakeup() {
+            Some(t) if t <= deadline => {
+                cluster.step();
+            }
+            _ => cluster.advance(deadline.since(cluster.now())),
+        }
+    }
+}
+
+/// `run -i`/`-t`/`--attach`: wait for the pod, show what its container printed, and with
+/// `--rm` delete it. The sandbox has no interactive terminal, so a container that keeps
+/// running is shown up to now and then left (or removed with `--rm`).
+fn attach_to(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, restart: &str) -> Output {
+    let mut out = Output::default();
+    let running_or_done = |p: &Pod| p.status.phase == "Running" || p.is_terminal();
+    let mut pod = wait_for_pod(cluster, namespace, name, POD_RUNNING_TIMEOUT, &running_or_done);
+    let mut failure: Option<(String, i32)> = None;
+    match &pod {
+        None => failure = Some((format!("error: pods \"{name}\" not found"), 1)),
+        Some(p) if !running_or_done(p) => failure = Some(("error: timed out waiting for the condition".into(), 1)),
+        Some(_) => {
+            let wait_for_exit = matches!(restart, "Never" | "OnFailure");
+            let exited = |p: &Pod| if restart == "OnFailure" { p.status.phase == "Succeeded" } else { p.is_terminal() };
+            if wait_for_exit {
+                pod = wait_for_pod(cluster, namespace, name, ATTACH_LIMIT, &exited);
+            }
+            let node = pod.as_ref().map(|p| p.spec.node_name.clone()).unwrap_or_default();
+            let now = cluster.now();
+            let lines =
+                cluster.kubelet(&node).and_then(|k| k.logs(namespace, name, name, false, now)).unwrap_or_default();
+            for line in lines {
+                out.stdout.push_str(&line);
+                out.stdout.push('\n');
+            }
+            match &pod {
+                Some(p) if wait_for_exit && exited(p) && p.status.phase == "Failed" => {
+                    let state = p.status.container_statuses.first().and_then(|s| s.state.terminated.clone());
+                    let code = state.as_ref().map_or(1, |t| t.exit_code);
+                    let reason = state.map(|t| t.reason).unwrap_or_default();
+                    failure = Some((format!("error: pod {namespace}/{name} terminated ({reason})"), code.max(1)));
+                }
+                Some(p) if wait_for_exit && exited(p) => {}
+                Some(_) => {
+                    failure = Some((
+                        format!(
+                            "error: the sandbox has no interactive terminal: pod/{name} is still running (see kubectl logs {name})"
+                        ),
+                        1,
+                    ))
+                }
+                None => {}
+            }
+        }
+    }
+    if args.has("rm") {
+        let mut req = Request::delete(Kind::Pod, namespace, name);
+        req.grace_period_seconds = None;
+        if cluster.request(req).is_ok() {
+            let _ = wait_for_pod(cluster, namespace, name, Duration::seconds(120), &|_| false);
+            if !args.has("quiet") {
+                out.stdout.push_str(&format!("pod \"{name}\" deleted\n"));
+            }
+        }
+    }
+    if let Some((message, code)) = failure {
+        out.stderr.push_str(&(message + "\n"));
+        out.code = code;
+    }
     out
 }
 
