@@ -198,7 +198,11 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
     if resources.is_empty() {
         return Output::err("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
     }
-    if specs.is_empty() {
+    let list = args.has("list");
+    if list && args.get("output").is_some() {
+        return Output::err("error: --list and --output may not be specified together");
+    }
+    if specs.is_empty() && !list {
         return Output::err(format!("error: at least one {} update is required", field.noun()));
     }
     let changes = match parse_changes(field, &specs) {
@@ -257,7 +261,25 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
         out.stderr.push_str("No resources found\n");
         return out;
     }
+    let single = objects.len() == 1;
     for object in objects {
+        if list && specs.is_empty() {
+            // --list: each key=value, under a heading when several objects are listed.
+            let map = match field {
+                Field::Labels => &object.meta().labels,
+                Field::Annotations => &object.meta().annotations,
+            };
+            let indent = if single { "" } else { " " };
+            if !single {
+                let info = object.kind().info();
+                let what = if field == Field::Labels { "labels" } else { "annotations" };
+                out.stdout.push_str(&format!("Listing {what} for {}.{}/{}:\n", info.kind, info.group, object.name()));
+            }
+            for (k, v) in map {
+                out.stdout.push_str(&format!("{indent}{k}={v}\n"));
+            }
+            continue;
+        }
         let meta = object.meta();
         let current = match field {
             Field::Labels => &meta.labels,
