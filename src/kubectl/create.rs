@@ -5,10 +5,11 @@
 
 use super::args::Args;
 use super::{Output, to_json, to_yaml};
-use crate::api::Kind;
-use crate::apiserver::{Body, Request, Verb};
+use crate::api::{Kind, Object};
+use crate::apiserver::{Body, Reply, Request, Verb};
 use crate::cluster::Cluster;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// `--dry-run`: none, client (print only) or server (the API server runs everything but storage).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +81,47 @@ pub(super) fn apply_overrides(args: &Args, object: Value) -> Result<Value, Outpu
     let patch: Value = serde_json::from_str(text).map_err(|e| Output::err(format!("error: {e}")))?;
     crate::apiserver::patch::apply(&object, crate::apiserver::patch::PatchType::Strategic, &patch)
         .map_err(|e| Output::err(format!("error: {e}")))
+}
+
+/// The objects a command names, as kubectl's resource builder finds them: `TYPE NAME...` and
+/// `TYPE/NAME` by GET, a bare `TYPE` with `--all`, `-l` or `--field-selector` by LIST (across
+/// namespaces with `-A`). Objects that cannot be read are reported in `out`.
+pub(super) fn fetch_objects(
+    cluster: &mut Cluster,
+    args: &Args,
+    resources: &[String],
+    command: &str,
+    out: &mut Output,
+) -> Result<Vec<Arc<Object>>, Output> {
+    let targets = super::resolve_targets(resources)
+        .map_err(|e| Output::err(e.replace("kubectl get -h", &format!("kubectl {command} -h"))))?;
+    let namespace = super::namespace_flag(args);
+    let mut objects = Vec::new();
+    for (kind, names) in targets {
+        let ns = if !kind.info().namespaced || args.has("all-namespaces") { "" } else { namespace.as_str() };
+        if names.is_empty() {
+            if !args.has("all") && args.get("selector").is_none() && args.get("field-selector").is_none() {
+                return Err(Output::err("error: resource(s) were provided, but no name was specified"));
+            }
+            let req = super::list_request(kind, ns, args).map_err(Output::err)?;
+            match cluster.request(req) {
+                Ok(Reply::List { items, .. }) => objects.extend(items),
+                Ok(_) => {}
+                Err(status) => return Err(Output::err(status.kubectl_message())),
+            }
+            continue;
+        }
+        for name in names {
+            match cluster.request(Request::get(kind, ns, &name)) {
+                Ok(reply) => objects.extend(reply.object()),
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                }
+            }
+        }
+    }
+    Ok(objects)
 }
 
 /// Rejects an `-o` the imperative verbs cannot print.

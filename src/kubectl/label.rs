@@ -5,14 +5,12 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, change_cause, check_output, print_object};
-use crate::api::Object;
+use super::create::{CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, change_cause, check_output, fetch_objects, print_object};
+use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
-use crate::apiserver::{Reply, Request};
 use crate::cluster::Cluster;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// Which map the command edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,47 +214,14 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
     if let Err(e) = check_output(args) {
         return Output::err(e);
     }
-    let targets = match super::resolve_targets(&resources) {
-        Ok(t) => t,
-        Err(e) => return Output::err(e.replace("kubectl get -h", &format!("kubectl {verb} -h"))),
-    };
-    let namespace = super::namespace_flag(args);
-    let all_ns = args.has("all-namespaces");
-    let mut objects: Vec<Arc<Object>> = Vec::new();
     let mut out = Output::default();
     if args.get("record").is_some() {
         out.warnings.push_str(RECORD_DEPRECATED);
     }
-    for (kind, names) in targets {
-        let ns = match (kind.info().namespaced, all_ns) {
-            (false, _) | (true, true) => String::new(),
-            (true, false) => namespace.clone(),
-        };
-        if names.is_empty() {
-            if !all && args.get("selector").is_none() && args.get("field-selector").is_none() {
-                return Output::err("error: resource(s) were provided, but no name was specified");
-            }
-            let req = match super::list_request(kind, &ns, args) {
-                Ok(r) => r,
-                Err(e) => return Output::err(e),
-            };
-            match cluster.request(req) {
-                Ok(Reply::List { items, .. }) => objects.extend(items),
-                Ok(_) => {}
-                Err(status) => return Output::err(status.kubectl_message()),
-            }
-        } else {
-            for name in names {
-                match cluster.request(Request::get(kind, &ns, &name)) {
-                    Ok(reply) => objects.extend(reply.object()),
-                    Err(status) => {
-                        out.stderr.push_str(&(status.kubectl_message() + "\n"));
-                        out.code = 1;
-                    }
-                }
-            }
-        }
-    }
+    let objects = match fetch_objects(cluster, args, &resources, verb, &mut out) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
     if objects.is_empty() && out.code == 0 {
         out.stderr.push_str("No resources found\n");
         return out;

@@ -4,8 +4,10 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, change_cause, check_output, print_object};
-use crate::api::{Kind, Object};
+use super::create::{
+    CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, change_cause, check_output, fetch_objects, print_object,
+};
+use crate::api::Kind;
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
@@ -123,41 +125,14 @@ fn set_image(cluster: &mut Cluster, args: &Args) -> Output {
     if let Err(e) = check_output(args) {
         return Output::err(e);
     }
-    let targets = match super::resolve_targets(&resources) {
-        Ok(t) => t,
-        Err(e) => return Output::err(e.replace("kubectl get -h", "kubectl set image -h")),
-    };
-    let namespace = super::namespace_flag(args);
     let mut out = Output::default();
     if args.get("record").is_some() {
         out.warnings.push_str(RECORD_DEPRECATED);
     }
-    let mut objects: Vec<std::sync::Arc<Object>> = Vec::new();
-    for (kind, names) in targets {
-        let ns = if kind.info().namespaced { namespace.clone() } else { String::new() };
-        if names.is_empty() {
-            if !args.has("all") && args.get("selector").is_none() {
-                return Output::err("error: resource(s) were provided, but no name was specified");
-            }
-            let req = match super::list_request(kind, &ns, args) {
-                Ok(r) => r,
-                Err(e) => return Output::err(e),
-            };
-            if let Ok(crate::apiserver::Reply::List { items, .. }) = cluster.request(req) {
-                objects.extend(items);
-            }
-            continue;
-        }
-        for name in names {
-            match cluster.request(Request::get(kind, &ns, &name)) {
-                Ok(reply) => objects.extend(reply.object()),
-                Err(status) => {
-                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
-                    out.code = 1;
-                }
-            }
-        }
-    }
+    let objects = match fetch_objects(cluster, args, &resources, "set image", &mut out) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
     for object in objects {
         let kind = object.kind();
         let Some(path) = pod_spec_path(kind) else {
