@@ -511,14 +511,12 @@ fn evict_and_wait(
     }
     let deadline = cluster.now() + timeout;
     loop {
-        let gone: Vec<usize> = pending
-            .iter()
-            .enumerate()
-            .filter(|(_, (ns, name, uid))| cluster.api().peek(Kind::Pod, ns, name).is_none_or(|o| o.meta().uid != *uid))
-            .map(|(i, _)| i)
-            .collect();
-        for i in gone.into_iter().rev() {
-            let (_, name, _) = pending.remove(i);
+        // Gone, or replaced by a new pod of the same name.
+        let (gone, left): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
+            .into_iter()
+            .partition(|(ns, name, uid)| cluster.api().peek(Kind::Pod, ns, name).is_none_or(|o| o.meta().uid != *uid));
+        pending = left;
+        for (_, name, _) in gone {
             out.stdout.push_str(&format!("pod/{name} {done_word}\n"));
         }
         if pending.is_empty() || cluster.now() >= deadline {
