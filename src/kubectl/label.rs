@@ -222,10 +222,7 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
         Ok(o) => o,
         Err(e) => return e,
     };
-    if objects.is_empty() && out.code == 0 {
-        out.stderr.push_str("No resources found\n");
-        return out;
-    }
+    // Nothing selected: kubectl label and annotate print nothing (unlike get and delete).
     let single = objects.len() == 1;
     for object in objects {
         if list && specs.is_empty() {
