@@ -157,6 +157,9 @@ impl ApiServer {
             Verb::Create if req.subresource == Some(Subresource::Binding) => {
                 self.bind(req, env, seq).map(|o| (201, Reply::Object(o)))
             }
+            Verb::Create if req.subresource == Some(Subresource::Eviction) => {
+                self.evict(req, env, seq).map(|o| (201, Reply::Object(o)))
+            }
             Verb::Create => self.create(req, env, seq, None).map(|o| (201, Reply::Object(o))),
             Verb::Update => self.update(req, env, seq, None).map(|o| (200, Reply::Object(o))),
             Verb::Patch if req.patch_type == Some(patch::PatchType::Apply) => self.server_side_apply(req, env, seq),
@@ -422,6 +425,22 @@ impl ApiServer {
             .update(&key, Object::Pod(pod), Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
         Ok(self.publish(change, env, seq))
+    }
+
+    /// POST `pods/<name>/eviction`: with no PodDisruptionBudgets to consult, an eviction is a
+    /// graceful deletion with the Eviction's delete options.
+    fn evict(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        if req.kind != Kind::Pod {
+            return Err((Stage::Validation, Status::not_found(req.kind, &req.name)));
+        }
+        let grace = match &req.body {
+            Some(Body::Json(v)) => v.pointer("/deleteOptions/gracePeriodSeconds").and_then(|g| g.as_i64()),
+            _ => None,
+        };
+        let mut delete = Request::delete(Kind::Pod, &req.namespace, &req.name);
+        delete.grace_period_seconds = grace.or(req.grace_period_seconds);
+        delete.dry_run = req.dry_run;
+        self.delete(delete, env, seq)
     }
 
     /// PATCH: the patch applied to the stored object's JSON, then the update path (decode,

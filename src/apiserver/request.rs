@@ -48,6 +48,8 @@ impl Verb {
 pub enum Subresource {
     Status,
     Binding,
+    /// POST `pods/<name>/eviction`: a deletion that honours disruption budgets.
+    Eviction,
 }
 
 impl Subresource {
@@ -55,6 +57,7 @@ impl Subresource {
         match self {
             Subresource::Status => "status",
             Subresource::Binding => "binding",
+            Subresource::Eviction => "eviction",
         }
     }
 }
@@ -201,6 +204,22 @@ impl Request {
     pub fn managed_by(mut self, manager: &str) -> Request {
         self.field_manager = Some(manager.to_string());
         self
+    }
+
+    /// POST `pods/<name>/eviction` (policy/v1 Eviction), as `kubectl drain` sends it.
+    pub fn evict(namespace: &str, pod: &str, grace_period_seconds: Option<i64>) -> Request {
+        let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
+        req.subresource = Some(Subresource::Eviction);
+        let mut body = serde_json::json!({
+            "apiVersion": "policy/v1", "kind": "Eviction",
+            "metadata": {"name": pod, "namespace": namespace},
+        });
+        if let Some(g) = grace_period_seconds {
+            body["deleteOptions"] = serde_json::json!({"gracePeriodSeconds": g});
+        }
+        req.body = Some(Body::Json(body));
+        req.grace_period_seconds = grace_period_seconds;
+        req
     }
 
     pub fn with_fields(mut self, selector: FieldSelector) -> Request {

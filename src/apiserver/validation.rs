@@ -61,6 +61,13 @@ pub fn validate(object: &Object) -> Vec<String> {
             }
         }
         Object::Service(svc) => {
+            if let Some(t) = svc.spec.type_.as_deref() {
+                if !["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"].contains(&t) {
+                    errors.push(format!(
+                        "spec.type: Unsupported value: \"{t}\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\""
+                    ));
+                }
+            }
             if svc.spec.ports.is_empty()
                 && svc.spec.type_.as_deref() != Some("ExternalName")
                 && svc.spec.cluster_ip != "None"

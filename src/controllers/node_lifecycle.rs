@@ -1,7 +1,8 @@
 //! The node lifecycle controller: watches each node's heartbeats (its Lease and status) and,
 //! when they stop for longer than the grace period, marks the node's conditions Unknown,
 //! taints it `unreachable` (NoSchedule and NoExecute) and its pods not ready; when
-//! heartbeats come back, it lifts the taints again.
+//! heartbeats come back, it lifts the taints again. A cordoned node gets the
+//! `unschedulable:NoSchedule` taint for as long as it stays cordoned.
 
 use super::{Action, Reconciler};
 use crate::api::node::{Node, Taint};
@@ -19,6 +20,7 @@ pub const GRACE_PERIOD: Duration = Duration::seconds(50);
 
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
+pub const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 
 pub struct NodeLifecycleController {
     nodes: Informer,
@@ -172,6 +174,34 @@ impl Reconciler for NodeLifecycleController {
             }
             self.update_node(n, false, ctx);
         }
+        self.sync_unschedulable_taint(key, ctx);
         Action::RequeueAfter(MONITOR_PERIOD)
+    }
+}
+
+impl NodeLifecycleController {
+    /// A cordoned node (`spec.unschedulable`) carries the `unschedulable:NoSchedule` taint, and
+    /// only then (upstream's NoSchedule tainting pass). The update names the cached
+    /// resourceVersion, so it never overwrites a change it has not seen; a conflict is retried.
+    fn sync_unschedulable_taint(&mut self, key: &str, ctx: &mut Ctx) {
+        let Some(node) = self.nodes.cache.get(key).and_then(|o| o.as_node().cloned()) else { return };
+        let tainted = has_taint(&node, UNSCHEDULABLE, "NoSchedule");
+        if tainted == node.spec.unschedulable {
+            return;
+        }
+        let mut n = node;
+        if n.spec.unschedulable {
+            n.spec.taints.push(Taint {
+                key: UNSCHEDULABLE.into(),
+                value: String::new(),
+                effect: "NoSchedule".into(),
+                time_added: Some(ctx.now),
+            });
+        } else {
+            n.spec.taints.retain(|t| !(t.key == UNSCHEDULABLE && t.effect == "NoSchedule"));
+        }
+        if let Ok(stored) = ctx.call_object(Request::update(Object::Node(n))) {
+            self.nodes.assume(stored);
+        }
     }
 }

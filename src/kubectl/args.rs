@@ -3,10 +3,15 @@
 use std::collections::BTreeMap;
 
 /// A flag kubectl knows: long name, optional one-letter short name, whether it takes a value.
-struct FlagSpec {
-    long: &'static str,
-    short: Option<char>,
-    takes_value: bool,
+pub(crate) struct FlagSpec {
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub takes_value: bool,
+}
+
+/// Every flag: the common ones here, then those of the imperative verbs.
+fn all_flags() -> impl Iterator<Item = &'static FlagSpec> {
+    FLAGS.iter().chain(super::imperative_flags::FLAGS.iter())
 }
 
 const FLAGS: &[FlagSpec] = &[
@@ -52,6 +57,9 @@ const OPTIONAL_VALUE: &[(&str, &str)] = &[("dry-run", "client"), ("validate", "s
 
 /// Finds a one-letter flag. `-p` is `--previous` for `kubectl logs` but `--patch` for `kubectl patch`.
 fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
+    if let Some(spec) = super::imperative_flags::short_flag(verb, c) {
+        return Some(spec);
+    }
     let wanted = |f: &&FlagSpec| f.short == Some(c);
     match (verb, c) {
         ("patch", 'p') => FLAGS.iter().find(|f| f.long == "patch"),
@@ -72,7 +80,7 @@ pub fn split_verb(words: &[String]) -> Option<(String, Vec<String>)> {
             return Some((word.clone(), rest));
         }
         let takes_next = match word.strip_prefix("--") {
-            Some(long) => !long.contains('=') && FLAGS.iter().any(|f| f.long == long && f.takes_value),
+            Some(long) => !long.contains('=') && all_flags().any(|f| f.long == long && f.takes_value),
             None => word.len() == 2 && FLAGS.iter().any(|f| f.short == word.chars().nth(1) && f.takes_value),
         };
         i += if takes_next { 2 } else { 1 };
@@ -104,7 +112,7 @@ impl Args {
                     Some((n, v)) => (n, Some(v.to_string())),
                     None => (long, None),
                 };
-                let Some(spec) = FLAGS.iter().find(|f| f.long == name) else {
+                let Some(spec) = all_flags().find(|f| f.long == name) else {
                     return Err(format!("error: unknown flag: --{name}\n{usage}"));
                 };
                 let value = if spec.takes_value {
@@ -163,6 +171,11 @@ impl Args {
 
     pub fn has(&self, name: &str) -> bool {
         self.get(name).is_some_and(|v| v != "false")
+    }
+
+    /// Every flag given, by long name (alphabetically), with each of its values.
+    pub fn flag_values(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.flags.iter().flat_map(|(k, vs)| vs.iter().map(move |v| (k.as_str(), v.as_str())))
     }
 }
 

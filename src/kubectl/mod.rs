@@ -3,11 +3,19 @@
 
 pub mod age;
 pub mod args;
+mod create;
 pub mod describe;
+mod expose;
+mod imperative_flags;
+mod label;
 pub mod manifest;
 pub mod merge;
+mod node_ops;
 pub mod printers;
+mod replace;
+mod run;
 mod server_side;
+mod set;
 pub mod table;
 pub mod yaml;
 
@@ -63,6 +71,8 @@ impl Io<'_> {
 }
 
 const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "patch", "scale", "version"];
+const IMPERATIVE_VERBS: &[&str] =
+    &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -76,7 +86,18 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     };
     match verb.as_str() {
         "apply" => apply(cluster, &args, io, false),
+        "create" if create::is_generator(&args) => create::create(cluster, &args, &rest),
         "create" => apply(cluster, &args, io, true),
+        "run" => run::run(cluster, &args, &rest),
+        "expose" => expose::expose(cluster, &args),
+        "label" => label::label(cluster, &args, label::Field::Labels),
+        "annotate" => label::label(cluster, &args, label::Field::Annotations),
+        "set" => set::set(cluster, &args),
+        "taint" => node_ops::taint(cluster, &args),
+        "cordon" => node_ops::cordon(cluster, &args, true),
+        "uncordon" => node_ops::cordon(cluster, &args, false),
+        "drain" => node_ops::drain(cluster, &args),
+        "replace" => replace::replace(cluster, &args, io),
         "get" => get(cluster, &args),
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
@@ -90,6 +111,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         other => {
             let suggestion = VERBS
                 .iter()
+                .chain(IMPERATIVE_VERBS)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
@@ -481,12 +503,17 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
 /// `--show-managed-fields`.
 fn printable(object: &Object, args: &Args) -> Value {
     let mut value = object.to_json_value();
+    hide_managed_fields(&mut value, args);
+    value
+}
+
+/// kubectl's printers leave `metadata.managedFields` out unless `--show-managed-fields`.
+pub(crate) fn hide_managed_fields(value: &mut Value, args: &Args) {
     if !args.has("show-managed-fields") {
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("managedFields");
         }
     }
-    value
 }
 
 fn is_list_query(args: &Args) -> bool {
@@ -539,7 +566,9 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
                 if !args.has("all") && args.get("selector").is_none() && args.get("field-selector").is_none() {
                     return Output::err("error: resource(s) were provided, but no name was specified");
                 }
-                let req = match list_request(kind, &ns, args) {
+                // -A: the list spans every namespace.
+                let list_ns = if args.has("all-namespaces") { "" } else { ns.as_str() };
+                let req = match list_request(kind, list_ns, args) {
                     Ok(r) => r,
                     Err(e) => return Output::err(e),
                 };
@@ -570,7 +599,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
         g => g,
     };
     if args.has("force") && grace == Some(0) {
-        out.stderr.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+        out.warnings.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
     }
     let propagation = match args.get("cascade") {
         None => None,
