@@ -470,7 +470,9 @@ fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
             e.metadata.name.clone(),
         ]
     } else {
-        vec![age(last, now), e.type_.clone(), e.reason.clone(), event_target(e), message]
+        let last_seen =
+            if count > 1 { format!("{} (x{count} over {})", age(last, now), age(first, now)) } else { age(last, now) };
+        vec![last_seen, e.type_.clone(), e.reason.clone(), event_target(e), message]
     }
 }
 
