@@ -1,0 +1,302 @@
+//! kubectl's informational verbs: `api-resources`, `api-versions`, `cluster-info`,
+//! `config view|current-context|get-contexts` (the admin kubeconfig kubeadm writes for this
+//! cluster) and `get componentstatuses` (deprecated, derived from the control-plane pods).
+
+use super::args::Args;
+use super::{Output, to_json, to_yaml};
+use crate::api::{Kind, LabelSelector};
+use crate::apiserver::{Reply, Request};
+use crate::cluster::Cluster;
+use serde_json::{Value, json};
+
+pub const CLUSTER: &str = "kubernetes";
+pub const USER: &str = "kubernetes-admin";
+pub const CONTEXT: &str = "kubernetes-admin@kubernetes";
+
+/// `https://<control-plane address>:6443`, where kubectl sends its requests.
+pub fn server() -> String {
+    format!("https://{}:{}", crate::bootstrap::api_server_address(), crate::bootstrap::API_SERVER_PORT)
+}
+
+/// Whether `get` names ComponentStatus, which the sandbox serves from this module.
+pub fn is_component_status(positionals: &[String]) -> bool {
+    positionals.first().is_some_and(|t| {
+        let t = t.split('/').next().unwrap_or("").to_ascii_lowercase();
+        matches!(t.as_str(), "componentstatuses" | "componentstatus" | "cs")
+    })
+}
+
+/// (resource, short names, kind, namespaced) served besides the stored kinds.
+const EXTRA_RESOURCES: &[(&str, &str, &str, bool)] = &[("componentstatuses", "cs", "ComponentStatus", false)];
+
+/// `kubectl api-resources`.
+pub fn api_resources(args: &Args) -> Output {
+    let mut rows: Vec<(String, String, String, bool, String, String)> = Vec::new();
+    for kind in Kind::ALL {
+        let info = kind.info();
+        rows.push((
+            info.resource.to_string(),
+            info.short_names.join(","),
+            kind.api_version(),
+            info.namespaced,
+            info.kind.to_string(),
+            info.group.to_string(),
+        ));
+    }
+    for (resource, short, kind, namespaced) in EXTRA_RESOURCES {
+        rows.push((resource.to_string(), short.to_string(), "v1".into(), *namespaced, kind.to_string(), String::new()));
+    }
+    if let Some(ns) = args.get("namespaced") {
+        let want = match ns {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Output::err(format!(
+                    "error: invalid argument \"{other}\" for \"--namespaced\" flag: strconv.ParseBool: parsing \"{other}\": invalid syntax\nSee 'kubectl api-resources --help' for usage."
+                ));
+            }
+        };
+        rows.retain(|r| r.3 == want);
+    }
+    if let Some(group) = args.get("api-group") {
+        rows.retain(|r| r.5 == group);
+    }
+    let sort_by = args.get("sort-by").unwrap_or("");
+    if !matches!(sort_by, "" | "name" | "kind") {
+        return Output::err(format!("error: --sort-by accepts only name or kind, got \"{sort_by}\""));
+    }
+    rows.sort_by(|a, b| {
+        let key = |r: &(String, String, String, bool, String, String)| match sort_by {
+            "name" => r.0.clone(),
+            "kind" => r.4.clone(),
+            _ => r.5.clone(),
+        };
+        key(a).cmp(&key(b)).then_with(|| a.0.cmp(&b.0))
+    });
+    let output = args.get("output").unwrap_or("");
+    match output {
+        "name" => {
+            return Output::ok(
+                rows.iter()
+                    .map(|r| if r.5.is_empty() { format!("{}\n", r.0) } else { format!("{}.{}\n", r.0, r.5) })
+                    .collect(),
+            );
+        }
+        "" | "wide" => {}
+        other => {
+            return Output::err(format!("error: --output {other} is not available"));
+        }
+    }
+    let wide = output == "wide";
+    let mut table: Vec<Vec<String>> = Vec::new();
+    if !args.has("no-headers") {
+        let mut h: Vec<String> =
+            ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].iter().map(|s| s.to_string()).collect();
+        if wide {
+            h.push("VERBS".into());
+        }
+        table.push(h);
+    }
+    for r in rows {
+        let mut row = vec![r.0.clone(), r.1, r.2, r.3.to_string(), r.4];
+        if wide {
+            let verbs: &[&str] = if r.0 == "componentstatuses" {
+                &["get", "list"]
+            } else {
+                Kind::from_resource_arg(&r.0).map_or(&[][..], |k| k.info().verbs)
+            };
+            row.push(format!("[{}]", verbs.join(" ")));
+        }
+        table.push(row);
+    }
+    Output::ok(super::table::render(&table))
+}
+
+/// `kubectl api-versions`.
+pub fn api_versions() -> Output {
+    let mut versions: Vec<String> = Kind::ALL.iter().map(|k| k.api_version()).collect();
+    versions.sort();
+    versions.dedup();
+    Output::ok(versions.into_iter().map(|v| v + "\n").collect())
+}
+
+/// `kubectl cluster-info`: the control plane, then every cluster Service in kube-system.
+pub fn cluster_info(cluster: &mut Cluster, args: &Args) -> Output {
+    if let Some(sub) = args.positionals.first() {
+        if sub == "dump" {
+            return Output::err(
+                "error: cluster-info dump is not available in the sandbox; use kubectl get and kubectl describe",
+            );
+        }
+        return Output::err(format!(
+            "error: unknown command \"{sub}\" for \"kubectl cluster-info\"\n\nRun 'kubectl cluster-info --help' for usage."
+        ));
+    }
+    let server = server();
+    let mut out = format!("Kubernetes control plane is running at {server}\n");
+    let mut req = Request::list(Kind::Service, "kube-system");
+    let mut selector = LabelSelector::default();
+    selector.match_labels.insert("kubernetes.io/cluster-service".into(), "true".into());
+    req.label_selector = Some(selector);
+    match cluster.request(req) {
+        Ok(Reply::List { items, .. }) => {
+            for svc in items {
+                let crate::api::Object::Service(s) = &*svc else { continue };
+                let mut name = s.metadata.name.clone();
+                if let Some(port) = s.spec.ports.first() {
+                    let https = port.name.as_deref() == Some("https") || port.port == 443;
+                    if let Some(p) = port.name.as_deref().filter(|p| !p.is_empty()) {
+                        name = format!("{name}:{p}");
+                    }
+                    if https {
+                        name = format!("https:{name}");
+                    }
+                }
+                let title = s.metadata.labels.get("kubernetes.io/name").cloned().unwrap_or(s.metadata.name.clone());
+                out.push_str(&format!(
+                    "{title} is running at {server}/api/v1/namespaces/{}/services/{name}/proxy\n",
+                    s.metadata.namespace
+                ));
+            }
+        }
+        Ok(_) => {}
+        Err(status) => return Output::err(status.kubectl_message()),
+    }
+    out.push_str("\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n");
+    Output::ok(out)
+}
+
+fn kubeconfig() -> Value {
+    json!({
+        "apiVersion": "v1",
+        "clusters": [{"cluster": {"certificate-authority-data": "DATA+OMITTED", "server": server()}, "name": CLUSTER}],
+        "contexts": [{"context": {"cluster": CLUSTER, "user": USER}, "name": CONTEXT}],
+        "current-context": CONTEXT,
+        "kind": "Config",
+        "preferences": {},
+        "users": [{"name": USER, "user": {"client-certificate-data": "DATA+OMITTED", "client-key-data": "DATA+OMITTED"}}],
+    })
+}
+
+/// `kubectl config SUBCOMMAND`.
+pub fn config(args: &Args) -> Output {
+    let Some(sub) = args.positionals.first() else {
+        return Output::ok("Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\nAvailable Commands:\n  current-context   Display the current-context\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  view              Display merged kubeconfig settings or a specified kubeconfig file\n".into());
+    };
+    match sub.as_str() {
+        "view" => match args.get("output").unwrap_or("yaml") {
+            "yaml" => Output::ok(to_yaml(&kubeconfig())),
+            "json" => Output::ok(to_json(&kubeconfig())),
+            o if o.starts_with("jsonpath") => super::output::print_value(o, &kubeconfig()),
+            other => Output::err(format!(
+                "error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: json,jsonpath,yaml"
+            )),
+        },
+        "current-context" => Output::ok(format!("{CONTEXT}\n")),
+        "get-contexts" => {
+            if let Some(name) = args.positionals.get(1).filter(|n| *n != CONTEXT) {
+                let mut out = Output::err(format!("error: context {name} not found"));
+                out.stdout = super::table::render(&[["CURRENT", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"]
+                    .map(String::from)
+                    .to_vec()]);
+                return out;
+            }
+            if args.get("output") == Some("name") {
+                return Output::ok(format!("{CONTEXT}\n"));
+            }
+            let mut rows = Vec::new();
+            if !args.has("no-headers") {
+                rows.push(["CURRENT", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"].map(String::from).to_vec());
+            }
+            rows.push(vec!["*".into(), CONTEXT.into(), CLUSTER.into(), USER.into(), String::new()]);
+            Output::ok(super::table::render(&rows))
+        }
+        "get-clusters" => Output::ok(format!("NAME\n{CLUSTER}\n")),
+        "get-users" => Output::ok(format!("NAME\n{USER}\n")),
+        other => {
+            Output::err(format!("error: unknown command \"{other}\"\nSee 'kubectl config -h' for help and examples"))
+        }
+    }
+}
+
+/// `kubectl get componentstatuses`: each control-plane component's health, as the API server
+/// reports it from probing them — here, from their static pods' readiness.
+pub fn component_statuses(cluster: &mut Cluster, args: &Args) -> Output {
+    let mut out =
+        Output { warnings: "Warning: v1 ComponentStatus is deprecated in v1.19+\n".into(), ..Default::default() };
+    let pods: Vec<crate::api::Pod> = match cluster.request(Request::list(Kind::Pod, "kube-system")) {
+        Ok(Reply::List { items, .. }) => items.iter().filter_map(|o| o.as_pod().cloned()).collect(),
+        _ => Vec::new(),
+    };
+    let healthy = |component: &str| {
+        pods.iter().any(|p| p.metadata.labels.get("component").is_some_and(|c| c == component) && p.is_ready())
+    };
+    let mut all = vec![
+        ("scheduler", healthy("kube-scheduler"), "https://127.0.0.1:10259/healthz"),
+        ("controller-manager", healthy("kube-controller-manager"), "https://127.0.0.1:10257/healthz"),
+        ("etcd-0", true, ""),
+    ];
+    let wanted: Vec<String> = args
+        .positionals
+        .iter()
+        .flat_map(|p| p.split_once('/').map(|(_, n)| n.to_string()).into_iter())
+        .chain(args.positionals.iter().skip(1).cloned())
+        .collect();
+    if !wanted.is_empty() {
+        for w in &wanted {
+            if !all.iter().any(|(n, _, _)| n == w) {
+                out.stderr.push_str(&format!("Error from server (NotFound): componentstatuses \"{w}\" not found\n"));
+                out.code = 1;
+            }
+        }
+        all.retain(|(n, _, _)| wanted.iter().any(|w| w == n));
+    }
+    let items: Vec<Value> = all
+        .iter()
+        .map(|(name, ok, url)| {
+            let condition = if *ok {
+                json!({"message": "ok", "status": "True", "type": "Healthy"})
+            } else {
+                let port = url.split(':').nth(2).and_then(|p| p.split('/').next()).unwrap_or("");
+                json!({"error": format!("Get \"{url}\": dial tcp 127.0.0.1:{port}: connect: connection refused"), "status": "False", "type": "Healthy"})
+            };
+            json!({"apiVersion": "v1", "conditions": [condition], "kind": "ComponentStatus", "metadata": {"name": name}})
+        })
+        .collect();
+    let output = args.get("output").unwrap_or("");
+    match output {
+        "yaml" | "json" => {
+            let value = if items.len() == 1 && !wanted.is_empty() {
+                items[0].clone()
+            } else {
+                json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
+            };
+            out.stdout = if output == "json" { to_json(&value) } else { to_yaml(&value) };
+        }
+        "name" => {
+            out.stdout = all.iter().map(|(n, _, _)| format!("componentstatus/{n}\n")).collect();
+        }
+        _ => {
+            if items.is_empty() {
+                return out;
+            }
+            let mut rows = Vec::new();
+            if !args.has("no-headers") {
+                rows.push(["NAME", "STATUS", "MESSAGE", "ERROR"].map(String::from).to_vec());
+            }
+            for item in &items {
+                let c = &item["conditions"][0];
+                let str_of = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let status = if str_of("status") == "True" { "Healthy" } else { "Unhealthy" };
+                rows.push(vec![
+                    item["metadata"]["name"].as_str().unwrap_or("").to_string(),
+                    status.into(),
+                    str_of("message"),
+                    str_of("error"),
+                ]);
+            }
+            out.stdout = super::table::render(&rows);
+        }
+    }
+    out
+}
