@@ -4,10 +4,17 @@
 pub mod age;
 pub mod args;
 pub mod describe;
+pub mod events;
+pub mod explain;
+pub mod info;
+pub mod jsonpath;
 pub mod manifest;
 pub mod merge;
+pub mod output;
 pub mod printers;
+pub mod rollout;
 pub mod table;
+pub mod verbose;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -62,6 +69,8 @@ impl Io<'_> {
 }
 
 const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "patch", "scale", "version"];
+/// Rollout, informational and events verbs.
+const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -73,6 +82,29 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         Ok(a) => a,
         Err(e) => return Output::err(e),
     };
+    // `-v=6` and up: log every request this command sends, before its output.
+    let level = match verbose::level(args.get("v")) {
+        Ok(l) => l,
+        Err(e) => return Output::err(e),
+    };
+    if level >= 6 && cluster.client_log.is_none() {
+        cluster.client_log = Some(Vec::new());
+        let mut out = run(cluster, words, io);
+        let calls = cluster.client_log.take().unwrap_or_default();
+        out.warnings = verbose::lines(level, &info::server(), cluster.now(), &calls) + &out.warnings;
+        return out;
+    }
+    match verb.as_str() {
+        "rollout" => return rollout::run(cluster, &args),
+        "events" => return events::run(cluster, &args),
+        "explain" => return explain::run(&args),
+        "api-resources" => return info::api_resources(&args),
+        "api-versions" => return info::api_versions(),
+        "cluster-info" => return info::cluster_info(cluster, &args),
+        "config" => return info::config(&args),
+        "get" if info::is_component_status(&args.positionals) => return info::component_statuses(cluster, &args),
+        _ => {}
+    }
     match verb.as_str() {
         "apply" => apply(cluster, &args, io, false),
         "create" => apply(cluster, &args, io, true),
@@ -89,6 +121,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         other => {
             let suggestion = VERBS
                 .iter()
+                .chain(VERBS_B)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
@@ -347,9 +380,13 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     let all_ns = args.has("all-namespaces");
     let namespace = namespace_flag(args);
     let output = args.get("output").unwrap_or("");
-    if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
+    if output::is_template_format(output) {
+        if let Err(e) = output::validate(output) {
+            return Output::err(e);
+        }
+    } else if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
         return Output::err(format!(
-            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: json,name,wide,yaml"
+            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: custom-columns,json,jsonpath,name,wide,yaml"
         ));
     }
     let wide = output == "wide";
@@ -393,7 +430,12 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         if objects.is_empty() {
             continue;
         }
-        if matches!(output, "yaml" | "json" | "name") {
+        if let Some(key) = args.get("sort-by") {
+            if let Err(e) = output::sort(&mut objects, key) {
+                return Output::err(e);
+            }
+        }
+        if matches!(output, "yaml" | "json" | "name") || output::is_template_format(output) {
             objects_out.extend(objects);
             continue;
         }
@@ -440,9 +482,27 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
                 out.stdout = if output == "json" { to_json(&value) } else { to_yaml(&value) };
             }
         }
+        o if output::is_template_format(o) => {
+            if !objects_out.is_empty() || is_list_query(args) {
+                match output::print(o, &objects_out, is_list_query(args), args.has("no-headers")) {
+                    Ok(text) => out.stdout = text,
+                    Err(e) => {
+                        out.stderr.push_str(&(e + "\n"));
+                        out.code = 1;
+                    }
+                }
+            }
+            if objects_out.is_empty() && output::is_tabular(o) {
+                out.stdout.clear();
+            }
+        }
         _ => out.stdout = tables.join("\n"),
     }
-    if out.stdout.is_empty() && out.code == 0 && !matches!(output, "yaml" | "json") {
+    if out.stdout.is_empty()
+        && out.code == 0
+        && !matches!(output, "yaml" | "json")
+        && (!output::is_template_format(output) || output::is_tabular(output))
+    {
         out.stderr = if all_ns
             || args
                 .positionals
