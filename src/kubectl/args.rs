@@ -41,6 +41,7 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "for", short: None, takes_value: true },
     FlagSpec { long: "namespaced", short: None, takes_value: false },
     FlagSpec { long: "api-group", short: None, takes_value: true },
+    FlagSpec { long: "verbs", short: None, takes_value: true },
     FlagSpec { long: "minify", short: None, takes_value: false },
     FlagSpec { long: "raw", short: None, takes_value: false },
     FlagSpec { long: "flatten", short: None, takes_value: false },

@@ -781,6 +781,115 @@ const TYPES: &[(&str, &str, &[Field])] = &[
             ("type", "string", false, "Used to facilitate programmatic handling of secret data."),
         ],
     ),
+    (
+        "Event",
+        "Event is a report of an event somewhere in the cluster.",
+        &[
+            ("action", "string", false, "What action was taken/failed regarding to the Regarding object."),
+            API_VERSION,
+            ("count", "integer", false, "The number of times this event has occurred."),
+            (
+                "firstTimestamp",
+                "string",
+                false,
+                "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+            ),
+            ("involvedObject", "ObjectReference", true, "The object that this event is about."),
+            KIND,
+            (
+                "lastTimestamp",
+                "string",
+                false,
+                "The time at which the most recent occurrence of this event was recorded.",
+            ),
+            ("message", "string", false, "A human-readable description of the status of this operation."),
+            METADATA,
+            (
+                "reason",
+                "string",
+                false,
+                "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+            ),
+            (
+                "source",
+                "EventSource",
+                false,
+                "The component reporting this event. Should be a short machine understandable string.",
+            ),
+            ("type", "string", false, "Type of this event (Normal, Warning), new types could be added in the future"),
+        ],
+    ),
+    (
+        "ServiceAccount",
+        "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",
+        &[
+            API_VERSION,
+            (
+                "automountServiceAccountToken",
+                "boolean",
+                false,
+                "AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.",
+            ),
+            KIND,
+            METADATA,
+        ],
+    ),
+    (
+        "Endpoints",
+        "Endpoints is a collection of endpoints that implement the actual service. Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("subsets", "[]EndpointSubset", false, "The set of all endpoints is the union of all subsets."),
+        ],
+    ),
+    (
+        "EndpointSlice",
+        "EndpointSlice represents a set of service endpoints.",
+        &[
+            ("addressType", "string", true, "addressType specifies the type of address carried by this EndpointSlice."),
+            API_VERSION,
+            ("endpoints", "[]Endpoint", true, "endpoints is a list of unique endpoints in this slice."),
+            KIND,
+            METADATA,
+            (
+                "ports",
+                "[]EndpointPort",
+                false,
+                "ports specifies the list of network ports exposed by each endpoint in this slice.",
+            ),
+        ],
+    ),
+    (
+        "Lease",
+        "Lease defines a lease concept.",
+        &[API_VERSION, KIND, METADATA, ("spec", "LeaseSpec", false, "spec contains the specification of the Lease.")],
+    ),
+    (
+        "LeaseSpec",
+        "LeaseSpec is a specification of a Lease.",
+        &[
+            (
+                "holderIdentity",
+                "string",
+                false,
+                "holderIdentity contains the identity of the holder of a current lease.",
+            ),
+            (
+                "leaseDurationSeconds",
+                "integer",
+                false,
+                "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it.",
+            ),
+            (
+                "renewTime",
+                "string",
+                false,
+                "renewTime is a time when the current holder of a lease has last updated the lease.",
+            ),
+        ],
+    ),
 ];
 
 /// Kinds without a detailed schema here get the common fields.
@@ -916,9 +1025,21 @@ mod tests {
                             | "OwnerReference"
                             | "DeploymentCondition"
                             | "LabelSelectorRequirement"
+                            | "ObjectReference"
+                            | "EventSource"
+                            | "EndpointSubset"
+                            | "Endpoint"
+                            | "EndpointPort"
                     );
                 assert!(known, "{} has unknown type {ty}", f.0);
             }
+        }
+    }
+
+    #[test]
+    fn every_served_kind_has_a_schema() {
+        for kind in Kind::ALL {
+            assert!(type_info(kind.info().kind).is_some(), "{kind:?}");
         }
     }
 

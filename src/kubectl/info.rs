@@ -61,6 +61,14 @@ pub fn api_resources(args: &Args) -> Output {
     if let Some(group) = args.get("api-group") {
         rows.retain(|r| r.5 == group);
     }
+    let wanted_verbs: Vec<&str> =
+        args.all("verbs").iter().flat_map(|v| v.split(',')).filter(|v| !v.is_empty()).collect();
+    if !wanted_verbs.is_empty() {
+        rows.retain(|r| {
+            let verbs = verbs_of(&r.0);
+            wanted_verbs.iter().all(|w| verbs.contains(w))
+        });
+    }
     let sort_by = args.get("sort-by").unwrap_or("");
     if !matches!(sort_by, "" | "name" | "kind") {
         return Output::err(format!("error: --sort-by accepts only name or kind, got \"{sort_by}\""));
@@ -100,16 +108,19 @@ pub fn api_resources(args: &Args) -> Output {
     for r in rows {
         let mut row = vec![r.0.clone(), r.1, r.2, r.3.to_string(), r.4];
         if wide {
-            let verbs: &[&str] = if r.0 == "componentstatuses" {
-                &["get", "list"]
-            } else {
-                Kind::from_resource_arg(&r.0).map_or(&[][..], |k| k.info().verbs)
-            };
-            row.push(format!("[{}]", verbs.join(" ")));
+            row.push(format!("[{}]", verbs_of(&r.0).join(" ")));
         }
         table.push(row);
     }
     Output::ok(super::table::render(&table))
+}
+
+fn verbs_of(resource: &str) -> &'static [&'static str] {
+    if resource == "componentstatuses" {
+        &["get", "list"]
+    } else {
+        Kind::from_resource_arg(resource).map_or(&[][..], |k| k.info().verbs)
+    }
 }
 
 /// `kubectl api-versions`.
