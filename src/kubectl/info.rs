@@ -133,15 +133,9 @@ pub fn api_versions() -> Output {
 
 /// `kubectl cluster-info`: the control plane, then every cluster Service in kube-system.
 pub fn cluster_info(cluster: &mut Cluster, args: &Args) -> Output {
-    if let Some(sub) = args.positionals.first() {
-        if sub == "dump" {
-            return Output::err(
-                "error: cluster-info dump is not available in the sandbox; use kubectl get and kubectl describe",
-            );
-        }
-        return Output::err(format!(
-            "error: unknown command \"{sub}\" for \"kubectl cluster-info\"\n\nRun 'kubectl cluster-info --help' for usage."
-        ));
+    // Like kubectl, other arguments are ignored.
+    if args.positionals.first().is_some_and(|s| s == "dump") {
+        return dump(cluster, args);
     }
     let server = server();
     let mut out = format!("Kubernetes control plane is running at {server}\n");
@@ -174,6 +168,58 @@ pub fn cluster_info(cluster: &mut Cluster, args: &Args) -> Output {
         Err(status) => return Output::err(status.kubectl_message()),
     }
     out.push_str("\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n");
+    Output::ok(out)
+}
+
+/// `kubectl cluster-info dump`: nodes, then each namespace's events, services, workloads and
+/// pods as JSON lists, then every container's logs.
+fn dump(cluster: &mut Cluster, args: &Args) -> Output {
+    let namespaces: Vec<String> = if args.has("all-namespaces") {
+        match cluster.request(Request::list(Kind::Namespace, "")) {
+            Ok(Reply::List { items, .. }) => items.iter().map(|n| n.name().to_string()).collect(),
+            _ => Vec::new(),
+        }
+    } else {
+        let mut v = vec!["kube-system".to_string()];
+        let ns = super::namespace_flag(args);
+        if ns != "kube-system" {
+            v.push(ns);
+        }
+        v
+    };
+    let mut out = String::new();
+    let list = |cluster: &mut Cluster, kind: Kind, ns: &str, out: &mut String| -> Vec<crate::api::Pod> {
+        match cluster.request(Request::list(kind, ns)) {
+            Ok(Reply::List { items, revision }) => {
+                let values: Vec<Value> = items.iter().map(|o| o.to_json_value()).collect();
+                let value = json!({"apiVersion": kind.api_version(), "items": values,
+                    "kind": format!("{}List", kind.info().kind), "metadata": {"resourceVersion": revision.to_string()}});
+                out.push_str(&to_json(&value));
+                items.iter().filter_map(|o| o.as_pod().cloned()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    list(cluster, Kind::Node, "", &mut out);
+    for ns in &namespaces {
+        for kind in [Kind::Event, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet] {
+            list(cluster, kind, ns, &mut out);
+        }
+        let pods = list(cluster, Kind::Pod, ns, &mut out);
+        let now = cluster.now();
+        for pod in pods {
+            for c in &pod.spec.containers {
+                let (name, pod_name) = (&c.name, &pod.metadata.name);
+                out.push_str(&format!("==== START logs for container {name} of pod {ns}/{pod_name} ====\n"));
+                let lines = cluster.kubelet(&pod.spec.node_name).and_then(|k| k.logs(ns, pod_name, name, false, now));
+                for line in lines.unwrap_or_default() {
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+                out.push_str(&format!("==== END logs for container {name} of pod {ns}/{pod_name} ====\n"));
+            }
+        }
+    }
     Output::ok(out)
 }
 
