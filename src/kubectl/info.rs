@@ -71,7 +71,7 @@ pub fn api_resources(args: &Args) -> Output {
     }
     let sort_by = args.get("sort-by").unwrap_or("");
     if !matches!(sort_by, "" | "name" | "kind") {
-        return Output::err(format!("error: --sort-by accepts only name or kind, got \"{sort_by}\""));
+        return Output::err("error: --sort-by accepts only name or kind");
     }
     rows.sort_by(|a, b| {
         let key = |r: &(String, String, String, bool, String, String)| match sort_by {

@@ -57,14 +57,23 @@ impl Template {
                 nodes.push(Node::Text(rest[..open].to_string()));
             }
             let inner_start = open + 1;
-            let close = find_close(&rest[inner_start..]).ok_or_else(|| "unclosed action".to_string())?;
+            let Some(close) = find_close(&rest[inner_start..]) else {
+                // Upstream parses the action before it misses the brace.
+                let action = rest[inner_start..].trim();
+                let path = action.strip_prefix("range").map_or(action, str::trim_start);
+                if !path.starts_with(['"', '\'']) {
+                    parse_path(path)?;
+                }
+                return Err("unclosed action".into());
+            };
             let action = rest[inner_start..inner_start + close].trim();
             rest = &rest[inner_start + close + 1..];
             if action == "end" {
                 let Some((path, outer)) = stack.pop() else { return Err("not in range, nothing to end".into()) };
                 let body = std::mem::replace(&mut nodes, outer);
                 nodes.push(Node::Range(path, body));
-            } else if let Some(path) = action.strip_prefix("range ") {
+            } else if let Some(path) = action.strip_prefix("range").filter(|p| p.starts_with([' ', '.', '$', '@', '[']))
+            {
                 let steps = parse_path(path.trim())?;
                 stack.push((steps, std::mem::take(&mut nodes)));
             } else if action.starts_with('"') || action.starts_with('\'') {
@@ -100,15 +109,21 @@ impl Template {
 }
 
 /// kubectl's relaxed form for `--sort-by` and custom columns: `metadata.name`,
-/// `.metadata.name` and `{.metadata.name}` all mean `{.metadata.name}`.
-pub fn relaxed(expr: &str) -> String {
-    let trimmed = expr.trim();
-    let inner = trimmed.strip_prefix('{').and_then(|s| s.strip_suffix('}')).unwrap_or(trimmed);
-    if inner.starts_with('.') || inner.starts_with('$') || inner.starts_with('@') {
-        format!("{{{inner}}}")
-    } else {
-        format!("{{.{inner}}}")
+/// `.metadata.name`, `{metadata.name}` and `{.metadata.name}` all mean `{.metadata.name}`.
+pub fn relaxed(expr: &str) -> Result<String, String> {
+    let bad = || {
+        "unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'"
+            .to_string()
+    };
+    let inner = match expr.strip_prefix('{') {
+        Some(rest) => rest.strip_suffix('}').ok_or_else(bad)?,
+        None => expr,
+    };
+    let inner = inner.strip_prefix('.').unwrap_or(inner);
+    if inner.is_empty() || inner.contains(['{', '}']) {
+        return Err(bad());
     }
+    Ok(format!("{{.{inner}}}"))
 }
 
 fn find_close(text: &str) -> Option<usize> {
@@ -346,6 +361,22 @@ pub fn text_of(v: &Value) -> String {
     }
 }
 
+/// A value as Go's `%#v` prints an unstructured object (kubectl's jsonpath debug output).
+pub fn go_syntax(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}:{}", serde_json::to_string(k).unwrap_or_default(), go_syntax(v)))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+        }
+        Value::Array(a) => format!("[]interface {{}}{{{}}}", a.iter().map(go_syntax).collect::<Vec<_>>().join(", ")),
+        Value::Null => "interface {}(nil)".into(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
 fn eval<'a>(steps: &[Step], root: &'a Value, current: &'a Value) -> Result<Vec<&'a Value>, String> {
     let mut values: Vec<&Value> = vec![current];
     for step in steps {
@@ -528,6 +559,17 @@ mod tests {
     }
 
     #[test]
+    fn range_needs_no_space_before_its_path() {
+        assert_eq!(run("{range.items[*]}{.metadata.name}{end}"), "ab");
+    }
+
+    #[test]
+    fn an_unclosed_array_is_reported_before_the_unclosed_action() {
+        assert_eq!(Template::parse("{.items[0").unwrap_err(), "unterminated array");
+        assert_eq!(Template::parse("{.items[0]").unwrap_err(), "unclosed action");
+    }
+
+    #[test]
     fn bad_templates_are_errors() {
         assert!(Template::parse("{.items[0}").is_err());
         assert!(Template::parse("{range .items[*]}{.x}").is_err());
@@ -537,8 +579,10 @@ mod tests {
 
     #[test]
     fn relaxed_paths_gain_braces_and_a_leading_dot() {
-        assert_eq!(relaxed("metadata.name"), "{.metadata.name}");
-        assert_eq!(relaxed(".metadata.name"), "{.metadata.name}");
-        assert_eq!(relaxed("{.metadata.name}"), "{.metadata.name}");
+        assert_eq!(relaxed("metadata.name").unwrap(), "{.metadata.name}");
+        assert_eq!(relaxed(".metadata.name").unwrap(), "{.metadata.name}");
+        assert_eq!(relaxed("{.metadata.name}").unwrap(), "{.metadata.name}");
+        assert_eq!(relaxed("{metadata.name}").unwrap(), "{.metadata.name}");
+        assert!(relaxed("{.metadata").unwrap_err().starts_with("unexpected path string"));
     }
 }

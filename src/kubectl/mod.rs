@@ -386,7 +386,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         }
     } else if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
         return Output::err(format!(
-            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: custom-columns,json,jsonpath,name,wide,yaml"
+            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"
         ));
     }
     let wide = output == "wide";

@@ -40,8 +40,8 @@ fn columns(spec: &str) -> Result<Vec<(String, Template)>, String> {
                 part.split_once(':').filter(|(h, p)| !h.is_empty() && !p.is_empty()).ok_or_else(|| {
                     format!("error: unexpected custom-columns spec: {part}, expected <header>:<json-path-expr>")
                 })?;
-            let t = Template::parse(&relaxed(path))
-                .map_err(|e| format!("error: error parsing jsonpath {}, {e}", relaxed(path)))?;
+            let path = relaxed(path).map_err(|e| format!("error: {e}"))?;
+            let t = Template::parse(&path).map_err(|e| format!("error: error parsing jsonpath {path}, {e}"))?;
             Ok((header.to_string(), t))
         })
         .collect()
@@ -59,7 +59,7 @@ pub fn print(output: &str, objects: &[Arc<Object>], list: bool, no_headers: bool
             } else {
                 serde_json::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
-            template.execute(&root).map_err(|e| format!("error: error executing jsonpath \"{t}\": Error executing template: {e}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{t}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n", serde_json::to_string(&root).unwrap_or_default()))
+            template.execute(&root).map_err(|e| format!("error: error executing jsonpath \"{t}\": Error executing template: {e}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{t}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n", super::jsonpath::go_syntax(&root)))
         }
         Some((_, spec)) => {
             let cols = columns(spec)?;
@@ -113,7 +113,7 @@ fn go_text(v: &Value) -> String {
 
 /// `--sort-by`: orders objects by the first value the path finds, numbers numerically.
 pub fn sort(objects: &mut [Arc<Object>], expr: &str) -> Result<(), String> {
-    let path = relaxed(expr);
+    let path = relaxed(expr).map_err(|e| format!("error: {e}"))?;
     let template = Template::parse(&path).map_err(|e| format!("error: error parsing jsonpath {path}, {e}"))?;
     let mut keyed: Vec<(Option<Value>, Arc<Object>)> = objects
         .iter()
