@@ -97,6 +97,13 @@ impl Template {
         Ok(out)
     }
 
+    /// Runs the template and collects every result as a JSON value (`-o jsonpath-as-json`).
+    pub fn execute_json(&self, root: &Value) -> Result<Vec<Value>, String> {
+        let mut out = Vec::new();
+        collect_nodes(&self.nodes, root, root, &mut out)?;
+        Ok(out)
+    }
+
     /// Every value the template's first path finds (for sorting and custom columns).
     pub fn values<'a>(&self, root: &'a Value) -> Result<Vec<&'a Value>, String> {
         for node in &self.nodes {
@@ -352,6 +359,26 @@ fn run_nodes(nodes: &[Node], root: &Value, current: &Value, out: &mut String) ->
     Ok(())
 }
 
+fn collect_nodes(nodes: &[Node], root: &Value, current: &Value, out: &mut Vec<Value>) -> Result<(), String> {
+    for node in nodes {
+        match node {
+            Node::Text(t) => out.push(Value::String(t.clone())),
+            Node::Path(steps) => out.extend(eval(steps, root, current)?.into_iter().cloned()),
+            Node::Range(steps, body) => {
+                let values = eval(steps, root, current)?;
+                let items: Vec<&Value> = match values.as_slice() {
+                    [Value::Array(a)] => a.iter().collect(),
+                    _ => values,
+                };
+                for item in items {
+                    collect_nodes(body, root, item, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A value as JSONPath prints it: strings bare, everything else as compact JSON.
 pub fn text_of(v: &Value) -> String {
     match v {
@@ -551,6 +578,12 @@ mod tests {
         assert_eq!(run("{.items[1].metadata.labels}"), "");
         assert_eq!(run("{.items[0].metadata.labels}"), "{\"app\":\"web\"}");
         assert_eq!(run("x={.kind}"), "x=List");
+    }
+
+    #[test]
+    fn json_output_collects_every_result() {
+        let t = Template::parse("{.items[*].metadata.name}").unwrap();
+        assert_eq!(t.execute_json(&list()).unwrap(), vec![json!("a"), json!("b")]);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `kubectl get`'s template output formats and sorting: `-o jsonpath=...`,
+//! `kubectl get`'s template output formats and sorting: `-o jsonpath=...`, `-o jsonpath-as-json=...`,
 //! `-o custom-columns=HEADER:path,...` and `--sort-by=<jsonpath>`.
 
 use super::jsonpath::{Template, relaxed, text_of};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// The `-o` formats this module prints.
 pub fn is_template_format(output: &str) -> bool {
     let name = output.split_once('=').map_or(output, |(n, _)| n);
-    matches!(name, "jsonpath" | "custom-columns")
+    matches!(name, "jsonpath" | "jsonpath-as-json" | "custom-columns")
 }
 
 /// Whether `get` should print "No resources found" for an empty result in this format.
@@ -21,9 +21,9 @@ pub fn is_tabular(output: &str) -> bool {
 /// Checks the format before any request is sent.
 pub fn validate(output: &str) -> Result<(), String> {
     match output.split_once('=') {
-        None if output == "jsonpath" => Err("error: template format specified but no template given".into()),
+        None if output.starts_with("jsonpath") => Err("error: template format specified but no template given".into()),
         None => Err("error: custom-columns format specified but no custom columns given".into()),
-        Some(("jsonpath", t)) => {
+        Some(("jsonpath" | "jsonpath-as-json", t)) => {
             Template::parse(t).map(|_| ()).map_err(|e| format!("error: error parsing jsonpath {t}, {e}"))
         }
         Some((_, spec)) => columns(spec).map(|_| ()),
@@ -52,14 +52,19 @@ fn columns(spec: &str) -> Result<Vec<(String, Template)>, String> {
 pub fn print(output: &str, objects: &[Arc<Object>], list: bool, no_headers: bool) -> Result<String, String> {
     let values: Vec<Value> = objects.iter().map(|o| o.to_json_value()).collect();
     match output.split_once('=') {
-        Some(("jsonpath", t)) => {
+        Some((format @ ("jsonpath" | "jsonpath-as-json"), t)) => {
             let template = Template::parse(t).map_err(|e| format!("error: error parsing jsonpath {t}, {e}"))?;
             let root = if values.len() == 1 && !list {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
                 serde_json::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
-            template.execute(&root).map_err(|e| format!("error: error executing jsonpath \"{t}\": Error executing template: {e}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{t}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n", super::jsonpath::go_syntax(&root)))
+            let result = if format == "jsonpath" {
+                template.execute(&root)
+            } else {
+                template.execute_json(&root).map(|values| super::to_json(&Value::Array(values)))
+            };
+            result.map_err(|e| format!("error: error executing jsonpath \"{t}\": Error executing template: {e}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{t}\n\tobject given to jsonpath engine was:\n\t\t{}\n\n", super::jsonpath::go_syntax(&root)))
         }
         Some((_, spec)) => {
             let cols = columns(spec)?;
