@@ -456,7 +456,7 @@ fn restart(cluster: &mut Cluster, object: &Object) -> Output {
     if template_annotations.get(RESTARTED_AT) == Some(&now) {
         return Output::err(format!(
             "error: failed to create patch for {}: if restart has already been triggered within the past second, please wait before attempting to trigger another",
-            type_name(object)
+            object.name()
         ));
     }
     let patch = json!({"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: now}}}}});
