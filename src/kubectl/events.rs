@@ -29,12 +29,12 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
         let Some(kind) = Kind::from_resource_arg(kind) else {
             return Output::err(format!("error: the server doesn't have a resource type \"{kind}\""));
         };
+        // kubectl's selector: kind, apiVersion and name of the involved object.
         let mut selector = FieldSelector::equals("involvedObject.kind", kind.info().kind);
-        selector.requirements.push(FieldRequirement {
-            field: "involvedObject.name".into(),
-            equals: true,
-            value: name.into(),
-        });
+        for (field, value) in [("involvedObject.apiVersion", kind.api_version()), ("involvedObject.name", name.into())]
+        {
+            selector.requirements.push(FieldRequirement { field: field.into(), equals: true, value });
+        }
         req = req.with_fields(selector);
     }
     let mut events: Vec<Event> = match cluster.request(req) {
