@@ -102,13 +102,16 @@ pub fn api_resources(args: &Args) -> Output {
             ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].iter().map(|s| s.to_string()).collect();
         if wide {
             h.push("VERBS".into());
+            h.push("CATEGORIES".into());
         }
         table.push(h);
     }
     for r in rows {
         let mut row = vec![r.0.clone(), r.1, r.2, r.3.to_string(), r.4];
         if wide {
-            row.push(format!("[{}]", verbs_of(&r.0).join(" ")));
+            row.push(verbs_of(&r.0).join(","));
+            let all = ["pods", "services", "daemonsets", "deployments", "replicasets", "jobs"];
+            row.push(if all.contains(&r.0.as_str()) { "all".into() } else { String::new() });
         }
         table.push(row);
     }
