@@ -18,7 +18,8 @@ pub const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
 /// the sandbox stops after this much virtual time (past the default 600 s progress deadline).
 pub const STATUS_CAP: Duration = Duration::minutes(15);
 
-const SUBCOMMANDS: &str = "Available Commands:\n  history       View rollout history\n  pause         Mark the provided resource as paused\n  restart       Restart a resource\n  resume        Resume a paused resource\n  status        Show the status of the rollout\n  undo          Undo a previous rollout\n";
+/// `kubectl rollout` with no subcommand: its help.
+const HELP: &str = "Manage the rollout of one or many resources.\n        \n Valid resource types include:\n\n  *  deployments\n  *  daemonsets\n  *  statefulsets\n\nExamples:\n  # Rollback to the previous deployment\n  kubectl rollout undo deployment/abc\n  \n  # Check the rollout status of a daemonset\n  kubectl rollout status daemonset/foo\n  \n  # Restart a deployment\n  kubectl rollout restart deployment/abc\n\nAvailable Commands:\n  history       View rollout history\n  pause         Mark the provided resource as paused\n  restart       Restart a resource\n  resume        Resume a paused resource\n  status        Show the status of the rollout\n  undo          Undo a previous rollout\n\nUsage:\n  kubectl rollout SUBCOMMAND [options]\n\nUse \"kubectl rollout <command> --help\" for more information about a given command.\n";
 
 /// Annotations a rollback never copies from a ReplicaSet to its Deployment.
 const SKIPPED_ANNOTATIONS: &[&str] = &[
@@ -33,9 +34,7 @@ const SKIPPED_ANNOTATIONS: &[&str] = &[
 /// `kubectl rollout SUBCOMMAND TYPE/NAME`.
 pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
     let Some(sub) = args.positionals.first().cloned() else {
-        return Output::ok(format!(
-            "Manage the rollout of one or many resources.\n\n{SUBCOMMANDS}\nUsage:\n  kubectl rollout SUBCOMMAND [options]\n"
-        ));
+        return Output::ok(HELP.into());
     };
     let mut rest = args.clone();
     rest.positionals.remove(0);
