@@ -15,10 +15,17 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
     if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
         return Output::err("error: valid --types are Normal or Warning");
     }
+    let output = args.get("output").unwrap_or("");
+    if !matches!(output, "" | "name" | "json" | "yaml" | "jsonpath") && !output.starts_with("jsonpath=") {
+        return Output::err(format!(
+            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml"
+        ));
+    }
     let all_ns = args.has("all-namespaces");
     let namespace = namespace_flag(args);
     let mut req = Request::list(Kind::Event, if all_ns { "" } else { &namespace });
-    let target = args.get("for").or(args.positionals.first().map(String::as_str));
+    // Like kubectl, positional arguments are ignored: only `--for` narrows the list.
+    let target = args.get("for");
     if let Some(target) = target {
         let Some((kind, name)) = target.split_once('/') else {
             return Output::err("error: --for must be in resource/name form");
@@ -49,13 +56,12 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
         return Output { stderr, ..Default::default() };
     }
     events.sort_by_key(|e| e.last_seen());
-    let output = args.get("output").unwrap_or("");
     match output {
         "" => {}
         "name" => {
             return Output::ok(events.iter().map(|e| format!("event/{}\n", e.metadata.name)).collect());
         }
-        "json" | "yaml" => {
+        o => {
             let items: Vec<serde_json::Value> = events
                 .iter()
                 .map(|e| {
@@ -65,12 +71,11 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
                 })
                 .collect();
             let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "EventList", "metadata": {}});
-            return Output::ok(if output == "json" { super::to_json(&list) } else { super::to_yaml(&list) });
-        }
-        other => {
-            return Output::err(format!(
-                "error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: json,name,yaml"
-            ));
+            return match o {
+                "json" => Output::ok(super::to_json(&list)),
+                "yaml" => Output::ok(super::to_yaml(&list)),
+                o => super::output::print_value(o, &list),
+            };
         }
     }
     let now = cluster.now();
