@@ -93,6 +93,9 @@ pub struct Cluster {
     registry: crate::kubelet::images::Registry,
     /// When set, every request kubectl sends is kept here with its answer (`kubectl -v=6`).
     pub client_log: Option<Vec<ClientCall>>,
+    /// The namespace of kubectl's kubeconfig context (`kubectl config set-context --current
+    /// --namespace=...`); `default` when unset.
+    pub context_namespace: Option<String>,
 }
 
 /// One request kubectl sent and what came back, for `-v` logging.
@@ -116,6 +119,7 @@ impl Cluster {
             config: config.clone(),
             registry: Default::default(),
             client_log: None,
+            context_namespace: None,
         };
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");

@@ -45,6 +45,7 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "minify", short: None, takes_value: false },
     FlagSpec { long: "raw", short: None, takes_value: false },
     FlagSpec { long: "flatten", short: None, takes_value: false },
+    FlagSpec { long: "current", short: None, takes_value: false },
     FlagSpec { long: "no-headers", short: None, takes_value: false },
     FlagSpec { long: "validate", short: None, takes_value: true },
     FlagSpec { long: "save-config", short: None, takes_value: false },
@@ -172,7 +173,20 @@ impl Args {
     pub fn has(&self, name: &str) -> bool {
         self.get(name).is_some_and(|v| v != "false")
     }
+
+    /// Records the kubeconfig context's namespace, the default when `-n` is not given.
+    pub fn set_context_namespace(&mut self, namespace: &str) {
+        self.flags.insert(CONTEXT_NAMESPACE.into(), vec![namespace.into()]);
+    }
+
+    /// The namespace a command works in: `-n`, else the context's, else `default`.
+    pub fn namespace(&self) -> &str {
+        self.get("namespace").or(self.get(CONTEXT_NAMESPACE)).unwrap_or("default")
+    }
 }
+
+/// Not a flag anyone types: where the context's namespace rides along with the flags.
+const CONTEXT_NAMESPACE: &str = " context-namespace";
 
 #[cfg(test)]
 mod tests {
@@ -215,6 +229,17 @@ mod tests {
         let a = Args::parse("get", &words("pods -owide --dry-run")).unwrap();
         assert_eq!(a.get("output"), Some("wide"));
         assert_eq!(a.get("dry-run"), Some("client"));
+    }
+
+    #[test]
+    fn the_contexts_namespace_is_the_default_but_n_wins() {
+        let mut a = Args::parse("get", &words("pods")).unwrap();
+        assert_eq!(a.namespace(), "default");
+        a.set_context_namespace("dev");
+        assert_eq!(a.namespace(), "dev");
+        let mut b = Args::parse("get", &words("pods -n prod")).unwrap();
+        b.set_context_namespace("dev");
+        assert_eq!(b.namespace(), "prod");
     }
 
     #[test]

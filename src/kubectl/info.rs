@@ -226,11 +226,15 @@ fn dump(cluster: &mut Cluster, args: &Args) -> Output {
     Output::ok(out)
 }
 
-fn kubeconfig() -> Value {
+fn kubeconfig(namespace: Option<&str>) -> Value {
+    let mut context = json!({"cluster": CLUSTER, "user": USER});
+    if let Some(ns) = namespace {
+        context["namespace"] = json!(ns);
+    }
     json!({
         "apiVersion": "v1",
         "clusters": [{"cluster": {"certificate-authority-data": "DATA+OMITTED", "server": server()}, "name": CLUSTER}],
-        "contexts": [{"context": {"cluster": CLUSTER, "user": USER}, "name": CONTEXT}],
+        "contexts": [{"context": context, "name": CONTEXT}],
         "current-context": CONTEXT,
         "kind": "Config",
         "preferences": {},
@@ -239,15 +243,16 @@ fn kubeconfig() -> Value {
 }
 
 /// `kubectl config SUBCOMMAND`.
-pub fn config(args: &Args) -> Output {
+pub fn config(cluster: &mut Cluster, args: &Args) -> Output {
+    let namespace = cluster.context_namespace.clone();
     let Some(sub) = args.positionals.first() else {
-        return Output::ok("Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\nAvailable Commands:\n  current-context   Display the current-context\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  view              Display merged kubeconfig settings or a specified kubeconfig file\n".into());
+        return Output::ok("Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\nAvailable Commands:\n  current-context   Display the current-context\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  set-context       Set a context entry in kubeconfig\n  use-context       Set the current-context in a kubeconfig file\n  view              Display merged kubeconfig settings or a specified kubeconfig file\n\nUsage:\n  kubectl config SUBCOMMAND [options]\n".into());
     };
     match sub.as_str() {
         "view" => match args.get("output").unwrap_or("yaml") {
-            "yaml" => Output::ok(to_yaml(&kubeconfig())),
-            "json" => Output::ok(to_json(&kubeconfig())),
-            o if o.starts_with("jsonpath") => super::output::print_value(o, &kubeconfig()),
+            "yaml" => Output::ok(to_yaml(&kubeconfig(namespace.as_deref()))),
+            "json" => Output::ok(to_json(&kubeconfig(namespace.as_deref()))),
+            o if o.starts_with("jsonpath") => super::output::print_value(o, &kubeconfig(namespace.as_deref())),
             other => Output::err(format!(
                 "error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: json,jsonpath,yaml"
             )),
@@ -268,9 +273,32 @@ pub fn config(args: &Args) -> Output {
             if !args.has("no-headers") {
                 rows.push(["CURRENT", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"].map(String::from).to_vec());
             }
-            rows.push(vec!["*".into(), CONTEXT.into(), CLUSTER.into(), USER.into(), String::new()]);
+            rows.push(vec!["*".into(), CONTEXT.into(), CLUSTER.into(), USER.into(), namespace.unwrap_or_default()]);
             Output::ok(super::table::render(&rows))
         }
+        "set-context" => {
+            let name = match args.positionals.get(1) {
+                Some(n) => n.as_str(),
+                None if args.has("current") => CONTEXT,
+                None => return Output::err("error: you must specify a non-empty context name or --current"),
+            };
+            if name != CONTEXT {
+                return Output::err(format!(
+                    "error: the sandbox's kubeconfig has one context, \"{CONTEXT}\"; set its namespace with --current"
+                ));
+            }
+            if let Some(ns) = args.get("namespace") {
+                cluster.context_namespace = Some(ns.to_string()).filter(|n| !n.is_empty());
+            }
+            Output::ok(format!("Context \"{CONTEXT}\" modified.\n"))
+        }
+        "use-context" => match args.positionals.get(1) {
+            Some(n) if n == CONTEXT => Output::ok(format!("Switched to context \"{CONTEXT}\".\n")),
+            Some(n) => Output::err(format!("error: no context exists with the name: \"{n}\"")),
+            None => {
+                Output::err("error: Unexpected args: []\nSee 'kubectl config use-context -h' for help and examples")
+            }
+        },
         "get-clusters" => Output::ok(format!("NAME\n{CLUSTER}\n")),
         "get-users" => Output::ok(format!("NAME\n{USER}\n")),
         other => {

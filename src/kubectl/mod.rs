@@ -78,10 +78,13 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, patch, scale, version\n".into());
     };
     let verb = &verb;
-    let args = match Args::parse(verb, &rest) {
+    let mut args = match Args::parse(verb, &rest) {
         Ok(a) => a,
         Err(e) => return Output::err(e),
     };
+    if let Some(ns) = &cluster.context_namespace {
+        args.set_context_namespace(ns);
+    }
     // `-v=6` and up: log every request this command sends, before its output.
     let level = match verbose::level(args.get("v")) {
         Ok(l) => l,
@@ -101,7 +104,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "api-resources" => return info::api_resources(&args),
         "api-versions" => return info::api_versions(),
         "cluster-info" => return info::cluster_info(cluster, &args),
-        "config" => return info::config(&args),
+        "config" => return info::config(cluster, &args),
         "get" if info::is_component_status(&args.positionals) => return info::component_statuses(cluster, &args),
         _ => {}
     }
@@ -147,7 +150,7 @@ fn strsim(a: &str, b: &str) -> usize {
 }
 
 fn namespace_flag(args: &Args) -> String {
-    args.get("namespace").unwrap_or("default").to_string()
+    args.namespace().to_string()
 }
 
 /// Reads every `-f` source into documents, as kubectl's resource builder does.
@@ -226,7 +229,7 @@ fn apply_one(
                 ));
             }
         }
-        if doc_ns.is_empty() { flag_ns.unwrap_or("default").to_string() } else { doc_ns.to_string() }
+        if doc_ns.is_empty() { args.namespace().to_string() } else { doc_ns.to_string() }
     } else {
         String::new()
     };
