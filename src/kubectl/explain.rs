@@ -862,6 +862,16 @@ const TYPES: &[(&str, &str, &[Field])] = &[
         ],
     ),
     (
+        "ComponentStatus",
+        "ComponentStatus (and ComponentStatusList) holds the cluster validation info. Deprecated: This API is deprecated in v1.19+",
+        &[
+            API_VERSION,
+            ("conditions", "[]ComponentCondition", false, "List of component conditions observed"),
+            KIND,
+            METADATA,
+        ],
+    ),
+    (
         "Lease",
         "Lease defines a lease concept.",
         &[API_VERSION, KIND, METADATA, ("spec", "LeaseSpec", false, "spec contains the specification of the Lease.")],
@@ -1030,6 +1040,7 @@ mod tests {
                             | "EndpointSubset"
                             | "Endpoint"
                             | "EndpointPort"
+                            | "ComponentCondition"
                     );
                 assert!(known, "{} has unknown type {ty}", f.0);
             }

@@ -1,6 +1,6 @@
 //! kubectl's informational verbs: `api-resources`, `api-versions`, `cluster-info`,
 //! `config view|current-context|get-contexts` (the admin kubeconfig kubeadm writes for this
-//! cluster) and `get componentstatuses` (deprecated, derived from the control-plane pods).
+//! cluster).
 
 use super::args::Args;
 use super::{Output, to_json, to_yaml};
@@ -18,17 +18,6 @@ pub fn server() -> String {
     format!("https://{}:{}", crate::bootstrap::api_server_address(), crate::bootstrap::API_SERVER_PORT)
 }
 
-/// Whether `get` names ComponentStatus, which the sandbox serves from this module.
-pub fn is_component_status(positionals: &[String]) -> bool {
-    positionals.first().is_some_and(|t| {
-        let t = t.split('/').next().unwrap_or("").to_ascii_lowercase();
-        matches!(t.as_str(), "componentstatuses" | "componentstatus" | "cs")
-    })
-}
-
-/// (resource, short names, kind, namespaced) served besides the stored kinds.
-const EXTRA_RESOURCES: &[(&str, &str, &str, bool)] = &[("componentstatuses", "cs", "ComponentStatus", false)];
-
 /// `kubectl api-resources`.
 pub fn api_resources(args: &Args) -> Output {
     let mut rows: Vec<(String, String, String, bool, String, String)> = Vec::new();
@@ -42,9 +31,6 @@ pub fn api_resources(args: &Args) -> Output {
             info.kind.to_string(),
             info.group.to_string(),
         ));
-    }
-    for (resource, short, kind, namespaced) in EXTRA_RESOURCES {
-        rows.push((resource.to_string(), short.to_string(), "v1".into(), *namespaced, kind.to_string(), String::new()));
     }
     if let Some(ns) = args.get("namespaced") {
         let want = match ns {
@@ -305,86 +291,4 @@ pub fn config(cluster: &mut Cluster, args: &Args) -> Output {
             Output::err(format!("error: unknown command \"{other}\"\nSee 'kubectl config -h' for help and examples"))
         }
     }
-}
-
-/// `kubectl get componentstatuses`: each control-plane component's health, as the API server
-/// reports it from probing them — here, from their static pods' readiness.
-pub fn component_statuses(cluster: &mut Cluster, args: &Args) -> Output {
-    let mut out =
-        Output { warnings: "Warning: v1 ComponentStatus is deprecated in v1.19+\n".into(), ..Default::default() };
-    let pods: Vec<crate::api::Pod> = match cluster.request(Request::list(Kind::Pod, "kube-system")) {
-        Ok(Reply::List { items, .. }) => items.iter().filter_map(|o| o.as_pod().cloned()).collect(),
-        _ => Vec::new(),
-    };
-    let healthy = |component: &str| {
-        pods.iter().any(|p| p.metadata.labels.get("component").is_some_and(|c| c == component) && p.is_ready())
-    };
-    let mut all = vec![
-        ("scheduler", healthy("kube-scheduler"), "https://127.0.0.1:10259/healthz"),
-        ("controller-manager", healthy("kube-controller-manager"), "https://127.0.0.1:10257/healthz"),
-        ("etcd-0", true, ""),
-    ];
-    let wanted: Vec<String> = args
-        .positionals
-        .iter()
-        .flat_map(|p| p.split_once('/').map(|(_, n)| n.to_string()).into_iter())
-        .chain(args.positionals.iter().skip(1).cloned())
-        .collect();
-    if !wanted.is_empty() {
-        for w in &wanted {
-            if !all.iter().any(|(n, _, _)| n == w) {
-                out.stderr.push_str(&format!("Error from server (NotFound): componentstatuses \"{w}\" not found\n"));
-                out.code = 1;
-            }
-        }
-        all.retain(|(n, _, _)| wanted.iter().any(|w| w == n));
-    }
-    let items: Vec<Value> = all
-        .iter()
-        .map(|(name, ok, url)| {
-            let condition = if *ok {
-                json!({"message": "ok", "status": "True", "type": "Healthy"})
-            } else {
-                let port = url.split(':').nth(2).and_then(|p| p.split('/').next()).unwrap_or("");
-                json!({"error": format!("Get \"{url}\": dial tcp 127.0.0.1:{port}: connect: connection refused"), "status": "False", "type": "Healthy"})
-            };
-            json!({"apiVersion": "v1", "conditions": [condition], "kind": "ComponentStatus", "metadata": {"name": name}})
-        })
-        .collect();
-    let output = args.get("output").unwrap_or("");
-    match output {
-        "yaml" | "json" => {
-            let value = if items.len() == 1 && !wanted.is_empty() {
-                items[0].clone()
-            } else {
-                json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
-            };
-            out.stdout = if output == "json" { to_json(&value) } else { to_yaml(&value) };
-        }
-        "name" => {
-            out.stdout = all.iter().map(|(n, _, _)| format!("componentstatus/{n}\n")).collect();
-        }
-        _ => {
-            if items.is_empty() {
-                return out;
-            }
-            let mut rows = Vec::new();
-            if !args.has("no-headers") {
-                rows.push(["NAME", "STATUS", "MESSAGE", "ERROR"].map(String::from).to_vec());
-            }
-            for item in &items {
-                let c = &item["conditions"][0];
-                let str_of = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                let status = if str_of("status") == "True" { "Healthy" } else { "Unhealthy" };
-                rows.push(vec![
-                    item["metadata"]["name"].as_str().unwrap_or("").to_string(),
-                    status.into(),
-                    str_of("message"),
-                    str_of("error"),
-                ]);
-            }
-            out.stdout = super::table::render(&rows);
-        }
-    }
-    out
 }

@@ -105,7 +105,6 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "api-versions" => return info::api_versions(),
         "cluster-info" => return info::cluster_info(cluster, &args),
         "config" => return info::config(cluster, &args),
-        "get" if info::is_component_status(&args.positionals) => return info::component_statuses(cluster, &args),
         _ => {}
     }
     match verb.as_str() {
@@ -398,6 +397,9 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     if targets.iter().any(|(k, _)| *k == Kind::Endpoints) {
         // The API server's deprecation warning, which kubectl prints.
         out.warnings.push_str("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    }
+    if targets.iter().any(|(k, _)| *k == Kind::ComponentStatus) {
+        out.warnings.push_str("Warning: v1 ComponentStatus is deprecated in v1.19+\n");
     }
     let mut objects_out: Vec<Arc<Object>> = Vec::new();
     let mut tables: Vec<String> = Vec::new();
