@@ -153,6 +153,11 @@ impl Args {
                         args.flags.entry(spec.long.to_string()).or_default().push(value);
                         break;
                     }
+                    // A boolean short flag may carry its value: `-w=false`.
+                    if let Some(v) = word[1 + pos + c.len_utf8()..].strip_prefix('=') {
+                        args.flags.entry(spec.long.to_string()).or_default().push(v.to_string());
+                        break;
+                    }
                     args.flags.entry(spec.long.to_string()).or_default().push("true".into());
                 }
             } else {
@@ -229,6 +234,13 @@ mod tests {
         let a = Args::parse("get", &words("pods -owide --dry-run")).unwrap();
         assert_eq!(a.get("output"), Some("wide"));
         assert_eq!(a.get("dry-run"), Some("client"));
+    }
+
+    #[test]
+    fn a_boolean_short_flag_may_carry_its_value() {
+        let a = Args::parse("rollout", &words("status deploy/web -w=false")).unwrap();
+        assert_eq!(a.get("watch"), Some("false"));
+        assert!(!a.has("watch"));
     }
 
     #[test]
