@@ -91,6 +91,18 @@ pub struct Cluster {
     config: ClusterConfig,
     /// The image registry every node pulls from; `sim image break` changes what it serves.
     registry: crate::kubelet::images::Registry,
+    /// When set, every request kubectl sends is kept here with its answer (`kubectl -v=6`).
+    pub client_log: Option<Vec<ClientCall>>,
+    /// The namespace of kubectl's kubeconfig context (`kubectl config set-context --current
+    /// --namespace=...`); `default` when unset.
+    pub context_namespace: Option<String>,
+}
+
+/// One request kubectl sent and what came back, for `-v` logging.
+#[derive(Clone, Debug)]
+pub struct ClientCall {
+    pub request: Request,
+    pub result: Result<Reply, crate::apiserver::Status>,
 }
 
 impl Cluster {
@@ -106,6 +118,8 @@ impl Cluster {
             agenda_seq: 0,
             config: config.clone(),
             registry: Default::default(),
+            client_log: None,
+            context_namespace: None,
         };
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
@@ -406,7 +420,12 @@ impl Cluster {
 
     /// Sends a request as the person at the keyboard (kubectl).
     pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
-        self.request_as(ComponentId::USER, req)
+        let Some(_) = self.client_log else { return self.request_as(ComponentId::USER, req) };
+        let result = self.request_as(ComponentId::USER, req.clone());
+        if let Some(log) = self.client_log.as_mut() {
+            log.push(ClientCall { request: req, result: result.clone() });
+        }
+        result
     }
 
     fn request_as(&mut self, actor: ComponentId, req: Request) -> Result<Reply, Status> {

@@ -2,6 +2,7 @@
 
 pub mod apps;
 pub mod batch;
+pub mod component_status;
 pub mod config;
 pub mod event;
 pub mod int_or_string;
@@ -17,6 +18,7 @@ pub mod service;
 
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::Job;
+pub use component_status::ComponentStatus;
 pub use config::{ConfigMap, Secret, ServiceAccount};
 pub use event::{Event, EventSource};
 pub use int_or_string::IntOrString;

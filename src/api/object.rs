@@ -95,6 +95,7 @@ kinds! {
     Job(Job) = "batch", "v1", "jobs", "job", true, [];
     EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
     Lease(Lease) = "coordination.k8s.io", "v1", "leases", "lease", true, [];
+    ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
 }
 
 impl Kind {

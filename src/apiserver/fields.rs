@@ -97,6 +97,8 @@ pub fn field_value(object: &Object, field: &str) -> Option<String> {
         Object::Event(e) => match field {
             "involvedObject.kind" => Some(e.involved_object.kind.clone()),
             "involvedObject.name" => Some(e.involved_object.name.clone()),
+            "involvedObject.apiVersion" => Some(e.involved_object.api_version.clone()),
+            "involvedObject.resourceVersion" => Some(e.involved_object.resource_version.clone()),
             "involvedObject.namespace" => Some(e.involved_object.namespace.clone()),
             "involvedObject.uid" => Some(e.involved_object.uid.clone()),
             "involvedObject.fieldPath" => Some(e.involved_object.field_path.clone()),

@@ -149,6 +149,9 @@ impl ApiServer {
                 Status { code: 401, reason: "Unauthorized", ..Status::bad_request("Unauthorized") },
             ));
         }
+        if req.kind == Kind::ComponentStatus {
+            return self.component_statuses(&req);
+        }
         // Authorization: every built-in identity and the cluster admin are allowed.
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
@@ -165,6 +168,47 @@ impl ApiServer {
             Verb::Patch if req.patch_type == Some(patch::PatchType::Apply) => self.server_side_apply(req, env, seq),
             Verb::Patch => self.patch(req, env, seq).map(|o| (200, Reply::Object(o))),
             Verb::Delete => self.delete(req, env, seq).map(|o| (200, Reply::Object(o))),
+        }
+    }
+
+    /// ComponentStatus: each control-plane component probed (here: is its static pod in
+    /// kube-system Ready?). Only get and list; nothing is stored.
+    fn component_statuses(&self, req: &Request) -> StageResult<(u16, Reply)> {
+        use crate::api::ComponentStatus;
+        let pods = self.peek_list(Kind::Pod, "kube-system");
+        let probe = |component: &str, port: u16, path: &str| {
+            let ready = pods
+                .iter()
+                .filter_map(|o| o.as_pod())
+                .any(|p| p.metadata.labels.get("component").is_some_and(|c| c == component) && p.is_ready());
+            let url = format!("https://127.0.0.1:{port}{path}");
+            (!ready).then(|| format!("Get \"{url}\": dial tcp 127.0.0.1:{port}: connect: connection refused"))
+        };
+        let all = vec![
+            ComponentStatus::new("scheduler", probe("kube-scheduler", 10259, "/healthz")),
+            ComponentStatus::new("controller-manager", probe("kube-controller-manager", 10257, "/healthz")),
+            ComponentStatus::new("etcd-0", None),
+        ];
+        let revision = self.etcd.revision();
+        match req.verb {
+            Verb::List => {
+                let items = all
+                    .into_iter()
+                    .map(Object::ComponentStatus)
+                    .filter(|o| req.field_selector.as_ref().is_none_or(|f| f.matches(o)))
+                    .map(Arc::new)
+                    .collect();
+                Ok((200, Reply::List { items, revision }))
+            }
+            Verb::Get => all
+                .into_iter()
+                .find(|c| c.metadata.name == req.name)
+                .map(|c| (200, Reply::Object(Arc::new(Object::ComponentStatus(c)))))
+                .ok_or_else(|| (Stage::Storage, Status::not_found(Kind::ComponentStatus, &req.name))),
+            _ => Err((
+                Stage::Authorization,
+                Status::method_not_allowed("the server does not allow this method on the requested resource"),
+            )),
         }
     }
 

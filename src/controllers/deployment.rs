@@ -19,6 +19,15 @@ pub const REVISION: &str = "deployment.kubernetes.io/revision";
 pub const DESIRED_REPLICAS: &str = "deployment.kubernetes.io/desired-replicas";
 pub const MAX_REPLICAS: &str = "deployment.kubernetes.io/max-replicas";
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
+/// Deployment annotations never copied to its ReplicaSets.
+const COPY_SKIPPED: &[&str] = &[
+    crate::kubectl::LAST_APPLIED,
+    REVISION,
+    "deployment.kubernetes.io/revision-history",
+    DESIRED_REPLICAS,
+    MAX_REPLICAS,
+    "deprecated.deployment.rollback.to",
+];
 
 /// `rand.SafeEncodeString`'s alphabet: no vowels, no look-alike digits.
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -153,6 +162,12 @@ impl DeploymentController {
             // An existing new ReplicaSet (also a rollback to an old template) gets the newest revision.
             let revision = if revision_of(&rs) <= max_old { max_old + 1 } else { revision_of(&rs) };
             let mut updated = rs.clone();
+            // The Deployment's own annotations (a new change-cause) follow it to its new ReplicaSet.
+            for (k, v) in &s.d.metadata.annotations {
+                if !COPY_SKIPPED.contains(&k.as_str()) {
+                    updated.metadata.annotations.insert(k.clone(), v.clone());
+                }
+            }
             updated.metadata.annotations.insert(REVISION.into(), revision.to_string());
             updated.metadata.annotations.entry(DESIRED_REPLICAS.into()).or_insert_with(|| want.to_string());
             updated.metadata.annotations.entry(MAX_REPLICAS.into()).or_insert_with(|| (want + surge).to_string());

@@ -38,6 +38,19 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "timestamps", short: None, takes_value: false },
     FlagSpec { long: "cascade", short: None, takes_value: true },
     FlagSpec { long: "sort-by", short: None, takes_value: true },
+    // rollout, events and the informational verbs
+    FlagSpec { long: "revision", short: None, takes_value: true },
+    FlagSpec { long: "to-revision", short: None, takes_value: true },
+    FlagSpec { long: "timeout", short: None, takes_value: true },
+    FlagSpec { long: "types", short: None, takes_value: true },
+    FlagSpec { long: "for", short: None, takes_value: true },
+    FlagSpec { long: "namespaced", short: None, takes_value: false },
+    FlagSpec { long: "api-group", short: None, takes_value: true },
+    FlagSpec { long: "verbs", short: None, takes_value: true },
+    FlagSpec { long: "minify", short: None, takes_value: false },
+    FlagSpec { long: "raw", short: None, takes_value: false },
+    FlagSpec { long: "flatten", short: None, takes_value: false },
+    FlagSpec { long: "current", short: None, takes_value: false },
     FlagSpec { long: "no-headers", short: None, takes_value: false },
     FlagSpec { long: "validate", short: None, takes_value: true },
     FlagSpec { long: "save-config", short: None, takes_value: false },
@@ -152,6 +165,11 @@ impl Args {
                         args.flags.entry(spec.long.to_string()).or_default().push(value);
                         break;
                     }
+                    // A boolean short flag may carry its value: `-w=false`.
+                    if let Some(v) = word[1 + pos + c.len_utf8()..].strip_prefix('=') {
+                        args.flags.entry(spec.long.to_string()).or_default().push(v.to_string());
+                        break;
+                    }
                     args.flags.entry(spec.long.to_string()).or_default().push("true".into());
                 }
             } else {
@@ -177,7 +195,20 @@ impl Args {
     pub fn flag_values(&self) -> impl Iterator<Item = (&str, &str)> {
         self.flags.iter().flat_map(|(k, vs)| vs.iter().map(move |v| (k.as_str(), v.as_str())))
     }
+
+    /// Records the kubeconfig context's namespace, the default when `-n` is not given.
+    pub fn set_context_namespace(&mut self, namespace: &str) {
+        self.flags.insert(CONTEXT_NAMESPACE.into(), vec![namespace.into()]);
+    }
+
+    /// The namespace a command works in: `-n`, else the context's, else `default`.
+    pub fn namespace(&self) -> &str {
+        self.get("namespace").or(self.get(CONTEXT_NAMESPACE)).unwrap_or("default")
+    }
 }
+
+/// Not a flag anyone types: where the context's namespace rides along with the flags.
+const CONTEXT_NAMESPACE: &str = " context-namespace";
 
 #[cfg(test)]
 mod tests {
@@ -220,6 +251,24 @@ mod tests {
         let a = Args::parse("get", &words("pods -owide --dry-run")).unwrap();
         assert_eq!(a.get("output"), Some("wide"));
         assert_eq!(a.get("dry-run"), Some("client"));
+    }
+
+    #[test]
+    fn a_boolean_short_flag_may_carry_its_value() {
+        let a = Args::parse("rollout", &words("status deploy/web -w=false")).unwrap();
+        assert_eq!(a.get("watch"), Some("false"));
+        assert!(!a.has("watch"));
+    }
+
+    #[test]
+    fn the_contexts_namespace_is_the_default_but_n_wins() {
+        let mut a = Args::parse("get", &words("pods")).unwrap();
+        assert_eq!(a.namespace(), "default");
+        a.set_context_namespace("dev");
+        assert_eq!(a.namespace(), "dev");
+        let mut b = Args::parse("get", &words("pods -n prod")).unwrap();
+        b.set_context_namespace("dev");
+        assert_eq!(b.namespace(), "prod");
     }
 
     #[test]

@@ -544,7 +544,7 @@ pub fn describe_node(node: &Node, lease: Option<&Lease>, pods: &[Pod], events: &
 }
 
 /// A pod template, as workloads' descriptions show it.
-fn pod_template(out: &mut String, t: &PodTemplateSpec) {
+pub(crate) fn pod_template(out: &mut String, t: &PodTemplateSpec) {
     out.push_str("Pod Template:\n");
     labels_multiline(out, "  Labels", &t.metadata.labels);
     if !t.metadata.annotations.is_empty() {

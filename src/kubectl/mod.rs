@@ -5,18 +5,25 @@ pub mod age;
 pub mod args;
 mod create;
 pub mod describe;
+pub mod events;
+pub mod explain;
 mod expose;
 mod imperative_flags;
+pub mod info;
+pub mod jsonpath;
 mod label;
 pub mod manifest;
 pub mod merge;
 mod node_ops;
+pub mod output;
 pub mod printers;
 mod replace;
+pub mod rollout;
 mod run;
 mod server_side;
 mod set;
 pub mod table;
+pub mod verbose;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -73,6 +80,8 @@ impl Io<'_> {
 const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs", "patch", "scale", "version"];
 const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
+/// Rollout, informational and events verbs.
+const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -80,10 +89,35 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, patch, scale, version\n".into());
     };
     let verb = &verb;
-    let args = match Args::parse(verb, &rest) {
+    let mut args = match Args::parse(verb, &rest) {
         Ok(a) => a,
         Err(e) => return Output::err(e),
     };
+    if let Some(ns) = &cluster.context_namespace {
+        args.set_context_namespace(ns);
+    }
+    // `-v=6` and up: log every request this command sends, before its output.
+    let level = match verbose::level(args.get("v")) {
+        Ok(l) => l,
+        Err(e) => return Output::err(e),
+    };
+    if level >= 6 && cluster.client_log.is_none() {
+        cluster.client_log = Some(Vec::new());
+        let mut out = run(cluster, words, io);
+        let calls = cluster.client_log.take().unwrap_or_default();
+        out.warnings = verbose::lines(level, &info::server(), cluster.now(), &calls) + &out.warnings;
+        return out;
+    }
+    match verb.as_str() {
+        "rollout" => return rollout::run(cluster, &args),
+        "events" => return events::run(cluster, &args),
+        "explain" => return explain::run(&args),
+        "api-resources" => return info::api_resources(&args),
+        "api-versions" => return info::api_versions(),
+        "cluster-info" => return info::cluster_info(cluster, &args),
+        "config" => return info::config(cluster, &args),
+        _ => {}
+    }
     match verb.as_str() {
         "apply" => apply(cluster, &args, io, false),
         "create" if create::is_generator(&args) => create::create(cluster, &args, &rest),
@@ -112,6 +146,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
             let suggestion = VERBS
                 .iter()
                 .chain(IMPERATIVE_VERBS)
+                .chain(VERBS_B)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
@@ -137,7 +172,7 @@ fn strsim(a: &str, b: &str) -> usize {
 }
 
 fn namespace_flag(args: &Args) -> String {
-    args.get("namespace").unwrap_or("default").to_string()
+    args.namespace().to_string()
 }
 
 /// Reads every `-f` source into documents, as kubectl's resource builder does.
@@ -226,7 +261,7 @@ fn document_namespace(args: &Args, doc: &Document) -> Result<String, String> {
             ));
         }
     }
-    Ok(if doc_ns.is_empty() { flag_ns.unwrap_or("default").to_string() } else { doc_ns.to_string() })
+    Ok(if doc_ns.is_empty() { args.namespace().to_string() } else { doc_ns.to_string() })
 }
 
 fn apply_one(
@@ -388,9 +423,13 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     let all_ns = args.has("all-namespaces");
     let namespace = namespace_flag(args);
     let output = args.get("output").unwrap_or("");
-    if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
+    if output::is_template_format(output) {
+        if let Err(e) = output::validate(output) {
+            return Output::err(e);
+        }
+    } else if !matches!(output, "" | "wide" | "yaml" | "json" | "name") {
         return Output::err(format!(
-            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: json,name,wide,yaml"
+            "error: unable to match a printer suitable for the output format \"{output}\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"
         ));
     }
     let wide = output == "wide";
@@ -399,6 +438,9 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
     if targets.iter().any(|(k, _)| *k == Kind::Endpoints) {
         // The API server's deprecation warning, which kubectl prints.
         out.warnings.push_str("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    }
+    if targets.iter().any(|(k, _)| *k == Kind::ComponentStatus) {
+        out.warnings.push_str("Warning: v1 ComponentStatus is deprecated in v1.19+\n");
     }
     let mut objects_out: Vec<Arc<Object>> = Vec::new();
     let mut tables: Vec<String> = Vec::new();
@@ -434,7 +476,12 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         if objects.is_empty() {
             continue;
         }
-        if matches!(output, "yaml" | "json" | "name") {
+        if let Some(key) = args.get("sort-by") {
+            if let Err(e) = output::sort(&mut objects, key) {
+                return Output::err(e);
+            }
+        }
+        if matches!(output, "yaml" | "json" | "name") || output::is_template_format(output) {
             objects_out.extend(objects);
             continue;
         }
@@ -481,9 +528,27 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
                 out.stdout = if output == "json" { to_json(&value) } else { to_yaml(&value) };
             }
         }
+        o if output::is_template_format(o) => {
+            if !objects_out.is_empty() || is_list_query(args) {
+                match output::print(o, &objects_out, is_list_query(args), args.has("no-headers")) {
+                    Ok(text) => out.stdout = text,
+                    Err(e) => {
+                        out.stderr.push_str(&(e + "\n"));
+                        out.code = 1;
+                    }
+                }
+            }
+            if objects_out.is_empty() && output::is_tabular(o) {
+                out.stdout.clear();
+            }
+        }
         _ => out.stdout = tables.join("\n"),
     }
-    if out.stdout.is_empty() && out.code == 0 && !matches!(output, "yaml" | "json") {
+    if out.stdout.is_empty()
+        && out.code == 0
+        && !matches!(output, "yaml" | "json")
+        && (!output::is_template_format(output) || output::is_tabular(output))
+    {
         out.stderr = if all_ns
             || args
                 .positionals

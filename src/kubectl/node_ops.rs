@@ -251,7 +251,8 @@ pub(super) fn taint(cluster: &mut Cluster, args: &Args) -> Output {
         };
         if dry != DryRun::Client {
             let patch = json!({"spec": {"taints": taints_json(&taints)}});
-            let mut req = Request::patch(Kind::Node, "", &name, PatchType::Strategic, patch).managed_by("kubectl-taint");
+            let mut req =
+                Request::patch(Kind::Node, "", &name, PatchType::Strategic, patch).managed_by("kubectl-taint");
             req.dry_run = dry == DryRun::Server;
             if let Err(status) = cluster.request(req) {
                 out.stderr.push_str(&(status.kubectl_message() + "\n"));

@@ -32,6 +32,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::ComponentStatus => (&["NAME", "STATUS", "MESSAGE", "ERROR"], &[]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
         Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
@@ -67,6 +68,17 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Namespace(n) => namespace_row(n, now),
         Object::Event(e) => event_row(e, now, wide),
         Object::Lease(l) => lease_row(l, now),
+        Object::ComponentStatus(cs) => {
+            let healthy = cs.conditions.iter().find(|c| c.type_ == "Healthy");
+            let status = match healthy.map(|c| c.status.as_str()) {
+                Some("True") => "Healthy",
+                Some(_) => "Unhealthy",
+                None => "Unknown",
+            };
+            let (message, error) =
+                healthy.map_or((String::new(), String::new()), |c| (c.message.clone(), c.error.clone()));
+            vec![cs.metadata.name.clone(), status.into(), message, error]
+        }
         Object::Deployment(d) => {
             let s = &d.status;
             let mut row = vec![
@@ -470,7 +482,9 @@ fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
             e.metadata.name.clone(),
         ]
     } else {
-        vec![age(last, now), e.type_.clone(), e.reason.clone(), event_target(e), message]
+        let last_seen =
+            if count > 1 { format!("{} (x{count} over {})", age(last, now), age(first, now)) } else { age(last, now) };
+        vec![last_seen, e.type_.clone(), e.reason.clone(), event_target(e), message]
     }
 }
 

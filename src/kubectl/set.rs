@@ -162,8 +162,8 @@ fn set_image(cluster: &mut Cluster, args: &Args) -> Output {
         let result = if dry == DryRun::Client {
             crate::apiserver::patch::apply(&live, PatchType::Strategic, &patch).unwrap_or(live)
         } else {
-            let mut req =
-                Request::patch(kind, object.namespace(), object.name(), PatchType::Strategic, patch).managed_by("kubectl-set");
+            let mut req = Request::patch(kind, object.namespace(), object.name(), PatchType::Strategic, patch)
+                .managed_by("kubectl-set");
             req.dry_run = dry == DryRun::Server;
             match cluster.request(req) {
                 Ok(reply) => reply.object().map(|o| o.to_json_value()).unwrap_or(Value::Null),
