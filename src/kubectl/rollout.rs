@@ -431,7 +431,8 @@ fn undo(cluster: &mut Cluster, args: &Args, object: &Object) -> Output {
         {"op": "replace", "path": "/spec/template", "value": template_json},
         {"op": "replace", "path": "/metadata/annotations", "value": annotations},
     ]);
-    let req = Request::patch(Kind::Deployment, &d.metadata.namespace, &d.metadata.name, PatchType::Json, patch);
+    let req = Request::patch(Kind::Deployment, &d.metadata.namespace, &d.metadata.name, PatchType::Json, patch)
+        .managed_by("kubectl-rollout");
     match cluster.request(req) {
         Ok(_) => Output::ok(format!("{} rolled back\n", type_name(object))),
         Err(status) => Output::err(status.kubectl_message()),
@@ -459,7 +460,8 @@ fn restart(cluster: &mut Cluster, object: &Object) -> Output {
         ));
     }
     let patch = json!({"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: now}}}}});
-    let req = Request::patch(object.kind(), object.namespace(), object.name(), PatchType::Strategic, patch);
+    let req = Request::patch(object.kind(), object.namespace(), object.name(), PatchType::Strategic, patch)
+        .managed_by("kubectl-rollout");
     match cluster.request(req) {
         Ok(_) => Output::ok(format!("{} restarted\n", type_name(object))),
         Err(status) => Output::err(format!("error: failed to patch: {}", status.message)),
@@ -479,7 +481,8 @@ fn pause_or_resume(cluster: &mut Cluster, object: &Object, pause: bool) -> Outpu
         return Output::err(format!("error: {} is not paused", resource_name(object)));
     }
     let patch = if pause { json!({"spec": {"paused": true}}) } else { json!({"spec": {"paused": null}}) };
-    let req = Request::patch(Kind::Deployment, &d.metadata.namespace, &d.metadata.name, PatchType::Strategic, patch);
+    let req = Request::patch(Kind::Deployment, &d.metadata.namespace, &d.metadata.name, PatchType::Strategic, patch)
+        .managed_by("kubectl-rollout");
     match cluster.request(req) {
         Ok(_) => Output::ok(format!("{} {}\n", type_name(object), if pause { "paused" } else { "resumed" })),
         Err(status) => Output::err(format!("error: failed to patch: {}", status.message)),
