@@ -5,6 +5,7 @@ pub mod apiserver;
 pub mod bootstrap;
 pub mod chaos;
 pub mod cluster;
+pub mod completion;
 pub mod component;
 pub mod controllers;
 pub mod dns;

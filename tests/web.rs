@@ -113,6 +113,31 @@ async fn the_terminal_runs_kubectl() {
     assert!(out.contains("worker-3") && out.contains("Ready"), "{out}");
 }
 
+async fn press(input: &HtmlInputElement, key: &str, ctrl: bool) {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_ctrl_key(ctrl);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    input.dispatch_event(&event).unwrap();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn tab_completes_commands_and_names_and_ctrl_c_abandons_the_line() {
+    let root = mount().await;
+    let input = find(&root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value("kubectl desc");
+    press(&input, "Tab", false).await;
+    assert_eq!(input.value(), "kubectl describe ");
+    input.set_value("kubectl describe node worker-");
+    press(&input, "Tab", false).await;
+    assert!(text(&root, "#terminal-output").contains("worker-1  worker-2  worker-3"));
+    input.set_value("kubectl get pods");
+    press(&input, "c", true).await;
+    assert_eq!(input.value(), "");
+    assert!(text(&root, "#terminal-output").contains("$ kubectl get pods^C"));
+}
+
 #[wasm_bindgen_test]
 async fn deleting_a_pod_from_the_table_removes_it() {
     let root = mount().await;

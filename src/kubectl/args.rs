@@ -65,6 +65,24 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "show-managed-fields", short: None, takes_value: false },
 ];
 
+/// Every long flag name, for completion.
+pub fn flag_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = all_flags().map(|f| f.long).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Whether `--long` takes a value (a separate word when not given with `=`).
+pub fn takes_value(long: &str) -> bool {
+    all_flags().any(|f| f.long == long && f.takes_value) && !OPTIONAL_VALUE.iter().any(|(n, _)| *n == long)
+}
+
+/// Whether `-c` takes a value, for the common verbs.
+pub fn short_takes_value(c: char) -> bool {
+    FLAGS.iter().any(|f| f.short == Some(c) && f.takes_value)
+}
+
 /// Flags whose value is optional (`--dry-run` means `--dry-run=client`).
 const OPTIONAL_VALUE: &[(&str, &str)] = &[("dry-run", "client"), ("validate", "strict"), ("cascade", "background")];
 

@@ -83,6 +83,13 @@ const IMPERATIVE_VERBS: &[&str] =
 /// Rollout, informational and events verbs.
 const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
 
+/// Every verb, for completion and "did you mean".
+pub fn verb_names() -> Vec<&'static str> {
+    let mut verbs: Vec<&str> = VERBS.iter().chain(IMPERATIVE_VERBS).chain(VERBS_B).copied().collect();
+    verbs.sort_unstable();
+    verbs
+}
+
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     let Some((verb, rest)) = args::split_verb(words) else {

@@ -160,9 +160,31 @@ pub fn app(props: &AppProps) -> Html {
         let input = terminal_input.clone();
         let history = history.clone();
         let cursor = use_mut_ref(|| 0usize);
+        let session = session.clone();
+        let scrollback = scrollback.clone();
+        let redraw = redraw.clone();
         Callback::from(move |e: KeyboardEvent| {
             let Some(field) = input.cast::<HtmlInputElement>() else { return };
             match e.key().as_str() {
+                "Tab" => {
+                    e.prevent_default();
+                    let done = crate::completion::complete(&session.borrow(), &field.value());
+                    field.set_value(&done.line);
+                    if !done.candidates.is_empty() {
+                        let mut sb = scrollback.borrow_mut();
+                        sb.push(Line::Command(done.line.clone()));
+                        sb.push(Line::Out(done.candidates.join("  ")));
+                        drop(sb);
+                        redraw.force_update();
+                    }
+                }
+                "c" if e.ctrl_key() => {
+                    e.prevent_default();
+                    scrollback.borrow_mut().push(Line::Command(format!("{}^C", field.value())));
+                    field.set_value("");
+                    *cursor.borrow_mut() = history.borrow().len();
+                    redraw.force_update();
+                }
                 "Enter" => {
                     let line = field.value();
                     if line.trim().is_empty() {
@@ -243,7 +265,7 @@ pub fn app(props: &AppProps) -> Html {
                         <div class="prompt">
                             <span aria-hidden="true">{"$"}</span>
                             <input id="terminal-input" ref={terminal_input} onkeydown={on_terminal_key} autocomplete="off" spellcheck="false"
-                                aria-label="Command (kubectl, sleep, sim)" placeholder="kubectl get pods" />
+                                aria-label="Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" placeholder="kubectl get pods" />
                         </div>
                     </div>
                 </section>
