@@ -228,6 +228,15 @@ impl Args {
 /// Not a flag anyone types: where the context's namespace rides along with the flags.
 const CONTEXT_NAMESPACE: &str = " context-namespace";
 
+/// Go's `time.ParseDuration` for the forms kubectl users type: `0`, `90s`, `2m`, `1h30m`,
+/// `500ms` (unlike `sleep`, a bare number other than 0 needs a unit).
+pub fn parse_go_duration(text: &str) -> Option<crate::sim::Duration> {
+    if text != "0" && text.parse::<f64>().is_ok() {
+        return None;
+    }
+    crate::sim::Duration::parse(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,5 +308,16 @@ mod tests {
             Args::parse("get", &words("pods -z")).unwrap_err(),
             "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help' for usage."
         );
+    }
+
+    #[test]
+    fn kubectl_durations_need_a_unit_except_zero() {
+        assert_eq!(parse_go_duration("90s"), Some(crate::sim::Duration::seconds(90)));
+        assert_eq!(parse_go_duration("1m30s"), Some(crate::sim::Duration::seconds(90)));
+        assert_eq!(parse_go_duration("1h"), Some(crate::sim::Duration::minutes(60)));
+        assert_eq!(parse_go_duration("0"), Some(crate::sim::Duration::ZERO));
+        assert_eq!(parse_go_duration("abc"), None);
+        assert_eq!(parse_go_duration("5"), None);
+        assert_eq!(parse_go_duration(""), None);
     }
 }

@@ -552,7 +552,7 @@ pub(super) fn drain(cluster: &mut Cluster, args: &Args) -> Output {
     };
     let timeout = match args.get("timeout") {
         None => DEFAULT_DRAIN_WAIT,
-        Some(t) => match Duration::parse(t) {
+        Some(t) => match super::args::parse_go_duration(t) {
             Some(Duration(0)) => DEFAULT_DRAIN_WAIT,
             Some(d) => d,
             None => {

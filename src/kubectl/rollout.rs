@@ -202,7 +202,7 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
     };
     let timeout = match args.get("timeout") {
         None => Duration::ZERO,
-        Some(t) => match parse_go_duration(t) {
+        Some(t) => match super::args::parse_go_duration(t) {
             Some(d) => d,
             None => {
                 return Output::err(format!(
@@ -269,37 +269,6 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
     }
 }
 
-/// Go's `time.ParseDuration` for the forms kubectl users type: `0`, `90s`, `2m`, `1h30m`, `500ms`.
-pub fn parse_go_duration(text: &str) -> Option<Duration> {
-    if text == "0" {
-        return Some(Duration::ZERO);
-    }
-    let mut total_ms: u64 = 0;
-    let mut rest = text;
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
-        if digits == 0 {
-            return None;
-        }
-        let number: f64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let factor = match &rest[..unit_len] {
-            "ms" => 1.0,
-            "s" => 1000.0,
-            "m" => 60_000.0,
-            "h" => 3_600_000.0,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        total_ms = total_ms.checked_add((number * factor) as u64)?;
-    }
-    Some(Duration::millis(total_ms))
-}
-
 /// The Deployment's ReplicaSets (those it controls), listed through the API server.
 fn replica_sets_of(cluster: &mut Cluster, d: &Deployment) -> Vec<ReplicaSet> {
     let mut req = Request::list(Kind::ReplicaSet, &d.metadata.namespace);
@@ -318,18 +287,23 @@ fn revision_of(rs: &ReplicaSet) -> Option<i64> {
     rs.metadata.annotations.get(crate::controllers::deployment::REVISION).and_then(|r| r.parse().ok())
 }
 
+/// A revision flag (`--revision`, `--to-revision`): 0 when absent, kubectl's errors otherwise.
+fn revision_flag(args: &Args, flag: &str, sub: &str) -> Result<i64, String> {
+    match args.get(flag).map(|r| (r, r.parse::<i64>())) {
+        None => Ok(0),
+        Some((_, Ok(r))) if r >= 0 => Ok(r),
+        Some((_, Ok(r))) => Err(format!("error: revision must be a positive integer: {r}")),
+        Some((r, Err(_))) => Err(format!(
+            "Error: invalid argument \"{r}\" for \"--{flag}\" flag: strconv.ParseInt: parsing \"{r}\": invalid syntax\nSee 'kubectl rollout {sub} --help' for usage."
+        )),
+    }
+}
+
 /// `rollout history`: the REVISION / CHANGE-CAUSE table, or one revision's pod template.
 fn history(cluster: &mut Cluster, args: &Args, object: &Object) -> Output {
-    let revision = match args.get("revision").map(|r| r.parse::<i64>()) {
-        None => 0,
-        Some(Ok(r)) if r >= 0 => r,
-        Some(Ok(r)) => return Output::err(format!("error: revision must be a positive integer: {r}")),
-        Some(Err(_)) => {
-            let r = args.get("revision").unwrap_or_default();
-            return Output::err(format!(
-                "Error: invalid argument \"{r}\" for \"--revision\" flag: strconv.ParseInt: parsing \"{r}\": invalid syntax\nSee 'kubectl rollout history --help' for usage."
-            ));
-        }
+    let revision = match revision_flag(args, "revision", "history") {
+        Ok(r) => r,
+        Err(e) => return Output::err(e),
     };
     let Object::Deployment(d) = object else {
         return Output::err(format!(
@@ -370,16 +344,9 @@ fn history(cluster: &mut Cluster, args: &Args, object: &Object) -> Output {
 /// `rollout undo [--to-revision=N]`: copies an old ReplicaSet's template (and annotations)
 /// back into the Deployment with a JSON patch, as kubectl's client-side rollback does.
 fn undo(cluster: &mut Cluster, args: &Args, object: &Object) -> Output {
-    let to_revision = match args.get("to-revision").map(|r| r.parse::<i64>()) {
-        None => 0,
-        Some(Ok(r)) if r >= 0 => r,
-        Some(Ok(r)) => return Output::err(format!("error: revision must be a positive integer: {r}")),
-        Some(Err(_)) => {
-            let r = args.get("to-revision").unwrap_or_default();
-            return Output::err(format!(
-                "Error: invalid argument \"{r}\" for \"--to-revision\" flag: strconv.ParseInt: parsing \"{r}\": invalid syntax\nSee 'kubectl rollout undo --help' for usage."
-            ));
-        }
+    let to_revision = match revision_flag(args, "to-revision", "undo") {
+        Ok(r) => r,
+        Err(e) => return Output::err(e),
     };
     let Object::Deployment(d) = object else {
         return Output::err(format!("error: no rollbacker has been implemented for \"{}\"", group_kind(object.kind())));
@@ -534,16 +501,5 @@ mod tests {
     fn a_pinned_revision_must_be_the_running_one() {
         let err = status_message(&deployment(1, 1, 1, 1), 2).unwrap_err();
         assert_eq!(err, "desired revision (2) is different from the running revision (0)");
-    }
-
-    #[test]
-    fn go_durations_parse() {
-        assert_eq!(parse_go_duration("90s"), Some(Duration::seconds(90)));
-        assert_eq!(parse_go_duration("1m30s"), Some(Duration::seconds(90)));
-        assert_eq!(parse_go_duration("1h"), Some(Duration::minutes(60)));
-        assert_eq!(parse_go_duration("0"), Some(Duration::ZERO));
-        assert_eq!(parse_go_duration("abc"), None);
-        assert_eq!(parse_go_duration("5"), None);
-        assert_eq!(parse_go_duration(""), None);
     }
 }
