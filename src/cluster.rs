@@ -263,6 +263,14 @@ impl Cluster {
         self.slots.get(id.0 as usize).map(|s| &s.role)
     }
 
+    /// A component's lanes and queued keys, for views (empty when it is stopped).
+    pub fn component_state(&self, id: ComponentId) -> (Vec<String>, Vec<String>) {
+        match self.slots.get(id.0 as usize).and_then(|s| s.component.as_deref()) {
+            Some(c) => (c.lanes(), c.queued()),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
     pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + '_ {
         (0..self.slots.len() as u32).map(ComponentId)
     }

@@ -25,6 +25,15 @@ pub trait Component: Any {
     fn informers(&self) -> Vec<&Informer> {
         Vec::new()
     }
+    /// Desired against actual, one line per object it last reconciled (`want 3 · have 2 →
+    /// create 1`), for views.
+    fn lanes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The keys waiting in its work queue, for views.
+    fn queued(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What a component gets while it runs: the clock, the API, chance, and the record.

@@ -14,6 +14,7 @@ pub mod etcdctl;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
+pub mod overview;
 pub mod pipes;
 pub mod record;
 pub mod scheduler;

@@ -172,9 +172,20 @@ async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
     assert_eq!(rows.length(), 3);
     assert!(text(&root, "#pods").matches("Running").count() == 3, "{}", text(&root, "#pods"));
     assert!(text(&root, "#workloads").contains("deployment.apps/web"));
-    // Delete one: the ReplicaSet controller replaces it.
+    // Delete one: the ReplicaSet controller's lane shows the gap, then closes it.
     click(&root, "#pods tbody tr button").await;
+    let lane = "#control-plane .lane[data-controller=\"replicaset-controller\"]";
+    let mut seen = String::new();
+    for _ in 0..200 {
+        click(&root, "#step").await;
+        seen = text(&root, lane);
+        if seen.contains("want 3 · have 2 → create 1") {
+            break;
+        }
+    }
+    assert!(seen.contains("want 3 · have 2 → create 1"), "the lane showed: {seen}");
     click(&root, "#settle").await;
+    assert!(text(&root, lane).contains("want 3 · have 3"), "{}", text(&root, lane));
     let pods = text(&root, "#pods");
     assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 3, "{pods}");
     // Four pods created by the web ReplicaSet: three, then the replacement.

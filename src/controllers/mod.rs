@@ -122,6 +122,14 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
         Some(ctx.now)
     }
 
+    fn lanes(&self) -> Vec<String> {
+        self.reconciler.summary().lines().map(str::to_string).collect()
+    }
+
+    fn queued(&self) -> Vec<String> {
+        self.queue.ready_keys().cloned().collect()
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
         self.sync(ctx);
         self.queue.promote(ctx.now);

@@ -8,7 +8,7 @@ pub mod view;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
-use panels::{EventList, NodeMap, PodTable, WorkloadTable};
+use panels::{ControlPlaneMap, EventList, NodeMap, PodTable, WorkloadTable};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -270,6 +270,8 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                 </section>
                 <section class="panel cluster" aria-labelledby="cluster-title">
+                    <h2 id="control-plane-title">{"Control plane"}</h2>
+                    <ControlPlaneMap view={crate::overview::control_plane(&session.borrow().cluster)} />
                     <h2 id="cluster-title">{"Nodes"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} />
                     if !snap.workloads.is_empty() {

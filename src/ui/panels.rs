@@ -135,3 +135,81 @@ pub fn workload_table(props: &WorkloadTableProps) -> Html {
         </table>
     }
 }
+
+#[derive(Properties, PartialEq)]
+pub struct ControlPlaneProps {
+    pub view: crate::overview::ControlPlane,
+}
+
+/// The control plane as the seeds' diagram draws it: the API server with its pipeline, etcd,
+/// the scheduler and the controller manager with a lane per controller.
+#[function_component(ControlPlaneMap)]
+pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
+    let v = &props.view;
+    let last = v.requests.first();
+    let stage_class = |stage: crate::record::Stage| -> &'static str {
+        match last {
+            None => "stage",
+            Some(r) => match r.refused_at {
+                Some(at) if at == stage.label() => "stage refused",
+                Some(at)
+                    if crate::record::Stage::ALL.iter().position(|s| s.label() == at)
+                        < crate::record::Stage::ALL.iter().position(|s| *s == stage) =>
+                {
+                    "stage skipped"
+                }
+                _ => "stage passed",
+            },
+        }
+    };
+    let busy: Vec<&crate::overview::ControllerRow> = v
+        .controllers
+        .iter()
+        .filter(|c| !c.lanes.is_empty() || !c.queued.is_empty() || !c.decisions.is_empty())
+        .collect();
+    html! {
+        <div id="control-plane" class="control-plane" aria-label="Control plane">
+            <article class="component api" aria-labelledby="cp-api">
+                <h3 id="cp-api">{"kube-apiserver"}</h3>
+                <ol class="pipeline" aria-label="Request pipeline (the latest request)">
+                    { for crate::record::Stage::ALL.iter().map(|s| html! { <li class={stage_class(*s)}>{s.label()}</li> }) }
+                </ol>
+                <ul class="requests">
+                    { for v.requests.iter().map(|r| html! {
+                        <li class={if r.code >= 400 { "refused" } else { "ok" }}>
+                            <span class="code">{r.code}</span>{" "}
+                            <span class="method">{r.method}</span>{" "}
+                            <span class="path">{&r.path}</span>
+                            <span class="who">{format!(" · {}", r.who)}</span>
+                        </li>
+                    }) }
+                </ul>
+            </article>
+            <article class="component etcd" aria-labelledby="cp-etcd">
+                <h3 id="cp-etcd">{"etcd"}</h3>
+                <p class="revision-big" id="etcd-revision">{format!("revision {}", v.revision)}</p>
+                <p class="muted">{format!("{} keys under /registry", v.keys)}</p>
+            </article>
+            <article class="component scheduler" aria-labelledby="cp-scheduler">
+                <h3 id="cp-scheduler">{"kube-scheduler"}</h3>
+                <p class="muted">{ if v.unscheduled.is_empty() { "no pods waiting for a node".to_string() } else { format!("{} waiting: {}", v.unscheduled.len(), v.unscheduled.iter().take(4).cloned().collect::<Vec<_>>().join(", ")) } }</p>
+                <ul class="decisions">{ for v.scheduler_decisions.iter().map(|d| html! { <li>{d}</li> }) }</ul>
+            </article>
+            <article class="component controllers" aria-labelledby="cp-kcm">
+                <h3 id="cp-kcm">{"kube-controller-manager"}</h3>
+                if busy.is_empty() {
+                    <p class="muted">{"every controller in sync"}</p>
+                }
+                { for busy.iter().map(|c| html! {
+                    <section class="lane" data-controller={c.name.clone()}>
+                        <h4>{&c.name}{ if c.queued.is_empty() { String::new() } else { format!(" · queue: {}", c.queued.join(", ")) } }</h4>
+                        <ul>
+                            { for c.lanes.iter().map(|l| html! { <li class="lane-state">{l}</li> }) }
+                            { for c.decisions.iter().take(1).map(|d| html! { <li class="decision">{d}</li> }) }
+                        </ul>
+                    </section>
+                }) }
+            </article>
+        </div>
+    }
+}
