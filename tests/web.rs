@@ -196,3 +196,35 @@ async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
         .count();
     assert_eq!(web_creates, 4, "{}", text(&root, "#events"));
 }
+
+async fn type_command(root: &Element, line: &str) {
+    let input = find(root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value(line);
+    press(&input, "Enter", false).await;
+}
+
+#[wasm_bindgen_test]
+async fn stopping_a_nodes_kubelet_from_its_card_makes_it_not_ready_and_its_pods_move() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    let card = "#nodes section[data-node=\"worker-1\"]";
+    let before = text(&root, card);
+    assert!(before.contains("web-"), "worker-1 runs a web pod: {before}");
+    click(&root, &format!("{card} button[title=\"sim node stop worker-1\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("$ sim node stop worker-1"));
+    // The grace period (50 s) makes it NotReady; the taint's 300 s toleration evicts its pods.
+    type_command(&root, "sleep 1m").await;
+    assert!(text(&root, card).contains("NotReady"), "{}", text(&root, card));
+    type_command(&root, "sleep 6m").await;
+    // Its pod is replaced elsewhere; the old one stays Terminating, as nobody on worker-1
+    // can confirm it stopped.
+    let pods = text(&root, "#pods");
+    let rows = root.query_selector_all("#pods tbody tr").unwrap();
+    for row in (0..rows.length()).filter_map(|i| rows.item(i)).map(|r| r.text_content().unwrap_or_default()) {
+        assert!(!row.contains("worker-1") || row.contains("Terminating"), "{row}");
+    }
+    assert_eq!(pods.matches("Running").count(), 3, "{pods}");
+    click(&root, &format!("{card} button[title=\"sim node start worker-1\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("kubelet started"));
+}

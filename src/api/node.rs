@@ -126,11 +126,13 @@ impl Node {
     }
 
     /// `Ready`, `NotReady` or `Unknown`, from the Ready condition's status.
+    /// The STATUS kubectl prints: `Ready`, `NotReady` (Ready is False or Unknown — a node
+    /// that stopped reporting reads NotReady too), or `Unknown` with no Ready condition yet.
     pub fn readiness(&self) -> &'static str {
         match self.condition("Ready").map(|c| c.status.as_str()) {
             Some("True") => "Ready",
-            Some("False") => "NotReady",
-            _ => "Unknown",
+            Some(_) => "NotReady",
+            None => "Unknown",
         }
     }
 

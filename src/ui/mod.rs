@@ -155,6 +155,10 @@ pub fn app(props: &AppProps) -> Html {
             run.emit((line.clone(), Command::new(&line)));
         })
     };
+    let on_command = {
+        let run = run.clone();
+        Callback::from(move |line: String| run.emit((line.clone(), Command::new(&line))))
+    };
     let on_terminal_key = {
         let run = run.clone();
         let input = terminal_input.clone();
@@ -273,13 +277,13 @@ pub fn app(props: &AppProps) -> Html {
                     <h2 id="control-plane-title">{"Control plane"}</h2>
                     <ControlPlaneMap view={crate::overview::control_plane(&session.borrow().cluster)} />
                     <h2 id="cluster-title">{"Nodes"}</h2>
-                    <NodeMap nodes={snap.nodes.clone()} />
+                    <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
                     if !snap.workloads.is_empty() {
                         <h2>{"Deployments & ReplicaSets "}<code>{"(kubectl get deploy,rs)"}</code></h2>
                         <WorkloadTable rows={snap.workloads.clone()} />
                     }
                     <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
-                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} />
+                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} />
                     <h2>{"Events"}</h2>
                     <div class="events-scroll"><EventList events={snap.events.clone()} /></div>
                 </section>

@@ -7,6 +7,7 @@ use yew::prelude::*;
 pub struct PodTableProps {
     pub pods: Vec<PodRow>,
     pub on_delete: Callback<String>,
+    pub on_command: Callback<String>,
 }
 
 /// `kubectl get pods -o wide`, live.
@@ -29,6 +30,7 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                 let name = p.name.clone();
                 let on_delete = props.on_delete.clone();
                 let onclick = Callback::from(move |_| on_delete.emit(name.clone()));
+                let crash = command_button("crash", format!("sim pod crash {}", p.name), &props.on_command);
                 html! {
                     <tr data-pod={p.name.clone()}>
                         <td>{&p.name}</td>
@@ -37,7 +39,7 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                         <td>{&p.restarts}</td>
                         <td>{&p.age}</td>
                         <td>{&p.node}</td>
-                        <td><button class="small" title={format!("kubectl delete pod {}", p.name)} aria-label={format!("Delete pod {}", p.name)} {onclick}>{"delete"}</button></td>
+                        <td class="actions"><button class="small" title={format!("kubectl delete pod {}", p.name)} aria-label={format!("Delete pod {}", p.name)} {onclick}>{"delete"}</button>{crash}</td>
                     </tr>
                 }
             }) }
@@ -73,6 +75,16 @@ pub fn event_list(props: &EventListProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct NodeMapProps {
     pub nodes: Vec<NodeCard>,
+    /// Runs a command line in the terminal (the chaos buttons teach their commands).
+    pub on_command: Callback<String>,
+}
+
+/// A button that runs `line` in the terminal, showing the command it stands for.
+fn command_button(label: &str, line: String, on_command: &Callback<String>) -> Html {
+    let on_command = on_command.clone();
+    let title = line.clone();
+    let onclick = Callback::from(move |_: MouseEvent| on_command.emit(line.clone()));
+    html! { <button class="small" title={title.clone()} aria-label={title} {onclick}>{label}</button> }
 }
 
 fn gauge(label: &str, used: i64, total: i64, text: String) -> Html {
@@ -100,6 +112,19 @@ pub fn node_map(props: &NodeMapProps) -> Html {
                         <span class={classes!("node-status", if ready { "running" } else { "failed" })}>{&n.status}</span>
                         if n.roles != "<none>" { <span class="role">{&n.roles}</span> }
                     </header>
+                    <div class="node-actions" role="group" aria-label={format!("Faults and maintenance for {}", n.name)}>
+                        { if n.cut_off {
+                            command_button("start kubelet", format!("sim node start {}", n.name), &props.on_command)
+                        } else {
+                            command_button("stop kubelet", format!("sim node stop {}", n.name), &props.on_command)
+                        } }
+                        { if n.cordoned {
+                            command_button("uncordon", format!("kubectl uncordon {}", n.name), &props.on_command)
+                        } else {
+                            command_button("cordon", format!("kubectl cordon {}", n.name), &props.on_command)
+                        } }
+                        { command_button("drain", format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", n.name), &props.on_command) }
+                    </div>
                     { gauge("cpu", n.cpu_requested, n.cpu_allocatable, format!("{}m / {}m", n.cpu_requested, n.cpu_allocatable)) }
                     { gauge("memory", n.memory_requested, n.memory_allocatable, format!("{}Mi / {}Mi", n.memory_requested >> 20, n.memory_allocatable >> 20)) }
                     <ul class="pod-chips">

@@ -36,6 +36,9 @@ pub struct NodeCard {
     pub memory_requested: i64,
     pub memory_allocatable: i64,
     pub pods: Vec<(String, String)>,
+    /// Its kubelet is stopped or cut off (`sim node stop|partition`).
+    pub cut_off: bool,
+    pub cordoned: bool,
 }
 
 /// One workload row: `deployment.apps/web` or `replicaset.apps/web-…`, with its cells.
@@ -117,7 +120,10 @@ pub fn snapshot(session: &Session) -> Snapshot {
                 let r = p.requests();
                 (c + r.cpu_milli, m + r.memory_bytes)
             });
+            let kubelet = crate::cluster::Role::Kubelet { node: n.metadata.name.clone() };
             NodeCard {
+                cut_off: cluster.find_component(&kubelet).is_some_and(|id| !cluster.is_running(id)),
+                cordoned: n.spec.unschedulable,
                 name: n.metadata.name.clone(),
                 status: printers::node_status(&n),
                 roles: printers::node_roles(&n),
