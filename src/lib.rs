@@ -11,6 +11,7 @@ pub mod controllers;
 pub mod dns;
 pub mod etcd;
 pub mod etcdctl;
+pub mod journal;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;

@@ -3,6 +3,7 @@
 //! No real sleeps: the app starts paused and tests move virtual time with its own controls.
 #![cfg(target_arch = "wasm32")]
 
+use kubeloop::journal::Journal;
 use kubeloop::shell::{Session, parse_transcript};
 use kubeloop::ui::{App, AppProps};
 use wasm_bindgen::JsCast;
@@ -16,7 +17,11 @@ async fn mount() -> Element {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { seed: 1, start_paused: true }).render();
+    yew::Renderer::<App>::with_root_and_props(
+        root.clone(),
+        AppProps { seed: 1, start_paused: true, journal: None, persist: false },
+    )
+    .render();
     yew::scheduler::flush().await;
     root
 }
@@ -227,4 +232,43 @@ async fn stopping_a_nodes_kubelet_from_its_card_makes_it_not_ready_and_its_pods_
     assert_eq!(pods.matches("Running").count(), 3, "{pods}");
     click(&root, &format!("{card} button[title=\"sim node start worker-1\"]")).await;
     assert!(text(&root, "#terminal-output").contains("kubelet started"));
+}
+
+#[wasm_bindgen_test]
+async fn a_shared_session_replays_with_the_same_names_and_its_terminal_history() {
+    // The session as the sharer had it: a Deployment, time passing, a pod deleted, a step.
+    let mut original = Session::new(3);
+    let mut journal = Journal::new(3);
+    for line in ["kubectl create deployment web --image=nginx:1.25 --replicas=3", "sleep 20s"] {
+        let command = kubeloop::shell::Command::new(line);
+        journal.command(original.cluster.now(), &command);
+        original.execute(&command);
+    }
+    let victim = original.cluster.objects(kubeloop::api::Kind::Pod, "default")[0].name().to_string();
+    let delete = kubeloop::shell::Command::new(&format!("kubectl delete pod {victim} --wait=false"));
+    journal.command(original.cluster.now(), &delete);
+    original.execute(&delete);
+    original.cluster.advance(kubeloop::sim::Duration::seconds(10));
+    journal.now = original.cluster.now().0;
+    let link = journal.encode();
+
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let props = AppProps { seed: 1, start_paused: true, journal: Journal::decode(&link), persist: false };
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    let pods = text(&root, "#pods");
+    for p in original.cluster.objects(kubeloop::api::Kind::Pod, "default") {
+        assert!(pods.contains(p.name()), "{} missing from {pods}", p.name());
+    }
+    assert!(!pods.contains(&victim) || pods.contains("Terminating"), "{pods}");
+    let terminal = text(&root, "#terminal-output");
+    assert!(
+        terminal.contains("deployment.apps/web created") && terminal.contains(&format!("pod \"{victim}\" deleted")),
+        "{terminal}"
+    );
+    // Reset starts over.
+    click(&root, "#reset").await;
+    assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 0);
 }

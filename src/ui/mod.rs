@@ -5,6 +5,7 @@ pub mod examples;
 pub mod panels;
 pub mod view;
 
+use crate::journal::Journal;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
@@ -24,6 +25,29 @@ pub struct AppProps {
     /// Start with the clock stopped (tests, and `?paused`).
     #[prop_or(false)]
     pub start_paused: bool,
+    /// A session to pick up: from a shared link or the last visit.
+    #[prop_or_default]
+    pub journal: Option<Journal>,
+    /// Keep the session in the browser's storage (off in tests).
+    #[prop_or(false)]
+    pub persist: bool,
+}
+
+/// Where the page keeps the session between visits.
+const STORAGE_KEY: &str = "kubeloop.session";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// Saves the journal, with the clock's current time, for the next visit.
+fn save(journal: &mut Journal, now: crate::sim::Time, persist: bool) {
+    journal.now = now.0;
+    if persist {
+        if let Some(s) = storage() {
+            let _ = s.set_item(STORAGE_KEY, &journal.encode());
+        }
+    }
 }
 
 /// One line of the terminal's scrollback.
@@ -36,26 +60,49 @@ enum Line {
 
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let seed = props.seed;
-    let session = use_mut_ref(move || Session::new(seed));
+    let seed = props.journal.as_ref().map_or(props.seed, |j| j.seed);
+    let persist = props.persist;
+    let scrollback = use_mut_ref(Vec::<Line>::new);
+    let journal = use_mut_ref(|| props.journal.clone().unwrap_or_else(|| Journal::new(seed)));
+    let session = {
+        let scrollback = scrollback.clone();
+        let journal = journal.clone();
+        use_mut_ref(move || {
+            let j = journal.borrow();
+            if j.entries.is_empty() && j.now == 0 {
+                return Session::new(seed);
+            }
+            let mut sb = scrollback.borrow_mut();
+            j.replay_showing(Some(crate::sim::Time(j.now)), |command, out| {
+                sb.push(Line::Command(command.line.clone()));
+                push_output(&mut sb, out);
+            })
+        })
+    };
     let redraw = use_force_update();
     let playing = use_state(|| !props.start_paused);
     let speed = use_state(|| 1.0f64);
     let editor = use_node_ref();
     let terminal_input = use_node_ref();
     let apply_result = use_state(|| None::<(bool, String)>);
-    let scrollback = use_mut_ref(Vec::<Line>::new);
     let history = use_mut_ref(Vec::<String>::new);
 
     // The clock: each tick advances virtual time by the tick times the speed.
     {
         let session = session.clone();
         let redraw = redraw.clone();
+        let journal = journal.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
+                let journal = journal.clone();
+                let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
                     session.borrow_mut().cluster.advance(step);
+                    ticks += 1;
+                    if ticks % 20 == 0 {
+                        save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+                    }
                     redraw.force_update();
                 })
             });
@@ -68,21 +115,15 @@ pub fn app(props: &AppProps) -> Html {
         let session = session.clone();
         let scrollback = scrollback.clone();
         let redraw = redraw.clone();
+        let journal = journal.clone();
         Callback::from(move |(shown, command): (String, Command)| {
+            let now = session.borrow().cluster.now();
+            journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let mut sb = scrollback.borrow_mut();
             sb.push(Line::Command(shown));
-            if !out.warnings.is_empty() {
-                sb.push(Line::Err(out.warnings.trim_end().to_string()));
-            }
-            if !out.stdout.is_empty() {
-                sb.push(Line::Out(out.stdout.trim_end().to_string()));
-            }
-            if !out.stderr.is_empty() {
-                sb.push(Line::Err(out.stderr.trim_end().to_string()));
-            }
-            let excess = sb.len().saturating_sub(400);
-            sb.drain(..excess);
+            push_output(&mut sb, &out);
             drop(sb);
             redraw.force_update();
         })
@@ -90,6 +131,7 @@ pub fn app(props: &AppProps) -> Html {
 
     let on_apply = {
         let session = session.clone();
+        let journal = journal.clone();
         let editor = editor.clone();
         let apply_result = apply_result.clone();
         let scrollback = scrollback.clone();
@@ -97,7 +139,10 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let text = editor.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
             let command = Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), text)) };
+            let now = session.borrow().cluster.now();
+            journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let ok = out.code == 0;
             let text = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
             let mut sb = scrollback.borrow_mut();
@@ -131,8 +176,44 @@ pub fn app(props: &AppProps) -> Html {
     let on_step = {
         let session = session.clone();
         let redraw = redraw.clone();
+        let journal = journal.clone();
         Callback::from(move |_: MouseEvent| {
+            let now = session.borrow().cluster.now();
+            journal.borrow_mut().step(now);
             session.borrow_mut().cluster.step();
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+            redraw.force_update();
+        })
+    };
+    let share_note = use_state(String::new);
+    let on_share = {
+        let session = session.clone();
+        let journal = journal.clone();
+        let share_note = share_note.clone();
+        Callback::from(move |_: MouseEvent| {
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+            let encoded = journal.borrow().encode();
+            if let Some(location) = web_sys::window().map(|w| w.location()) {
+                let _ = location.set_hash(&format!("session={encoded}"));
+            }
+            share_note.set("the address now replays this session: copy it to share".into());
+        })
+    };
+    let on_reset = {
+        let session = session.clone();
+        let journal = journal.clone();
+        let scrollback = scrollback.clone();
+        let redraw = redraw.clone();
+        let share_note = share_note.clone();
+        Callback::from(move |_: MouseEvent| {
+            *session.borrow_mut() = Session::new(seed);
+            *journal.borrow_mut() = Journal::new(seed);
+            scrollback.borrow_mut().clear();
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+            if let Some(location) = web_sys::window().map(|w| w.location()) {
+                let _ = location.set_hash("");
+            }
+            share_note.set(String::new());
             redraw.force_update();
         })
     };
@@ -236,7 +317,12 @@ pub fn app(props: &AppProps) -> Html {
                         { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={(*speed - v).abs() < 1e-9}>{*label}</option> }) }
                     </select>
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
+                    <button id="share" onclick={on_share} title="put this session (seed and commands) in the address, to share or bookmark">{"share"}</button>
+                    <button id="reset" onclick={on_reset} title="start again with a fresh cluster">{"reset"}</button>
                 </div>
+                if !share_note.is_empty() {
+                    <p id="share-note" class="share-note" role="status">{(*share_note).clone()}</p>
+                }
             </header>
             <main class="layout">
                 <section class="panel editor" aria-labelledby="editor-title">
@@ -292,6 +378,21 @@ pub fn app(props: &AppProps) -> Html {
     }
 }
 
+/// Appends what a command printed to the scrollback (warnings, output, errors), keeping it bounded.
+fn push_output(sb: &mut Vec<Line>, out: &crate::kubectl::Output) {
+    if !out.warnings.is_empty() {
+        sb.push(Line::Err(out.warnings.trim_end().to_string()));
+    }
+    if !out.stdout.is_empty() {
+        sb.push(Line::Out(out.stdout.trim_end().to_string()));
+    }
+    if !out.stderr.is_empty() {
+        sb.push(Line::Err(out.stderr.trim_end().to_string()));
+    }
+    let excess = sb.len().saturating_sub(400);
+    sb.drain(..excess);
+}
+
 /// The logo, inline so the page needs no extra request.
 fn logo() -> Html {
     html! {
@@ -306,7 +407,7 @@ fn logo() -> Html {
 /// Reads `?seed=N&paused` from the page's address.
 fn url_props() -> AppProps {
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
-    let mut props = AppProps { seed: 1, start_paused: false };
+    let mut props = AppProps { seed: 1, start_paused: false, journal: None, persist: true };
     for pair in search.trim_start_matches('?').split('&') {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         match k {
@@ -318,7 +419,22 @@ fn url_props() -> AppProps {
     props
 }
 
+/// A session from the address (`#session=…`, a shared link) or else from the last visit.
+fn saved_journal() -> Option<Journal> {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if let Some(encoded) = hash.strip_prefix("#session=") {
+        return Journal::decode(encoded);
+    }
+    Journal::decode(&storage()?.get_item(STORAGE_KEY).ok()??)
+}
+
 /// Mounts the app on the page's body.
 pub fn start() {
-    yew::Renderer::<App>::with_props(url_props()).render();
+    let mut props = url_props();
+    let asked_seed = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .is_some_and(|q| q.trim_start_matches('?').split('&').any(|p| p.starts_with("seed=")));
+    // A saved visit is picked up unless the address asks for another seed.
+    props.journal = saved_journal().filter(|j| !asked_seed || j.seed == props.seed);
+    yew::Renderer::<App>::with_props(props).render();
 }
