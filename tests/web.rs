@@ -272,3 +272,53 @@ async fn a_shared_session_replays_with_the_same_names_and_its_terminal_history()
     click(&root, "#reset").await;
     assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 0);
 }
+
+#[wasm_bindgen_test]
+async fn a_pod_too_big_for_any_node_explains_why_it_is_pending() {
+    let root = mount().await;
+    set_manifest(
+        &root,
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: huge
+spec:
+  containers:
+  - name: app
+    image: nginx:1.25
+    resources:
+      requests:
+        cpu: \"64\"
+",
+    );
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    let why = text(&root, "#pods tr[data-pod=\"huge\"] .why");
+    assert!(why.starts_with("0/4 nodes are available:") && why.contains("Insufficient cpu"), "{why}");
+}
+
+#[wasm_bindgen_test]
+async fn presenter_mode_and_keyboard_shortcuts_work_outside_text_fields() {
+    let root = mount().await;
+    let document = web_sys::window().unwrap().document().unwrap();
+    let key = |k: &str| {
+        let init = KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()
+    };
+    document.body().unwrap().dispatch_event(&key("p")).unwrap();
+    yew::scheduler::flush().await;
+    assert!(find(&root, ".app").class_name().contains("presenter"));
+    assert_eq!(find(&root, "#speed").dyn_into::<web_sys::HtmlSelectElement>().unwrap().value(), "0.5");
+    document.body().unwrap().dispatch_event(&key("s")).unwrap();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#terminal-output").contains("$ sim settle"), "'s' skipped to settled");
+    // Typed into the terminal, the same keys are just text.
+    let input = find(&root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    input.dispatch_event(&key("p")).unwrap();
+    yew::scheduler::flush().await;
+    assert!(find(&root, ".app").class_name().contains("presenter"));
+    click(&root, "#presenter").await;
+    assert!(!find(&root, ".app").class_name().contains("presenter"));
+}

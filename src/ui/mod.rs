@@ -3,6 +3,7 @@
 
 pub mod examples;
 pub mod panels;
+mod shortcuts;
 pub mod view;
 
 use crate::journal::Journal;
@@ -185,6 +186,16 @@ pub fn app(props: &AppProps) -> Html {
             redraw.force_update();
         })
     };
+    let presenter = use_state(|| false);
+    let on_presenter = {
+        let presenter = presenter.clone();
+        let speed = speed.clone();
+        Callback::from(move |_: MouseEvent| {
+            // Presenting slows the clock so a room can follow; leaving restores 1×.
+            speed.set(if *presenter { 1.0 } else { 0.5 });
+            presenter.set(!*presenter);
+        })
+    };
     let share_note = use_state(String::new);
     let on_share = {
         let session = session.clone();
@@ -296,6 +307,29 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
 
+    // Keyboard shortcuts, outside text fields: space play/pause, "." one step, "s" skip to
+    // settled, "p" presenter mode.
+    {
+        let (playing, presenter, speed) = (playing.clone(), presenter.clone(), speed.clone());
+        let (on_step, on_settle) = (on_step.clone(), on_settle.clone());
+        use_effect_with((*playing, *presenter), move |_| {
+            let listener = shortcuts::listen(move |key| match key {
+                " " => playing.set(!*playing),
+                "." | "s" => {
+                    if let Ok(click) = MouseEvent::new("click") {
+                        if key == "." { on_step.emit(click) } else { on_settle.emit(click) }
+                    }
+                }
+                "p" => {
+                    speed.set(if *presenter { 1.0 } else { 0.5 });
+                    presenter.set(!*presenter);
+                }
+                _ => {}
+            });
+            move || drop(listener)
+        });
+    }
+
     let snap = view::snapshot(&session.borrow());
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
@@ -303,7 +337,7 @@ pub fn app(props: &AppProps) -> Html {
         None => (true, String::new()),
     };
     html! {
-        <div class="app">
+        <div class={classes!("app", presenter.then_some("presenter"))}>
             <header class="topbar">
                 <h1>{logo()}{" kubeloop"}</h1>
                 <p class="tagline">{"a Kubernetes control plane and its nodes, simulated in your browser"}</p>
@@ -317,6 +351,7 @@ pub fn app(props: &AppProps) -> Html {
                         { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={(*speed - v).abs() < 1e-9}>{*label}</option> }) }
                     </select>
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
+                    <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
                     <button id="share" onclick={on_share} title="put this session (seed and commands) in the address, to share or bookmark">{"share"}</button>
                     <button id="reset" onclick={on_reset} title="start again with a fresh cluster">{"reset"}</button>
                 </div>

@@ -35,7 +35,12 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                     <tr data-pod={p.name.clone()}>
                         <td>{&p.name}</td>
                         <td>{&p.ready}</td>
-                        <td><span class={classes!("status", status_class(&p.status))}>{&p.status}</span></td>
+                        <td>
+                            <span class={classes!("status", status_class(&p.status))}>{&p.status}</span>
+                            if let Some(why) = &p.why_pending {
+                                <div class="why" title="the scheduler's reason (kubectl describe pod shows it under Events)">{why}</div>
+                            }
+                        </td>
                         <td>{&p.restarts}</td>
                         <td>{&p.age}</td>
                         <td>{&p.node}</td>

@@ -14,6 +14,8 @@ pub struct PodRow {
     pub restarts: String,
     pub age: String,
     pub node: String,
+    /// Why a pod waits for a node: the scheduler's latest FailedScheduling message.
+    pub why_pending: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -76,12 +78,27 @@ pub fn snapshot(session: &Session) -> Snapshot {
     let cluster = &session.cluster;
     let now = cluster.now();
     let pods_all = cluster.objects(Kind::Pod, "");
+    let mut events: Vec<_> = cluster.objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
+    // Newest first; within one millisecond, the later write (higher resourceVersion) first.
+    events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
     let pods = pods_all
         .iter()
         .filter(|o| o.namespace() == "default")
         .map(|o| {
             let row = printers::row(o, now, true);
+            let unbound = o.as_pod().is_some_and(|p| p.spec.node_name.is_empty());
+            let why_pending = unbound
+                .then(|| {
+                    events.iter().find(|e| {
+                        e.reason == "FailedScheduling"
+                            && e.involved_object.name == o.name()
+                            && e.involved_object.namespace == o.namespace()
+                    })
+                })
+                .flatten()
+                .map(|e| e.message.clone());
             PodRow {
+                why_pending,
                 name: row[0].clone(),
                 ready: row[1].clone(),
                 status: row[2].clone(),
@@ -91,9 +108,6 @@ pub fn snapshot(session: &Session) -> Snapshot {
             }
         })
         .collect();
-    let mut events: Vec<_> = cluster.objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
-    // Newest first; within one millisecond, the later write (higher resourceVersion) first.
-    events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
     let events = events
         .iter()
         .take(60)
