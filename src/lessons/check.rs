@@ -364,3 +364,80 @@ pub fn glob(pattern: &str, text: &str) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stars_in_a_glob_match_any_run_of_characters() {
+        assert!(glob("web-*", "web-6766cbdd68-p478q"));
+        assert!(glob("*-p478q", "web-6766cbdd68-p478q"));
+        assert!(glob("web-*-p*q", "web-6766cbdd68-p478q"));
+        assert!(!glob("web-*", "api-1"));
+        assert!(!glob("web", "web-1"));
+        assert!(glob("*", ""));
+    }
+
+    #[test]
+    fn reading_commands_are_allowed_in_checks_and_writing_ones_are_not() {
+        for ok in [
+            "kubectl get pods -o name | wc -l",
+            "kubectl -n kube-system get pods",
+            "kubectl describe $(kubectl get pods -o name | head -1)",
+            "kubectl rollout status deployment/web --watch=false",
+            "kubectl get pods -o name | xargs kubectl describe",
+            "etcdctl get /registry --prefix --keys-only",
+            "sim curl http://web",
+        ] {
+            assert_eq!(read_only_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "kubectl delete pod x",
+            "kubectl get pods -w",
+            "kubectl rollout status deployment/web",
+            "kubectl get $(kubectl scale deploy web --replicas=0)",
+            "kubectl get pods -o name | xargs kubectl delete",
+            "sleep 5s",
+            "sim node stop worker-1",
+            "kubectl config set-context --current --namespace=x",
+        ] {
+            assert!(read_only_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_record_pattern_names_its_entry_type_and_conditions() {
+        let p = parse_pattern("notify to=kube-scheduler kind=Pod name~web").unwrap();
+        assert_eq!(p.entry, EntryKind::Notify);
+        assert_eq!(p.conditions.len(), 3);
+        assert!(p.conditions[2].contains);
+        assert_eq!(parse_pattern("by=kubectl").unwrap().entry, EntryKind::Request);
+        assert!(parse_pattern("notify by=kubectl").unwrap_err().contains("unknown key `by`"));
+        assert!(parse_pattern("").is_err());
+    }
+
+    #[test]
+    fn a_component_name_matches_every_instance_of_it() {
+        assert!(component("kubelet", "kubelet (worker-1)", false));
+        assert!(component("kubelet (worker-1)", "kubelet (worker-1)", false));
+        assert!(!component("kubelet (worker-2)", "kubelet (worker-1)", false));
+        assert!(!component("kube", "kube-scheduler", false));
+    }
+
+    #[test]
+    fn outputs_compare_without_trailing_spaces_or_blank_lines() {
+        assert_eq!(normalize("a   \nb\n\n\n"), "a\nb");
+    }
+
+    #[test]
+    fn a_check_that_passes_and_one_that_fails_say_so_without_touching_the_session() {
+        let mut session = Session::new(1);
+        let (ok, _) = command("kubectl get nodes -o name | wc -l", &[Expect::Equals("4".into())], &mut session);
+        assert!(ok);
+        let (ok, detail) = command("kubectl get pods", &[Expect::Contains("web".into())], &mut session);
+        assert!(!ok);
+        assert!(detail.contains("No resources found"), "{detail}");
+        assert!(session.log().is_empty());
+    }
+}

@@ -315,3 +315,116 @@ pub(super) fn commands(lines: &[(usize, &str)], open: usize) -> Result<Vec<Comma
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::model::Test;
+
+    const LESSON: &str = "---
+title: \"A: title\"
+summary: S
+workers: 2
+worker-cpu: 2500m
+worker-memory: 4Gi
+---
+Intro text.
+
+```setup
+kubectl create namespace demo
+```
+
+## First
+
+Some text.
+
+```yaml
+kind: NotALessonBlock
+```
+
+```manifest web.yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: c
+    image: nginx:1.25
+```
+
+```run
+kubectl apply -f web.yaml
+```
+
+```hint
+Look closer.
+```
+
+```check
+run: kubectl get pods
+expect:
+NAME   READY
+web    1/1
+```
+
+```solution
+kubectl apply -f - <<EOF
+kind: Pod
+EOF
+sleep 5s
+```
+";
+
+    #[test]
+    fn a_lesson_reads_into_front_matter_intro_and_steps() {
+        let lesson = parse("lessons/01-x.md", LESSON).unwrap();
+        assert_eq!(lesson.id, "01-x");
+        assert_eq!(lesson.title, "A: title");
+        assert_eq!(
+            (lesson.cluster.workers, lesson.cluster.worker_cpu_milli, lesson.cluster.worker_memory_bytes),
+            (2, 2500, 4 << 30)
+        );
+        assert_eq!(lesson.setup.len(), 1);
+        assert_eq!(lesson.intro, vec![Part::Text("Intro text.".into())]);
+        let step = &lesson.steps[0];
+        assert_eq!((step.title.as_str(), step.line), ("First", 14));
+        assert!(matches!(&step.body[0], Part::Text(t) if t.contains("kind: NotALessonBlock")));
+        assert!(matches!(&step.body[1], Part::Manifest { name: Some(n), .. } if n == "web.yaml"));
+        assert!(matches!(&step.body[2], Part::Commands(c) if c.len() == 1));
+        assert_eq!(step.hints, ["Look closer."]);
+        assert_eq!(step.checks[0].label, "kubectl get pods");
+        assert!(matches!(&step.checks[0].test, Test::Command { expect, .. }
+            if expect == &[crate::lessons::Expect::Equals("NAME   READY\nweb    1/1".into())]));
+        assert_eq!(step.solution.len(), 2);
+        assert_eq!(step.solution[0].heredoc, Some(("EOF".into(), "kind: Pod\n".into())));
+        assert_eq!(lesson.files().count(), 1);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_the_parser() {
+        let mut rng = crate::sim::Rng::stream(7, "lesson fuzz");
+        let pieces = [
+            "---\n",
+            "title: t\n",
+            "summary: s\n",
+            "## S\n",
+            "```check\n",
+            "```\n",
+            "run: kubectl get pods\n",
+            "expect:\n",
+            "record: by=\n",
+            "```solution\n",
+            "<<EOF\n",
+            "```manifest a\n",
+            "kind: Pod\n",
+            "\u{e9}\n",
+            "`````\n",
+        ];
+        for _ in 0..2000 {
+            let n = (rng.next_u64() % 14) as usize;
+            let text: String = (0..n).map(|_| pieces[(rng.next_u64() % pieces.len() as u64) as usize]).collect();
+            let _ = parse("lessons/fuzz.md", &text);
+        }
+    }
+}
