@@ -126,11 +126,14 @@ impl Node {
     }
 
     /// `Ready`, `NotReady` or `Unknown`, from the Ready condition's status.
+    /// The node's STATUS as kubectl prints it: `Ready` when the Ready condition is True,
+    /// `NotReady` when it is False *or Unknown* (a node that stopped reporting), and
+    /// `Unknown` only when there is no Ready condition at all (upstream's printNode).
     pub fn readiness(&self) -> &'static str {
         match self.condition("Ready").map(|c| c.status.as_str()) {
             Some("True") => "Ready",
-            Some("False") => "NotReady",
-            _ => "Unknown",
+            Some(_) => "NotReady",
+            None => "Unknown",
         }
     }
 
