@@ -136,7 +136,7 @@ pub fn parse_pattern(text: &str) -> Result<RecordPattern, String> {
         if !keys.contains(&key) {
             return Err(format!("unknown key `{key}` in a record pattern (keys: {})", keys.join(", ")));
         }
-        if key == "rejected" && !STAGES.contains(&value) {
+        if key == "rejected" && !value.split('|').all(|v| STAGES.contains(&v)) {
             return Err(format!("rejected= takes a stage: {}", STAGES.join(", ")));
         }
         conditions.push(Condition {
@@ -281,9 +281,8 @@ fn matches<'a>(
     actor: &str,
     name_of: impl Fn(crate::record::ComponentId) -> &'a str,
 ) -> bool {
-    let field = |key: &str, value: &str, c: &Condition| -> bool {
-        let _ = key;
-        if c.contains { value.contains(c.value.as_str()) } else { glob(&c.value, value) }
+    let field = |value: &str, c: &Condition| -> bool {
+        if c.contains { value.contains(c.value.as_str()) } else { c.value.split('|').any(|v| glob(v, value)) }
     };
     match (pattern.entry, what) {
         (
@@ -291,30 +290,30 @@ fn matches<'a>(
             Happening::Request { verb, kind, namespace, name, code, failed_at, message, path, .. },
         ) => pattern.conditions.iter().all(|c| match c.key.as_str() {
             "by" => component(&c.value, actor, c.contains),
-            "verb" => field("verb", verb, c),
+            "verb" => field(verb, c),
             "kind" => kind_matches(&c.value, *kind),
-            "namespace" => field("namespace", namespace, c),
-            "name" => field("name", name, c),
-            "code" => field("code", &code.to_string(), c),
+            "namespace" => field(namespace, c),
+            "name" => field(name, c),
+            "code" => field(&code.to_string(), c),
             "rejected" => stage_matches(&c.value, *failed_at),
-            "message" => field("message", message, c),
-            "path" => field("path", path, c),
+            "message" => field(message, c),
+            "path" => field(path, c),
             _ => false,
         }),
         (EntryKind::Notify, Happening::Notify { to, event, kind, namespace, name }) => {
             pattern.conditions.iter().all(|c| match c.key.as_str() {
                 "to" => component(&c.value, name_of(*to), c.contains),
-                "event" => event.as_str().eq_ignore_ascii_case(&c.value),
+                "event" => c.value.split('|').any(|e| event.as_str().eq_ignore_ascii_case(e)),
                 "kind" => kind_matches(&c.value, *kind),
-                "namespace" => field("namespace", namespace, c),
-                "name" => field("name", name, c),
+                "namespace" => field(namespace, c),
+                "name" => field(name, c),
                 _ => false,
             })
         }
         (EntryKind::Decision, Happening::Decision { text }) => {
             pattern.conditions.iter().all(|c| match c.key.as_str() {
                 "by" => component(&c.value, actor, c.contains),
-                "text" => field("text", text, c),
+                "text" => field(text, c),
                 _ => false,
             })
         }
@@ -327,15 +326,19 @@ fn component(want: &str, name: &str, contains: bool) -> bool {
     if contains {
         return name.contains(want);
     }
-    glob(want, name) || name.strip_prefix(want).is_some_and(|rest| rest.starts_with(" ("))
+    want.split('|').any(|w| glob(w, name) || name.strip_prefix(w).is_some_and(|rest| rest.starts_with(" (")))
 }
 
 fn kind_matches(want: &str, kind: crate::api::Kind) -> bool {
     let info = kind.info();
-    [info.kind, info.resource, info.singular].iter().any(|k| k.eq_ignore_ascii_case(want))
+    want.split('|').any(|w| [info.kind, info.resource, info.singular].iter().any(|k| k.eq_ignore_ascii_case(w)))
 }
 
 fn stage_matches(want: &str, failed: Option<Stage>) -> bool {
+    want.split('|').any(|w| one_stage_matches(w, failed))
+}
+
+fn one_stage_matches(want: &str, failed: Option<Stage>) -> bool {
     match (want, failed) {
         ("none", None) => true,
         ("none", Some(_)) | (_, None) => false,
@@ -377,6 +380,27 @@ mod tests {
         assert!(!glob("web-*", "api-1"));
         assert!(!glob("web", "web-1"));
         assert!(glob("*", ""));
+    }
+
+    #[test]
+    fn a_bar_separates_values_any_of_which_may_match() {
+        let p = parse_pattern("by=kubectl|kube-scheduler verb=update|patch kind=Pod|ReplicaSet").unwrap();
+        let what = |verb: &'static str, kind| Happening::Request {
+            method: "PUT",
+            verb,
+            path: String::new(),
+            kind,
+            namespace: "default".into(),
+            name: "x".into(),
+            code: 200,
+            failed_at: None,
+            message: String::new(),
+        };
+        let name_of = |_| "";
+        assert!(matches(&p, &what("patch", crate::api::Kind::ReplicaSet), "kubectl", name_of));
+        assert!(matches(&p, &what("update", crate::api::Kind::Pod), "kube-scheduler", name_of));
+        assert!(!matches(&p, &what("delete", crate::api::Kind::Pod), "kubectl", name_of));
+        assert!(!matches(&p, &what("update", crate::api::Kind::Pod), "kubelet (worker-1)", name_of));
     }
 
     #[test]

@@ -43,12 +43,24 @@ pub fn find(id: &str) -> Option<Lesson> {
 
 impl Lesson {
     /// The session the lesson begins in: its cluster, its manifests as files, its set-up run.
+    /// The set-up commands are the first `self.setup.len()` entries of `session.log()`.
     pub fn start(&self) -> Session {
         let mut session = Session::with_config(self.cluster.clone());
         for (name, text) in self.files() {
             session.files.insert(name.to_string(), text.to_string());
         }
         for command in &self.setup {
+            session.execute(command);
+        }
+        session
+    }
+
+    /// A saved session of this lesson restored: the lesson started again, then the student's
+    /// commands (the session's log after the set-up) replayed. The same seed and commands give
+    /// the same cluster and record, so a saved [`Progress`] still fits it.
+    pub fn resume(&self, commands: &[crate::shell::Command]) -> Session {
+        let mut session = self.start();
+        for command in commands {
             session.execute(command);
         }
         session
