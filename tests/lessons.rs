@@ -189,3 +189,36 @@ fn malformed_lessons_give_errors_naming_file_and_line() {
         assert!(got.starts_with(want), "for:\n{text}\nwant: {want}\ngot:  {got}");
     }
 }
+
+#[test]
+fn a_saved_lesson_session_resumes_with_its_progress() {
+    let lesson = lessons::find("03-reconcile").unwrap();
+    let mut session = lesson.start();
+    let mut progress = Progress::new(&lesson, &session);
+    for command in &lesson.steps[0].solution {
+        session.execute(command);
+    }
+    assert!(progress.evaluate(&lesson, &mut session).step_complete);
+    session.execute(&kubeloop::shell::Command::new("kubectl scale deployment web --replicas=5"));
+    // What the page would keep: the student's commands (after the set-up) and the progress.
+    let saved_commands = session.log()[lesson.setup.len()..].to_vec();
+    let saved_progress = progress.to_json();
+    let mut resumed = lesson.resume(&saved_commands);
+    let mut restored = Progress::from_json(&saved_progress, &lesson).unwrap();
+    assert_eq!(resumed.cluster.record.last_seq(), session.cluster.record.last_seq());
+    assert_eq!(restored.step, 1);
+    resumed.cluster.advance(kubeloop::sim::Duration::seconds(10));
+    let eval = restored.evaluate(&lesson, &mut resumed);
+    assert!(eval.step_complete, "{:?}", eval.results);
+    assert_eq!(restored.step, 2);
+}
+
+#[test]
+fn progress_saved_for_another_lesson_is_not_restored() {
+    let a = lessons::find("01-two-halves").unwrap();
+    let b = lessons::find("02-desired-state").unwrap();
+    let session = a.start();
+    let saved = Progress::new(&a, &session).to_json();
+    assert!(Progress::from_json(&saved, &b).is_none());
+    assert!(Progress::from_json("not json", &a).is_none());
+}
