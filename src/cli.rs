@@ -183,7 +183,7 @@ fn lesson(args: &[String]) -> i32 {
         Some("list") => {
             for (file, text) in lessons::builtin() {
                 match lessons::parse(file, text) {
-                    Ok(l) => println!("{:<28} {} ({} steps)", l.id, l.title, l.steps.len()),
+                    Ok(l) => println!("{:<34} {} ({} steps)", l.id, l.title, l.steps.len()),
                     Err(e) => println!("{e}"),
                 }
             }
@@ -191,7 +191,8 @@ fn lesson(args: &[String]) -> i32 {
         }
         Some("check") if args.len() > 1 => {
             let mut code = 0;
-            for name in &args[1..] {
+            // `lessons/*.md` names the authoring guide too; it is not a lesson.
+            for name in args[1..].iter().filter(|n| !n.ends_with("README.md")) {
                 match load(name) {
                     Ok(l) => println!(
                         "{}: ok, {} steps, {} checks",

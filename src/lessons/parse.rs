@@ -16,6 +16,7 @@ const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear"];
 /// Reads one lesson. `file` is the path shown in errors, e.g. `lessons/03-reconcile.md`.
 pub fn parse(file: &str, text: &str) -> Result<Lesson, LessonError> {
     let err = |line: usize, message: String| LessonError { file: file.to_string(), line, message };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().collect();
     if lines.first().map(|l| l.trim()) != Some("---") {
         return Err(err(
