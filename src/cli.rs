@@ -12,6 +12,10 @@ Usage:
   kubeloop [--seed N] --state FILE CMD...   load the sandbox saved in FILE (new if missing),
                                            run one command, save it again
   kubeloop [--seed N] CMD...                run one command in a fresh sandbox
+  kubeloop lesson list                      the built-in lessons
+  kubeloop lesson check FILE...             validate lesson files (errors as FILE:LINE: ...)
+  kubeloop lesson run FILE|ID               run a lesson's solution step by step, printing
+                                           each check before and after its step
   kubeloop help
 
 Commands are the sandbox's: kubectl ..., sleep 30s, sim settle, sim help.
@@ -64,6 +68,7 @@ pub fn main(args: &[String]) -> i32 {
             0
         }
         Some("run") if state_file.is_none() => run_script(seed, rest.get(1).map(String::as_str)),
+        Some("lesson") if state_file.is_none() => lesson(&rest[1..]),
         Some(_) => one_command(seed, state_file.as_deref(), rest),
     }
 }
@@ -160,4 +165,82 @@ fn read_local_files(words: &[String]) -> std::collections::BTreeMap<String, Stri
         }
     }
     files
+}
+
+/// `kubeloop lesson list|check|run`.
+fn lesson(args: &[String]) -> i32 {
+    use crate::lessons;
+    let load = |name: &str| -> Result<lessons::Lesson, String> {
+        match std::fs::read_to_string(name) {
+            Ok(text) => lessons::parse(name, &text).map_err(|e| e.to_string()),
+            Err(e) if !name.ends_with(".md") => {
+                lessons::find(name).ok_or(format!("kubeloop: no lesson \"{name}\" ({e})"))
+            }
+            Err(e) => Err(format!("kubeloop: {name}: {e}")),
+        }
+    };
+    match args.first().map(String::as_str) {
+        Some("list") => {
+            for (file, text) in lessons::builtin() {
+                match lessons::parse(file, text) {
+                    Ok(l) => println!("{:<34} {} ({} steps)", l.id, l.title, l.steps.len()),
+                    Err(e) => println!("{e}"),
+                }
+            }
+            0
+        }
+        Some("check") if args.len() > 1 => {
+            let mut code = 0;
+            // `lessons/*.md` names the authoring guide too; it is not a lesson.
+            for name in args[1..].iter().filter(|n| !n.ends_with("README.md")) {
+                match load(name) {
+                    Ok(l) => println!(
+                        "{}: ok, {} steps, {} checks",
+                        l.file,
+                        l.steps.len(),
+                        l.steps.iter().map(|s| s.checks.len()).sum::<usize>()
+                    ),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        code = 1;
+                    }
+                }
+            }
+            code
+        }
+        Some("run") if args.len() == 2 => {
+            let lesson = match load(&args[1]) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return 1;
+                }
+            };
+            let run = lessons::run_solution(&lesson);
+            println!("# {}", lesson.title);
+            for (i, step) in run.steps.iter().enumerate() {
+                println!("\n## {}. {}\n", i + 1, step.title);
+                println!("before the solution:");
+                print_results(&step.before);
+                print!("{}", step.transcript);
+                println!("after the solution:");
+                print_results(&step.after);
+            }
+            let problems = run.problems();
+            for p in &problems {
+                eprintln!("{p}");
+            }
+            i32::from(!problems.is_empty())
+        }
+        _ => {
+            eprintln!("usage: kubeloop lesson list | check FILE... | run FILE|ID");
+            2
+        }
+    }
+}
+
+fn print_results(results: &[crate::lessons::CheckResult]) {
+    for r in results {
+        println!("  [{}] {}", if r.passed { "pass" } else { "fail" }, r.label);
+    }
 }

@@ -15,6 +15,7 @@ pub mod journal;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
+pub mod lessons;
 pub mod overview;
 pub mod pipes;
 pub mod record;

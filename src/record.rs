@@ -185,6 +185,27 @@ impl Record {
     pub fn last_seq(&self) -> Seq {
         self.next - 1
     }
+
+    /// Stops keeping entries until [`Record::resume`], which puts the record back exactly as it
+    /// stood: looking at the cluster (a lesson's checks) leaves no trace in it.
+    pub fn hush(&mut self) -> Hushed {
+        let hushed = Hushed { enabled: self.enabled, next: self.next };
+        self.enabled = false;
+        hushed
+    }
+
+    pub fn resume(&mut self, hushed: Hushed) {
+        self.enabled = hushed.enabled;
+        self.next = hushed.next;
+    }
+}
+
+/// Where the record stood when it was hushed.
+#[must_use]
+#[derive(Debug)]
+pub struct Hushed {
+    enabled: bool,
+    next: Seq,
 }
 
 #[cfg(test)]
@@ -215,5 +236,17 @@ mod tests {
         assert_eq!(record.entries().map(|e| e.seq).collect::<Vec<_>>(), [2, 3]);
         assert!(record.get(1).is_none());
         assert_eq!(record.since(2).count(), 1);
+    }
+
+    #[test]
+    fn a_hushed_record_keeps_nothing_and_resumes_where_it_stood() {
+        let mut record = Record::default();
+        record.push(Time(0), 1, ComponentId::USER, None, decision("before"));
+        let hushed = record.hush();
+        record.push(Time(1), 1, ComponentId::USER, None, decision("looking"));
+        record.resume(hushed);
+        let seq = record.push(Time(2), 1, ComponentId::USER, None, decision("after"));
+        assert_eq!(seq, 2);
+        assert_eq!(record.entries().count(), 2);
     }
 }

@@ -190,6 +190,16 @@ impl Session {
         self.run_line(&command.line, command.heredoc.as_ref().map(|(_, body)| body.as_str()))
     }
 
+    /// Runs a command that only looks (a lesson's check): it is not logged and nothing it
+    /// sends is recorded, so the session and its record stay exactly as they were. The caller
+    /// makes sure the command cannot write (see `lessons::check::read_only_problem`).
+    pub fn inspect(&mut self, line: &str) -> Output {
+        let hushed = self.cluster.record.hush();
+        let out = self.run_line(line, None);
+        self.cluster.record.resume(hushed);
+        out
+    }
+
     /// Runs a line: `$(...)` substitutions first, then a pipeline whose first stage is a
     /// sandbox command and whose later stages filter its output (or `xargs` another command).
     fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {

@@ -125,9 +125,9 @@ impl Node {
         self.status.conditions.iter().find(|c| c.type_ == type_)
     }
 
-    /// `Ready`, `NotReady` or `Unknown`, from the Ready condition's status.
-    /// The STATUS kubectl prints: `Ready`, `NotReady` (Ready is False or Unknown — a node
-    /// that stopped reporting reads NotReady too), or `Unknown` with no Ready condition yet.
+    /// The node's STATUS as kubectl prints it: `Ready` when the Ready condition is True,
+    /// `NotReady` when it is False *or Unknown* (a node that stopped reporting), and
+    /// `Unknown` only when there is no Ready condition at all (upstream's printNode).
     pub fn readiness(&self) -> &'static str {
         match self.condition("Ready").map(|c| c.status.as_str()) {
             Some("True") => "Ready",

@@ -111,7 +111,12 @@ impl ApiServer {
             path,
             kind: req.kind,
             namespace: req.namespace.clone(),
-            name: req.name.clone(),
+            // A create names its object in the body: keep that name even when it is refused.
+            name: match (&req.body, req.name.is_empty()) {
+                (Some(Body::Object(o)), true) => o.name().to_string(),
+                (Some(Body::Json(v)), true) => v["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+                _ => req.name.clone(),
+            },
             code: 0,
             failed_at: None,
             message: String::new(),

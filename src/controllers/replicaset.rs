@@ -117,6 +117,22 @@ impl ReplicaSetController {
         }
     }
 
+    /// Lets go of owned pods whose labels no longer match the selector (the other half of the
+    /// pod claim): the owner reference is removed, the pod runs on as an orphan, and the
+    /// ReplicaSet, one short, creates a replacement.
+    fn release(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
+        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
+        let uid = &rs.meta().uid;
+        let strays: Vec<Arc<Object>> =
+            self.pods.owned_by(uid).into_iter().filter(|p| !selector.matches(&p.meta().labels)).cloned().collect();
+        for stray in strays {
+            let Some(mut pod) = stray.as_pod().cloned() else { continue };
+            pod.metadata.owner_references.retain(|r| r.uid != *uid);
+            // Not assumed into the cache: the counts follow the watch, which brings it.
+            let _ = ctx.call(Request::update(Object::Pod(pod)));
+        }
+    }
+
     fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, have: i32, ctx: &mut Ctx) {
         let want = rs.spec.replicas.unwrap_or(1);
         let diff = have - want;
@@ -249,6 +265,7 @@ impl Reconciler for ReplicaSetController {
         let deleting = rs.metadata.deletion_timestamp.is_some();
         if !deleting {
             self.adopt(&rs_obj, ctx);
+            self.release(&rs_obj, ctx);
         }
         if !deleting && self.expectations.satisfied(key, ctx.now) {
             let have = self.counts.get(&rs.metadata.uid).map_or(0, |c| c.active);
@@ -334,5 +351,21 @@ mod tests {
     fn lanes_read_as_desired_against_actual() {
         let lane = Lane { want: 3, have: 2, action: "create 1".into() };
         assert_eq!(lane.to_string(), "want 3 · have 2 → create 1");
+    }
+
+    #[test]
+    fn a_pod_relabelled_out_of_the_selector_is_released_and_replaced() {
+        let mut s = crate::shell::Session::new(1);
+        s.transcript(
+            "kubectl create deployment web --image=nginx:1.25 --replicas=3\nsim settle\n\
+             kubectl label $(kubectl get pods -l app=web -o name | head -1) app=debug --overwrite\nsleep 10s\n",
+        );
+        let pods = s.cluster.objects(crate::api::Kind::Pod, "default");
+        let app = |p: &Arc<Object>| p.meta().labels.get("app").cloned().unwrap_or_default();
+        let web: Vec<_> = pods.iter().filter(|p| app(p) == "web").collect();
+        let debug: Vec<_> = pods.iter().filter(|p| app(p) == "debug").collect();
+        assert_eq!((web.len(), debug.len()), (3, 1));
+        assert!(debug[0].meta().owner_references.is_empty());
+        assert!(web.iter().all(|p| p.controller_ref().is_some()));
     }
 }

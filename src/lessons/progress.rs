@@ -1,0 +1,103 @@
+//! A student's way through a lesson: the current step, which checks pass, which steps are
+//! complete. Serializable, so the page can keep it in localStorage beside the session.
+
+use super::check;
+use super::model::{CheckResult, Lesson};
+use crate::record::Seq;
+use crate::shell::Session;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    /// The lesson's id (its file name without `.md`).
+    pub lesson: String,
+    /// The step being worked on; equal to the number of steps once the lesson is done.
+    pub step: usize,
+    /// The record's last entry when the current step began: record checks look after it.
+    pub step_started: Seq,
+    pub steps: Vec<StepProgress>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StepProgress {
+    pub complete: bool,
+    /// Whether each check passed when last evaluated.
+    pub checks: Vec<bool>,
+}
+
+/// What one evaluation found.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Evaluation {
+    /// The step evaluated.
+    pub step: usize,
+    pub results: Vec<CheckResult>,
+    /// Every check passed, so the step is complete and progress moved on.
+    pub step_complete: bool,
+    pub lesson_complete: bool,
+}
+
+impl Progress {
+    /// A fresh start at the first step of `lesson`, in `session` (from `Lesson::start`).
+    pub fn new(lesson: &Lesson, session: &Session) -> Progress {
+        Progress {
+            lesson: lesson.id.clone(),
+            step: 0,
+            step_started: session.cluster.record.last_seq(),
+            steps: lesson
+                .steps
+                .iter()
+                .map(|s| StepProgress { complete: false, checks: vec![false; s.checks.len()] })
+                .collect(),
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.step >= self.steps.len()
+    }
+
+    /// How the current step's checks stand, changing nothing (not even this progress).
+    pub fn check(&self, lesson: &Lesson, session: &mut Session) -> Vec<CheckResult> {
+        match lesson.steps.get(self.step) {
+            Some(step) => check::evaluate(&step.checks, session, self.step_started),
+            None => Vec::new(),
+        }
+    }
+
+    /// Evaluates the current step's checks; when all pass the step is complete and the next
+    /// one begins. The page calls this after each command and as virtual time passes.
+    pub fn evaluate(&mut self, lesson: &Lesson, session: &mut Session) -> Evaluation {
+        let step = self.step;
+        let results = self.check(lesson, session);
+        let all = !results.is_empty() && results.iter().all(|r| r.passed);
+        if let Some(state) = self.steps.get_mut(step) {
+            state.checks = results.iter().map(|r| r.passed).collect();
+            if all {
+                state.complete = true;
+            }
+        }
+        if all {
+            self.begin(step + 1, session);
+        }
+        Evaluation { step, results, step_complete: all, lesson_complete: self.finished() }
+    }
+
+    /// Moves to `step` (e.g. the student goes back or skips ahead); its record checks look
+    /// only at what happens from now on.
+    pub fn go_to(&mut self, step: usize, session: &Session) {
+        self.begin(step.min(self.steps.len()), session);
+    }
+
+    fn begin(&mut self, step: usize, session: &Session) {
+        self.step = step;
+        self.step_started = session.cluster.record.last_seq();
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Progress saved by `to_json`, if it is that and belongs to `lesson`.
+    pub fn from_json(text: &str, lesson: &Lesson) -> Option<Progress> {
+        let p: Progress = serde_json::from_str(text).ok()?;
+        (p.lesson == lesson.id && p.steps.len() == lesson.steps.len()).then_some(p)
+    }
+}
