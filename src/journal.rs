@@ -27,11 +27,22 @@ pub struct Journal {
     /// Where the clock was when the journal was saved (virtual milliseconds).
     #[serde(default)]
     pub now: u64,
+    /// The lesson the session belongs to: it starts from the lesson's cluster and set-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<String>,
+    /// The lesson's progress (`lessons::Progress` as JSON), kept with its session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
 }
 
 impl Journal {
     pub fn new(seed: u64) -> Journal {
-        Journal { seed, entries: Vec::new(), now: 0 }
+        Journal { seed, entries: Vec::new(), now: 0, lesson: None, progress: None }
+    }
+
+    /// A journal for a lesson's session, which starts where the lesson does.
+    pub fn for_lesson(lesson: &crate::lessons::Lesson) -> Journal {
+        Journal { lesson: Some(lesson.id.clone()), ..Journal::new(lesson.cluster.seed) }
     }
 
     /// Notes a command about to run at `now`.
@@ -53,7 +64,10 @@ impl Journal {
 
     /// Replays, handing each command and what it printed to `shown` (the terminal's scrollback).
     pub fn replay_showing(&self, until: Option<Time>, mut shown: impl FnMut(&Command, &Output)) -> Session {
-        let mut session = Session::new(self.seed);
+        let mut session = match self.lesson.as_deref().and_then(crate::lessons::find) {
+            Some(lesson) => lesson.start(),
+            None => Session::new(self.seed),
+        };
         for entry in &self.entries {
             advance_to(&mut session, Time(entry.at));
             if entry.line.is_empty() {

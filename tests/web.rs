@@ -12,16 +12,25 @@ use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement, Keybo
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+fn props() -> AppProps {
+    AppProps {
+        seed: 1,
+        start_paused: true,
+        journal: None,
+        persist: false,
+        lesson: None,
+        step: None,
+        show_index: false,
+        embed: false,
+    }
+}
+
 /// Mounts a fresh, paused sandbox in its own element.
 async fn mount() -> Element {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(
-        root.clone(),
-        AppProps { seed: 1, start_paused: true, journal: None, persist: false },
-    )
-    .render();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props()).render();
     yew::scheduler::flush().await;
     root
 }
@@ -255,7 +264,7 @@ async fn a_shared_session_replays_with_the_same_names_and_its_terminal_history()
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    let props = AppProps { seed: 1, start_paused: true, journal: Journal::decode(&link), persist: false };
+    let props = AppProps { journal: Journal::decode(&link), ..props() };
     yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     let pods = text(&root, "#pods");
@@ -321,4 +330,38 @@ async fn presenter_mode_and_keyboard_shortcuts_work_outside_text_fields() {
     assert!(find(&root, ".app").class_name().contains("presenter"));
     click(&root, "#presenter").await;
     assert!(!find(&root, ".app").class_name().contains("presenter"));
+}
+
+#[wasm_bindgen_test]
+async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let props = AppProps { lesson: Some("01-two-halves".into()), ..props() };
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#lesson-title").contains("The two halves of a cluster"));
+    assert_eq!(text(&root, "#lesson .step h3"), "Meet the nodes");
+    assert!(text(&root, "#lesson .intro").contains("control plane"), "the intro's Markdown is rendered");
+    assert_eq!(find(&root, "#lesson .check").get_attribute("data-passed").as_deref(), Some("false"));
+    // The step's suggested command, run from the panel.
+    click(&root, "#lesson .commands button.run").await;
+    assert!(text(&root, "#terminal-output").contains("$ kubectl get nodes -o wide"));
+    // The step is done: the panel moves on, and the first dot is ticked.
+    assert_eq!(text(&root, "#lesson .step h3"), "Find the control plane");
+    assert_eq!(text(&root, "#lesson .step-dots li:first-child"), "✓");
+    // Going back shows the finished step with its check passed.
+    click(&root, "#lesson-prev").await;
+    assert_eq!(text(&root, "#lesson .step h3"), "Meet the nodes");
+}
+
+#[wasm_bindgen_test]
+async fn the_lesson_index_links_every_lesson() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { show_index: true, ..props() }).render();
+    yew::scheduler::flush().await;
+    let links = root.query_selector_all("#lesson-index a").unwrap();
+    assert!(links.length() >= 12, "{}", links.length());
 }

@@ -5,6 +5,7 @@
 //! session, and [`Progress`] tracks and evaluates the student's way through it.
 
 pub mod check;
+pub mod markdown;
 pub mod model;
 pub mod parse;
 pub mod progress;

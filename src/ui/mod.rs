@@ -2,15 +2,18 @@
 //! shows comes from the core; it keeps no cluster state of its own.
 
 pub mod examples;
+pub mod lesson;
 pub mod panels;
 mod shortcuts;
 pub mod view;
 
 use crate::journal::Journal;
+use crate::lessons::Progress;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
 use panels::{ControlPlaneMap, EventList, NodeMap, PodTable, WorkloadTable};
+use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -32,10 +35,28 @@ pub struct AppProps {
     /// Keep the session in the browser's storage (off in tests).
     #[prop_or(false)]
     pub persist: bool,
+    /// The lesson to follow (`?lesson=03-reconcile`), and the step to open (`&step=2`, from 1).
+    #[prop_or_default]
+    pub lesson: Option<String>,
+    #[prop_or_default]
+    pub step: Option<usize>,
+    /// Show the course's index beside the sandbox (`?lessons`).
+    #[prop_or(false)]
+    pub show_index: bool,
+    /// Embedded in another page (`?embed`): no header chrome.
+    #[prop_or(false)]
+    pub embed: bool,
 }
 
-/// Where the page keeps the session between visits.
+/// Where the page keeps the session between visits (a lesson's under its own key).
 const STORAGE_KEY: &str = "kubeloop.session";
+
+fn storage_key(lesson: Option<&str>) -> String {
+    match lesson {
+        Some(id) => format!("kubeloop.lesson.{id}"),
+        None => STORAGE_KEY.to_string(),
+    }
+}
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -46,7 +67,7 @@ fn save(journal: &mut Journal, now: crate::sim::Time, persist: bool) {
     journal.now = now.0;
     if persist {
         if let Some(s) = storage() {
-            let _ = s.set_item(STORAGE_KEY, &journal.encode());
+            let _ = s.set_item(&storage_key(journal.lesson.as_deref()), &journal.encode());
         }
     }
 }
@@ -61,16 +82,25 @@ enum Line {
 
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
+    let lesson = use_state(|| props.lesson.as_deref().and_then(crate::lessons::find).map(Rc::new));
     let seed = props.journal.as_ref().map_or(props.seed, |j| j.seed);
     let persist = props.persist;
     let scrollback = use_mut_ref(Vec::<Line>::new);
-    let journal = use_mut_ref(|| props.journal.clone().unwrap_or_else(|| Journal::new(seed)));
+    let journal = {
+        let lesson = (*lesson).clone();
+        use_mut_ref(move || match (&lesson, props.journal.clone()) {
+            (Some(l), Some(j)) if j.lesson.as_deref() == Some(l.id.as_str()) => j,
+            (Some(l), _) => Journal::for_lesson(l),
+            (None, Some(j)) if j.lesson.is_none() => j,
+            (None, _) => Journal::new(seed),
+        })
+    };
     let session = {
         let scrollback = scrollback.clone();
         let journal = journal.clone();
         use_mut_ref(move || {
             let j = journal.borrow();
-            if j.entries.is_empty() && j.now == 0 {
+            if j.entries.is_empty() && j.now == 0 && j.lesson.is_none() {
                 return Session::new(seed);
             }
             let mut sb = scrollback.borrow_mut();
@@ -81,6 +111,35 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     let redraw = use_force_update();
+    let progress = {
+        let (lesson, journal, session) = ((*lesson).clone(), journal.clone(), session.clone());
+        let step = props.step;
+        use_mut_ref(move || {
+            let l = lesson?;
+            let session = session.borrow();
+            let saved = journal.borrow().progress.as_deref().and_then(|p| Progress::from_json(p, &l));
+            let mut p = saved.unwrap_or_else(|| Progress::new(&l, &session));
+            if let Some(n) = step {
+                p.go_to(n.saturating_sub(1), &session);
+            }
+            Some(p)
+        })
+    };
+    let results = use_mut_ref(Vec::<crate::lessons::CheckResult>::new);
+    // Looks at the lesson's checks against the cluster as it is now (they leave no trace).
+    let evaluate: Rc<dyn Fn()> = {
+        let (lesson, progress, results) = ((*lesson).clone(), progress.clone(), results.clone());
+        let (session, journal) = (session.clone(), journal.clone());
+        Rc::new(move || {
+            let Some(l) = &lesson else { return };
+            let mut guard = progress.borrow_mut();
+            let Some(p) = guard.as_mut() else { return };
+            let mut s = session.borrow_mut();
+            let eval = p.evaluate(l, &mut s);
+            *results.borrow_mut() = if eval.step_complete { p.check(l, &mut s) } else { eval.results };
+            journal.borrow_mut().progress = Some(p.to_json());
+        })
+    };
     let playing = use_state(|| !props.start_paused);
     let speed = use_state(|| 1.0f64);
     let editor = use_node_ref();
@@ -93,14 +152,19 @@ pub fn app(props: &AppProps) -> Html {
         let session = session.clone();
         let redraw = redraw.clone();
         let journal = journal.clone();
+        let evaluate = evaluate.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
                 let journal = journal.clone();
+                let evaluate = evaluate.clone();
                 let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
                     session.borrow_mut().cluster.advance(step);
                     ticks += 1;
+                    if ticks % 10 == 0 {
+                        evaluate();
+                    }
                     if ticks % 20 == 0 {
                         save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
                     }
@@ -117,10 +181,12 @@ pub fn app(props: &AppProps) -> Html {
         let scrollback = scrollback.clone();
         let redraw = redraw.clone();
         let journal = journal.clone();
+        let evaluate = evaluate.clone();
         Callback::from(move |(shown, command): (String, Command)| {
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
+            evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let mut sb = scrollback.borrow_mut();
             sb.push(Line::Command(shown));
@@ -133,6 +199,7 @@ pub fn app(props: &AppProps) -> Html {
     let on_apply = {
         let session = session.clone();
         let journal = journal.clone();
+        let evaluate = evaluate.clone();
         let editor = editor.clone();
         let apply_result = apply_result.clone();
         let scrollback = scrollback.clone();
@@ -143,6 +210,7 @@ pub fn app(props: &AppProps) -> Html {
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
+            evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let ok = out.code == 0;
             let text = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
@@ -177,11 +245,13 @@ pub fn app(props: &AppProps) -> Html {
     let on_step = {
         let session = session.clone();
         let redraw = redraw.clone();
+        let evaluate = evaluate.clone();
         let journal = journal.clone();
         Callback::from(move |_: MouseEvent| {
             let now = session.borrow().cluster.now();
             journal.borrow_mut().step(now);
             session.borrow_mut().cluster.step();
+            evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             redraw.force_update();
         })
@@ -330,6 +400,43 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
+    let on_lesson_run = {
+        let run = run.clone();
+        Callback::from(move |command: Command| run.emit((command.line.clone(), command)))
+    };
+    let on_lesson_manifest = {
+        let editor = editor.clone();
+        Callback::from(move |text: String| {
+            if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
+                area.set_value(&text);
+                let _ = area.focus();
+            }
+        })
+    };
+    let on_lesson_go = {
+        let (progress, session, evaluate, redraw) =
+            (progress.clone(), session.clone(), evaluate.clone(), redraw.clone());
+        Callback::from(move |step: usize| {
+            if let Some(p) = progress.borrow_mut().as_mut() {
+                p.go_to(step, &session.borrow());
+            }
+            evaluate();
+            redraw.force_update();
+        })
+    };
+    if (*lesson).is_some() && results.borrow().is_empty() {
+        evaluate();
+    }
+    let lesson_panel = match (&*lesson, progress.borrow().as_ref()) {
+        (Some(l), Some(p)) => html! {
+            <lesson::LessonPanel lesson={l.clone()} progress={p.clone()} results={results.borrow().clone()}
+                on_run={on_lesson_run} on_manifest={on_lesson_manifest} on_go={on_lesson_go} />
+        },
+        _ if props.show_index || props.lesson.is_some() => html! { <lesson::LessonIndex /> },
+        _ => html! {},
+    };
+    let with_lesson = (*lesson).is_some() || props.show_index || props.lesson.is_some();
+
     let snap = view::snapshot(&session.borrow());
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
@@ -337,10 +444,13 @@ pub fn app(props: &AppProps) -> Html {
         None => (true, String::new()),
     };
     html! {
-        <div class={classes!("app", presenter.then_some("presenter"))}>
+        <div class={classes!("app", presenter.then_some("presenter"), props.embed.then_some("embed"))}>
             <header class="topbar">
                 <h1>{logo()}{" kubeloop"}</h1>
-                <p class="tagline">{"a Kubernetes control plane and its nodes, simulated in your browser"}</p>
+                if !props.embed {
+                    <p class="tagline">{"a Kubernetes control plane and its nodes, simulated in your browser"}</p>
+                    <a class="lessons-link" href="?lessons">{"lessons"}</a>
+                }
                 <div class="time-controls" role="group" aria-label="Time controls">
                     <span id="clock" class="clock" title="virtual time since the cluster started">{format!("t = {}", crate::kubectl::age::human_duration(clock))}</span>
                     <span class="revision" title="etcd's revision">{format!("rev {}", snap.revision)}</span>
@@ -359,7 +469,8 @@ pub fn app(props: &AppProps) -> Html {
                     <p id="share-note" class="share-note" role="status">{(*share_note).clone()}</p>
                 }
             </header>
-            <main class="layout">
+            <main class={classes!("layout", with_lesson.then_some("with-lesson"))}>
+                {lesson_panel}
                 <section class="panel editor" aria-labelledby="editor-title">
                     <h2 id="editor-title">{"Manifest"}</h2>
                     <div class="editor-bar">
@@ -442,25 +553,39 @@ fn logo() -> Html {
 /// Reads `?seed=N&paused` from the page's address.
 fn url_props() -> AppProps {
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
-    let mut props = AppProps { seed: 1, start_paused: false, journal: None, persist: true };
+    let mut props = AppProps {
+        seed: 1,
+        start_paused: false,
+        journal: None,
+        persist: true,
+        lesson: None,
+        step: None,
+        show_index: false,
+        embed: false,
+    };
     for pair in search.trim_start_matches('?').split('&') {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         match k {
             "seed" => props.seed = v.parse().unwrap_or(1),
             "paused" => props.start_paused = v != "0" && v != "false",
+            "lesson" => props.lesson = Some(v.to_string()).filter(|id| !id.is_empty()),
+            "step" => props.step = v.parse().ok(),
+            "lessons" => props.show_index = true,
+            "embed" => props.embed = v != "0" && v != "false",
             _ => {}
         }
     }
     props
 }
 
-/// A session from the address (`#session=…`, a shared link) or else from the last visit.
-fn saved_journal() -> Option<Journal> {
+/// A session from the address (`#session=…`, a shared link) or else from the last visit (of
+/// this lesson, when following one).
+fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     if let Some(encoded) = hash.strip_prefix("#session=") {
         return Journal::decode(encoded);
     }
-    Journal::decode(&storage()?.get_item(STORAGE_KEY).ok()??)
+    Journal::decode(&storage()?.get_item(&storage_key(lesson)).ok()??)
 }
 
 /// Mounts the app on the page's body.
@@ -470,6 +595,6 @@ pub fn start() {
         .and_then(|w| w.location().search().ok())
         .is_some_and(|q| q.trim_start_matches('?').split('&').any(|p| p.starts_with("seed=")));
     // A saved visit is picked up unless the address asks for another seed.
-    props.journal = saved_journal().filter(|j| !asked_seed || j.seed == props.seed);
+    props.journal = saved_journal(props.lesson.as_deref()).filter(|j| !asked_seed || j.seed == props.seed);
     yew::Renderer::<App>::with_props(props).render();
 }

@@ -1,0 +1,142 @@
+//! The lesson panel: the current step's text (Markdown rendered as text nodes, never as
+//! markup), its runnable commands and manifests, hints, and its checks turning green as the
+//! cluster changes; plus the course index.
+
+use crate::lessons::markdown::{self, Block, Inline};
+use crate::lessons::{CheckResult, Lesson, Part, Progress};
+use crate::shell::Command;
+use std::rc::Rc;
+use yew::prelude::*;
+
+fn inlines(spans: &[Inline]) -> Html {
+    html! { <>{ for spans.iter().map(|s| match s {
+        Inline::Text(t) => html! { {t.clone()} },
+        Inline::Code(t) => html! { <code>{t.clone()}</code> },
+        Inline::Strong(t) => html! { <strong>{t.clone()}</strong> },
+        Inline::Em(t) => html! { <em>{t.clone()}</em> },
+        Inline::Link { text, url } => html! { <a href={url.clone()} target="_blank" rel="noopener noreferrer">{text.clone()}</a> },
+    }) }</> }
+}
+
+fn prose(text: &str) -> Html {
+    html! { <>{ for markdown::blocks(text).iter().map(|b| match b {
+        Block::Paragraph(s) => html! { <p>{inlines(s)}</p> },
+        Block::Heading(s) => html! { <h4>{inlines(s)}</h4> },
+        Block::List { ordered: false, items } => html! { <ul>{ for items.iter().map(|i| html! { <li>{inlines(i)}</li> }) }</ul> },
+        Block::List { ordered: true, items } => html! { <ol>{ for items.iter().map(|i| html! { <li>{inlines(i)}</li> }) }</ol> },
+        Block::Code(c) => html! { <pre class="snippet">{c.clone()}</pre> },
+    }) }</> }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPanelProps {
+    pub lesson: Rc<Lesson>,
+    pub progress: Progress,
+    /// The latest evaluation of the current step's checks.
+    pub results: Vec<CheckResult>,
+    pub on_run: Callback<Command>,
+    pub on_manifest: Callback<String>,
+    pub on_go: Callback<usize>,
+}
+
+fn parts(parts: &[Part], props: &LessonPanelProps) -> Html {
+    html! { <>{ for parts.iter().map(|p| match p {
+        Part::Text(t) => prose(t),
+        Part::Commands(commands) => html! {
+            <ul class="commands">
+            { for commands.iter().map(|c| {
+                let on_run = props.on_run.clone();
+                let command = c.clone();
+                let onclick = Callback::from(move |_: MouseEvent| on_run.emit(command.clone()));
+                html! {
+                    <li>
+                        <pre class="snippet">{c.display()}</pre>
+                        <button class="small run" aria-label={format!("Run {}", c.line)} {onclick}>{"run"}</button>
+                    </li>
+                }
+            }) }
+            </ul>
+        },
+        Part::Manifest { name, text } => {
+            let on_manifest = props.on_manifest.clone();
+            let body = text.clone();
+            let onclick = Callback::from(move |_: MouseEvent| on_manifest.emit(body.clone()));
+            html! {
+                <div class="manifest">
+                    if let Some(n) = name { <span class="file">{n.clone()}</span> }
+                    <pre class="snippet">{text.clone()}</pre>
+                    <button class="small load" {onclick}>{"load into the editor"}</button>
+                </div>
+            }
+        }
+    }) }</> }
+}
+
+#[function_component(LessonPanel)]
+pub fn lesson_panel(props: &LessonPanelProps) -> Html {
+    let lesson = &props.lesson;
+    let at = props.progress.step;
+    let total = lesson.steps.len();
+    let go = |to: usize| {
+        let on_go = props.on_go.clone();
+        Callback::from(move |_: MouseEvent| on_go.emit(to))
+    };
+    html! {
+        <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
+            <p class="crumbs"><a href="?lessons">{"Lessons"}</a>{format!(" · {} of {}", (at + 1).min(total), total)}</p>
+            <h2 id="lesson-title" class="lesson-title">{&lesson.title}</h2>
+            <ol class="step-dots" aria-label="Steps">
+            { for lesson.steps.iter().enumerate().map(|(i, s)| {
+                let done = props.progress.steps.get(i).is_some_and(|p| p.complete);
+                let class = classes!("dot", done.then_some("done"), (i == at).then_some("current"));
+                html! { <li {class}><button class="linkish" onclick={go(i)} aria-current={(i == at).then_some("step")}
+                    title={s.title.clone()}>{ if done { "✓".to_string() } else { (i + 1).to_string() } }</button></li> }
+            }) }
+            </ol>
+            if at == 0 { <div class="intro">{parts(&lesson.intro, props)}</div> }
+            if let Some(step) = lesson.steps.get(at) {
+                <article class="step" data-step={at.to_string()}>
+                    <h3>{&step.title}</h3>
+                    {parts(&step.body, props)}
+                    <ul class="checks" aria-label="Checks" aria-live="polite">
+                    { for step.checks.iter().enumerate().map(|(i, c)| {
+                        let result = props.results.iter().find(|r| r.label == c.label).or(props.results.get(i));
+                        let passed = result.is_some_and(|r| r.passed);
+                        html! {
+                            <li class={classes!("check", passed.then_some("passed"))} data-passed={passed.to_string()}>
+                                <span class="mark" aria-hidden="true">{ if passed { "✓" } else { "○" } }</span>
+                                <span class="sr-only">{ if passed { "passed: " } else { "not yet: " } }</span>
+                                {&c.label}
+                            </li>
+                        }
+                    }) }
+                    </ul>
+                    { for step.hints.iter().map(|h| html! { <details class="hint"><summary>{"Hint"}</summary>{prose(h)}</details> }) }
+                </article>
+            } else {
+                <article class="step done">
+                    <h3>{"Lesson complete"}</h3>
+                    <p>{"Every step checked out on the cluster. Pick the next lesson from the list."}</p>
+                </article>
+            }
+            <nav class="step-nav">
+                <button id="lesson-prev" onclick={go(at.saturating_sub(1))} disabled={at == 0}>{"previous"}</button>
+                <button id="lesson-next" onclick={go((at + 1).min(total))} disabled={at >= total}>{"skip"}</button>
+            </nav>
+        </section>
+    }
+}
+
+#[function_component(LessonIndex)]
+pub fn lesson_index() -> Html {
+    html! {
+        <section id="lesson-index" class="panel lesson" aria-labelledby="lessons-title">
+            <h2 id="lessons-title">{"Lessons"}</h2>
+            <ol class="course">
+            { for crate::lessons::course().iter().map(|l| html! {
+                <li><a href={format!("?lesson={}", l.id)}>{&l.title}</a><p class="muted">{&l.summary}</p></li>
+            }) }
+            </ol>
+        </section>
+    }
+}
