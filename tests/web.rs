@@ -365,3 +365,28 @@ async fn the_lesson_index_links_every_lesson() {
     let links = root.query_selector_all("#lesson-index a").unwrap();
     assert!(links.length() >= 12, "{}", links.length());
 }
+
+#[wasm_bindgen_test]
+async fn events_filter_by_component_and_a_click_highlights_the_object() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    let from = find(&root, "#event-from").dyn_into::<web_sys::HtmlSelectElement>().unwrap();
+    from.set_value("kubelet");
+    from.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    let rows = root.query_selector_all("#events tbody tr").unwrap();
+    assert!(rows.length() > 0);
+    for r in (0..rows.length()).filter_map(|i| rows.item(i)) {
+        assert!(r.text_content().unwrap_or_default().contains("kubelet"));
+    }
+    // Clicking a kubelet event about a web pod highlights that pod's row.
+    let event = root.query_selector("#events tbody tr td:nth-child(4)").unwrap().unwrap();
+    let object = event.text_content().unwrap_or_default();
+    click(&root, "#events tbody tr").await;
+    if let Some(name) = object.strip_prefix("pod/") {
+        let row = find(&root, &format!("#pods tr[data-pod=\"{name}\"]"));
+        assert!(row.class_name().contains("highlight") || !text(&root, "#pods").contains(name), "{name}");
+    }
+    assert!(find(&root, "#events tbody tr").class_name().contains("selected"));
+}

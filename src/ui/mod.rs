@@ -437,6 +437,17 @@ pub fn app(props: &AppProps) -> Html {
     };
     let with_lesson = (*lesson).is_some() || props.show_index || props.lesson.is_some();
 
+    let event_filter = use_state(panels::EventFilter::default);
+    let on_event_filter = {
+        let event_filter = event_filter.clone();
+        Callback::from(move |f: panels::EventFilter| event_filter.set(f))
+    };
+    let highlight = use_state(|| None::<String>);
+    let on_highlight = {
+        let highlight = highlight.clone();
+        Callback::from(move |h: Option<String>| highlight.set(h))
+    };
+
     let snap = view::snapshot(&session.borrow());
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
@@ -515,9 +526,10 @@ pub fn app(props: &AppProps) -> Html {
                         <WorkloadTable rows={snap.workloads.clone()} />
                     }
                     <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
-                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} />
+                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} highlight={(*highlight).clone()} />
                     <h2>{"Events"}</h2>
-                    <div class="events-scroll"><EventList events={snap.events.clone()} /></div>
+                    <EventList events={snap.events.clone()} filter={(*event_filter).clone()} on_filter={on_event_filter}
+                        selected={(*highlight).clone()} on_select={on_highlight} />
                 </section>
             </main>
         </div>

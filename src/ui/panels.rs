@@ -8,6 +8,9 @@ pub struct PodTableProps {
     pub pods: Vec<PodRow>,
     pub on_delete: Callback<String>,
     pub on_command: Callback<String>,
+    /// The object an event click highlighted (`pod/NAME`).
+    #[prop_or_default]
+    pub highlight: Option<String>,
 }
 
 /// `kubectl get pods -o wide`, live.
@@ -32,7 +35,7 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                 let onclick = Callback::from(move |_| on_delete.emit(name.clone()));
                 let crash = command_button("crash", format!("sim pod crash {}", p.name), &props.on_command);
                 html! {
-                    <tr data-pod={p.name.clone()}>
+                    <tr data-pod={p.name.clone()} class={classes!((props.highlight.as_deref() == Some(format!("pod/{}", p.name).as_str())).then_some("highlight"))}>
                         <td>{&p.name}</td>
                         <td>{&p.ready}</td>
                         <td>
@@ -53,27 +56,95 @@ pub fn pod_table(props: &PodTableProps) -> Html {
     }
 }
 
+/// Which events the stream shows: by component (FROM), by kind, by object name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventFilter {
+    pub from: String,
+    pub kind: String,
+    pub object: String,
+}
+
+impl EventFilter {
+    pub fn admits(&self, e: &EventRow) -> bool {
+        (self.from.is_empty() || e.source == self.from)
+            && (self.kind.is_empty() || e.object.split('/').next() == Some(self.kind.as_str()))
+            && (self.object.is_empty() || e.object.contains(self.object.trim()))
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct EventListProps {
     pub events: Vec<EventRow>,
+    pub filter: EventFilter,
+    pub on_filter: Callback<EventFilter>,
+    /// The object of the event clicked last (`pod/web-…`), highlighted across the page.
+    pub selected: Option<String>,
+    pub on_select: Callback<Option<String>>,
 }
 
-/// The event stream, newest first, like `kubectl get events --watch` with a FROM column.
+/// The event stream, newest first, like `kubectl get events --watch` with a FROM column;
+/// filtered by component, kind or object; a click highlights the event's object.
 #[function_component(EventList)]
 pub fn event_list(props: &EventListProps) -> Html {
+    let options = |values: Vec<String>, current: &str| -> Html {
+        let mut values = values;
+        values.sort();
+        values.dedup();
+        html! { <>{ for values.into_iter().map(|v| html! { <option value={v.clone()} selected={v == current}>{v}</option> }) }</> }
+    };
+    let sources: Vec<String> = props.events.iter().map(|e| e.source.clone()).collect();
+    let kinds: Vec<String> =
+        props.events.iter().filter_map(|e| e.object.split('/').next().map(str::to_string)).collect();
+    let set = |change: fn(&mut EventFilter, String)| {
+        let (filter, on_filter) = (props.filter.clone(), props.on_filter.clone());
+        Callback::from(move |e: Event| {
+            let value = e
+                .target_dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .or_else(|| e.target_dyn_into::<web_sys::HtmlInputElement>().map(|i| i.value()))
+                .unwrap_or_default();
+            let mut next = filter.clone();
+            change(&mut next, value);
+            on_filter.emit(next);
+        })
+    };
+    let shown: Vec<&EventRow> = props.events.iter().filter(|e| props.filter.admits(e)).collect();
     html! {
+        <>
+        <div class="event-filters" role="group" aria-label="Filter events">
+            <label>{"from "}<select id="event-from" onchange={set(|f, v| f.from = v)}>
+                <option value="" selected={props.filter.from.is_empty()}>{"any component"}</option>
+                {options(sources, &props.filter.from)}
+            </select></label>
+            <label>{"kind "}<select id="event-kind" onchange={set(|f, v| f.kind = v)}>
+                <option value="" selected={props.filter.kind.is_empty()}>{"any"}</option>
+                {options(kinds, &props.filter.kind)}
+            </select></label>
+            <label>{"object "}<input id="event-object" type="search" value={props.filter.object.clone()} onchange={set(|f, v| f.object = v)} placeholder="name" /></label>
+        </div>
+        <div class="events-scroll">
         <table id="events" class="kube-table events" aria-label="Events, newest first" aria-live="polite">
             <thead><tr>
                 <th>{"LAST SEEN"}</th><th>{"TYPE"}</th><th>{"REASON"}</th><th>{"OBJECT"}</th><th>{"FROM"}</th><th>{"MESSAGE"}</th>
             </tr></thead>
             <tbody>
-            { for props.events.iter().map(|e| html! {
-                <tr class={classes!((e.type_ == "Warning").then_some("warning"))} data-reason={e.reason.clone()}>
-                    <td>{&e.last_seen}</td><td>{&e.type_}</td><td>{&e.reason}</td><td>{&e.object}</td><td>{&e.source}</td><td class="message">{&e.message}</td>
-                </tr>
+            { for shown.into_iter().map(|e| {
+                let selected = props.selected.as_deref() == Some(e.object.as_str());
+                let (on_select, object) = (props.on_select.clone(), e.object.clone());
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    on_select.emit(if selected { None } else { Some(object.clone()) })
+                });
+                html! {
+                    <tr class={classes!((e.type_ == "Warning").then_some("warning"), selected.then_some("selected"))}
+                        data-reason={e.reason.clone()} {onclick} title="highlight this event's object">
+                        <td>{&e.last_seen}</td><td>{&e.type_}</td><td>{&e.reason}</td><td>{&e.object}</td><td>{&e.source}</td><td class="message">{&e.message}</td>
+                    </tr>
+                }
             }) }
             </tbody>
         </table>
+        </div>
+        </>
     }
 }
 
