@@ -105,6 +105,42 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
     }
 }
 
+/// One object as the page's inspector shows it: its YAML (`kubectl get -o yaml`), its
+/// `kubectl describe`, its owners up the chain (Deployment → ReplicaSet → Pod) and its events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspection {
+    pub title: String,
+    pub yaml: String,
+    pub describe: String,
+    /// `kind/name` of each owner, nearest first.
+    pub owners: Vec<String>,
+    pub events: String,
+}
+
+/// Looks at one object the way kubectl would, without leaving a trace in the session.
+pub fn inspect(session: &mut crate::shell::Session, kind: Kind, namespace: &str, name: &str) -> Inspection {
+    let resource = kind.info().resource;
+    let ns = if kind.info().namespaced { format!(" -n {namespace}") } else { String::new() };
+    let shown = |out: crate::kubectl::Output| if out.stdout.is_empty() { out.stderr } else { out.stdout };
+    let yaml = shown(session.inspect(&format!("kubectl get {resource} {name}{ns} -o yaml")));
+    let describe = shown(session.inspect(&format!("kubectl describe {resource} {name}{ns}")));
+    let events = shown(session.inspect(&format!("kubectl events --for {}/{name}{ns}", kind.info().singular)));
+    let mut owners = Vec::new();
+    let mut current = session.cluster.api().peek(kind, namespace, name);
+    while let Some(object) = current {
+        let Some(owner) = object.meta().owner_references.iter().find(|o| o.controller == Some(true)).cloned() else {
+            break;
+        };
+        owners.push(format!("{}/{}", owner.kind.to_lowercase(), owner.name));
+        let Some(owner_kind) = Kind::ALL.iter().copied().find(|k| k.info().kind == owner.kind) else { break };
+        current = session.cluster.api().peek(owner_kind, namespace, &owner.name);
+        if owners.len() > 8 {
+            break;
+        }
+    }
+    Inspection { title: format!("{}/{name}", kind.info().singular), yaml, describe, owners, events }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +167,22 @@ mod tests {
         let (lane, decisions) = seen.expect("the ReplicaSet lane showed the repair");
         assert!(lane.ends_with("want 3 · have 2 → create 1"), "{lane}");
         assert!(decisions[0].contains("want 3, have 2: create 1"), "{decisions:?}");
+    }
+
+    #[test]
+    fn inspecting_a_pod_shows_its_yaml_describe_owner_chain_and_events_without_a_trace() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1"));
+        s.execute(&Command::new("sim settle"));
+        let pod = s.cluster.objects(Kind::Pod, "default")[0].name().to_string();
+        let (log, last) = (s.log().len(), s.cluster.record.last_seq());
+        let view = inspect(&mut s, Kind::Pod, "default", &pod);
+        assert!(view.yaml.starts_with("apiVersion: v1\nkind: Pod\n"), "{}", view.yaml);
+        assert!(view.describe.starts_with("Name:") && view.describe.contains(&pod), "{}", view.describe);
+        assert_eq!(view.owners.len(), 2);
+        assert!(view.owners[0].starts_with("replicaset/web-") && view.owners[1] == "deployment/web");
+        assert!(view.events.contains("Started"), "{}", view.events);
+        assert_eq!((s.log().len(), s.cluster.record.last_seq()), (log, last));
     }
 
     #[test]

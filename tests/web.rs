@@ -158,7 +158,7 @@ async fn deleting_a_pod_from_the_table_removes_it() {
     set_manifest(&root, POD);
     click(&root, "#apply").await;
     click(&root, "#settle").await;
-    click(&root, "#pods tr[data-pod=\"web\"] button").await;
+    click(&root, "#pods tr[data-pod=\"web\"] button[aria-label^=\"Delete pod\"]").await;
     assert!(text(&root, "#terminal-output").contains("pod \"web\" deleted"));
     click(&root, "#settle").await;
     assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none());
@@ -187,7 +187,7 @@ async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
     assert!(text(&root, "#pods").matches("Running").count() == 3, "{}", text(&root, "#pods"));
     assert!(text(&root, "#workloads").contains("deployment.apps/web"));
     // Delete one: the ReplicaSet controller's lane shows the gap, then closes it.
-    click(&root, "#pods tbody tr button").await;
+    click(&root, "#pods tbody tr button[aria-label^=\"Delete pod\"]").await;
     let lane = "#control-plane .lane[data-controller=\"replicaset-controller\"]";
     let mut seen = String::new();
     for _ in 0..200 {
@@ -389,4 +389,22 @@ async fn events_filter_by_component_and_a_click_highlights_the_object() {
         assert!(row.class_name().contains("highlight") || !text(&root, "#pods").contains(name), "{name}");
     }
     assert!(find(&root, "#events tbody tr").class_name().contains("selected"));
+}
+
+#[wasm_bindgen_test]
+async fn clicking_a_pod_opens_the_inspector_with_describe_yaml_and_its_owner_chain() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    click(&root, "#pods tbody tr button.name").await;
+    let inspector = text(&root, "#inspector");
+    assert!(inspector.contains("Name:") && inspector.contains("Events:"), "{inspector}");
+    assert!(text(&root, "#inspector .owners").contains("deployment/web"), "{inspector}");
+    click(&root, "#inspector .tabs button:nth-child(2)").await;
+    assert!(text(&root, "#inspector .inspector-body").starts_with("apiVersion: v1\nkind: Pod"));
+    // Up the chain: the Deployment.
+    click(&root, "#inspector .owners button:last-child").await;
+    assert!(text(&root, "#inspector h2").contains("deployment/web"));
+    click(&root, "#inspector header button[aria-label=\"Close the inspector\"]").await;
+    assert!(root.query_selector("#inspector").unwrap().is_none());
 }

@@ -12,7 +12,7 @@ use crate::lessons::Progress;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
-use panels::{ControlPlaneMap, EventList, NodeMap, PodTable, WorkloadTable};
+use panels::{ControlPlaneMap, EventList, Inspector, NodeMap, PodTable, WorkloadTable};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -437,6 +437,34 @@ pub fn app(props: &AppProps) -> Html {
     };
     let with_lesson = (*lesson).is_some() || props.show_index || props.lesson.is_some();
 
+    let inspected = use_state(|| None::<crate::overview::Inspection>);
+    let open_inspector = {
+        let (session, inspected) = (session.clone(), inspected.clone());
+        Callback::from(move |target: String| {
+            // `kind/name`, or a bare pod name from the pod table.
+            let (kind, name) = match target.split_once('/') {
+                Some((k, n)) => (crate::api::Kind::from_resource_arg(k), n.to_string()),
+                None => (Some(crate::api::Kind::Pod), target.clone()),
+            };
+            if let Some(kind) = kind {
+                let view = crate::overview::inspect(&mut session.borrow_mut(), kind, "default", &name);
+                inspected.set(Some(view));
+            }
+        })
+    };
+    let on_inspect_pod = open_inspector.reform(|name: String| format!("pod/{name}"));
+    let on_close_inspector = {
+        let inspected = inspected.clone();
+        Callback::from(move |_| inspected.set(None))
+    };
+    let on_refresh_inspector = {
+        let (inspected, open) = (inspected.clone(), open_inspector.clone());
+        Callback::from(move |_| {
+            if let Some(v) = &*inspected {
+                open.emit(v.title.clone());
+            }
+        })
+    };
     let event_filter = use_state(panels::EventFilter::default);
     let on_event_filter = {
         let event_filter = event_filter.clone();
@@ -517,6 +545,9 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                 </section>
                 <section class="panel cluster" aria-labelledby="cluster-title">
+                    if let Some(view) = (*inspected).clone() {
+                        <Inspector {view} on_close={on_close_inspector} on_refresh={on_refresh_inspector} on_open={open_inspector.clone()} />
+                    }
                     <h2 id="control-plane-title">{"Control plane"}</h2>
                     <ControlPlaneMap view={crate::overview::control_plane(&session.borrow().cluster)} />
                     <h2 id="cluster-title">{"Nodes"}</h2>
@@ -526,7 +557,7 @@ pub fn app(props: &AppProps) -> Html {
                         <WorkloadTable rows={snap.workloads.clone()} />
                     }
                     <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
-                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} highlight={(*highlight).clone()} />
+                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} highlight={(*highlight).clone()} on_inspect={on_inspect_pod} />
                     <h2>{"Events"}</h2>
                     <EventList events={snap.events.clone()} filter={(*event_filter).clone()} on_filter={on_event_filter}
                         selected={(*highlight).clone()} on_select={on_highlight} />

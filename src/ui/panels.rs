@@ -6,6 +6,9 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct PodTableProps {
     pub pods: Vec<PodRow>,
+    /// Opens the inspector on a pod.
+    #[prop_or_default]
+    pub on_inspect: Callback<String>,
     pub on_delete: Callback<String>,
     pub on_command: Callback<String>,
     /// The object an event click highlighted (`pod/NAME`).
@@ -36,7 +39,10 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                 let crash = command_button("crash", format!("sim pod crash {}", p.name), &props.on_command);
                 html! {
                     <tr data-pod={p.name.clone()} class={classes!((props.highlight.as_deref() == Some(format!("pod/{}", p.name).as_str())).then_some("highlight"))}>
-                        <td>{&p.name}</td>
+                        <td><button class="linkish name" title="inspect: YAML, describe, owners, events" onclick={
+                            let (on_inspect, name) = (props.on_inspect.clone(), p.name.clone());
+                            Callback::from(move |_: MouseEvent| on_inspect.emit(name.clone()))
+                        }>{&p.name}</button></td>
                         <td>{&p.ready}</td>
                         <td>
                             <span class={classes!("status", status_class(&p.status))}>{&p.status}</span>
@@ -312,5 +318,52 @@ pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
                 }) }
             </article>
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct InspectorProps {
+    pub view: crate::overview::Inspection,
+    pub on_close: Callback<()>,
+    pub on_refresh: Callback<()>,
+    /// Opens an owner (`kind/name`).
+    pub on_open: Callback<String>,
+}
+
+/// One object up close: its YAML, `kubectl describe`, owner chain and events.
+#[function_component(Inspector)]
+pub fn inspector(props: &InspectorProps) -> Html {
+    let tab = use_state(|| "describe");
+    let tab_button = |name: &'static str| {
+        let t = tab.clone();
+        html! { <button role="tab" aria-selected={(*tab == name).to_string()} class={classes!((*tab == name).then_some("active"))}
+        onclick={Callback::from(move |_: MouseEvent| t.set(name))}>{name}</button> }
+    };
+    let v = &props.view;
+    let body = match *tab {
+        "yaml" => v.yaml.clone(),
+        "events" => v.events.clone(),
+        _ => v.describe.clone(),
+    };
+    let close = props.on_close.reform(|_: MouseEvent| ());
+    let refresh = props.on_refresh.reform(|_: MouseEvent| ());
+    html! {
+        <aside id="inspector" class="inspector panel" aria-label={format!("Inspector: {}", v.title)}>
+            <header>
+                <h2>{&v.title}</h2>
+                <button class="small" onclick={refresh} title="look again">{"refresh"}</button>
+                <button class="small" onclick={close} aria-label="Close the inspector">{"close"}</button>
+            </header>
+            if !v.owners.is_empty() {
+                <p class="owners">{"owned by "}
+                { for v.owners.iter().map(|o| {
+                    let (on_open, o2) = (props.on_open.clone(), o.clone());
+                    html! { <>{" ← "}<button class="linkish" onclick={Callback::from(move |_: MouseEvent| on_open.emit(o2.clone()))}>{o}</button></> }
+                }) }
+                </p>
+            }
+            <div role="tablist" class="tabs">{tab_button("describe")}{tab_button("yaml")}{tab_button("events")}</div>
+            <pre class="inspector-body" role="tabpanel">{body}</pre>
+        </aside>
     }
 }
