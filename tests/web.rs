@@ -408,3 +408,21 @@ async fn clicking_a_pod_opens_the_inspector_with_describe_yaml_and_its_owner_cha
     click(&root, "#inspector header button[aria-label=\"Close the inspector\"]").await;
     assert!(root.query_selector("#inspector").unwrap().is_none());
 }
+
+#[wasm_bindgen_test]
+async fn the_scrubber_shows_the_cluster_as_it_was_before_a_pod_existed() {
+    let root = mount().await;
+    let before = text(&root, ".revision").trim_start_matches("rev ").parse::<i64>().unwrap();
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_some());
+    let scrubber = find(&root, "#scrubber").dyn_into::<HtmlInputElement>().unwrap();
+    scrubber.set_value(&before.to_string());
+    scrubber.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#time-travel").contains(&format!("revision {before}")));
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none(), "no pod yet in the past");
+    click(&root, "#time-travel button").await;
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_some());
+}

@@ -476,7 +476,33 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |h: Option<String>| highlight.set(h))
     };
 
-    let snap = view::snapshot(&session.borrow());
+    // Time travel: the cluster as it was at an earlier etcd revision (the clock pauses).
+    let past = use_state(|| None::<i64>);
+    let (oldest, latest) = {
+        let s = session.borrow();
+        let etcd = s.cluster.api().etcd();
+        (etcd.compacted_revision().max(1), etcd.revision())
+    };
+    let on_scrub = {
+        let (past, playing) = (past.clone(), playing.clone());
+        Callback::from(move |e: InputEvent| {
+            let Some(v) = e.target_dyn_into::<HtmlInputElement>().and_then(|i| i.value().parse::<i64>().ok()) else {
+                return;
+            };
+            if v >= latest {
+                past.set(None);
+            } else {
+                playing.set(false);
+                past.set(Some(v));
+            }
+        })
+    };
+    let on_now = {
+        let past = past.clone();
+        Callback::from(move |_: MouseEvent| past.set(None))
+    };
+
+    let snap = view::snapshot_at(&session.borrow(), *past);
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
         Some((ok, m)) => (*ok, m.clone()),
@@ -493,6 +519,10 @@ pub fn app(props: &AppProps) -> Html {
                 <div class="time-controls" role="group" aria-label="Time controls">
                     <span id="clock" class="clock" title="virtual time since the cluster started">{format!("t = {}", crate::kubectl::age::human_duration(clock))}</span>
                     <span class="revision" title="etcd's revision">{format!("rev {}", snap.revision)}</span>
+                    <label for="scrubber" class="sr-only">{"Time travel: etcd revision"}</label>
+                    <input id="scrubber" type="range" min={oldest.to_string()} max={latest.to_string()}
+                        value={past.unwrap_or(latest).to_string()} oninput={on_scrub}
+                        title="time travel: drag back through etcd's revisions" />
                     <button id="play" onclick={on_play} aria-pressed={(!*playing).to_string()}>{ if *playing { "pause" } else { "play" } }</button>
                     <button id="step" onclick={on_step} title="run the next component that is due">{"step"}</button>
                     <label for="speed" class="sr-only">{"Speed"}</label>
@@ -508,6 +538,12 @@ pub fn app(props: &AppProps) -> Html {
                     <p id="share-note" class="share-note" role="status">{(*share_note).clone()}</p>
                 }
             </header>
+            if let Some(rev) = *past {
+                <p id="time-travel" class="time-travel" role="status">
+                    {format!("Time travel: the cluster as etcd held it at revision {rev} (t = {}). Commands still act on the present. ", crate::kubectl::age::human_duration(clock))}
+                    <button class="small" onclick={on_now}>{"back to now"}</button>
+                </p>
+            }
             <main class={classes!("layout", with_lesson.then_some("with-lesson"))}>
                 {lesson_panel}
                 <section class="panel editor" aria-labelledby="editor-title">

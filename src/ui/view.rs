@@ -75,10 +75,42 @@ pub fn status_class(status: &str) -> &'static str {
 }
 
 pub fn snapshot(session: &Session) -> Snapshot {
+    snapshot_at(session, None)
+}
+
+/// The cluster as it is, or as it was at an earlier etcd revision (time travel: etcd keeps
+/// every revision since its last compaction). Ages are as of that moment.
+pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
     let cluster = &session.cluster;
-    let now = cluster.now();
-    let pods_all = cluster.objects(Kind::Pod, "");
-    let mut events: Vec<_> = cluster.objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
+    let history = past.and_then(|rev| cluster.api().etcd().snapshot_at(rev).ok());
+    let objects = |kind: Kind, namespace: &str| -> Vec<std::sync::Arc<Object>> {
+        match &history {
+            None => cluster.objects(kind, namespace),
+            Some(state) => {
+                let prefix = if namespace.is_empty() {
+                    format!("/registry/{}/", kind.info().resource)
+                } else {
+                    format!("/registry/{}/{namespace}/", kind.info().resource)
+                };
+                state
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            }
+        }
+    };
+    let revision = match (past, &history) {
+        (Some(rev), Some(_)) => rev,
+        _ => cluster.api().etcd().revision(),
+    };
+    // The moment of that revision: the last record entry at or before it.
+    let now = match history {
+        Some(_) => cluster.record.entries().rev().find(|e| e.revision <= revision).map_or(cluster.now(), |e| e.time),
+        None => cluster.now(),
+    };
+    let pods_all = objects(Kind::Pod, "");
+    let mut events: Vec<_> = objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
     // Newest first; within one millisecond, the later write (higher resourceVersion) first.
     events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
     let pods = pods_all
@@ -120,8 +152,7 @@ pub fn snapshot(session: &Session) -> Snapshot {
             message: e.message.clone(),
         })
         .collect();
-    let nodes = cluster
-        .objects(Kind::Node, "")
+    let nodes = objects(Kind::Node, "")
         .iter()
         .filter_map(|o| o.as_node().cloned())
         .map(|n| {
@@ -155,7 +186,7 @@ pub fn snapshot(session: &Session) -> Snapshot {
         .collect();
     let mut workloads = Vec::new();
     for kind in [Kind::Deployment, Kind::ReplicaSet] {
-        for o in cluster.objects(kind, "default") {
+        for o in objects(kind, "default") {
             let row = printers::row(&o, now, false);
             let (ready, detail, age) = match kind {
                 Kind::Deployment => {
@@ -170,5 +201,5 @@ pub fn snapshot(session: &Session) -> Snapshot {
             workloads.push(WorkloadRow { name: printers::type_name(&o), ready, detail, age });
         }
     }
-    Snapshot { now, revision: cluster.api().etcd().revision(), workloads, pods, events, nodes }
+    Snapshot { now, revision, workloads, pods, events, nodes }
 }
