@@ -141,6 +141,76 @@ pub fn inspect(session: &mut crate::shell::Session, kind: Kind, namespace: &str,
     Inspection { title: format!("{}/{name}", kind.info().singular), yaml, describe, owners, events }
 }
 
+/// One link of a causal chain, captioned in plain words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainStep {
+    pub at: String,
+    /// Who acted: `kubectl`, `kube-apiserver`, a controller, the scheduler, a kubelet.
+    pub who: String,
+    pub caption: String,
+}
+
+/// Everything the latest kubectl write set off — the requests, watch notifications and
+/// decisions whose causes lead back to it — in order, each captioned: "follow this apply".
+pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
+    let is_write = |e: &crate::record::Entry| {
+        e.actor == ComponentId::USER
+            && matches!(&e.what, Happening::Request { verb, code, .. }
+                if matches!(*verb, "create" | "update" | "patch" | "delete") && *code < 400)
+    };
+    let Some(last) = cluster.record.entries().rev().find(|e| is_write(e)) else { return Vec::new() };
+    // One command's writes all happen at one virtual instant (a manifest with a Deployment
+    // and a Service is two writes): follow them all.
+    let first = cluster
+        .record
+        .entries()
+        .rev()
+        .skip_while(|e| e.seq > last.seq)
+        .take_while(|e| e.time == last.time)
+        .filter(|e| is_write(e))
+        .last();
+    let start = first.map_or(last.seq, |e| e.seq);
+    let mut tree = std::collections::BTreeSet::new();
+    let mut steps = Vec::new();
+    for entry in cluster.record.since(start.saturating_sub(1)) {
+        if steps.len() >= limit {
+            break;
+        }
+        let root = is_write(entry) && entry.time == last.time;
+        if root || entry.cause.is_some_and(|c| tree.contains(&c)) {
+            tree.insert(entry.seq);
+            steps.push(caption(cluster, entry));
+        }
+    }
+    steps
+}
+
+fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {
+    let who = match entry.actor {
+        ComponentId::USER => "kubectl".to_string(),
+        id => cluster.component_name(id).to_string(),
+    };
+    let caption = match &entry.what {
+        Happening::Request { method, path, code, failed_at, kind, name, .. } => match failed_at {
+            Some(stage) => format!("asks the API server to {method} {path}: refused at {} ({code})", stage.label()),
+            None => format!(
+                "asks the API server: {method} {path} → {code}; etcd stores {} {name} at revision {}",
+                kind.info().kind,
+                entry.revision
+            ),
+        },
+        Happening::Notify { to, event, kind, namespace, name } => format!(
+            "the API server tells {} through its watch: {} {} {}",
+            cluster.component_name(*to),
+            event.as_str(),
+            kind.info().kind,
+            if namespace.is_empty() { name.clone() } else { format!("{namespace}/{name}") }
+        ),
+        Happening::Decision { text } => format!("decides: {text}"),
+    };
+    ChainStep { at: crate::kubectl::age::human_duration(entry.time.since(crate::sim::Time::ZERO)), who, caption }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +253,28 @@ mod tests {
         assert!(view.owners[0].starts_with("replicaset/web-") && view.owners[1] == "deployment/web");
         assert!(view.events.contains("Started"), "{}", view.events);
         assert_eq!((s.log().len(), s.cluster.record.last_seq()), (log, last));
+    }
+
+    #[test]
+    fn following_an_apply_walks_from_kubectl_to_the_kubelet() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1"));
+        s.execute(&Command::new("kubectl create service clusterip web --tcp=80"));
+        s.execute(&Command::new("sim settle"));
+        let chain = follow_latest_write(&s.cluster, 400);
+        assert_eq!(chain[0].who, "kubectl");
+        assert!(
+            chain[0]
+                .caption
+                .contains("POST /apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create → 201"),
+            "{:?}",
+            chain[0]
+        );
+        let who: Vec<&str> = chain.iter().map(|c| c.who.as_str()).collect();
+        let first = |name: &str| who.iter().position(|w| w.starts_with(name));
+        let (d, r, sched, kubelet) =
+            (first("deployment"), first("replicaset"), first("kube-scheduler"), first("kubelet"));
+        assert!(d < r && r < sched && sched < kubelet, "{who:?}");
     }
 
     #[test]

@@ -426,3 +426,23 @@ async fn the_scrubber_shows_the_cluster_as_it_was_before_a_pod_existed() {
     click(&root, "#time-travel button").await;
     assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_some());
 }
+
+#[wasm_bindgen_test]
+async fn following_the_last_apply_steps_from_kubectl_through_the_controllers() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    click(&root, "#follow-apply").await;
+    let first = text(&root, "#follow .follow-current");
+    assert!(first.starts_with("kubectl asks the API server: POST"), "{first}");
+    click(&root, "#follow-next").await;
+    let second = text(&root, "#follow .follow-current");
+    assert_ne!(first, second);
+    let all = text(&root, "#follow .follow-steps");
+    assert!(
+        all.contains("deployment-controller")
+            && all.contains("replicaset-controller")
+            && all.contains("kube-scheduler"),
+        "{all}"
+    );
+}

@@ -12,7 +12,7 @@ use crate::lessons::Progress;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
-use panels::{ControlPlaneMap, EventList, Inspector, NodeMap, PodTable, WorkloadTable};
+use panels::{ControlPlaneMap, EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -465,6 +465,18 @@ pub fn app(props: &AppProps) -> Html {
             }
         })
     };
+    let following = use_state(|| None::<Vec<crate::overview::ChainStep>>);
+    let on_follow = {
+        let (session, following, playing) = (session.clone(), following.clone(), playing.clone());
+        Callback::from(move |_: MouseEvent| {
+            playing.set(false);
+            following.set(Some(crate::overview::follow_latest_write(&session.borrow().cluster, 300)));
+        })
+    };
+    let on_unfollow = {
+        let following = following.clone();
+        Callback::from(move |_| following.set(None))
+    };
     let event_filter = use_state(panels::EventFilter::default);
     let on_event_filter = {
         let event_filter = event_filter.clone();
@@ -584,7 +596,13 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(view) = (*inspected).clone() {
                         <Inspector {view} on_close={on_close_inspector} on_refresh={on_refresh_inspector} on_open={open_inspector.clone()} />
                     }
-                    <h2 id="control-plane-title">{"Control plane"}</h2>
+                    if let Some(chain) = (*following).clone() {
+                        <FollowChain {chain} on_close={on_unfollow} />
+                    }
+                    <h2 id="control-plane-title">{"Control plane "}
+                        <button id="follow-apply" class="small" onclick={on_follow}
+                            title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
+                    </h2>
                     <ControlPlaneMap view={crate::overview::control_plane(&session.borrow().cluster)} />
                     <h2 id="cluster-title">{"Nodes"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />

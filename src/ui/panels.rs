@@ -367,3 +367,45 @@ pub fn inspector(props: &InspectorProps) -> Html {
         </aside>
     }
 }
+
+#[derive(Properties, PartialEq)]
+pub struct FollowProps {
+    pub chain: Vec<crate::overview::ChainStep>,
+    pub on_close: Callback<()>,
+}
+
+/// "Follow this apply": the chain of what one kubectl write set off, one step at a time,
+/// each captioned with who acted and what they saw or did.
+#[function_component(FollowChain)]
+pub fn follow_chain(props: &FollowProps) -> Html {
+    let at = use_state(|| 0usize);
+    let n = props.chain.len();
+    let current = (*at).min(n.saturating_sub(1));
+    let move_to = |to: usize| {
+        let at = at.clone();
+        Callback::from(move |_: MouseEvent| at.set(to))
+    };
+    let close = props.on_close.reform(|_: MouseEvent| ());
+    html! {
+        <section id="follow" class="follow panel" aria-label="Follow the last apply">
+            <header>
+                <h2>{format!("Follow the last apply · step {} of {n}", current + 1)}</h2>
+                <button class="small" onclick={move_to(current.saturating_sub(1))} disabled={current == 0}>{"previous"}</button>
+                <button id="follow-next" class="small" onclick={move_to((current + 1).min(n.saturating_sub(1)))} disabled={current + 1 >= n}>{"next"}</button>
+                <button class="small" onclick={close} aria-label="Stop following">{"close"}</button>
+            </header>
+            if let Some(step) = props.chain.get(current) {
+                <p class="follow-current" aria-live="polite"><strong>{&step.who}</strong>{" "}{&step.caption}</p>
+            }
+            <ol class="follow-steps">
+            { for props.chain.iter().enumerate().map(|(i, s)| html! {
+                <li class={classes!((i == current).then_some("current"), (i < current).then_some("past"))}>
+                    <button class="linkish" onclick={move_to(i)}>
+                        <span class="at">{&s.at}</span>{" "}<span class="who">{&s.who}</span>{" "}{&s.caption}
+                    </button>
+                </li>
+            }) }
+            </ol>
+        </section>
+    }
+}
