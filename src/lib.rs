@@ -9,6 +9,7 @@ pub mod component;
 pub mod controllers;
 pub mod dns;
 pub mod etcd;
+pub mod etcd_snapshot;
 pub mod etcdctl;
 pub mod kube_proxy;
 pub mod kubectl;

@@ -6,6 +6,7 @@ pub mod args;
 mod create;
 pub mod describe;
 pub mod events;
+mod exec;
 pub mod explain;
 mod expose;
 mod imperative_flags;
@@ -23,6 +24,7 @@ mod run;
 mod server_side;
 mod set;
 pub mod table;
+mod unserved;
 pub mod verbose;
 pub mod yaml;
 
@@ -82,6 +84,8 @@ const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 /// Rollout, informational and events verbs.
 const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
+/// exec, watch and follow, and the verbs answered without their server side.
+const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale"];
 
 /// Runs one kubectl command (the words after `kubectl`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
@@ -108,7 +112,14 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         out.warnings = verbose::lines(level, &info::server(), cluster.now(), &calls) + &out.warnings;
         return out;
     }
+    if let Some(out) = unserved::unreachable(cluster, verb) {
+        return out;
+    }
     match verb.as_str() {
+        "exec" => return exec::exec(cluster, &args, &rest),
+        "top" => return unserved::top(&args),
+        "edit" => return unserved::edit(cluster, &args),
+        "autoscale" => return unserved::autoscale(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
         "events" => return events::run(cluster, &args),
         "explain" => return explain::run(&args),
@@ -147,6 +158,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
                 .iter()
                 .chain(IMPERATIVE_VERBS)
                 .chain(VERBS_B)
+                .chain(VERBS_C)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
