@@ -13,6 +13,7 @@ mod imperative_flags;
 pub mod info;
 pub mod jsonpath;
 mod label;
+mod logs;
 pub mod manifest;
 pub mod merge;
 mod node_ops;
@@ -146,7 +147,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "get" => get(cluster, &args),
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
-        "logs" => logs(cluster, &args),
+        "logs" => logs::logs(cluster, &args),
         "scale" => scale(cluster, &args),
         "patch" => patch(cluster, &args),
         "version" => Output::ok(format!(
@@ -977,62 +978,3 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
     out
 }
 
-/// `kubectl logs POD [-c CONTAINER]`.
-fn logs(cluster: &mut Cluster, args: &Args) -> Output {
-    let namespace = namespace_flag(args);
-    let Some(target) = args.positionals.first() else {
-        return Output::err(
-            "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples",
-        );
-    };
-    let name = target.strip_prefix("pod/").or_else(|| target.strip_prefix("pods/")).unwrap_or(target);
-    let pod = match cluster.request(Request::get(Kind::Pod, &namespace, name)) {
-        Ok(reply) => reply.object(),
-        Err(status) => return Output::err(status.kubectl_message()),
-    };
-    let Some(pod) = pod.as_deref().and_then(Object::as_pod).cloned() else { return Output::err("error: not a pod") };
-    let container = match args.get("container") {
-        Some(c) => c.to_string(),
-        None if pod.spec.containers.len() == 1 => pod.spec.containers[0].name.clone(),
-        None => {
-            let names: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
-            return Output::err(format!(
-                "error: a container name must be specified for pod {name}, choose one of: [{}]",
-                names.join(" ")
-            ));
-        }
-    };
-    if !pod.spec.containers.iter().any(|c| c.name == container) {
-        return Output::err(format!("error: container {container} is not valid for pod {name}"));
-    }
-    let started =
-        pod.status.container_statuses.iter().find(|s| s.name == container).is_some_and(|s| !s.container_id.is_empty());
-    if !started {
-        let reason = pod
-            .status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == container)
-            .and_then(|s| s.state.waiting.as_ref())
-            .map_or("ContainerCreating".to_string(), |w| w.reason.clone());
-        return Output::err(format!(
-            "Error from server (BadRequest): container \"{container}\" in pod \"{name}\" is waiting to start: {}",
-            if reason == "ContainerCreating" {
-                "ContainerCreating".to_string()
-            } else {
-                "trying and failing to pull image".to_string()
-            }
-        ));
-    }
-    let now = cluster.now();
-    let previous = args.has("previous");
-    let lines = cluster.kubelet(&pod.spec.node_name).and_then(|k| k.logs(&namespace, name, &container, previous, now));
-    let Some(lines) = lines else {
-        return Output::err(format!(
-            "Error from server (BadRequest): previous terminated container \"{container}\" in pod \"{name}\" not found"
-        ));
-    };
-    let tail = args.get("tail").and_then(|t| t.parse::<usize>().ok());
-    let skip = tail.map_or(0, |t| lines.len().saturating_sub(t));
-    Output::ok(lines.into_iter().skip(skip).map(|l| l + "\n").collect())
-}

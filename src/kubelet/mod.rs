@@ -77,6 +77,19 @@ impl Kubelet {
         Some(worker.logs(container, previous)?.into_iter().filter(|(t, _)| *t <= now).map(|(_, l)| l).collect())
     }
 
+    /// Like [`Kubelet::logs`], each line with the time it was written.
+    pub fn logs_timed(
+        &self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        previous: bool,
+        now: Time,
+    ) -> Option<Vec<(Time, String)>> {
+        let (_, worker) = self.workers.get(&cache_key(namespace, pod))?;
+        Some(worker.logs(container, previous)?.into_iter().filter(|(t, _)| *t <= now).collect())
+    }
+
     /// Images present on this node, by canonical reference.
     pub fn images(&self) -> &BTreeSet<String> {
         &self.runtime.images
