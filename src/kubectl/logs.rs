@@ -147,10 +147,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
         ));
     }
     let previous = args.has("previous");
-    let tail = args
-        .get("tail")
-        .and_then(|t| t.parse::<i64>().ok())
-        .unwrap_or(if selector.is_some() { 10 } else { -1 });
+    let tail = args.get("tail").and_then(|t| t.parse::<i64>().ok()).unwrap_or(if selector.is_some() { 10 } else { -1 });
     let now = cluster.now();
     let from = since.map(|d| Time(now.0.saturating_sub(d.as_millis()))).or(since_time);
     let prefix = args.has("prefix");
@@ -254,7 +251,10 @@ fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Outpu
         _ => Vec::new(),
     };
     let Some(first) = pods.first().cloned() else {
-        return Err(Output::err(format!("error: timed out waiting for the condition on {}/{name}", kind.qualified_resource())));
+        return Err(Output::err(format!(
+            "error: timed out waiting for the condition on {}/{name}",
+            kind.qualified_resource()
+        )));
     };
     if pods.len() > 1 {
         let _ = writeln!(out.stderr, "Found {} pods, using pod/{}", pods.len(), first.metadata.name);
@@ -268,7 +268,8 @@ fn started(pod: &Pod, container: &str) -> Result<(), String> {
     if status.is_some_and(|s| !s.container_id.is_empty()) {
         return Ok(());
     }
-    let reason = status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
+    let reason =
+        status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
     Err(format!(
         "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {}",
         pod.metadata.name,

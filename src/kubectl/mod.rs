@@ -27,6 +27,7 @@ mod set;
 pub mod table;
 mod unserved;
 pub mod verbose;
+mod watch;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -429,6 +430,9 @@ fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, Str
 
 /// `kubectl get`.
 fn get(cluster: &mut Cluster, args: &Args) -> Output {
+    if args.has("watch") || args.has("watch-only") {
+        return watch::get_watch(cluster, args);
+    }
     let targets = match resolve_targets(&args.positionals) {
         Ok(t) => t,
         Err(e) => return Output::err(e),
@@ -977,4 +981,3 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
     }
     out
 }
-
