@@ -158,7 +158,17 @@ impl Kubelet {
     fn report_node_status(&mut self, ctx: &mut Ctx) {
         if let Some(current) = ctx.api.peek(Kind::Node, "", &self.config.name) {
             if let Object::Node(mut node) = (*current).clone() {
+                // The kubelet posts its own view of each condition: one the node lifecycle
+                // controller set to Unknown while the kubelet could not reach the API (an
+                // outage of etcd or the API server) goes back to what the kubelet sees.
+                let own = self.config.node_object(ctx.now).status.conditions;
                 for c in &mut node.status.conditions {
+                    if let Some(mine) = own.iter().find(|m| m.type_ == c.type_).filter(|m| m.status != c.status) {
+                        c.status = mine.status.clone();
+                        c.reason = mine.reason.clone();
+                        c.message = mine.message.clone();
+                        c.last_transition_time = Some(ctx.now);
+                    }
                     c.last_heartbeat_time = Some(ctx.now);
                 }
                 node.metadata.resource_version.clear();
@@ -411,6 +421,13 @@ impl Component for Kubelet {
         ctx.cause = None;
         if ctx.now >= self.lease_due {
             self.renew_lease(ctx);
+            // A condition that is not what the kubelet sees is reported at once, not at the
+            // next periodic report (the kubelet's status loop compares every 10 s).
+            let node = ctx.api.peek(Kind::Node, "", &self.config.name);
+            let ready = node.as_deref().and_then(Object::as_node).is_none_or(|n| n.readiness() == "Ready");
+            if !ready && self.registered {
+                self.status_due = ctx.now;
+            }
         }
         if ctx.now >= self.status_due {
             self.report_node_status(ctx);
