@@ -389,4 +389,42 @@ mod tests {
         let at2 = etcd.snapshot_at(2).unwrap();
         assert_eq!(at2.keys().collect::<Vec<_>>(), ["/a"]);
     }
+
+    #[test]
+    fn a_value_no_object_decodes_from_hides_the_object_it_overwrites_and_keeps_the_keys_history() {
+        let mut etcd = Etcd::new();
+        etcd.create("/registry/namespaces/a", ns("a")).unwrap(); // rev 2
+        let change = etcd.put_raw("/registry/namespaces/a", "garbage".into()).unwrap(); // rev 3
+        assert_eq!((change.kind, change.revision), (ChangeKind::Delete, 3));
+        assert!(etcd.get("/registry/namespaces/a").is_none());
+        let raw = etcd.raw("/registry/namespaces/a").unwrap();
+        assert_eq!((raw.value.as_str(), raw.create_revision, raw.mod_revision, raw.version), ("garbage", 2, 3, 2));
+        // Writing an object back brings the key back as a creation, with its history.
+        let back = etcd.put_object("/registry/namespaces/a", ns("a")); // rev 4
+        assert!(back.created);
+        let kv = etcd.get("/registry/namespaces/a").unwrap();
+        assert_eq!((kv.create_revision, kv.version), (2, 3));
+        assert!(etcd.raw("/registry/namespaces/a").is_none());
+    }
+
+    #[test]
+    fn deleting_any_key_reports_whether_a_watcher_could_see_it() {
+        let mut etcd = Etcd::new();
+        etcd.create("/a", ns("a")).unwrap();
+        assert!(etcd.put_raw("/b", "x".into()).is_none());
+        assert!(matches!(etcd.delete_any("/a"), Some(Some(Change { kind: ChangeKind::Delete, .. }))));
+        assert!(matches!(etcd.delete_any("/b"), Some(None)));
+        assert!(etcd.delete_any("/c").is_none());
+        assert_eq!(etcd.revision(), 5);
+    }
+
+    #[test]
+    fn a_snapshot_holds_objects_values_and_the_revision() {
+        let mut etcd = Etcd::new();
+        etcd.create("/a", ns("a")).unwrap();
+        etcd.put_raw("/b", "x".into());
+        let snap = etcd.snapshot();
+        assert_eq!((snap.keys(), snap.revision), (2, 3));
+        assert_eq!(snap.raw.get("/b").map(String::as_str), Some("x"));
+    }
 }

@@ -403,4 +403,55 @@ mod tests {
         assert!(decode("/registry/pods/default/x", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}").is_some());
         assert!(decode("foo", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}").is_none());
     }
+
+    fn session() -> crate::shell::Session {
+        let mut s = crate::shell::Session::new(3);
+        for line in ["kubectl create deployment web --image=nginx --replicas=2", "sim settle"] {
+            s.execute(&crate::shell::Command::new(line));
+        }
+        s
+    }
+
+    fn run(s: &mut crate::shell::Session, line: &str) -> Output {
+        s.execute(&crate::shell::Command::new(line))
+    }
+
+    #[test]
+    fn a_pod_deleted_straight_from_etcd_is_replaced_by_its_replicaset() {
+        let mut s = session();
+        let pods = run(&mut s, "kubectl get pods -o name").stdout;
+        let first = pods.lines().next().unwrap().trim_start_matches("pod/").to_string();
+        let out = run(&mut s, &format!("etcdctl del /registry/pods/default/{first}"));
+        assert_eq!(out.stdout, "1\n");
+        assert!(out.stderr.contains("no authentication, admission or validation"));
+        run(&mut s, "sim settle");
+        let after = run(&mut s, "kubectl get pods -o name").stdout;
+        assert_eq!(after.lines().count(), 2);
+        assert!(!after.contains(&first));
+    }
+
+    #[test]
+    fn restoring_a_snapshot_brings_a_deleted_deployment_and_its_pods_back() {
+        let mut s = session();
+        let pods = run(&mut s, "kubectl get pods -o name").stdout;
+        assert_eq!(run(&mut s, "etcdctl snapshot save snap.db").stdout, "Snapshot saved at snap.db\n");
+        run(&mut s, "kubectl delete deployment web");
+        run(&mut s, "sim settle");
+        assert_eq!(run(&mut s, "kubectl get pods -o name").stdout, "");
+        assert_eq!(run(&mut s, "etcdctl snapshot restore snap.db").code, 0);
+        run(&mut s, "sim settle");
+        assert_eq!(run(&mut s, "kubectl get pods -o name").stdout, pods);
+        assert!(run(&mut s, "kubectl get deployment web").stdout.contains("2/2"));
+    }
+
+    #[test]
+    fn while_etcd_is_stopped_kubectl_finds_no_server_and_etcdctl_times_out() {
+        let mut s = session();
+        run(&mut s, "sim etcd stop");
+        let out = run(&mut s, "kubectl get pods");
+        assert!(out.stderr.starts_with("The connection to the server 172.18.0.2:6443 was refused"), "{out:?}");
+        assert_eq!(run(&mut s, "etcdctl get / --prefix").stderr, "Error: context deadline exceeded\n");
+        run(&mut s, "sim etcd start");
+        assert_eq!(run(&mut s, "kubectl get pods -o name").stdout.lines().count(), 2);
+    }
 }

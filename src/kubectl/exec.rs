@@ -13,7 +13,6 @@
 use super::args::Args;
 use super::{Output, namespace_flag};
 use crate::api::{Kind, Object, Pod};
-use crate::apiserver::Request;
 use crate::cluster::Cluster;
 use crate::kubelet::images::{self, Behaviour};
 use std::collections::BTreeMap;
@@ -34,21 +33,16 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String]) -> Output {
     let Some(target) = args.positionals[..targets].first() else {
         return Output::err("error: pod, type/name or --filename must be specified");
     };
-    let name = target.strip_prefix("pod/").or_else(|| target.strip_prefix("pods/")).unwrap_or(target);
-    if name.contains('/') {
-        return Output::err(format!(
-            "error: this sandbox's kubectl exec takes a pod (POD or pod/POD), not {target}: find one with kubectl get pods"
-        ));
-    }
     if command.is_empty() {
         return Output::err("error: you must specify at least one command for the container");
     }
     let namespace = namespace_flag(args);
-    let pod = match cluster.request(Request::get(Kind::Pod, &namespace, name)) {
-        Ok(reply) => reply.object(),
-        Err(status) => return Output::err(status.kubectl_message()),
+    // A pod by name, or the first pod of a workload (`deploy/web`), fetched through the API.
+    let mut found = Output::default();
+    let pod = match super::logs::one_pod(cluster, &namespace, target, &mut found) {
+        Ok(pod) => pod,
+        Err(e) => return e,
     };
-    let Some(pod) = pod.as_deref().and_then(Object::as_pod).cloned() else { return Output::err("error: not a pod") };
     if matches!(pod.status.phase.as_str(), "Succeeded" | "Failed") {
         return Output::err(format!(
             "error: cannot exec into a container in a completed pod; current phase is {}",

@@ -218,7 +218,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
 }
 
 /// The pod a `POD`, `pod/NAME` or workload `TYPE/NAME` argument names.
-fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Output) -> Result<Pod, Output> {
+pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Output) -> Result<Pod, Output> {
     let (kind, name) = match target.split_once('/') {
         Some((r, n)) => match Kind::from_resource_arg(r) {
             Some(k) => (k, n),
@@ -239,6 +239,9 @@ fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Outpu
         Object::ReplicaSet(r) => r.spec.selector.clone(),
         Object::DaemonSet(d) => d.spec.selector.clone(),
         Object::Job(j) => j.spec.selector.clone(),
+        Object::Service(svc) if !svc.spec.selector.is_empty() => {
+            Some(crate::api::LabelSelector { match_labels: svc.spec.selector.clone(), ..Default::default() })
+        }
         _ => None,
     };
     let Some(selector) = selector else {
