@@ -218,7 +218,7 @@ impl Container<'_> {
             "cat" => self.cat(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
-            "curl" => self.fetch(&args, false),
+            "curl" => curl_output(self.fetch(&args, false), &args),
             "wget" => self.fetch(&args, true),
             "nslookup" => self.nslookup(&args),
             _ => Run::fail(126, format!("{program}: not simulated")),
@@ -453,6 +453,24 @@ impl Container<'_> {
             }
             _ => {}
         }
+        // What the container's own script wrote so far (`touch /tmp/healthy`, `echo > file`).
+        let started = self
+            .pod
+            .status
+            .container_statuses
+            .iter()
+            .find(|s| s.name == self.spec.name)
+            .and_then(|s| s.state.running.as_ref())
+            .and_then(|r| r.started_at);
+        if let (Ok(info), Some(started)) = (images::lookup(&self.image), started) {
+            let spans = crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args);
+            let age = self.cluster.now().since(started);
+            for span in &spans {
+                if let Some(f) = crate::kubelet::script::file_at(&spans, &span.path, age) {
+                    files.insert(f.path.clone(), f.content.clone());
+                }
+            }
+        }
         // ConfigMap and Secret volumes: one file per key under the mount path.
         let api = self.cluster.api();
         for mount in &self.spec.volume_mounts {
@@ -635,11 +653,11 @@ impl Container<'_> {
         }
         // Which server answered: the pod the sim request reached.
         let server = served_by(self.cluster, &result.stdout);
-        let Some(repository) = server else {
+        let Some((repository, server_port)) = server else {
             // The API server, over plain HTTP or TLS.
             return Run::ok(result.stdout);
         };
-        let code = images::http_answer(&repository, port, false, &path).unwrap_or(404);
+        let code = images::http_answer(&repository, server_port, false, &path).unwrap_or(404);
         let body = match (repository.as_str(), code) {
             ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
             ("nginx", 200) => NGINX_INDEX.to_string(),
@@ -651,11 +669,20 @@ impl Container<'_> {
         if code != 200 && wget {
             return Run::fail(1, format!("wget: server returned error: HTTP/1.1 {code} Not Found"));
         }
+        let size = body.len();
         let mut run = Run::ok(if quiet_body { body } else { String::new() });
         if wget && !args.iter().any(|a| a.starts_with("-q")) {
+            // BusyBox wget's progress, on stderr; without -O- the page goes to a file.
+            let ip = resolve_for_wget(self, &host);
+            let file = if quiet_body { "-".to_string() } else { file_name(&path) };
+            let (start, end) = if quiet_body {
+                ("writing to stdout\n".to_string(), "written to stdout\n".to_string())
+            } else {
+                (format!("saving to '{file}'\n"), format!("'{file}' saved\n"))
+            };
             run.stderr = format!(
-                "Connecting to {host}{} \nsaving to 'index.html'\n",
-                if port == 80 { String::new() } else { format!(":{port}") }
+                "Connecting to {host} ({ip}:{port})\n{start}{file:<20} 100% |{}| {size:>5}  0:00:00 ETA\n{end}",
+                "*".repeat(32)
             );
         }
         run
@@ -689,6 +716,32 @@ impl Container<'_> {
             }
         }
     }
+}
+
+/// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
+/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`.
+fn curl_output(mut run: Run, args: &[&str]) -> Run {
+    let short = |c: char| args.iter().any(|a| !a.starts_with("--") && a.starts_with('-') && a.contains(c));
+    let silent = short('s') || args.contains(&"--silent");
+    let show_error = short('S') || args.contains(&"--show-error");
+    if silent {
+        if !show_error {
+            run.stderr.clear();
+        }
+        return run;
+    }
+    let size = run.stdout.len();
+    let progress = if run.code == 0 {
+        let speed = format!("{}k", (size * 1000 / 1024).max(1));
+        format!("100 {size:>5}  100 {size:>5}    0     0  {speed:>5}      0 --:--:-- --:--:-- --:--:-- {speed:>5}\n")
+    } else {
+        "  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n".to_string()
+    };
+    run.stderr = format!(
+        "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n{progress}{}",
+        run.stderr
+    );
+    run
 }
 
 /// Splits `a; b && c` into commands, each marked with whether it runs only after a success.
@@ -739,6 +792,14 @@ fn is_dir(files: &BTreeMap<String, String>, path: &str) -> bool {
     path == "/" || files.keys().any(|k| k.starts_with(&prefix))
 }
 
+/// The file wget saves a path to: its last segment, `index.html` for a directory.
+fn file_name(path: &str) -> String {
+    match path.rsplit('/').next() {
+        Some(last) if !last.is_empty() => last.to_string(),
+        _ => "index.html".to_string(),
+    }
+}
+
 /// The path of a URL (`/` when it has none).
 fn url_path(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -759,9 +820,9 @@ fn resolve_for_wget(container: &Container, host: &str) -> String {
         .unwrap_or_else(|| host.to_string())
 }
 
-/// The image repository of the pod that answered a `sim curl` request (its one-line summary
+/// The image repository and port of the server in the pod that answered a `sim curl` request (its one-line summary
 /// names the pod and its IP), if a pod answered.
-fn served_by(cluster: &Cluster, summary: &str) -> Option<String> {
+fn served_by(cluster: &Cluster, summary: &str) -> Option<(String, u16)> {
     let rest = summary.split(" from pod ").nth(1)?;
     let (name, rest) = rest.split_once(" (")?;
     let ip = rest.split(')').next()?;
@@ -774,7 +835,7 @@ fn served_by(cluster: &Cluster, summary: &str) -> Option<String> {
     pod.spec.containers.iter().find_map(|c| {
         let image = images::parse_reference(&c.image);
         match images::lookup(&image).ok()?.behaviour {
-            Behaviour::Server { .. } if c.command.is_empty() => Some(image.repository),
+            Behaviour::Server { port } if c.command.is_empty() => Some((image.repository, port)),
             _ => None,
         }
     })
