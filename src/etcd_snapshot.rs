@@ -30,6 +30,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
             "prefix"
                 | "from-key"
                 | "prev-kv"
+                | "rev"
                 | "ignore-value"
                 | "ignore-lease"
                 | "lease"
@@ -74,6 +75,10 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
             del(cluster, key, range_end.first().copied(), flag("prefix"), flag("from-key"))
         }
         ["del", ..] => error("del command needs one argument as key and an optional argument as range_end"),
+        ["watch", ..] => {
+            let at = args.iter().position(|a| a == "watch").map_or(0, |i| i + 1);
+            crate::etcdctl_watch::watch(cluster, &args[at..])
+        }
         ["snapshot", "save", path] => save(cluster, files, path),
         ["snapshot", "save", ..] => error("snapshot save expects one argument"),
         ["snapshot", "restore", path] => {
@@ -105,7 +110,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
 
 /// Whether `etcdctl ARGS` is one of the commands this module answers (or needs a live etcd).
 pub fn handles(args: &[String]) -> bool {
-    matches!(positionals(args).first(), Some(&("put" | "del" | "snapshot")))
+    matches!(positionals(args).first(), Some(&("put" | "del" | "snapshot" | "watch")))
 }
 
 /// The words that are not flags (flags taking a value here are `--data-dir`, `-w` and the

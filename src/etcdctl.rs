@@ -59,7 +59,7 @@ pub fn run(api: &ApiServer, args: &[String]) -> Output {
         [] => Output {
             stdout: "etcdctl: a simple command line client for etcd3.\n\nCommands this sandbox supports:\n  \
                      get KEY [RANGE_END] [--prefix] [--keys-only] [--print-value-only] [--limit N] [--rev N] [-w json]\n  \
-                     put KEY VALUE\n  del KEY [RANGE_END] [--prefix]\n  snapshot save|restore|status FILE [--data-dir DIR]\n  \
+                     put KEY VALUE\n  watch KEY [RANGE_END] [--prefix] [--rev N] [--prev-kv]\n  del KEY [RANGE_END] [--prefix]\n  snapshot save|restore|status FILE [--data-dir DIR]\n  \
                      member list\n  endpoint status\n  version\n"
                 .into(),
             ..Default::default()
@@ -192,7 +192,7 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
 
 /// An object as the API server writes it: without resourceVersion, which etcd's own
 /// mod_revision supplies when the object is read back.
-fn stored_json(object: &crate::api::Object) -> String {
+pub fn stored_json(object: &crate::api::Object) -> String {
     let mut value = object.to_json_value();
     if let Some(meta) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
         meta.remove("resourceVersion");

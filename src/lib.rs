@@ -11,6 +11,7 @@ pub mod dns;
 pub mod etcd;
 pub mod etcd_snapshot;
 pub mod etcdctl;
+pub mod etcdctl_watch;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
