@@ -959,4 +959,37 @@ mod tests {
         assert_eq!(url_path("http://web"), "/");
         assert_eq!(url_path("web:8080/a/b?x=1"), "/a/b");
     }
+
+    fn session(lines: &[&str]) -> crate::shell::Session {
+        let mut s = crate::shell::Session::new(4);
+        for line in lines {
+            s.execute(&crate::shell::Command::new(line));
+        }
+        s
+    }
+
+    #[test]
+    fn a_command_the_image_lacks_fails_as_runc_does_with_exit_code_126() {
+        let mut s = session(&["kubectl run box --image=busybox -- sleep 3600", "sleep 10s"]);
+        let out = s.execute(&crate::shell::Command::new("kubectl exec box -- curl http://x"));
+        assert_eq!(out.code, 126);
+        assert!(
+            out.stderr
+                .ends_with("executable file not found in $PATH: unknown\ncommand terminated with exit code 126\n")
+        );
+    }
+
+    #[test]
+    fn a_container_sees_the_service_links_of_services_that_existed_when_it_started() {
+        let mut s = session(&[
+            "kubectl create service clusterip early --tcp=80:80",
+            "kubectl run box --image=busybox -- sleep 3600",
+            "sleep 10s",
+            "kubectl create service clusterip late --tcp=80:80",
+        ]);
+        let env = s.execute(&crate::shell::Command::new("kubectl exec box -- env")).stdout;
+        assert!(env.contains("EARLY_SERVICE_PORT=80\n"), "{env}");
+        assert!(env.contains("KUBERNETES_SERVICE_HOST=10.96.0.1\n"), "{env}");
+        assert!(!env.contains("LATE_"), "{env}");
+    }
 }

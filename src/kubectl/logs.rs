@@ -305,3 +305,29 @@ fn format_line(s: &Stream, t: Time, line: &str, prefix: bool, timestamps: bool) 
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{Command, Session};
+
+    #[test]
+    fn following_a_container_that_exits_stops_when_it_does() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new(
+            "kubectl run once --image=busybox --restart=Never -- sh -c 'echo one; sleep 3; echo two'",
+        ));
+        s.execute(&Command::new("sleep 2s"));
+        let out = s.execute(&Command::new("kubectl logs once -f"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("one\ntwo\n", ""));
+    }
+
+    #[test]
+    fn since_keeps_only_the_lines_written_in_that_window() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new("kubectl run tick --image=busybox -- sh -c 'while true; do echo tick; sleep 5; done'"));
+        s.execute(&Command::new("sleep 30s"));
+        let all = s.execute(&Command::new("kubectl logs tick")).stdout.lines().count();
+        let recent = s.execute(&Command::new("kubectl logs tick --since=11s")).stdout.lines().count();
+        assert!(all >= 5 && (2..=3).contains(&recent), "{all} lines, {recent} recent");
+    }
+}

@@ -248,4 +248,17 @@ mod tests {
         assert_eq!(render(&[row(&["ns1", "Terminating", "8s"])], &mut widths), "ns1       Terminating   8s\n");
         assert_eq!(render(&[row(&["ns1", "Active", "9s"])], &mut widths), "ns1       Active        9s\n");
     }
+
+    #[test]
+    fn a_watch_prints_the_list_then_a_row_per_change_until_its_timeout() {
+        let mut s = crate::shell::Session::new(4);
+        s.execute(&crate::shell::Command::new("kubectl run box --image=busybox -- sleep 3600"));
+        let start = s.cluster.now();
+        let out = s.execute(&crate::shell::Command::new("kubectl get pods -w --request-timeout=10s"));
+        let lines: Vec<&str> = out.stdout.lines().collect();
+        assert!(lines[0].starts_with("NAME "));
+        assert!(lines.len() > 3, "{}", out.stdout);
+        assert!(lines.last().is_some_and(|l| l.contains("Running")), "{}", out.stdout);
+        assert_eq!(s.cluster.now().since(start), Duration::seconds(10));
+    }
 }
