@@ -179,11 +179,16 @@ impl Container<'_> {
     fn run(mut self, argv: &[String]) -> Run {
         let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
         if !self.installed(&program) {
+            let p = &argv[0];
+            let why = if p.contains('/') {
+                format!("stat {p}: no such file or directory")
+            } else {
+                "executable file not found in $PATH".to_string()
+            };
             return Run::fail(
                 126,
                 format!(
-                    "OCI runtime exec failed: exec failed: unable to start container process: exec: \"{}\": executable file not found in $PATH: unknown",
-                    argv[0]
+                    "OCI runtime exec failed: exec failed: unable to start container process: exec: \"{p}\": {why}: unknown"
                 ),
             );
         }
@@ -250,7 +255,13 @@ impl Container<'_> {
                 };
                 inner.run(&words)
             } else {
-                Run::fail(127, format!("{shell}: {}: not found", words[0]))
+                // BusyBox ash, dash (Debian's sh) and bash each say it their way.
+                let message = match (shell, self.busybox()) {
+                    ("bash", _) => format!("bash: line 1: {}: command not found", words[0]),
+                    (_, true) => format!("{shell}: {}: not found", words[0]),
+                    _ => format!("{shell}: 1: {}: not found", words[0]),
+                };
+                Run::fail(127, message)
             };
             all.stdout.push_str(&run.stdout);
             all.stderr.push_str(&run.stderr);
