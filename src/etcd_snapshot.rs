@@ -459,4 +459,15 @@ mod tests {
         run(&mut s, "sim etcd start");
         assert_eq!(run(&mut s, "kubectl get pods -o name").stdout.lines().count(), 2);
     }
+
+    #[test]
+    fn wiping_every_key_leaves_the_components_waiting_not_spinning() {
+        let mut s = session();
+        assert_ne!(run(&mut s, "etcdctl del \"\" --from-key").stdout, "0\n");
+        let before = s.cluster.record.last_seq();
+        run(&mut s, "sleep 30s");
+        let requests = s.cluster.record.last_seq() - before;
+        assert!(requests < 5_000, "{requests} record entries in 30 s");
+        assert!(run(&mut s, "kubectl get pods -A").stderr.starts_with("No resources found"));
+    }
 }

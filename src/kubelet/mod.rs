@@ -432,8 +432,17 @@ impl Component for Kubelet {
         if ctx.now >= self.status_due {
             self.report_node_status(ctx);
         }
-        let next_worker = self.workers.values().filter_map(|(_, w)| w.next_wakeup()).min();
-        let next = [Some(self.lease_due), Some(self.status_due), next_worker].into_iter().flatten().min();
+        // Only workers whose pod is in the cache can be stepped; a static pod whose mirror pod
+        // is gone (and could not be created again) retries the mirror each second instead.
+        let next_worker = self
+            .workers
+            .iter()
+            .filter(|(k, _)| self.pods.cache.contains_key(*k))
+            .filter_map(|(_, (_, w))| w.next_wakeup())
+            .min();
+        let mirror_retry =
+            self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
+        let next = [Some(self.lease_due), Some(self.status_due), next_worker, mirror_retry].into_iter().flatten().min();
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 
