@@ -433,6 +433,15 @@ fn invalid_objects_written_behind_the_api_servers_back_never_panic() {
         "etcdctl del /registry/pods/default/garbage",
         "kubectl get pods -o wide",
         "kubectl describe deployment d",
+        "kubectl logs empty",
+        "kubectl logs bound --all-containers -f",
+        "kubectl exec empty -- ls",
+        "kubectl exec bound -- env",
+        "kubectl logs -l app=web --all-containers --prefix",
+        "kubectl get pods -w --request-timeout=5s",
+        "etcdctl snapshot save s.db",
+        "etcdctl snapshot restore s.db",
+        "etcdctl watch /registry --prefix",
     ] {
         run(&mut session, line);
     }

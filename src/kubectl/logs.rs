@@ -114,7 +114,10 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
                 .get("kubectl.kubernetes.io/default-container")
                 .filter(|d| names.contains(&d.as_str()))
                 .cloned()
-                .unwrap_or_else(|| names[0].to_string());
+                .or_else(|| names.first().map(|n| n.to_string()));
+            let Some(default) = default else {
+                return Output::err(format!("error: pod {} has no containers", pod.metadata.name));
+            };
             let _ = writeln!(out.stderr, "Defaulted container \"{default}\" out of: {}", names.join(", "));
             vec![default]
         };
