@@ -470,4 +470,21 @@ mod tests {
         assert!(requests < 5_000, "{requests} record entries in 30 s");
         assert!(run(&mut s, "kubectl get pods -A").stderr.starts_with("No resources found"));
     }
+
+    #[test]
+    fn pods_that_started_while_etcd_was_down_report_running_once_it_is_back() {
+        let mut s = crate::shell::Session::new(3);
+        for line in [
+            "kubectl create deployment web --image=nginx --replicas=3",
+            "sleep 1500ms",
+            "sim etcd stop",
+            "sleep 20s",
+            "sim etcd start",
+            "sleep 30s",
+        ] {
+            run(&mut s, line);
+        }
+        let deploy = run(&mut s, "kubectl get deployment web").stdout;
+        assert!(deploy.contains(" 3/3 "), "{deploy}");
+    }
 }

@@ -44,7 +44,13 @@ pub struct Kubelet {
     node_uid: String,
     /// Static pods read from the manifests at start, by `namespace/name`.
     static_pods: BTreeMap<String, Pod>,
+    /// Pods whose last status write failed (the API was unreachable): the status manager
+    /// sends their status again on its next sync.
+    unsynced: BTreeSet<String>,
 }
+
+/// How often the kubelet's status manager resends statuses the API did not take.
+const STATUS_SYNC_PERIOD: Duration = Duration::seconds(10);
 
 impl Kubelet {
     pub fn new(config: NodeConfig) -> Self {
@@ -58,6 +64,7 @@ impl Kubelet {
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
             causes: HashMap::new(),
+            unsynced: BTreeSet::new(),
             resync_all: true,
             runtime: Runtime { images: config.preloaded_images.iter().cloned().collect(), ..Runtime::default() },
             node_uid: String::new(),
@@ -273,9 +280,21 @@ impl Kubelet {
             let mut updated: Pod = pod.clone();
             updated.status = status;
             updated.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Pod(updated))) {
-                self.pods.assume(stored);
+            match ctx.call_object(Request::update_status(Object::Pod(updated))) {
+                Ok(stored) => {
+                    self.pods.assume(stored);
+                    self.unsynced.remove(key);
+                }
+                // Gone: nothing to report to. Otherwise the status is sent again later.
+                Err(status) if status.reason == "NotFound" => {
+                    self.unsynced.remove(key);
+                }
+                Err(_) => {
+                    self.unsynced.insert(key.to_string());
+                }
             }
+        } else {
+            self.unsynced.remove(key);
         }
         if delete {
             let mut req = Request::delete(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
@@ -410,6 +429,7 @@ impl Component for Kubelet {
             .keys()
             .filter(|k| {
                 touched.contains(*k)
+                    || self.unsynced.contains(*k)
                     || !self.workers.contains_key(*k)
                     || self.workers.get(*k).and_then(|(_, w)| w.next_wakeup()).is_some_and(|t| t <= ctx.now)
             })
@@ -442,7 +462,12 @@ impl Component for Kubelet {
             .min();
         let mirror_retry =
             self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
-        let next = [Some(self.lease_due), Some(self.status_due), next_worker, mirror_retry].into_iter().flatten().min();
+        self.unsynced.retain(|k| self.pods.cache.contains_key(k));
+        let status_retry = (!self.unsynced.is_empty()).then(|| ctx.now + STATUS_SYNC_PERIOD);
+        let next = [Some(self.lease_due), Some(self.status_due), next_worker, mirror_retry, status_retry]
+            .into_iter()
+            .flatten()
+            .min();
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 
