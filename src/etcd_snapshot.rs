@@ -487,4 +487,23 @@ mod tests {
         let deploy = run(&mut s, "kubectl get deployment web").stdout;
         assert!(deploy.contains(" 3/3 "), "{deploy}");
     }
+
+    #[test]
+    fn a_deployment_created_just_before_etcd_stops_rolls_out_once_it_is_back() {
+        for wait in ["1ms", "2ms", "5ms"] {
+            let mut s = crate::shell::Session::new(3);
+            run(&mut s, "kubectl create deployment web --image=nginx --replicas=3");
+            for line in [
+                format!("sleep {wait}"),
+                "sim etcd stop".into(),
+                "sleep 30s".into(),
+                "sim etcd start".into(),
+                "sleep 60s".into(),
+            ] {
+                run(&mut s, &line);
+            }
+            let deploy = run(&mut s, "kubectl get deployment web").stdout;
+            assert!(deploy.contains(" 3/3 "), "after {wait}: {deploy}");
+        }
+    }
 }

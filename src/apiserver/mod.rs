@@ -60,6 +60,8 @@ pub struct ApiServer {
     field_sets: field_manager::Interner,
     /// Whether etcd is stopped (`sim etcd stop`).
     etcd_down: bool,
+    /// How many requests found nothing listening, ever (clients compare it to notice).
+    refused: u64,
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -121,6 +123,7 @@ impl ApiServer {
         };
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
         let result = if self.etcd_down {
+            self.refused += 1;
             Err((Stage::Storage, Self::refused()))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
