@@ -547,6 +547,22 @@ impl Cluster {
         self.wake(id.0, self.now);
     }
 
+    /// Runs `f` on the API server as the person at the keyboard would reach it, then wakes
+    /// whoever it notified: for writes that go straight to etcd (`etcdctl put`, a restore).
+    pub fn with_api<R>(&mut self, f: impl FnOnce(&mut ApiServer, &mut Env) -> R) -> R {
+        let mut env = Env {
+            now: self.now,
+            rng: &mut self.api_rng,
+            record: &mut self.record,
+            actor: ComponentId::USER,
+            user: "etcdctl",
+            cause: None,
+        };
+        let result = f(&mut self.api, &mut env);
+        self.schedule_woken();
+        result
+    }
+
     pub fn is_running(&self, id: ComponentId) -> bool {
         self.slots.get(id.0 as usize).is_some_and(|s| s.running)
     }

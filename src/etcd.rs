@@ -61,6 +61,18 @@ pub struct Etcd {
     compacted: Revision,
     /// Automatic compaction keeps at most this many changes in the log.
     pub history_limit: usize,
+    /// Values no API object decodes from (written by `etcdctl put`), by key. A key is either
+    /// here or in `kvs`, never both.
+    raw: BTreeMap<String, RawValue>,
+}
+
+/// A value written behind the API server's back that is not an object it can decode.
+#[derive(Clone, Debug)]
+pub struct RawValue {
+    pub value: String,
+    pub create_revision: Revision,
+    pub mod_revision: Revision,
+    pub version: i64,
 }
 
 impl Default for Etcd {
@@ -71,7 +83,14 @@ impl Default for Etcd {
 
 impl Etcd {
     pub fn new() -> Self {
-        Etcd { revision: 1, kvs: BTreeMap::new(), log: VecDeque::new(), compacted: 1, history_limit: 50_000 }
+        Etcd {
+            revision: 1,
+            kvs: BTreeMap::new(),
+            log: VecDeque::new(),
+            compacted: 1,
+            history_limit: 50_000,
+            raw: BTreeMap::new(),
+        }
     }
 
     /// The key an object is stored under.
@@ -175,6 +194,76 @@ impl Etcd {
         }
     }
 
+    /// The undecodable value stored at `key`, if one is.
+    pub fn raw(&self, key: &str) -> Option<&RawValue> {
+        self.raw.get(key)
+    }
+
+    /// Every undecodable value whose key starts with `prefix`, in key order.
+    pub fn raw_range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a RawValue)> + 'a {
+        self.raw.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))
+    }
+
+    /// Writes an object at `key` whatever is there (etcdctl's unconditional put).
+    pub fn put_object(&mut self, key: &str, object: Object) -> Change {
+        let raw = self.raw.remove(key);
+        let prev = self.kvs.get(key).map(|kv| kv.value.clone());
+        let change = self.put(key, object, prev);
+        if let Some(raw) = raw {
+            // The key lives on: keep its history as etcd would.
+            if let Some(kv) = self.kvs.get_mut(key) {
+                kv.create_revision = raw.create_revision;
+                kv.version = raw.version + 1;
+            }
+        }
+        change
+    }
+
+    /// Writes a value no object decodes from. If an object was stored at `key`, it is gone as
+    /// far as any decoder can tell: the returned change reports it deleted.
+    pub fn put_raw(&mut self, key: &str, value: String) -> Option<Change> {
+        self.revision += 1;
+        let revision = self.revision;
+        let (create_revision, version, old) = match (self.raw.get(key), self.kvs.remove(key)) {
+            (Some(r), _) => (r.create_revision, r.version, None),
+            (None, Some(kv)) => (kv.create_revision, kv.version, Some(kv.value)),
+            (None, None) => (revision, 0, None),
+        };
+        self.raw
+            .insert(key.to_string(), RawValue { value, create_revision, mod_revision: revision, version: version + 1 });
+        let change = old.map(|old| Change {
+            revision,
+            key: key.to_string(),
+            kind: ChangeKind::Delete,
+            value: old.clone(),
+            prev: Some(old),
+            created: false,
+        });
+        if let Some(c) = &change {
+            self.append(c.clone());
+        }
+        change
+    }
+
+    /// Deletes whatever `key` holds; `None` when it held nothing. Deleting an undecodable value
+    /// bumps the revision but is no change any watcher could decode.
+    pub fn delete_any(&mut self, key: &str) -> Option<Option<Change>> {
+        if self.raw.remove(key).is_some() {
+            self.revision += 1;
+            return Some(None);
+        }
+        self.kvs.contains_key(key).then(|| self.delete(key, None).ok())
+    }
+
+    /// Everything stored, for `etcdctl snapshot save`.
+    pub fn snapshot(&self) -> StoreSnapshot {
+        StoreSnapshot {
+            objects: self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone())).collect(),
+            raw: self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone())).collect(),
+            revision: self.revision,
+        }
+    }
+
     /// Drops history up to and including `revision`; watches from before it get `Compacted`.
     pub fn compact(&mut self, revision: Revision) {
         let revision = revision.min(self.revision);
@@ -218,6 +307,20 @@ impl Etcd {
             }
         }
         Ok(state)
+    }
+}
+
+/// The whole keyspace at one revision, as `etcdctl snapshot save` writes it to a file.
+#[derive(Clone, Debug)]
+pub struct StoreSnapshot {
+    pub objects: BTreeMap<String, Arc<Object>>,
+    pub raw: BTreeMap<String, String>,
+    pub revision: Revision,
+}
+
+impl StoreSnapshot {
+    pub fn keys(&self) -> usize {
+        self.objects.len() + self.raw.len()
     }
 }
 
@@ -285,5 +388,43 @@ mod tests {
         assert_eq!(at3.keys().collect::<Vec<_>>(), ["/a", "/b"]);
         let at2 = etcd.snapshot_at(2).unwrap();
         assert_eq!(at2.keys().collect::<Vec<_>>(), ["/a"]);
+    }
+
+    #[test]
+    fn a_value_no_object_decodes_from_hides_the_object_it_overwrites_and_keeps_the_keys_history() {
+        let mut etcd = Etcd::new();
+        etcd.create("/registry/namespaces/a", ns("a")).unwrap(); // rev 2
+        let change = etcd.put_raw("/registry/namespaces/a", "garbage".into()).unwrap(); // rev 3
+        assert_eq!((change.kind, change.revision), (ChangeKind::Delete, 3));
+        assert!(etcd.get("/registry/namespaces/a").is_none());
+        let raw = etcd.raw("/registry/namespaces/a").unwrap();
+        assert_eq!((raw.value.as_str(), raw.create_revision, raw.mod_revision, raw.version), ("garbage", 2, 3, 2));
+        // Writing an object back brings the key back as a creation, with its history.
+        let back = etcd.put_object("/registry/namespaces/a", ns("a")); // rev 4
+        assert!(back.created);
+        let kv = etcd.get("/registry/namespaces/a").unwrap();
+        assert_eq!((kv.create_revision, kv.version), (2, 3));
+        assert!(etcd.raw("/registry/namespaces/a").is_none());
+    }
+
+    #[test]
+    fn deleting_any_key_reports_whether_a_watcher_could_see_it() {
+        let mut etcd = Etcd::new();
+        etcd.create("/a", ns("a")).unwrap();
+        assert!(etcd.put_raw("/b", "x".into()).is_none());
+        assert!(matches!(etcd.delete_any("/a"), Some(Some(Change { kind: ChangeKind::Delete, .. }))));
+        assert!(matches!(etcd.delete_any("/b"), Some(None)));
+        assert!(etcd.delete_any("/c").is_none());
+        assert_eq!(etcd.revision(), 5);
+    }
+
+    #[test]
+    fn a_snapshot_holds_objects_values_and_the_revision() {
+        let mut etcd = Etcd::new();
+        etcd.create("/a", ns("a")).unwrap();
+        etcd.put_raw("/b", "x".into());
+        let snap = etcd.snapshot();
+        assert_eq!((snap.keys(), snap.revision), (2, 3));
+        assert_eq!(snap.raw.get("/b").map(String::as_str), Some("x"));
     }
 }

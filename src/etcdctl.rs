@@ -3,8 +3,8 @@
 //! It talks to etcd directly, not through the API server, which is why it shows the store's
 //! layout (`/registry/<resource>/<namespace>/<name>`) and revisions. Values are printed as JSON,
 //! as an API server started with `--storage-media-type=application/json` stores them (a default
-//! cluster stores protobuf, which prints as binary). It only reads: writing behind the API
-//! server's back is something this sandbox does not let a student do by accident.
+//! cluster stores protobuf, which prints as binary). Writes (`put`, `del`, snapshots) live in
+//! [`crate::etcd_snapshot`].
 
 use crate::apiserver::ApiServer;
 use crate::etcd::{EtcdError, Revision};
@@ -56,13 +56,10 @@ pub fn run(api: &ApiServer, args: &[String]) -> Output {
         ["member", "list"] => Output { stdout: member_list(format), ..Default::default() },
         ["endpoint", "status"] => Output { stdout: endpoint_status(api, format), ..Default::default() },
         ["version"] => Output { stdout: format!("etcdctl version: {VERSION}\nAPI version: 3.5\n"), ..Default::default() },
-        ["put" | "del", ..] => error(
-            "this sandbox's etcdctl is read-only: write through the API server (kubectl) so that \
-             validation, admission and watches see the change",
-        ),
         [] => Output {
             stdout: "etcdctl: a simple command line client for etcd3.\n\nCommands this sandbox supports:\n  \
                      get KEY [RANGE_END] [--prefix] [--keys-only] [--print-value-only] [--limit N] [--rev N] [-w json]\n  \
+                     put KEY VALUE\n  watch KEY [RANGE_END] [--prefix] [--rev N] [--prev-kv]\n  del KEY [RANGE_END] [--prefix]\n  snapshot save|restore|status FILE [--data-dir DIR]\n  \
                      member list\n  endpoint status\n  version\n"
                 .into(),
             ..Default::default()
@@ -137,8 +134,18 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
                 value: stored_json(&kv.value),
                 revisions: Some((kv.create_revision, kv.mod_revision, kv.version)),
             })
+            .chain(
+                etcd.raw_range(if prefix || range_end.is_some() || from_key { "" } else { key })
+                    .filter(|(k, _)| in_range(k))
+                    .map(|(k, r)| Entry {
+                        key: k.clone(),
+                        value: r.value.clone(),
+                        revisions: Some((r.create_revision, r.mod_revision, r.version)),
+                    }),
+            )
             .collect(),
     };
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
     let count = entries.len();
     if let Some(limit) = limit {
         entries.truncate(limit);
@@ -185,7 +192,7 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
 
 /// An object as the API server writes it: without resourceVersion, which etcd's own
 /// mod_revision supplies when the object is read back.
-fn stored_json(object: &crate::api::Object) -> String {
+pub fn stored_json(object: &crate::api::Object) -> String {
     let mut value = object.to_json_value();
     if let Some(meta) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
         meta.remove("resourceVersion");

@@ -152,6 +152,7 @@ sim: control the sandbox itself (not part of Kubernetes)
 
   sim settle              run virtual time until the cluster has nothing left to do
   sim time                print the virtual time and etcd's revision
+  sim etcd stop|start      stop etcd (every API request then fails) or start it again
   sim curl URL [--from NODE] [-n NAMESPACE] [-k]
                           send an HTTP request as a pod in NAMESPACE (default) on NODE
                           (worker-1) would: cluster DNS, then that node's kube-proxy rules
@@ -164,6 +165,8 @@ sim: control the sandbox itself (not part of Kubernetes)
 pub struct Session {
     pub cluster: Cluster,
     pub files: BTreeMap<String, String>,
+    /// Files `etcdctl snapshot save` wrote.
+    pub snapshots: crate::etcd_snapshot::SnapshotFiles,
     log: Vec<Command>,
 }
 
@@ -176,7 +179,7 @@ impl Session {
         let mut cluster = Cluster::new(config);
         // A cluster is up for a while before anyone types, as a fresh kind cluster is.
         cluster.advance(BOOT_TIME);
-        Session { cluster, files: BTreeMap::new(), log: Vec::new() }
+        Session { cluster, files: BTreeMap::new(), snapshots: BTreeMap::new(), log: Vec::new() }
     }
 
     /// The commands run so far, in order.
@@ -250,6 +253,9 @@ impl Session {
 
     /// Runs one sandbox command (no pipes).
     fn run_simple(&mut self, line: &str, stdin: Option<&str>) -> Output {
+        if line.trim_start().starts_with('#') {
+            return Output::default();
+        }
         let words = match split_words(line) {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
@@ -275,7 +281,7 @@ impl Session {
                 None => Output { stderr: "sleep: invalid time interval\n".into(), code: 1, ..Default::default() },
             },
             "sim" => self.sim(rest),
-            "etcdctl" => crate::etcdctl::run(self.cluster.api(), rest),
+            "etcdctl" => crate::etcd_snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
             other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
         }
@@ -298,6 +304,7 @@ impl Session {
             ["pod", ..] => crate::chaos::pod(&mut self.cluster, &args[1..]),
             ["image", ..] => crate::chaos::image(&mut self.cluster, &args[1..]),
             ["scheduler", ..] => crate::chaos::scheduler(&mut self.cluster, &args[1..]),
+            ["etcd", ..] => crate::etcd_snapshot::sim(&mut self.cluster, &args[1..]),
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
                 let mut it = rest.iter();

@@ -118,6 +118,24 @@ const WORDS: &[&str] = &[
     "*=busybox",
     "--port=80",
     "--port",
+    "--since=5s",
+    "--all-containers",
+    "--prefix",
+    "--watch-only",
+    "--request-timeout=1s",
+    "--max=3",
+    "env",
+    "cat",
+    "/etc/hosts",
+    "ls",
+    "wget",
+    "-qO-",
+    "nslookup",
+    "save",
+    "restore",
+    "s.db",
+    "garbage",
+    "{}",
     "--target-port=8080",
     "--type=NodePort",
     "--name=other",
@@ -294,6 +312,21 @@ fn mangled_manifests_and_random_commands_never_panic() {
                     "kubectl api-resources",
                     "kubectl cluster-info",
                     "kubectl apply --server-side -f -",
+                    "kubectl exec web --",
+                    "kubectl exec",
+                    "kubectl exec $(kubectl get pods -o name | head -1) --",
+                    "kubectl exec $(kubectl get pods -o name | head -1) -- sh -c",
+                    "kubectl logs -f --request-timeout=2s",
+                    "kubectl logs -l app=web",
+                    "kubectl get pods -w --request-timeout=2s",
+                    "kubectl get -w",
+                    "kubectl top",
+                    "kubectl edit",
+                    "kubectl autoscale deployment web",
+                    "etcdctl put /registry/pods/default/x",
+                    "etcdctl put",
+                    "etcdctl del",
+                    "etcdctl snapshot",
                 ];
                 let start = STARTS[rng.below(STARTS.len() as u64) as usize];
                 let n = rng.between(0, 5) as usize;
@@ -322,4 +355,95 @@ fn mangled_manifests_and_random_commands_never_panic() {
         .filter(|e| matches!(&e.what, kubeloop::record::Happening::Request { verb: "create", code: 201, .. }))
         .count();
     assert!(created > 20, "only {created} objects created");
+}
+
+/// Objects no validation would let in, written straight to etcd: every component that
+/// watches them must cope (skip them, report them), never panic.
+#[test]
+fn invalid_objects_written_behind_the_api_servers_back_never_panic() {
+    let objects = [
+        (
+            "/registry/pods/default/empty",
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"empty"},"spec":{"containers":[]}}"#,
+        ),
+        (
+            "/registry/pods/default/bound",
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bound"},"spec":{"nodeName":"nowhere","containers":[{"name":"c","image":""}]}}"#,
+        ),
+        (
+            "/registry/pods/default/big",
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"big"},"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"1000"}}}]}}"#,
+        ),
+        (
+            "/registry/deployments/default/d",
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":-3,"template":{"spec":{"containers":[]}}}}"#,
+        ),
+        (
+            "/registry/deployments/default/e",
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"e"},"spec":{"replicas":2,"selector":{},"template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}"#,
+        ),
+        (
+            "/registry/replicasets/default/r",
+            r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"r"},"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}"#,
+        ),
+        (
+            "/registry/daemonsets/default/ds",
+            r#"{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds"},"spec":{"template":{"spec":{"containers":[]}}}}"#,
+        ),
+        (
+            "/registry/jobs/default/j",
+            r#"{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"completions":-1,"parallelism":-1,"template":{"spec":{"containers":[]}}}}"#,
+        ),
+        (
+            "/registry/services/default/s",
+            r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{"clusterIP":"bogus","ports":[{"port":-1}],"selector":{"app":"web"}}}"#,
+        ),
+        ("/registry/nodes/ghost", r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"ghost"}}"#),
+        (
+            "/registry/namespaces/default",
+            r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"},"status":{"phase":"Terminating"}}"#,
+        ),
+        ("/registry/leases/kube-node-lease/worker-1", "garbage"),
+        ("/registry/pods/default/garbage", "{not json"),
+    ];
+    let mut session = Session::new(9);
+    for line in [
+        "kubectl create deployment web --image=nginx --replicas=2",
+        "kubectl expose deployment web --port=80",
+        "sim settle",
+    ] {
+        session.execute(&Command::new(line));
+    }
+    for (key, value) in objects {
+        let line = format!("etcdctl put {key} {}", kubeloop::shell::shell_quote(value));
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session.execute(&Command::new(&line))))
+            .unwrap_or_else(|_| panic!("etcdctl put {key} panicked"));
+        assert_eq!(out.stdout, "OK\n", "{key}: {}", out.stderr);
+    }
+    let run = |session: &mut Session, line: &str| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session.execute(&Command::new(line))))
+            .unwrap_or_else(|_| panic!("{line} panicked after invalid writes"))
+    };
+    run(&mut session, "sleep 3m");
+    for line in [
+        "kubectl get all",
+        "kubectl describe pods",
+        "kubectl get nodes",
+        "kubectl get events -A",
+        "etcdctl del /registry/pods/default/garbage",
+        "kubectl get pods -o wide",
+        "kubectl describe deployment d",
+        "kubectl logs empty",
+        "kubectl logs bound --all-containers -f",
+        "kubectl exec empty -- ls",
+        "kubectl exec bound -- env",
+        "kubectl logs -l app=web --all-containers --prefix",
+        "kubectl get pods -w --request-timeout=5s",
+        "etcdctl snapshot save s.db",
+        "etcdctl snapshot restore s.db",
+        "etcdctl watch /registry --prefix",
+    ] {
+        run(&mut session, line);
+    }
+    run(&mut session, "sleep 1m");
 }

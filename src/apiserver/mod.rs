@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
+pub mod bypass;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
@@ -57,6 +58,10 @@ pub struct ApiServer {
     /// ClusterIPs and NodePorts held by Services (the registry's allocators).
     service_allocations: ServiceAllocations,
     field_sets: field_manager::Interner,
+    /// Whether etcd is stopped (`sim etcd stop`).
+    etcd_down: bool,
+    /// How many requests found nothing listening, ever (clients compare it to notice).
+    refused: u64,
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -122,7 +127,15 @@ impl ApiServer {
             message: String::new(),
         };
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
-        let result = self.process(req, env, seq);
+        let result = if self.etcd_down {
+            self.refused += 1;
+            Err((Stage::Storage, Self::refused()))
+        } else {
+            match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
+                Ok(()) => self.process(req, env, seq),
+                Err(status) => Err((Stage::Storage, status)),
+            }
+        };
         let revision = self.etcd.revision();
         if let Some(entry) = env.record.get_mut(seq) {
             entry.revision = revision;

@@ -85,6 +85,7 @@ impl Status {
             409 => "Conflict",
             410 => "Gone",
             422 => "Unprocessable Entity",
+            500 => "Internal Server Error",
             _ => "",
         }
     }
@@ -100,7 +101,12 @@ impl Status {
                 format!("{head}\n{}", lines.join("\n"))
             };
         }
-        format!("Error from server ({}): {}", self.reason, self.message)
+        match (self.code, self.reason) {
+            // No answer at all: kubectl prints what the connection did.
+            (0, _) => self.message.clone(),
+            (_, "") => format!("Error from server: {}", self.message),
+            _ => format!("Error from server ({}): {}", self.reason, self.message),
+        }
     }
 }
 

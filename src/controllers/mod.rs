@@ -49,6 +49,9 @@ pub fn owner_key(o: &Object, kind: &str) -> Vec<String> {
 }
 
 /// What a reconcile asks for next.
+/// When a key whose sync found the API unreachable is tried again.
+const UNREACHABLE_RETRY: Duration = Duration::seconds(1);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Nothing more until something changes.
@@ -135,8 +138,12 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
         self.queue.promote(ctx.now);
         while let Some((key, cause)) = self.queue.pop() {
             ctx.cause = cause;
-            if let Action::RequeueAfter(d) = self.reconciler.reconcile(&key, ctx) {
-                self.queue.add_after(&key, ctx.now + d);
+            let refused = ctx.api.refused_requests();
+            match self.reconciler.reconcile(&key, ctx) {
+                // The API was unreachable: the work queue retries the key (rate-limited).
+                _ if ctx.api.refused_requests() > refused => self.queue.add_after(&key, ctx.now + UNREACHABLE_RETRY),
+                Action::RequeueAfter(d) => self.queue.add_after(&key, ctx.now + d),
+                Action::AwaitChange => {}
             }
         }
         ctx.cause = None;

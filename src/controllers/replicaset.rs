@@ -92,7 +92,13 @@ impl ReplicaSetController {
             .map(|rs| rs.spec.template.metadata.labels.clone())
             .unwrap_or_default();
         let labeled = template_labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v));
-        let c = self.counts.entry(owner.uid.clone()).or_default();
+        // A pod leaving after its owner's counts were dropped counts for nothing (the owner's
+        // uid may come back, e.g. from an etcd restore, and must start from zero).
+        let c = match (sign < 0, self.counts.get_mut(&owner.uid)) {
+            (true, None) => return,
+            (_, Some(c)) => c,
+            (false, None) => self.counts.entry(owner.uid.clone()).or_default(),
+        };
         c.active += sign;
         c.ready += sign * i32::from(ready_since(pod).is_some());
         c.fully_labeled += sign * i32::from(labeled);

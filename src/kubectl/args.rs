@@ -63,6 +63,22 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "force-conflicts", short: None, takes_value: false },
     FlagSpec { long: "field-manager", short: None, takes_value: true },
     FlagSpec { long: "show-managed-fields", short: None, takes_value: false },
+    // logs -f, get -w, exec, top and autoscale
+    FlagSpec { long: "follow", short: None, takes_value: false },
+    FlagSpec { long: "since", short: None, takes_value: true },
+    FlagSpec { long: "since-time", short: None, takes_value: true },
+    FlagSpec { long: "all-containers", short: None, takes_value: false },
+    FlagSpec { long: "prefix", short: None, takes_value: false },
+    FlagSpec { long: "max-log-requests", short: None, takes_value: true },
+    FlagSpec { long: "ignore-errors", short: None, takes_value: false },
+    FlagSpec { long: "limit-bytes", short: None, takes_value: true },
+    FlagSpec { long: "watch-only", short: None, takes_value: false },
+    FlagSpec { long: "output-watch-events", short: None, takes_value: false },
+    FlagSpec { long: "request-timeout", short: None, takes_value: true },
+    FlagSpec { long: "containers", short: None, takes_value: false },
+    FlagSpec { long: "max", short: None, takes_value: true },
+    FlagSpec { long: "min", short: None, takes_value: true },
+    FlagSpec { long: "cpu-percent", short: None, takes_value: true },
 ];
 
 /// Every long flag name, for completion.
@@ -92,7 +108,15 @@ fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
         return Some(spec);
     }
     let wanted = |f: &&FlagSpec| f.short == Some(c);
+    static FOLLOW: FlagSpec = FlagSpec { long: "follow", short: None, takes_value: false };
+    static STDIN: FlagSpec = FlagSpec { long: "stdin", short: None, takes_value: false };
+    static TTY: FlagSpec = FlagSpec { long: "tty", short: None, takes_value: false };
+    static QUIET: FlagSpec = FlagSpec { long: "quiet", short: None, takes_value: false };
     match (verb, c) {
+        ("logs", 'f') => Some(&FOLLOW),
+        ("exec", 'i') => Some(&STDIN),
+        ("exec", 't') => Some(&TTY),
+        ("exec", 'q') => Some(&QUIET),
         ("patch", 'p') => FLAGS.iter().find(|f| f.long == "patch"),
         (_, 'p') => FLAGS.iter().find(|f| f.long == "previous"),
         _ => FLAGS.iter().find(wanted),

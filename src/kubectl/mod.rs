@@ -6,12 +6,14 @@ pub mod args;
 mod create;
 pub mod describe;
 pub mod events;
+mod exec;
 pub mod explain;
 mod expose;
 mod imperative_flags;
 pub mod info;
 pub mod jsonpath;
 mod label;
+mod logs;
 pub mod manifest;
 pub mod merge;
 mod node_ops;
@@ -23,7 +25,9 @@ mod run;
 mod server_side;
 mod set;
 pub mod table;
+mod unserved;
 pub mod verbose;
+mod watch;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -82,10 +86,12 @@ const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 /// Rollout, informational and events verbs.
 const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
+/// exec, watch and follow, and the verbs answered without their server side.
+const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale"];
 
 /// Every verb, for completion and "did you mean".
 pub fn verb_names() -> Vec<&'static str> {
-    let mut verbs: Vec<&str> = VERBS.iter().chain(IMPERATIVE_VERBS).chain(VERBS_B).copied().collect();
+    let mut verbs: Vec<&str> = VERBS.iter().chain(IMPERATIVE_VERBS).chain(VERBS_B).chain(VERBS_C).copied().collect();
     verbs.sort_unstable();
     verbs
 }
@@ -115,7 +121,14 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         out.warnings = verbose::lines(level, &info::server(), cluster.now(), &calls) + &out.warnings;
         return out;
     }
+    if let Some(out) = unserved::unreachable(cluster, verb) {
+        return out;
+    }
     match verb.as_str() {
+        "exec" => return exec::exec(cluster, &args, &rest),
+        "top" => return unserved::top(&args),
+        "edit" => return unserved::edit(cluster, &args),
+        "autoscale" => return unserved::autoscale(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
         "events" => return events::run(cluster, &args),
         "explain" => return explain::run(&args),
@@ -142,7 +155,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "get" => get(cluster, &args),
         "delete" => delete(cluster, &args, io),
         "describe" => describe(cluster, &args),
-        "logs" => logs(cluster, &args),
+        "logs" => logs::logs(cluster, &args),
         "scale" => scale(cluster, &args),
         "patch" => patch(cluster, &args),
         "version" => Output::ok(format!(
@@ -154,6 +167,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
                 .iter()
                 .chain(IMPERATIVE_VERBS)
                 .chain(VERBS_B)
+                .chain(VERBS_C)
                 .find(|v| strsim(v, other) <= 2)
                 .map(|v| format!("\n\nDid you mean this?\n\t{v}"))
                 .unwrap_or_default();
@@ -423,6 +437,9 @@ fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, Str
 
 /// `kubectl get`.
 fn get(cluster: &mut Cluster, args: &Args) -> Output {
+    if args.has("watch") || args.has("watch-only") {
+        return watch::get_watch(cluster, args);
+    }
     let targets = match resolve_targets(&args.positionals) {
         Ok(t) => t,
         Err(e) => return Output::err(e),
@@ -970,64 +987,4 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
         }
     }
     out
-}
-
-/// `kubectl logs POD [-c CONTAINER]`.
-fn logs(cluster: &mut Cluster, args: &Args) -> Output {
-    let namespace = namespace_flag(args);
-    let Some(target) = args.positionals.first() else {
-        return Output::err(
-            "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples",
-        );
-    };
-    let name = target.strip_prefix("pod/").or_else(|| target.strip_prefix("pods/")).unwrap_or(target);
-    let pod = match cluster.request(Request::get(Kind::Pod, &namespace, name)) {
-        Ok(reply) => reply.object(),
-        Err(status) => return Output::err(status.kubectl_message()),
-    };
-    let Some(pod) = pod.as_deref().and_then(Object::as_pod).cloned() else { return Output::err("error: not a pod") };
-    let container = match args.get("container") {
-        Some(c) => c.to_string(),
-        None if pod.spec.containers.len() == 1 => pod.spec.containers[0].name.clone(),
-        None => {
-            let names: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
-            return Output::err(format!(
-                "error: a container name must be specified for pod {name}, choose one of: [{}]",
-                names.join(" ")
-            ));
-        }
-    };
-    if !pod.spec.containers.iter().any(|c| c.name == container) {
-        return Output::err(format!("error: container {container} is not valid for pod {name}"));
-    }
-    let started =
-        pod.status.container_statuses.iter().find(|s| s.name == container).is_some_and(|s| !s.container_id.is_empty());
-    if !started {
-        let reason = pod
-            .status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == container)
-            .and_then(|s| s.state.waiting.as_ref())
-            .map_or("ContainerCreating".to_string(), |w| w.reason.clone());
-        return Output::err(format!(
-            "Error from server (BadRequest): container \"{container}\" in pod \"{name}\" is waiting to start: {}",
-            if reason == "ContainerCreating" {
-                "ContainerCreating".to_string()
-            } else {
-                "trying and failing to pull image".to_string()
-            }
-        ));
-    }
-    let now = cluster.now();
-    let previous = args.has("previous");
-    let lines = cluster.kubelet(&pod.spec.node_name).and_then(|k| k.logs(&namespace, name, &container, previous, now));
-    let Some(lines) = lines else {
-        return Output::err(format!(
-            "Error from server (BadRequest): previous terminated container \"{container}\" in pod \"{name}\" not found"
-        ));
-    };
-    let tail = args.get("tail").and_then(|t| t.parse::<usize>().ok());
-    let skip = tail.map_or(0, |t| lines.len().saturating_sub(t));
-    Output::ok(lines.into_iter().skip(skip).map(|l| l + "\n").collect())
 }

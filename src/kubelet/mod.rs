@@ -44,7 +44,13 @@ pub struct Kubelet {
     node_uid: String,
     /// Static pods read from the manifests at start, by `namespace/name`.
     static_pods: BTreeMap<String, Pod>,
+    /// Pods whose last status write failed (the API was unreachable): the status manager
+    /// sends their status again on its next sync.
+    unsynced: BTreeSet<String>,
 }
+
+/// How often the kubelet's status manager resends statuses the API did not take.
+const STATUS_SYNC_PERIOD: Duration = Duration::seconds(10);
 
 impl Kubelet {
     pub fn new(config: NodeConfig) -> Self {
@@ -58,6 +64,7 @@ impl Kubelet {
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
             causes: HashMap::new(),
+            unsynced: BTreeSet::new(),
             resync_all: true,
             runtime: Runtime { images: config.preloaded_images.iter().cloned().collect(), ..Runtime::default() },
             node_uid: String::new(),
@@ -75,6 +82,19 @@ impl Kubelet {
     pub fn logs(&self, namespace: &str, pod: &str, container: &str, previous: bool, now: Time) -> Option<Vec<String>> {
         let (_, worker) = self.workers.get(&cache_key(namespace, pod))?;
         Some(worker.logs(container, previous)?.into_iter().filter(|(t, _)| *t <= now).map(|(_, l)| l).collect())
+    }
+
+    /// Like [`Kubelet::logs`], each line with the time it was written.
+    pub fn logs_timed(
+        &self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        previous: bool,
+        now: Time,
+    ) -> Option<Vec<(Time, String)>> {
+        let (_, worker) = self.workers.get(&cache_key(namespace, pod))?;
+        Some(worker.logs(container, previous)?.into_iter().filter(|(t, _)| *t <= now).collect())
     }
 
     /// Images present on this node, by canonical reference.
@@ -145,7 +165,17 @@ impl Kubelet {
     fn report_node_status(&mut self, ctx: &mut Ctx) {
         if let Some(current) = ctx.api.peek(Kind::Node, "", &self.config.name) {
             if let Object::Node(mut node) = (*current).clone() {
+                // The kubelet posts its own view of each condition: one the node lifecycle
+                // controller set to Unknown while the kubelet could not reach the API (an
+                // outage of etcd or the API server) goes back to what the kubelet sees.
+                let own = self.config.node_object(ctx.now).status.conditions;
                 for c in &mut node.status.conditions {
+                    if let Some(mine) = own.iter().find(|m| m.type_ == c.type_).filter(|m| m.status != c.status) {
+                        c.status = mine.status.clone();
+                        c.reason = mine.reason.clone();
+                        c.message = mine.message.clone();
+                        c.last_transition_time = Some(ctx.now);
+                    }
                     c.last_heartbeat_time = Some(ctx.now);
                 }
                 node.metadata.resource_version.clear();
@@ -250,9 +280,21 @@ impl Kubelet {
             let mut updated: Pod = pod.clone();
             updated.status = status;
             updated.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Pod(updated))) {
-                self.pods.assume(stored);
+            match ctx.call_object(Request::update_status(Object::Pod(updated))) {
+                Ok(stored) => {
+                    self.pods.assume(stored);
+                    self.unsynced.remove(key);
+                }
+                // Gone: nothing to report to. Otherwise the status is sent again later.
+                Err(status) if status.reason == "NotFound" => {
+                    self.unsynced.remove(key);
+                }
+                Err(_) => {
+                    self.unsynced.insert(key.to_string());
+                }
             }
+        } else {
+            self.unsynced.remove(key);
         }
         if delete {
             let mut req = Request::delete(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
@@ -387,6 +429,7 @@ impl Component for Kubelet {
             .keys()
             .filter(|k| {
                 touched.contains(*k)
+                    || self.unsynced.contains(*k)
                     || !self.workers.contains_key(*k)
                     || self.workers.get(*k).and_then(|(_, w)| w.next_wakeup()).is_some_and(|t| t <= ctx.now)
             })
@@ -398,12 +441,33 @@ impl Component for Kubelet {
         ctx.cause = None;
         if ctx.now >= self.lease_due {
             self.renew_lease(ctx);
+            // A condition that is not what the kubelet sees is reported at once, not at the
+            // next periodic report (the kubelet's status loop compares every 10 s).
+            let node = ctx.api.peek(Kind::Node, "", &self.config.name);
+            let ready = node.as_deref().and_then(Object::as_node).is_none_or(|n| n.readiness() == "Ready");
+            if !ready && self.registered {
+                self.status_due = ctx.now;
+            }
         }
         if ctx.now >= self.status_due {
             self.report_node_status(ctx);
         }
-        let next_worker = self.workers.values().filter_map(|(_, w)| w.next_wakeup()).min();
-        let next = [Some(self.lease_due), Some(self.status_due), next_worker].into_iter().flatten().min();
+        // Only workers whose pod is in the cache can be stepped; a static pod whose mirror pod
+        // is gone (and could not be created again) retries the mirror each second instead.
+        let next_worker = self
+            .workers
+            .iter()
+            .filter(|(k, _)| self.pods.cache.contains_key(*k))
+            .filter_map(|(_, (_, w))| w.next_wakeup())
+            .min();
+        let mirror_retry =
+            self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
+        self.unsynced.retain(|k| self.pods.cache.contains_key(k));
+        let status_retry = (!self.unsynced.is_empty()).then(|| ctx.now + STATUS_SYNC_PERIOD);
+        let next = [Some(self.lease_due), Some(self.status_due), next_worker, mirror_retry, status_retry]
+            .into_iter()
+            .flatten()
+            .min();
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 

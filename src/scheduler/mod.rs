@@ -324,6 +324,10 @@ impl Scheduler {
             Err(status) => {
                 self.unassign(&key);
                 ctx.decide(|| format!("binding {key} to {node} failed: {}", status.message));
+                // The API unreachable (or failing): try the pod again after the initial back-off.
+                if status.code == 0 || status.code >= 500 {
+                    self.queue.retry_at(&key, ctx.now + queue::INITIAL_BACKOFF);
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::sim::{Duration, Time};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-const INITIAL_BACKOFF: Duration = Duration::seconds(1);
+pub const INITIAL_BACKOFF: Duration = Duration::seconds(1);
 const MAX_BACKOFF: Duration = Duration::seconds(10);
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,6 +76,16 @@ impl SchedulingQueue {
             self.causes.insert(key.clone(), cause);
             self.backoff.insert(key, last + backoff);
         }
+    }
+
+    /// Sends a pod whose binding failed for a reason other than the pod itself (the API
+    /// unreachable) back to the queue at `at`, as the scheduler's binding-cycle error handling does.
+    pub fn retry_at(&mut self, key: &str, at: Time) {
+        if let Some(order) = self.orders.remove(key) {
+            self.active.remove(&order);
+        }
+        self.unschedulable.remove(key);
+        self.backoff.insert(key.to_string(), at);
     }
 
     /// When the earliest backed-off pod becomes ready.

@@ -1,0 +1,336 @@
+//! `kubectl logs`: one container's log, or several (`-l SELECTOR`, `--all-containers`,
+//! `TYPE/NAME` of a workload), filtered by `--since`/`--since-time`/`--tail`, prefixed with
+//! `--prefix` and `--timestamps`; with `-f`, the existing lines first, then new lines as
+//! virtual time passes, until every followed container stops or the follow cap
+//! ([`FOLLOW_CAP`], or `--request-timeout`) is reached.
+
+use super::args::Args;
+use super::args::parse_go_duration;
+use super::{Output, namespace_flag};
+use crate::api::{Kind, Object, Pod};
+use crate::apiserver::{Reply, Request};
+use crate::cluster::Cluster;
+use crate::sim::{Duration, Time};
+use std::fmt::Write;
+
+/// How long `logs -f` follows when nothing stops it (a terminal user would press Ctrl-C).
+pub const FOLLOW_CAP: Duration = Duration::minutes(1);
+
+/// One container's log stream.
+struct Stream {
+    namespace: String,
+    pod: String,
+    node: String,
+    container: String,
+    /// When the last line printed was written.
+    seen: Option<Time>,
+    printed: usize,
+}
+
+pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
+    let namespace = namespace_flag(args);
+    let selector = args.get("selector");
+    if selector.is_some() && !args.positionals.is_empty() {
+        return Output::err(
+            "error: only a selector (-l) or a POD name is allowed\nSee 'kubectl logs -h' for help and examples",
+        );
+    }
+    if selector.is_none() && args.positionals.is_empty() {
+        return Output::err(
+            "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples",
+        );
+    }
+    let since = match args.get("since").map(|s| (s, parse_go_duration(s))) {
+        None => None,
+        Some((_, Some(d))) => Some(d),
+        Some((s, None)) => {
+            return Output::err(format!(
+                "Error: invalid argument \"{s}\" for \"--since\" flag: time: invalid duration \"{s}\"\nSee 'kubectl logs --help' for usage."
+            ));
+        }
+    };
+    let since_time = match args.get("since-time").map(|s| (s, Time::parse_rfc3339(s))) {
+        None => None,
+        Some((_, Some(t))) => Some(t),
+        Some((s, None)) => {
+            return Output::err(format!(
+                "error: parsing time \"{s}\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"{s}\" as \"2006\""
+            ));
+        }
+    };
+    if since.is_some() && since_time.is_some() {
+        return Output::err("error: at most one of `sinceTime` or `sinceSeconds` may be specified");
+    }
+    let follow = args.has("follow");
+    let all_containers = args.has("all-containers");
+    if all_containers && args.get("container").is_some() {
+        return Output::err("error: --container cannot be used with --all-containers");
+    }
+    let mut out = Output::default();
+    // The pods: by name, by a workload's selector (its first pod), or by -l.
+    let pods: Vec<Pod> = if let Some(sel) = selector {
+        let mut list = Request::list(Kind::Pod, &namespace);
+        list.label_selector = match crate::api::meta::parse_selector(sel) {
+            Ok(s) => Some(s),
+            Err(e) => return Output::err(format!("error: {e}")),
+        };
+        match cluster.request(list) {
+            Ok(Reply::List { items, .. }) => items.iter().filter_map(|o| o.as_pod().cloned()).collect(),
+            Ok(_) => Vec::new(),
+            Err(status) => return Output::err(status.kubectl_message()),
+        }
+    } else {
+        match one_pod(cluster, &namespace, &args.positionals[0], &mut out) {
+            Ok(pod) => vec![pod],
+            Err(e) => return e,
+        }
+    };
+    if selector.is_some() && pods.is_empty() {
+        out.stdout.push_str(&format!("No resources found in {namespace} namespace.\n"));
+        return out;
+    }
+    let mut streams = Vec::new();
+    for pod in &pods {
+        let names: Vec<String> = if all_containers {
+            pod.spec.containers.iter().map(|c| c.name.clone()).collect()
+        } else if let Some(c) = args.get("container") {
+            if !pod.spec.containers.iter().any(|x| x.name == c) {
+                let all: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
+                return Output::err(format!(
+                    "error: container {c} is not valid for pod {}{}",
+                    pod.metadata.name,
+                    if selector.is_some() { format!(" out of: {}", all.join(", ")) } else { String::new() }
+                ));
+            }
+            vec![c.to_string()]
+        } else if pod.spec.containers.len() == 1 || selector.is_some() {
+            pod.spec.containers.first().map(|c| vec![c.name.clone()]).unwrap_or_default()
+        } else {
+            // The default container annotation, else the first, as kubectl says on stderr.
+            let names: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
+            let default = pod
+                .metadata
+                .annotations
+                .get("kubectl.kubernetes.io/default-container")
+                .filter(|d| names.contains(&d.as_str()))
+                .cloned()
+                .or_else(|| names.first().map(|n| n.to_string()));
+            let Some(default) = default else {
+                return Output::err(format!("error: pod {} has no containers", pod.metadata.name));
+            };
+            let _ = writeln!(out.stderr, "Defaulted container \"{default}\" out of: {}", names.join(", "));
+            vec![default]
+        };
+        for container in names {
+            if let Err(e) = started(pod, &container) {
+                if selector.is_some() || all_containers {
+                    // Several streams: kubectl reports the one that cannot start and goes on.
+                    out.stderr.push_str(&e);
+                    out.stderr.push('\n');
+                    out.code = 1;
+                    continue;
+                }
+                return Output { stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
+            }
+            streams.push(Stream {
+                namespace: pod.metadata.namespace.clone(),
+                pod: pod.metadata.name.clone(),
+                node: pod.spec.node_name.clone(),
+                container,
+                seen: None,
+                printed: 0,
+            });
+        }
+    }
+    let max_requests = args.get("max-log-requests").and_then(|m| m.parse::<usize>().ok()).unwrap_or(5);
+    if follow && streams.len() > max_requests {
+        return Output::err(format!(
+            "error: you are attempting to follow {} log streams, but maximum allowed concurrency is {max_requests}, use --max-log-requests to increase the limit",
+            streams.len()
+        ));
+    }
+    let previous = args.has("previous");
+    let tail = args.get("tail").and_then(|t| t.parse::<i64>().ok()).unwrap_or(if selector.is_some() { 10 } else { -1 });
+    let now = cluster.now();
+    let from = since.map(|d| Time(now.0.saturating_sub(d.as_millis()))).or(since_time);
+    let prefix = args.has("prefix");
+    let timestamps = args.has("timestamps");
+    for stream in &mut streams {
+        let Some(lines) = read(cluster, stream, previous) else {
+            let e = format!(
+                "Error from server (BadRequest): previous terminated container \"{}\" in pod \"{}\" not found",
+                stream.container, stream.pod
+            );
+            return Output { stdout: out.stdout, stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
+        };
+        let lines: Vec<(Time, String)> = lines.into_iter().filter(|(t, _)| from.is_none_or(|f| *t >= f)).collect();
+        let skip = if tail >= 0 { lines.len().saturating_sub(tail as usize) } else { 0 };
+        stream.printed = read(cluster, stream, previous).map_or(0, |l| l.len());
+        stream.seen = Some(now);
+        for (t, line) in lines.into_iter().skip(skip) {
+            out.stdout.push_str(&format_line(stream, t, &line, prefix, timestamps));
+        }
+    }
+    if !follow || previous {
+        return out;
+    }
+    let cap = match args.get("request-timeout").filter(|t| *t != "0") {
+        Some(t) => match parse_go_duration(t).or_else(|| t.parse::<u64>().ok().map(Duration::seconds)) {
+            Some(d) => d,
+            None => {
+                return Output::err(format!(
+                    "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
+                ));
+            }
+        },
+        None => FOLLOW_CAP,
+    };
+    let deadline = now + cap;
+    loop {
+        let running = streams.iter().any(|s| is_running(cluster, s));
+        if !running || cluster.now() >= deadline {
+            if running {
+                let _ = writeln!(
+                    out.stderr,
+                    "kubeloop: stopped following after {cap} of virtual time (as Ctrl-C would; --request-timeout sets it)"
+                );
+            }
+            return out;
+        }
+        match cluster.next_wakeup() {
+            Some(t) if t <= deadline => {
+                cluster.step();
+            }
+            _ => {
+                let left = deadline.since(cluster.now());
+                cluster.advance(left);
+            }
+        }
+        for stream in &mut streams {
+            let Some(lines) = read(cluster, stream, false) else { continue };
+            // A restarted container starts a new log: follow stops at the old one's end.
+            if lines.len() < stream.printed {
+                stream.printed = lines.len();
+            }
+            for (t, line) in &lines[stream.printed..] {
+                out.stdout.push_str(&format_line(stream, *t, line, prefix, timestamps));
+            }
+            stream.printed = lines.len();
+        }
+    }
+}
+
+/// The pod a `POD`, `pod/NAME` or workload `TYPE/NAME` argument names.
+pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Output) -> Result<Pod, Output> {
+    let (kind, name) = match target.split_once('/') {
+        Some((r, n)) => match Kind::from_resource_arg(r) {
+            Some(k) => (k, n),
+            None => return Err(Output::err(format!("error: the server doesn't have a resource type \"{r}\""))),
+        },
+        None => (Kind::Pod, target),
+    };
+    let object = match cluster.request(Request::get(kind, namespace, name)) {
+        Ok(reply) => reply.object(),
+        Err(status) => return Err(Output::err(status.kubectl_message())),
+    };
+    let Some(object) = object else { return Err(Output::err("error: not found")) };
+    if let Some(pod) = object.as_pod() {
+        return Ok(pod.clone());
+    }
+    let selector = match &*object {
+        Object::Deployment(d) => d.spec.selector.clone(),
+        Object::ReplicaSet(r) => r.spec.selector.clone(),
+        Object::DaemonSet(d) => d.spec.selector.clone(),
+        Object::Job(j) => j.spec.selector.clone(),
+        Object::Service(svc) if !svc.spec.selector.is_empty() => {
+            Some(crate::api::LabelSelector { match_labels: svc.spec.selector.clone(), ..Default::default() })
+        }
+        _ => None,
+    };
+    let Some(selector) = selector else {
+        return Err(Output::err(format!("error: cannot get the logs from {}", kind.qualified_resource())));
+    };
+    let mut list = Request::list(Kind::Pod, namespace);
+    list.label_selector = Some(selector);
+    let pods: Vec<Pod> = match cluster.request(list) {
+        Ok(Reply::List { items, .. }) => items.iter().filter_map(|o| o.as_pod().cloned()).collect(),
+        _ => Vec::new(),
+    };
+    let Some(first) = pods.first().cloned() else {
+        return Err(Output::err(format!(
+            "error: timed out waiting for the condition on {}/{name}",
+            kind.qualified_resource()
+        )));
+    };
+    if pods.len() > 1 {
+        let _ = writeln!(out.stderr, "Found {} pods, using pod/{}", pods.len(), first.metadata.name);
+    }
+    Ok(first)
+}
+
+/// Whether a container has started (has logs), else the API server's refusal.
+fn started(pod: &Pod, container: &str) -> Result<(), String> {
+    let status = pod.status.container_statuses.iter().find(|s| s.name == container);
+    if status.is_some_and(|s| !s.container_id.is_empty()) {
+        return Ok(());
+    }
+    let reason =
+        status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
+    Err(format!(
+        "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {}",
+        pod.metadata.name,
+        if reason == "ContainerCreating" { "ContainerCreating" } else { "trying and failing to pull image" }
+    ))
+}
+
+fn read(cluster: &Cluster, s: &Stream, previous: bool) -> Option<Vec<(Time, String)>> {
+    cluster.kubelet(&s.node)?.logs_timed(&s.namespace, &s.pod, &s.container, previous, cluster.now())
+}
+
+/// Whether the followed container is still running (the pod still exists on its node).
+fn is_running(cluster: &Cluster, s: &Stream) -> bool {
+    cluster.api().peek(Kind::Pod, &s.namespace, &s.pod).is_some_and(|o| {
+        o.as_pod().is_some_and(|p| {
+            p.status.container_statuses.iter().any(|c| c.name == s.container && c.state.running.is_some())
+        })
+    })
+}
+
+fn format_line(s: &Stream, t: Time, line: &str, prefix: bool, timestamps: bool) -> String {
+    let mut out = String::new();
+    if prefix {
+        let _ = write!(out, "[pod/{}/{}] ", s.pod, s.container);
+    }
+    if timestamps {
+        let _ = write!(out, "{} ", t.rfc3339_micros().replace('Z', "000Z"));
+    }
+    out.push_str(line);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{Command, Session};
+
+    #[test]
+    fn following_a_container_that_exits_stops_when_it_does() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new(
+            "kubectl run once --image=busybox --restart=Never -- sh -c 'echo one; sleep 3; echo two'",
+        ));
+        s.execute(&Command::new("sleep 2s"));
+        let out = s.execute(&Command::new("kubectl logs once -f"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("one\ntwo\n", ""));
+    }
+
+    #[test]
+    fn since_keeps_only_the_lines_written_in_that_window() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new("kubectl run tick --image=busybox -- sh -c 'while true; do echo tick; sleep 5; done'"));
+        s.execute(&Command::new("sleep 30s"));
+        let all = s.execute(&Command::new("kubectl logs tick")).stdout.lines().count();
+        let recent = s.execute(&Command::new("kubectl logs tick --since=11s")).stdout.lines().count();
+        assert!(all >= 5 && (2..=3).contains(&recent), "{all} lines, {recent} recent");
+    }
+}
