@@ -176,13 +176,41 @@ pub fn app(props: &AppProps) -> Html {
     }
 
     // Runs a command as if typed, echoing it and its output in the terminal.
+    // `kubectl edit` in the page: the object's YAML opens in the editor, whose button then
+    // saves it with `kubectl replace` (its resourceVersion catches a change made meanwhile).
+    let editing = use_state(|| None::<String>);
     let run = {
         let session = session.clone();
         let scrollback = scrollback.clone();
         let redraw = redraw.clone();
         let journal = journal.clone();
         let evaluate = evaluate.clone();
+        let (editor, editing) = (editor.clone(), editing.clone());
         Callback::from(move |(shown, command): (String, Command)| {
+            if let Some(get) = edit_as_get(&command.line) {
+                let now = session.borrow().cluster.now();
+                let get = Command::new(&get);
+                journal.borrow_mut().command(now, &get);
+                let out = session.borrow_mut().execute(&get);
+                let mut sb = scrollback.borrow_mut();
+                sb.push(Line::Command(shown));
+                if out.code == 0 {
+                    if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
+                        area.set_value(&out.stdout);
+                        let _ = area.focus();
+                    }
+                    let what = command.line.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
+                    editing.set(Some(what.clone()));
+                    sb.push(Line::Out(format!(
+                        "Editing {what} in the manifest editor: change it, then press \"save edit\" (kubectl replace -f -)."
+                    )));
+                } else {
+                    push_output(&mut sb, &out);
+                }
+                drop(sb);
+                redraw.force_update();
+                return;
+            }
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
@@ -204,9 +232,11 @@ pub fn app(props: &AppProps) -> Html {
         let apply_result = apply_result.clone();
         let scrollback = scrollback.clone();
         let redraw = redraw.clone();
+        let editing = editing.clone();
         Callback::from(move |_: MouseEvent| {
             let text = editor.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
-            let command = Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), text)) };
+            let verb = if editing.is_some() { "replace" } else { "apply" };
+            let command = Command { line: format!("kubectl {verb} -f -"), heredoc: Some(("EOF".into(), text)) };
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
@@ -215,7 +245,10 @@ pub fn app(props: &AppProps) -> Html {
             let ok = out.code == 0;
             let text = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
             let mut sb = scrollback.borrow_mut();
-            sb.push(Line::Command("kubectl apply -f manifest.yaml".into()));
+            sb.push(Line::Command(format!("kubectl {verb} -f manifest.yaml")));
+            if ok {
+                editing.set(None);
+            }
             sb.push(if ok { Line::Out(text.clone()) } else { Line::Err(text.clone()) });
             drop(sb);
             apply_result.set(Some((ok, text)));
@@ -568,7 +601,10 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <textarea id="manifest" ref={editor} spellcheck="false" aria-label="Manifest (YAML)" rows="18" defaultvalue={examples::EXAMPLES[0].manifest} />
                     <div class="editor-actions">
-                        <button id="apply" class="primary" onclick={on_apply}>{"kubectl apply"}</button>
+                        <button id="apply" class="primary" onclick={on_apply}>{ if editing.is_some() { "save edit" } else { "kubectl apply" } }</button>
+                        if let Some(what) = &*editing {
+                            <span class="editing-note">{format!("editing {what}")}</span>
+                        }
                     </div>
                     if !message.is_empty() && ok {
                         <pre id="apply-result" class="result ok" role="status">{message.clone()}</pre>
@@ -618,6 +654,18 @@ pub fn app(props: &AppProps) -> Html {
                 </section>
             </main>
         </div>
+    }
+}
+
+/// `kubectl edit TYPE NAME …` as the GET that fetches what the editor opens, or None for
+/// any other command.
+fn edit_as_get(line: &str) -> Option<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["kubectl" | "k", "edit", rest @ ..] if !rest.is_empty() && !line.contains('|') => {
+            Some(format!("kubectl get {} -o yaml", rest.join(" ")))
+        }
+        _ => None,
     }
 }
 
