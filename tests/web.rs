@@ -463,3 +463,23 @@ async fn kubectl_edit_opens_the_object_in_the_editor_and_saving_replaces_it() {
     type_command(&root, "kubectl get deployment web -o jsonpath={.spec.replicas}").await;
     assert!(text(&root, "#terminal-output").ends_with("2"), "{}", text(&root, "#terminal-output"));
 }
+
+#[wasm_bindgen_test]
+async fn get_w_prints_rows_live_until_ctrl_c() {
+    let root = mount().await;
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    type_command(&root, "kubectl get pods -w").await;
+    let before = text(&root, "#terminal-output");
+    assert!(before.contains("web") && before.contains("Pending"), "{before}");
+    click(&root, "#settle").await;
+    let after = text(&root, "#terminal-output");
+    assert!(after.matches("web").count() > before.matches("web").count(), "rows arrived: {after}");
+    assert!(after.contains("Running"), "{after}");
+    let input = find(&root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    press(&input, "c", true).await;
+    type_command(&root, "kubectl delete pod web --wait=false").await;
+    click(&root, "#settle").await;
+    let stopped = text(&root, "#terminal-output");
+    assert!(!stopped.rsplit("^C").next().unwrap_or("").contains("Terminating"), "no rows after Ctrl-C: {stopped}");
+}

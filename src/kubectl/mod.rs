@@ -27,7 +27,7 @@ mod set;
 pub mod table;
 mod unserved;
 pub mod verbose;
-mod watch;
+pub mod watch;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -88,6 +88,26 @@ const IMPERATIVE_VERBS: &[&str] =
 const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
 /// exec, watch and follow, and the verbs answered without their server side.
 const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale"];
+
+/// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
+/// (the page's); None when `words` is not such a command.
+pub fn start_live_watch(cluster: &mut Cluster, words: &[String]) -> Option<Result<(Output, watch::LiveWatch), Output>> {
+    let (verb, rest) = args::split_verb(words)?;
+    if verb != "get" {
+        return None;
+    }
+    let mut args = Args::parse("get", &rest).ok()?;
+    if !(args.has("watch") || args.has("watch-only")) || args.get("v").is_some() {
+        return None;
+    }
+    if let Some(ns) = &cluster.context_namespace {
+        args.set_context_namespace(ns);
+    }
+    if let Some(out) = unserved::unreachable(cluster, "get") {
+        return Some(Err(out));
+    }
+    Some(watch::start(cluster, &args))
+}
 
 /// Every verb, for completion and "did you mean".
 pub fn verb_names() -> Vec<&'static str> {

@@ -18,35 +18,88 @@ use std::sync::Arc;
 pub const WATCH_CAP: Duration = Duration::minutes(1);
 
 pub fn get_watch(cluster: &mut Cluster, args: &Args) -> Output {
+    let (mut out, mut live) = match start(cluster, args) {
+        Ok(started) => started,
+        Err(out) => return out,
+    };
+    let deadline = cluster.now() + live.cap;
+    loop {
+        out.stdout.push_str(&live.poll(cluster));
+        if cluster.now() >= deadline {
+            break;
+        }
+        match cluster.next_wakeup() {
+            Some(t) if t <= deadline => {
+                cluster.step();
+            }
+            _ => {
+                let left = deadline.since(cluster.now());
+                cluster.advance(left);
+            }
+        }
+    }
+    live.stop(cluster);
+    out.stderr.push_str(&format!(
+        "kubeloop: stopped watching after {} of virtual time (as Ctrl-C would; --request-timeout sets it)\n",
+        live.cap
+    ));
+    out
+}
+
+/// A watch kubectl holds open: the page's terminal polls it as its clock runs, printing rows
+/// as they come, until Ctrl-C stops it.
+pub struct LiveWatch {
+    id: crate::apiserver::WatchId,
+    printer: Printer,
+    /// How long the CLI lets it run (`--request-timeout`, else [`WATCH_CAP`]).
+    pub cap: Duration,
+}
+
+impl LiveWatch {
+    /// The rows for what changed since the last poll.
+    pub fn poll(&mut self, cluster: &mut Cluster) -> String {
+        let events: Vec<WatchEvent> = cluster.with_api(|api, _| api.drain_watch(self.id));
+        let now = cluster.now();
+        events.into_iter().map(|e| self.printer.print(&[e.object], e.type_, now)).collect()
+    }
+
+    /// Closes the watch (Ctrl-C).
+    pub fn stop(&self, cluster: &mut Cluster) {
+        cluster.with_api(|api, _| api.close_watches_of(ComponentId::USER));
+    }
+}
+
+/// Lists, prints the list (unless `--watch-only`) and opens the watch.
+pub fn start(cluster: &mut Cluster, args: &Args) -> Result<(Output, LiveWatch), Output> {
     let targets = match super::resolve_targets(&args.positionals) {
         Ok(t) => t,
-        Err(e) => return Output::err(e),
+        Err(e) => return Err(Output::err(e)),
     };
     if targets.len() > 1 {
-        return Output::err("error: you may only specify a single resource type");
+        return Err(Output::err("error: you may only specify a single resource type"));
     }
     let Some((kind, names)) = targets.into_iter().next() else {
-        return Output::err("error: you may only specify a single resource type");
+        return Err(Output::err("error: you may only specify a single resource type"));
     };
     if names.len() > 1 {
-        return Output::err(format!(
+        return Err(Output::err(format!(
             "error: watch is only supported on individual resources and resource collections, but {} resources were found",
             names.len()
-        ));
+        )));
     }
     let output = args.get("output").unwrap_or("");
     if !matches!(output, "" | "wide" | "name" | "json" | "yaml") {
-        return Output::err(format!(
+        return Err(Output::err(format!(
             "error: this sandbox's kubectl get --watch prints tables, -o wide, -o name, -o json and -o yaml, not \"{output}\""
-        ));
+        )));
     }
     let cap = match args.get("request-timeout").filter(|t| *t != "0") {
         Some(t) => match super::args::parse_go_duration(t).or_else(|| t.parse::<u64>().ok().map(Duration::seconds)) {
             Some(d) => d,
             None => {
-                return Output::err(format!(
+                return Err(Output::err(format!(
                     "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
-                ));
+                )));
             }
         },
         None => WATCH_CAP,
@@ -55,7 +108,7 @@ pub fn get_watch(cluster: &mut Cluster, args: &Args) -> Output {
     let ns = if kind.info().namespaced && !all_ns { namespace_flag(args) } else { String::new() };
     let mut list = match super::list_request(kind, &ns, args) {
         Ok(r) => r,
-        Err(e) => return Output::err(e),
+        Err(e) => return Err(Output::err(e)),
     };
     let single = names.first().cloned();
     if let Some(name) = &single {
@@ -64,16 +117,16 @@ pub fn get_watch(cluster: &mut Cluster, args: &Args) -> Output {
     let (items, revision) = match cluster.request(list.clone()) {
         Ok(Reply::List { items, revision }) => (items, revision),
         Ok(_) => (Vec::new(), cluster.api().etcd().revision()),
-        Err(status) => return Output::err(status.kubectl_message()),
+        Err(status) => return Err(Output::err(status.kubectl_message())),
     };
     if let Some(name) = &single {
         if items.is_empty() {
-            return Output::err(crate::apiserver::Status::not_found(kind, name).kubectl_message());
+            return Err(Output::err(crate::apiserver::Status::not_found(kind, name).kubectl_message()));
         }
     }
     let mut printer = Printer {
         output: output.to_string(),
-        args,
+        args: args.clone(),
         all_ns,
         headed: false,
         count: 0,
@@ -90,44 +143,20 @@ pub fn get_watch(cluster: &mut Cluster, args: &Args) -> Output {
     watch.field_selector = list.field_selector.clone();
     let id = match cluster.request(watch) {
         Ok(Reply::Watch { id, .. }) => id,
-        Ok(_) => return out,
+        Ok(_) => return Err(out),
         Err(status) => {
             out.stderr.push_str(&(status.kubectl_message() + "\n"));
             out.code = 1;
-            return out;
+            return Err(out);
         }
     };
-    let deadline = cluster.now() + cap;
-    loop {
-        let events: Vec<WatchEvent> = cluster.with_api(|api, _| api.drain_watch(id));
-        let now = cluster.now();
-        for event in events {
-            out.stdout.push_str(&printer.print(&[event.object], event.type_, now));
-        }
-        if cluster.now() >= deadline {
-            break;
-        }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => {
-                let left = deadline.since(cluster.now());
-                cluster.advance(left);
-            }
-        }
-    }
-    cluster.with_api(|api, _| api.close_watches_of(ComponentId::USER));
-    out.stderr.push_str(&format!(
-        "kubeloop: stopped watching after {cap} of virtual time (as Ctrl-C would; --request-timeout sets it)\n"
-    ));
-    out
+    Ok((out, LiveWatch { id, printer, cap }))
 }
 
 /// Prints objects as they arrive, each flush on its own.
-struct Printer<'a> {
+struct Printer {
     output: String,
-    args: &'a Args,
+    args: Args,
     all_ns: bool,
     headed: bool,
     count: usize,
@@ -162,7 +191,7 @@ fn render(rows: &[Vec<String>], widths: &mut Vec<usize>) -> String {
     out
 }
 
-impl Printer<'_> {
+impl Printer {
     fn print(&mut self, objects: &[Arc<Object>], type_: WatchEventType, now: crate::sim::Time) -> String {
         if objects.is_empty() {
             return String::new();
@@ -173,7 +202,7 @@ impl Printer<'_> {
             "json" => objects
                 .iter()
                 .map(|o| {
-                    let value = printable(o, self.args);
+                    let value = printable(o, &self.args);
                     if self.events {
                         to_json(&serde_json::json!({"type": event, "object": value}))
                     } else {
@@ -185,7 +214,7 @@ impl Printer<'_> {
                 .iter()
                 .map(|o| {
                     self.count += 1;
-                    let value = printable(o, self.args);
+                    let value = printable(o, &self.args);
                     let value = if self.events { serde_json::json!({"type": event, "object": value}) } else { value };
                     format!("{}{}", if self.count > 1 { "---\n" } else { "" }, to_yaml(&value))
                 })

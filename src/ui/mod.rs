@@ -111,6 +111,22 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     let redraw = use_force_update();
+    // A `kubectl get -w` left open: its rows arrive as the clock runs, until Ctrl-C.
+    let live_watch = use_mut_ref(|| None::<crate::kubectl::watch::LiveWatch>);
+    let poll_watch: Rc<dyn Fn()> = {
+        let (live_watch, session, scrollback) = (live_watch.clone(), session.clone(), scrollback.clone());
+        Rc::new(move || {
+            if let Some(w) = live_watch.borrow_mut().as_mut() {
+                let rows = w.poll(&mut session.borrow_mut().cluster);
+                if !rows.is_empty() {
+                    let mut sb = scrollback.borrow_mut();
+                    sb.push(Line::Out(rows.trim_end().to_string()));
+                    let excess = sb.len().saturating_sub(400);
+                    sb.drain(..excess);
+                }
+            }
+        })
+    };
     let progress = {
         let (lesson, journal, session) = ((*lesson).clone(), journal.clone(), session.clone());
         let step = props.step;
@@ -153,15 +169,18 @@ pub fn app(props: &AppProps) -> Html {
         let redraw = redraw.clone();
         let journal = journal.clone();
         let evaluate = evaluate.clone();
+        let poll_watch = poll_watch.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
                 let journal = journal.clone();
                 let evaluate = evaluate.clone();
+                let poll_watch = poll_watch.clone();
                 let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
                     session.borrow_mut().cluster.advance(step);
                     ticks += 1;
+                    poll_watch();
                     if ticks % 10 == 0 {
                         evaluate();
                     }
@@ -186,7 +205,31 @@ pub fn app(props: &AppProps) -> Html {
         let journal = journal.clone();
         let evaluate = evaluate.clone();
         let (editor, editing) = (editor.clone(), editing.clone());
+        let (live_watch, poll_watch) = (live_watch.clone(), poll_watch.clone());
         Callback::from(move |(shown, command): (String, Command)| {
+            let words = crate::shell::split_words(&command.line).unwrap_or_default();
+            let live = match words.split_first() {
+                Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
+                    crate::kubectl::start_live_watch(&mut session.borrow_mut().cluster, rest)
+                }
+                _ => None,
+            };
+            if let Some(started) = live {
+                let mut sb = scrollback.borrow_mut();
+                sb.push(Line::Command(shown));
+                match started {
+                    Ok((out, watch)) => {
+                        push_output(&mut sb, &out);
+                        if let Some(old) = live_watch.borrow_mut().replace(watch) {
+                            old.stop(&mut session.borrow_mut().cluster);
+                        }
+                    }
+                    Err(out) => push_output(&mut sb, &out),
+                }
+                drop(sb);
+                redraw.force_update();
+                return;
+            }
             if let Some(get) = edit_as_get(&command.line) {
                 let now = session.borrow().cluster.now();
                 let get = Command::new(&get);
@@ -219,6 +262,9 @@ pub fn app(props: &AppProps) -> Html {
             let mut sb = scrollback.borrow_mut();
             sb.push(Line::Command(shown));
             push_output(&mut sb, &out);
+            drop(sb);
+            poll_watch();
+            let sb = scrollback.borrow_mut();
             drop(sb);
             redraw.force_update();
         })
@@ -279,11 +325,13 @@ pub fn app(props: &AppProps) -> Html {
         let session = session.clone();
         let redraw = redraw.clone();
         let evaluate = evaluate.clone();
+        let poll_watch = poll_watch.clone();
         let journal = journal.clone();
         Callback::from(move |_: MouseEvent| {
             let now = session.borrow().cluster.now();
             journal.borrow_mut().step(now);
             session.borrow_mut().cluster.step();
+            poll_watch();
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             redraw.force_update();
@@ -362,6 +410,7 @@ pub fn app(props: &AppProps) -> Html {
         let session = session.clone();
         let scrollback = scrollback.clone();
         let redraw = redraw.clone();
+        let live_watch = live_watch.clone();
         Callback::from(move |e: KeyboardEvent| {
             let Some(field) = input.cast::<HtmlInputElement>() else { return };
             match e.key().as_str() {
@@ -379,6 +428,9 @@ pub fn app(props: &AppProps) -> Html {
                 }
                 "c" if e.ctrl_key() => {
                     e.prevent_default();
+                    if let Some(watch) = live_watch.borrow_mut().take() {
+                        watch.stop(&mut session.borrow_mut().cluster);
+                    }
                     scrollback.borrow_mut().push(Line::Command(format!("{}^C", field.value())));
                     field.set_value("");
                     *cursor.borrow_mut() = history.borrow().len();
