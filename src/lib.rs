@@ -17,6 +17,7 @@ pub mod pipes;
 pub mod record;
 pub mod scheduler;
 pub mod shell;
+pub mod yaml;
 pub mod sim;
 
 #[cfg(not(target_arch = "wasm32"))]

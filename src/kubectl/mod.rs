@@ -848,10 +848,7 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
         ));
     };
     // kubectl accepts the patch as JSON or YAML.
-    let value: Value = match serde_yaml::from_str::<serde_yaml::Value>(text)
-        .ok()
-        .and_then(|v| serde_json::to_value(v).ok())
-    {
+    let value: Value = match crate::yaml::from_str(text).ok() {
         Some(v) if !v.is_null() => v,
         _ => {
             return Output::err(format!("error: unable to parse \"{text}\": yaml: did not find expected node content"));
