@@ -17,8 +17,9 @@ pub mod pipes;
 pub mod record;
 pub mod scheduler;
 pub mod shell;
-pub mod yaml;
 pub mod sim;
+pub mod sort;
+pub mod yaml;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

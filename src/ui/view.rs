@@ -5,6 +5,7 @@ use crate::api::{Kind, Object};
 use crate::kubectl::{age, printers};
 use crate::shell::Session;
 use crate::sim::Time;
+use crate::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PodRow {
@@ -90,7 +91,9 @@ pub fn snapshot(session: &Session) -> Snapshot {
         .collect();
     let mut events: Vec<_> = cluster.objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
     // Newest first; within one millisecond, the later write (higher resourceVersion) first.
-    events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
+    events.stable_sort_by_key(|e| {
+        std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0)))
+    });
     let events = events
         .iter()
         .take(60)
