@@ -161,7 +161,7 @@ pub fn max_unavailable(ds: &DaemonSet, desired: i32) -> Option<i32> {
         return None;
     }
     let raw = strategy.and_then(|s| s.pointer("/rollingUpdate/maxUnavailable"));
-    let value: Option<IntOrString> = raw.and_then(|v| serde_json::from_value(v.clone()).ok());
+    let value: Option<IntOrString> = raw.and_then(|v| crate::api::value_de::from_value(v).ok());
     let n = match value {
         Some(IntOrString::Int(n)) => n,
         Some(IntOrString::String(s)) => {
