@@ -133,7 +133,7 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
 
 /// Decodes a built-in manifest; they are written here, so a failure is a bug.
 fn manifest(kind: Kind, yaml: &str) -> Object {
-    let value: serde_json::Value = serde_yaml::from_str(yaml).expect("built-in manifest is YAML");
+    let value: serde_json::Value = crate::yaml::from_str(yaml).expect("built-in manifest is YAML");
     Object::decode(kind, &value).unwrap_or_else(|e| panic!("built-in {kind:?} manifest: {}", e.message))
 }
 
@@ -953,7 +953,7 @@ mod tests {
 
     fn service(name: &str, body: &str) -> Request {
         let yaml = format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n{body}");
-        let value: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+        let value: serde_json::Value = crate::yaml::from_str(&yaml).unwrap();
         Request::create(Object::decode(Kind::Service, &value).unwrap())
     }
 

@@ -4,6 +4,7 @@
 
 use crate::api::Kind;
 use crate::shell::Session;
+use crate::sort::StableSort;
 
 /// What Tab does to a line: the line extended by the candidates' common prefix, and the
 /// candidates themselves (more than one: the terminal lists them).
@@ -36,7 +37,7 @@ pub fn complete(session: &Session, line: &str) -> Completion {
     let before: Vec<&str> = head.split_whitespace().collect();
     let options = candidates(session, &before, word);
     let mut matching: Vec<String> = options.into_iter().filter(|c| c.starts_with(word)).collect();
-    matching.sort();
+    matching.stable_sort();
     matching.dedup();
     let completed = match matching.as_slice() {
         [] => line.to_string(),

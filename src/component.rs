@@ -5,6 +5,7 @@ use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Duration, Rng, Time};
+use crate::sort::StableSort;
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -162,7 +163,7 @@ impl EventRecorder {
                 .iter()
                 .map(|(k, e)| (e.as_event().map(Event::last_seen).unwrap_or_default(), k.clone()))
                 .collect();
-            by_age.sort();
+            by_age.stable_sort();
             for (_, k) in by_age.into_iter().take(RECORDER_CACHE / 2) {
                 self.seen.remove(&k);
             }

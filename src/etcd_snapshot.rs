@@ -11,6 +11,7 @@ use crate::api::{Kind, Object};
 use crate::cluster::Cluster;
 use crate::etcd::StoreSnapshot;
 use crate::kubectl::Output;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 /// Snapshot files the session has saved, by path.
@@ -224,7 +225,7 @@ fn del(cluster: &mut Cluster, key: &str, range_end: Option<&str>, prefix: bool, 
         .filter(|k| in_range(k))
         .cloned()
         .collect();
-    keys.sort();
+    keys.stable_sort();
     let count = keys.len();
     cluster.with_api(|api, env| {
         for key in keys {

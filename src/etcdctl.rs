@@ -9,6 +9,7 @@
 use crate::apiserver::ApiServer;
 use crate::etcd::{EtcdError, Revision};
 use crate::kubectl::Output;
+use crate::sort::StableSort;
 use std::fmt::Write;
 
 /// The member the sandbox's single-node etcd reports, matching the control-plane node.
@@ -145,7 +146,7 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
             )
             .collect(),
     };
-    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    entries.stable_sort_by(|a, b| a.key.cmp(&b.key));
     let count = entries.len();
     if let Some(limit) = limit {
         entries.truncate(limit);

@@ -24,6 +24,8 @@ pub mod record;
 pub mod scheduler;
 pub mod shell;
 pub mod sim;
+pub mod sort;
+pub mod yaml;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -2,6 +2,8 @@
 //! filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
 //! `cut`, `xargs`), so that `kubectl get pods -o name | head -1 | xargs kubectl delete` works.
 
+use crate::sort::StableSort;
+
 /// Splits a line at unquoted `|`.
 pub fn split_pipeline(line: &str) -> Vec<String> {
     let mut parts = Vec::new();
@@ -139,7 +141,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         }),
         "sort" => {
             let mut sorted = lines;
-            sorted.sort();
+            sorted.stable_sort();
             if words.iter().any(|w| w == "-r") {
                 sorted.reverse();
             }

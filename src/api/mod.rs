@@ -15,6 +15,7 @@ pub mod object;
 pub mod pod;
 pub mod quantity;
 pub mod service;
+pub mod value_de;
 
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::Job;

@@ -218,18 +218,21 @@ impl Object {
 }
 
 fn strict<T: serde::de::DeserializeOwned>(body: &Value) -> Result<T, DecodeError> {
-    T::deserialize(body).map_err(|err| {
-        let message = err.to_string();
-        let message = match unknown_field_name(&message) {
-            Some(field) => {
-                let path =
-                    unknown_field_path(body, field, &expected_fields(&message)).unwrap_or_else(|| field.to_string());
-                format!("strict decoding error: unknown field \"{path}\"")
-            }
-            None => message,
-        };
-        DecodeError { message }
-    })
+    super::value_de::from_value(body).map_err(|err| decode_error(&err, body))
+}
+
+/// The API server's message for a body `T` could not be decoded from.
+#[inline(never)]
+fn decode_error(err: &serde_json::Error, body: &Value) -> DecodeError {
+    let message = err.to_string();
+    let message = match unknown_field_name(&message) {
+        Some(field) => {
+            let path = unknown_field_path(body, field, &expected_fields(&message)).unwrap_or_else(|| field.to_string());
+            format!("strict decoding error: unknown field \"{path}\"")
+        }
+        None => message,
+    };
+    DecodeError { message }
 }
 
 /// The field names serde lists after "expected one of" in an unknown-field error.

@@ -7,6 +7,7 @@
 use super::field_schema::{self as schema, ListType};
 use crate::api::{FieldSet, Kind, ManagedFieldsEntry};
 use crate::sim::Time;
+use crate::sort::StableSort;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -249,7 +250,7 @@ fn position(entries: &[ManagedFieldsEntry], manager: &str, operation: &str, subr
 
 /// Orders entries as the API server does: applies first, then updates oldest first.
 fn sort(entries: &mut [ManagedFieldsEntry]) {
-    entries.sort_by(|a, b| {
+    entries.stable_sort_by(|a, b| {
         (!a.is_apply(), a.time, &a.manager, &a.subresource).cmp(&(!b.is_apply(), b.time, &b.manager, &b.subresource))
     });
 }
@@ -386,7 +387,7 @@ impl ApplyWrite<'_> {
             }
         }
         if !conflicts.is_empty() && !self.force {
-            conflicts.sort_by(|a, b| (&a.manager, &a.path).cmp(&(&b.manager, &b.path)));
+            conflicts.stable_sort_by(|a, b| (&a.manager, &a.path).cmp(&(&b.manager, &b.path)));
             conflicts.dedup();
             return Err(conflicts);
         }
@@ -397,7 +398,7 @@ impl ApplyWrite<'_> {
         let mut merged = live.clone();
         let mut paths = dropped.paths();
         // Deepest first, so removing an item does not shift a path still to remove.
-        paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        paths.stable_sort_by_key(|p| std::cmp::Reverse(p.len()));
         for steps in paths {
             remove_at(&mut merged, &steps);
         }

@@ -532,7 +532,7 @@ impl ApiServer {
                 patched
                     .pointer("/metadata/managedFields")
                     .filter(|v| !v.is_null())
-                    .map(|v| serde_json::from_value::<Vec<ManagedFieldsEntry>>(v.clone()))
+                    .map(crate::api::value_de::from_value::<Vec<ManagedFieldsEntry>>)
                     .transpose()
                     .map_err(|e| {
                         (Stage::Validation, Status::bad_request(format!("error decoding managedFields: {e}")))

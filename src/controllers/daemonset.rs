@@ -28,6 +28,7 @@ use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
+use crate::sort::StableSort;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -160,7 +161,7 @@ pub fn max_unavailable(ds: &DaemonSet, desired: i32) -> Option<i32> {
         return None;
     }
     let raw = strategy.and_then(|s| s.pointer("/rollingUpdate/maxUnavailable"));
-    let value: Option<IntOrString> = raw.and_then(|v| serde_json::from_value(v.clone()).ok());
+    let value: Option<IntOrString> = raw.and_then(|v| crate::api::value_de::from_value(v).ok());
     let n = match value {
         Some(IntOrString::Int(n)) => n,
         Some(IntOrString::String(s)) => {
@@ -297,7 +298,7 @@ impl DaemonSetController {
                     }
                 }
                 // One pod per node: the oldest stays.
-                running.sort_by(by_age);
+                running.stable_sort_by(by_age);
                 delete.extend(running.into_iter().skip(1).cloned());
             } else {
                 delete.extend(pods.into_iter().filter(|p| p.metadata.deletion_timestamp.is_none()).cloned());
@@ -423,7 +424,7 @@ impl DaemonSetController {
             if should_run {
                 desired += 1;
                 let mut pods = pods;
-                pods.sort_by(by_age);
+                pods.stable_sort_by(by_age);
                 let Some(pod) = pods.first() else { continue };
                 current += 1;
                 if ready_since(pod).is_some() {

@@ -12,6 +12,7 @@ use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -340,7 +341,7 @@ impl DeploymentController {
         }
         let mut scaled = 0;
         let mut olds = s.old.clone();
-        olds.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        olds.stable_sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
         // Unhealthy replicas first: they are not serving anyway.
         for rs in olds.iter_mut() {
             if scaled >= max_scaled_down {
@@ -402,7 +403,7 @@ impl DeploymentController {
         let mut sizes: Vec<(ReplicaSet, i32)> = active.iter().map(|rs| (rs.clone(), replicas(rs))).collect();
         if to_add != 0 {
             // Largest first (newest on ties) so rounding leftovers go where most pods are.
-            sizes.sort_by(|a, b| {
+            sizes.stable_sort_by(|a, b| {
                 b.1.cmp(&a.1).then(b.0.metadata.creation_timestamp.cmp(&a.0.metadata.creation_timestamp))
             });
             let mut left = to_add;
@@ -431,7 +432,7 @@ impl DeploymentController {
         if idle.len() <= limit {
             return;
         }
-        idle.sort_by_key(|rs| revision_of(rs));
+        idle.stable_sort_by_key(|rs| revision_of(rs));
         let excess = idle.len() - limit;
         for rs in idle.into_iter().take(excess) {
             let _ = ctx.call(Request::delete(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name));
@@ -662,7 +663,7 @@ impl Reconciler for DeploymentController {
         let mut new_rs = None;
         let mut old = Vec::new();
         let mut sorted = owned;
-        sorted.sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
+        sorted.stable_sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
         for rs in sorted {
             if new_rs.is_none() && without_hash(&rs.spec.template) == wanted {
                 new_rs = Some(rs);

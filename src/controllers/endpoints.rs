@@ -10,6 +10,7 @@ use crate::api::{Endpoints, Kind, Object, ObjectMeta, ObjectReference, Pod, Serv
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";
@@ -103,8 +104,8 @@ pub fn repack(entries: Vec<(EndpointAddress, bool, Option<EndpointPort>)>) -> Ve
         })
     };
     for s in &mut subsets {
-        s.addresses.sort_by(order);
-        s.not_ready_addresses.sort_by(order);
+        s.addresses.stable_sort_by(order);
+        s.not_ready_addresses.stable_sort_by(order);
     }
     subsets
 }

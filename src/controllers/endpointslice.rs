@@ -12,6 +12,7 @@ use crate::api::{EndpointSlice, IntOrString, Kind, Labels, Object, ObjectMeta, O
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::sim::Time;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, HashMap};
 
 /// `maxEndpointsPerSlice` (`--max-endpoints-per-slice`).
@@ -263,7 +264,7 @@ fn plan(svc: &Service, existing: Vec<EndpointSlice>, desired: Vec<(Vec<EndpointP
             kept.push((slice, changed));
         }
         // Room in slices already being updated first, then in the others.
-        kept.sort_by_key(|(_, changed)| !changed);
+        kept.stable_sort_by_key(|(_, changed)| !changed);
         for (slice, changed) in &mut kept {
             while slice.endpoints.len() < MAX_ENDPOINTS_PER_SLICE && !pending.is_empty() {
                 slice.endpoints.push(pending.remove(0));
@@ -316,7 +317,7 @@ impl EndpointSliceController {
             .filter(|s| s.address_type == "IPv4")
             .cloned()
             .collect();
-        slices.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        slices.stable_sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         slices
     }
 }

@@ -24,6 +24,7 @@ use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
+use crate::sort::StableSort;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -427,7 +428,7 @@ impl JobController {
     fn removal_order(s: &Sync) -> Vec<Pod> {
         let mut active: Vec<&Pod> =
             s.pods.iter().filter(|p| !p.is_terminal() && p.metadata.deletion_timestamp.is_none()).collect();
-        active.sort_by(|a, b| deletion_order(a, b, &|_| 0));
+        active.stable_sort_by(|a, b| deletion_order(a, b, &|_| 0));
         active.into_iter().cloned().collect()
     }
 

@@ -245,7 +245,7 @@ mod tests {
     use crate::sim::Time;
 
     fn decode(yaml: &str) -> Object {
-        let value: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
+        let value: serde_json::Value = crate::yaml::from_str(yaml).unwrap();
         let kind =
             Kind::from_type_meta(value["apiVersion"].as_str().unwrap(), value["kind"].as_str().unwrap()).unwrap();
         Object::decode(kind, &value).unwrap()

@@ -12,6 +12,7 @@ use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::Duration;
+use crate::sort::StableSort;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -192,7 +193,7 @@ impl ReplicaSetController {
             }
             let related = |p: &Pod| on_node.get(p.spec.node_name.as_str()).copied().unwrap_or(0);
             let mut victims: Vec<&Pod> = active.iter().filter_map(|p| p.as_pod()).collect();
-            victims.sort_by(|a, b| deletion_order(a, b, &related));
+            victims.stable_sort_by(|a, b| deletion_order(a, b, &related));
             let victims: Vec<Pod> = victims.into_iter().take(count).cloned().collect();
             self.expectations.expect(key, 0, count, ctx.now);
             for victim in victims {
@@ -348,7 +349,7 @@ mod tests {
             pod("unscheduled", "", "Pending", false, 4),
         ];
         let mut order: Vec<&Pod> = pods.iter().collect();
-        order.sort_by(|a, b| deletion_order(a, b, &|_| 1));
+        order.stable_sort_by(|a, b| deletion_order(a, b, &|_| 1));
         let names: Vec<&str> = order.iter().map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(names, ["unscheduled", "pending", "unready", "ready-new", "ready-old"]);
     }

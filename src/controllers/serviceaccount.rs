@@ -163,7 +163,7 @@ mod tests {
             let yaml = format!(
                 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  namespace: default\nspec:\n  serviceAccountName: {account}\n  containers:\n  - name: c\n    image: nginx\n"
             );
-            let value: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+            let value: serde_json::Value = crate::yaml::from_str(&yaml).unwrap();
             Request::create(Object::decode(Kind::Pod, &value).unwrap())
         };
         let err = cluster.request(pod("nosuch")).unwrap_err();

@@ -1,5 +1,6 @@
 //! kubectl's command line: positional arguments and flags, with its error texts.
 
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 
 /// A flag kubectl knows: long name, optional one-letter short name, whether it takes a value.
@@ -84,7 +85,7 @@ const FLAGS: &[FlagSpec] = &[
 /// Every long flag name, for completion.
 pub fn flag_names() -> Vec<&'static str> {
     let mut names: Vec<&str> = all_flags().map(|f| f.long).collect();
-    names.sort_unstable();
+    names.stable_sort();
     names.dedup();
     names
 }

@@ -9,6 +9,7 @@ use crate::api::{
     Toleration,
 };
 use crate::sim::Time;
+use crate::sort::StableSort;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -113,7 +114,7 @@ pub fn events_section(out: &mut String, events: &[Event], now: Time) {
     }
     out.push_str(FLUSH);
     let mut sorted: Vec<&Event> = events.iter().collect();
-    sorted.sort_by_key(|e| e.last_seen());
+    sorted.stable_sort_by_key(|e| e.last_seen());
     out.push_str("Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
     out.push_str("  ----\t------\t----\t----\t-------\n");
     for e in sorted {
@@ -256,7 +257,7 @@ fn containers(
             }
         }
         let mut mounts: Vec<&Value> = c.volume_mounts.iter().collect();
-        mounts.sort_by_key(|m| m.get("mountPath").and_then(Value::as_str).unwrap_or("").to_string());
+        mounts.stable_sort_by_key(|m| m.get("mountPath").and_then(Value::as_str).unwrap_or("").to_string());
         if mounts.is_empty() {
             out.push_str("    Mounts:\t<none>\n");
         } else {

@@ -8,6 +8,7 @@ use crate::api::{Event, Kind};
 use crate::apiserver::fields::FieldRequirement;
 use crate::apiserver::{FieldSelector, Reply, Request};
 use crate::cluster::Cluster;
+use crate::sort::StableSort;
 
 pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
     let types: Vec<String> =
@@ -55,7 +56,7 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
             if all_ns { "No events found.\n".into() } else { format!("No events found in {namespace} namespace.\n") };
         return Output { stderr, ..Default::default() };
     }
-    events.sort_by_key(|e| e.last_seen());
+    events.stable_sort_by_key(|e| e.last_seen());
     match output {
         "" => {}
         "name" => {

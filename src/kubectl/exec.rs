@@ -15,6 +15,7 @@ use super::{Output, namespace_flag};
 use crate::api::{Kind, Object, Pod};
 use crate::cluster::Cluster;
 use crate::kubelet::images::{self, Behaviour};
+use crate::sort::StableSort;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -588,7 +589,7 @@ impl Container<'_> {
                 run.code = if self.busybox() { 1 } else { 2 };
                 continue;
             }
-            names.sort();
+            names.stable_sort();
             names.dedup();
             if dirs.len() > 1 {
                 let _ = writeln!(run.stdout, "{}{dir}:", if i > 0 { "\n" } else { "" });

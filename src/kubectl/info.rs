@@ -7,6 +7,7 @@ use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, LabelSelector};
 use crate::apiserver::{Reply, Request};
 use crate::cluster::Cluster;
+use crate::sort::StableSort;
 use serde_json::{Value, json};
 
 pub const CLUSTER: &str = "kubernetes";
@@ -59,7 +60,7 @@ pub fn api_resources(args: &Args) -> Output {
     if !matches!(sort_by, "" | "name" | "kind") {
         return Output::err("error: --sort-by accepts only name or kind");
     }
-    rows.sort_by(|a, b| {
+    rows.stable_sort_by(|a, b| {
         let key = |r: &(String, String, String, bool, String, String)| match sort_by {
             "name" => r.0.clone(),
             "kind" => r.4.clone(),
@@ -115,7 +116,7 @@ fn verbs_of(resource: &str) -> &'static [&'static str] {
 /// `kubectl api-versions`.
 pub fn api_versions() -> Output {
     let mut versions: Vec<String> = Kind::ALL.iter().map(|k| k.api_version()).collect();
-    versions.sort();
+    versions.stable_sort();
     versions.dedup();
     Output::ok(versions.into_iter().map(|v| v + "\n").collect())
 }

@@ -2,7 +2,7 @@
 //! errors kubectl prints before anything reaches the API server.
 
 use crate::api::Kind;
-use serde::Deserialize;
+use crate::yaml::{self, YamlError};
 use serde_json::Value;
 
 /// One document of a manifest, mapped to a kind the API serves.
@@ -28,11 +28,11 @@ impl Document {
 pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
     let mut docs = Vec::new();
     let starts = document_start_lines(text);
-    for (index, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+    for (index, doc) in yaml::documents(text).enumerate() {
         let line = starts.get(index).copied().unwrap_or(1);
-        let value = match Value::deserialize(de) {
+        let value = match doc {
             Ok(v) => v,
-            Err(e) => return Err(yaml_error(&e, source, line)),
+            Err(e) => return Err(yaml_error(&e, source)),
         };
         if value.is_null() {
             continue;
@@ -83,17 +83,8 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 }
 
 /// A YAML syntax error in go-yaml's words: `yaml: line 3: mapping values are not allowed in this context`.
-fn yaml_error(e: &serde_yaml::Error, source: &str, doc_line: usize) -> String {
-    let text = e.to_string();
-    let (message, line) = match e.location() {
-        Some(loc) => {
-            let msg = text.split(" at line ").next().unwrap_or(&text).to_string();
-            (msg, loc.line())
-        }
-        None => (text.clone(), doc_line),
-    };
-    let message = message.trim_start_matches("while parsing a block mapping, ").to_string();
-    format!("error: error parsing {source}: error converting YAML to JSON: yaml: line {line}: {message}")
+fn yaml_error(e: &YamlError, source: &str) -> String {
+    format!("error: error parsing {source}: error converting YAML to JSON: {e}")
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ use crate::api::{Kind, Object};
 use crate::apiserver::{Body, FieldSelector, Reply, Request, Status};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
+use crate::sort::StableSort;
 use args::Args;
 use manifest::Document;
 use serde_json::Value;
@@ -112,7 +113,7 @@ pub fn start_live_watch(cluster: &mut Cluster, words: &[String]) -> Option<Resul
 /// Every verb, for completion and "did you mean".
 pub fn verb_names() -> Vec<&'static str> {
     let mut verbs: Vec<&str> = VERBS.iter().chain(IMPERATIVE_VERBS).chain(VERBS_B).chain(VERBS_C).copied().collect();
-    verbs.sort_unstable();
+    verbs.stable_sort();
     verbs
 }
 
@@ -892,10 +893,7 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
         ));
     };
     // kubectl accepts the patch as JSON or YAML.
-    let value: Value = match serde_yaml::from_str::<serde_yaml::Value>(text)
-        .ok()
-        .and_then(|v| serde_json::to_value(v).ok())
-    {
+    let value: Value = match crate::yaml::from_str(text).ok() {
         Some(v) if !v.is_null() => v,
         _ => {
             return Output::err(format!("error: unable to parse \"{text}\": yaml: did not find expected node content"));

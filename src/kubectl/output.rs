@@ -3,6 +3,7 @@
 
 use super::jsonpath::{Template, relaxed, text_of};
 use crate::api::Object;
+use crate::sort::StableSort;
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -131,7 +132,7 @@ pub fn sort(objects: &mut [Arc<Object>], expr: &str) -> Result<(), String> {
     if !objects.is_empty() && keyed.iter().all(|(k, _)| k.is_none()) {
         return Err(format!("error: couldn't find any field with path \"{path}\" in the list of objects"));
     }
-    keyed.sort_by(|(a, _), (b, _)| compare(a.as_ref(), b.as_ref()));
+    keyed.stable_sort_by(|(a, _), (b, _)| compare(a.as_ref(), b.as_ref()));
     for (slot, (_, o)) in objects.iter_mut().zip(keyed) {
         *slot = o;
     }

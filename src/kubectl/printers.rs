@@ -4,6 +4,7 @@
 use super::age::age;
 use crate::api::{Event, Kind, Lease, Namespace, Node, Object, Pod};
 use crate::sim::Time;
+use crate::sort::StableSort;
 
 /// A table's column headers (upper-cased) and which are `-o wide` only.
 pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
@@ -420,7 +421,7 @@ pub fn node_roles(node: &Node) -> String {
                 .or_else(|| (k == "kubernetes.io/role").then_some(v.as_str()))
         })
         .collect();
-    roles.sort();
+    roles.stable_sort();
     roles.dedup();
     if roles.is_empty() { "<none>".into() } else { roles.join(",") }
 }

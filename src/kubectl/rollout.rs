@@ -8,6 +8,7 @@ use crate::apiserver::patch::PatchType;
 use crate::apiserver::{FieldSelector, Reply, Request};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
+use crate::sort::StableSort;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -366,7 +367,7 @@ fn undo(cluster: &mut Cluster, args: &Args, object: &Object) -> Output {
         // The second-newest revision.
         let mut by_revision: Vec<(i64, &ReplicaSet)> =
             sets.iter().filter_map(|rs| revision_of(rs).map(|v| (v, rs))).collect();
-        by_revision.sort_by_key(|(v, _)| std::cmp::Reverse(*v));
+        by_revision.stable_sort_by_key(|(v, _)| std::cmp::Reverse(*v));
         match by_revision.get(1).map(|(_, rs)| *rs) {
             Some(rs) => rs,
             None => {

@@ -5,6 +5,7 @@
 use crate::apiserver::{Body, Reply, Status, Verb};
 use crate::cluster::ClientCall;
 use crate::sim::Time;
+use crate::sort::StableSort;
 use serde_json::{Value, json};
 
 const PID: u32 = 48213;
@@ -65,7 +66,7 @@ pub fn url(server: &str, call: &ClientCall) -> String {
     if req.dry_run {
         query.push(("dryRun".into(), "All".into()));
     }
-    query.sort();
+    query.stable_sort();
     let q: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", query_escape(v))).collect();
     if q.is_empty() { format!("{server}{path}") } else { format!("{server}{path}?{}", q.join("&")) }
 }

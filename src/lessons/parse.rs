@@ -7,6 +7,7 @@ use super::model::{Lesson, LessonError, Part, Step};
 use crate::api::Quantity;
 use crate::cluster::ClusterConfig;
 use crate::shell::{Command, split_words};
+use crate::sort::StableSort;
 
 /// The blocks a lesson gives meaning to; any other fenced block is prose.
 const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup"];
@@ -52,7 +53,7 @@ pub fn parse(file: &str, text: &str) -> Result<Lesson, LessonError> {
         }
     }
     let mut names: Vec<&str> = lesson.files().map(|(n, _)| n).collect();
-    names.sort_unstable();
+    names.stable_sort();
     if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(err(1, format!("two manifests are named \"{}\"", pair[0])));
     }

@@ -406,7 +406,7 @@ impl AffinityTerm {
         let selector = |field: &str| {
             term.get(field)
                 .filter(|v| !v.is_null())
-                .and_then(|v| serde_json::from_value::<LabelSelector>(v.clone()).ok())
+                .and_then(|v| crate::api::value_de::from_value::<LabelSelector>(v).ok())
         };
         let strings = |field: &str| -> Vec<String> {
             term.get(field)

@@ -11,6 +11,7 @@ use crate::apiserver::Request;
 use crate::component::{Component, Ctx, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
+use crate::sort::StableSort;
 use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
 use queue::SchedulingQueue;
 use std::any::Any;
@@ -307,7 +308,7 @@ impl Scheduler {
         let feasible_count = feasible.len();
         ctx.cause = Some(ctx.decide(|| {
             let mut ranked: Vec<(&String, &i64)> = feasible.iter().map(|(n, _)| *n).zip(totals.iter()).collect();
-            ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            ranked.stable_sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let shown: Vec<String> = ranked.iter().take(5).map(|(n, s)| format!("{n}={s}")).collect();
             format!("pod {key}: {feasible_count}/{total} nodes feasible; scores {}; picked {node}", shown.join(" "))
         }));
@@ -400,7 +401,7 @@ pub fn failure_message(total: usize, rejected: &BTreeMap<String, Rejection>) -> 
     }
     let histogram = |counts: Vec<String>| {
         let mut counts = counts;
-        counts.sort();
+        counts.stable_sort();
         counts.join(", ")
     };
     let main = histogram(reasons.iter().map(|(r, n)| format!("{n} {r}")).collect());

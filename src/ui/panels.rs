@@ -1,6 +1,7 @@
 //! The page's panels: leaf views of a snapshot, and the controls that send commands.
 
 use super::view::{EventRow, NodeCard, PodRow, WorkloadRow, status_class};
+use crate::sort::StableSort;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -94,7 +95,7 @@ pub struct EventListProps {
 pub fn event_list(props: &EventListProps) -> Html {
     let options = |values: Vec<String>, current: &str| -> Html {
         let mut values = values;
-        values.sort();
+        values.stable_sort();
         values.dedup();
         html! { <>{ for values.into_iter().map(|v| html! { <option value={v.clone()} selected={v == current}>{v}</option> }) }</> }
     };

@@ -5,6 +5,7 @@ use crate::api::{Kind, Object};
 use crate::kubectl::{age, printers};
 use crate::shell::Session;
 use crate::sim::Time;
+use crate::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PodRow {
@@ -112,7 +113,9 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
     let pods_all = objects(Kind::Pod, "");
     let mut events: Vec<_> = objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
     // Newest first; within one millisecond, the later write (higher resourceVersion) first.
-    events.sort_by_key(|e| std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))));
+    events.stable_sort_by_key(|e| {
+        std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0)))
+    });
     let pods = pods_all
         .iter()
         .filter(|o| o.namespace() == "default")

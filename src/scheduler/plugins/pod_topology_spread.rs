@@ -91,7 +91,7 @@ pub fn constraints(pod: &Pod, when_unsatisfiable: &str) -> Vec<Constraint> {
     pod.spec
         .topology_spread_constraints
         .iter()
-        .filter_map(|v| serde_json::from_value::<TopologySpreadConstraint>(v.clone()).ok())
+        .filter_map(|v| crate::api::value_de::from_value::<TopologySpreadConstraint>(v).ok())
         .filter(|c| c.when_unsatisfiable == when_unsatisfiable)
         .map(|c| {
             let mut selector = c.label_selector;
