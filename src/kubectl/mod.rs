@@ -439,11 +439,26 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
         return Ok(out);
     }
     let names: Vec<String> = positionals[1..].to_vec();
-    positionals[0]
-        .split(',')
-        .map(|t| Kind::from_resource_arg(t).map(|k| (k, names.clone())).ok_or_else(|| unknown(t)))
-        .collect()
+    let mut out: Vec<(Kind, Vec<String>)> = Vec::new();
+    for t in positionals[0].split(',') {
+        // The `all` category: the workload kinds, in discovery order.
+        let kinds: Vec<Kind> = if t == "all" {
+            ALL_CATEGORY.to_vec()
+        } else {
+            vec![Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?]
+        };
+        for kind in kinds {
+            if !out.iter().any(|(k, _)| *k == kind) {
+                out.push((kind, names.clone()));
+            }
+        }
+    }
+    Ok(out)
 }
+
+/// What `kubectl get all` lists: the kinds in the `all` category that this API serves.
+const ALL_CATEGORY: &[Kind] =
+    &[Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::Job];
 
 fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, String> {
     let mut req = Request::list(kind, namespace);
