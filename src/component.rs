@@ -3,6 +3,7 @@
 
 use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
+use crate::object_cache::ObjectCache;
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Duration, Rng, Time};
 use std::any::Any;
@@ -192,7 +193,7 @@ pub struct Informer {
     namespace: String,
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
-    pub cache: BTreeMap<String, Arc<Object>>,
+    pub cache: ObjectCache,
     by_owner: HashMap<String, BTreeSet<String>>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
@@ -205,7 +206,7 @@ impl Informer {
             namespace: String::new(),
             fields: None,
             watch: None,
-            cache: BTreeMap::new(),
+            cache: ObjectCache::new(),
             by_owner: HashMap::new(),
             last_revision: 0,
         }

@@ -13,6 +13,7 @@ pub mod etcdctl;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
+pub mod object_cache;
 pub mod pipes;
 pub mod record;
 pub mod scheduler;
