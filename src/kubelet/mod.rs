@@ -387,8 +387,7 @@ impl Component for Kubelet {
             .keys()
             .filter(|k| {
                 touched.contains(*k)
-                    || !self.workers.contains_key(*k)
-                    || self.workers.get(*k).and_then(|(_, w)| w.next_wakeup()).is_some_and(|t| t <= ctx.now)
+                    || self.workers.get(*k).is_none_or(|(_, w)| w.next_wakeup().is_some_and(|t| t <= ctx.now))
             })
             .cloned()
             .collect();
