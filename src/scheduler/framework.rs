@@ -12,6 +12,9 @@ use std::sync::Arc;
 pub const DEFAULT_CPU_MILLI: i64 = 100;
 pub const DEFAULT_MEMORY_BYTES: i64 = 200 * 1024 * 1024;
 
+const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
+
 /// The scheduler's view of one node: the node and what is already placed on it.
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
@@ -28,12 +31,18 @@ pub struct NodeInfo {
     pub pod_groups: HashMap<usize, u32, BuildHasherDefault<GroupIdHasher>>,
     /// The node's allocatable cpu (milli), memory (bytes) and pods, read once per node version.
     allocatable: (i64, i64, i64),
+    /// The node's hostname and zone labels, read once per node version: topology spread asks
+    /// for them for every node it scores.
+    hostname: Option<String>,
+    zone: Option<String>,
 }
 
 impl NodeInfo {
     pub fn new(node: Arc<Node>) -> Self {
         NodeInfo {
             allocatable: Self::allocatable_of(&node),
+            hostname: node.metadata.labels.get(HOSTNAME_LABEL).cloned(),
+            zone: node.metadata.labels.get(ZONE_LABEL).cloned(),
             node,
             requested_cpu: 0,
             requested_memory: 0,
@@ -60,6 +69,8 @@ impl NodeInfo {
     /// A new version of the node (its pods stay counted).
     pub fn set_node(&mut self, node: Arc<Node>) {
         self.allocatable = Self::allocatable_of(&node);
+        self.hostname = node.metadata.labels.get(HOSTNAME_LABEL).cloned();
+        self.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
         self.node = node;
     }
 
@@ -108,7 +119,11 @@ impl NodeInfo {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.node.metadata.labels.get(key).map(String::as_str)
+        match key {
+            HOSTNAME_LABEL => self.hostname.as_deref(),
+            ZONE_LABEL => self.zone.as_deref(),
+            _ => self.node.metadata.labels.get(key).map(String::as_str),
+        }
     }
 }
 
