@@ -3,7 +3,7 @@
 
 use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
-use crate::object_cache::ObjectCache;
+use crate::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Duration, Rng, Time};
 use std::any::Any;
@@ -78,13 +78,23 @@ impl Ctx<'_> {
     pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
         let source = self.recorder.source.clone();
         let meta = involved.meta();
-        let key = format!(
-            "{}/{}/{}/{}/{field_path}/{type_}/{reason}/{message}",
+        let key = join(&[
             involved.kind().info().kind,
-            meta.namespace,
-            meta.name,
-            meta.uid
-        );
+            "/",
+            &meta.namespace,
+            "/",
+            &meta.name,
+            "/",
+            &meta.uid,
+            "/",
+            field_path,
+            "/",
+            type_,
+            "/",
+            reason,
+            "/",
+            &message,
+        ]);
         let now = self.now;
         let previous = self.recorder.seen.get(&key).and_then(|o| o.as_event().cloned());
         if let Some(previous) = previous {
@@ -142,7 +152,7 @@ const RECORDER_CACHE: usize = 4096;
 #[derive(Debug, Default)]
 pub struct EventRecorder {
     pub source: EventSource,
-    seen: HashMap<String, Arc<Object>>,
+    seen: HashMap<String, Arc<Object>, FastKeys>,
 }
 
 impl EventRecorder {
@@ -165,14 +175,24 @@ impl EventRecorder {
     pub fn new(component: &str, host: &str) -> Self {
         EventRecorder {
             source: EventSource { component: component.to_string(), host: host.to_string() },
-            seen: HashMap::new(),
+            seen: HashMap::default(),
         }
     }
 }
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
 pub fn cache_key(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() { name.to_string() } else { format!("{namespace}/{name}") }
+    if namespace.is_empty() { name.to_string() } else { join(&[namespace, "/", name]) }
+}
+
+/// The pieces, one after another, in one allocation (hot keys are built this way rather than
+/// with `format!`, whose machinery costs more than the copying).
+pub fn join(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
 }
 
 /// One change an informer saw.
@@ -194,7 +214,7 @@ pub struct Informer {
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
     pub cache: ObjectCache,
-    by_owner: HashMap<String, BTreeSet<String>>,
+    by_owner: HashMap<String, BTreeSet<String>, FastKeys>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
 }
@@ -207,7 +227,7 @@ impl Informer {
             fields: None,
             watch: None,
             cache: ObjectCache::new(),
-            by_owner: HashMap::new(),
+            by_owner: HashMap::default(),
             last_revision: 0,
         }
     }

@@ -77,9 +77,9 @@ impl Etcd {
     /// The key an object is stored under.
     pub fn key_for(resource: &str, namespace: &str, name: &str) -> String {
         if namespace.is_empty() {
-            format!("/registry/{resource}/{name}")
+            crate::component::join(&["/registry/", resource, "/", name])
         } else {
-            format!("/registry/{resource}/{namespace}/{name}")
+            crate::component::join(&["/registry/", resource, "/", namespace, "/", name])
         }
     }
 

@@ -12,10 +12,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+/// Hash maps keyed by trusted strings (cache keys, uids) that are never iterated in hash
+/// order where it could show.
+pub type FastKeys = BuildHasherDefault<KeyHasher>;
+
 /// A cache's objects by key, with the keys in order.
 #[derive(Debug, Default)]
 pub struct ObjectCache {
-    objects: HashMap<String, Arc<Object>, BuildHasherDefault<KeyHasher>>,
+    objects: HashMap<String, Arc<Object>, FastKeys>,
     order: BTreeSet<String>,
 }
 
