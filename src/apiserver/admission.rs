@@ -234,7 +234,7 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
         return true;
     }
     let volume = format!("kube-api-access-{}", rng.string(NAME_ALPHABET, 5));
-    spec.volumes.push(json!({
+    spec.volumes.push(Arc::new(json!({
         "name": volume,
         "projected": {
             "defaultMode": 420,
@@ -244,9 +244,10 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
                 {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
             ]
         }
-    }));
+    })));
+    let mount = Arc::new(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
-        c.volume_mounts.push(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
+        c.volume_mounts.push(mount.clone());
     }
     true
 }
