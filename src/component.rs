@@ -217,6 +217,8 @@ pub struct Informer {
     by_owner: HashMap<String, BTreeSet<String>, FastKeys>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
+    /// Scratch space for building cache keys.
+    key_buf: String,
 }
 
 impl Informer {
@@ -229,6 +231,7 @@ impl Informer {
             cache: ObjectCache::new(),
             by_owner: HashMap::default(),
             last_revision: 0,
+            key_buf: String::new(),
         }
     }
 
@@ -319,7 +322,15 @@ impl Informer {
     }
 
     fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
-        let key = cache_key(object.namespace(), object.name());
+        // Most puts update a known key: the key is built in a reused buffer, and only a new
+        // entry takes it.
+        let mut key = std::mem::take(&mut self.key_buf);
+        key.clear();
+        if !object.namespace().is_empty() {
+            key.push_str(object.namespace());
+            key.push('/');
+        }
+        key.push_str(object.name());
         match self.cache.get_mut(&key) {
             Some(slot) => {
                 // An update: the key is known; the owner index changes only if the owner did.
@@ -330,8 +341,9 @@ impl Informer {
                     if let Some(set) = self.by_owner.get_mut(old_owner) {
                         set.remove(&key);
                     }
-                    self.by_owner.entry(new_owner).or_default().insert(key);
+                    self.by_owner.entry(new_owner).or_default().insert(key.clone());
                 }
+                self.key_buf = key;
                 Some(old)
             }
             None => {
