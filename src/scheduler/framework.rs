@@ -118,6 +118,11 @@ impl NodeInfo {
         groups.iter().map(|g| self.pod_groups.get(g).copied().unwrap_or(0) as i64).sum()
     }
 
+    /// The `kubernetes.io/hostname` label.
+    pub fn hostname(&self) -> Option<&str> {
+        self.hostname.as_deref()
+    }
+
     pub fn label(&self, key: &str) -> Option<&str> {
         match key {
             HOSTNAME_LABEL => self.hostname.as_deref(),
