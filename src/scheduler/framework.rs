@@ -35,6 +35,10 @@ pub struct NodeInfo {
     /// for them for every node it scores.
     hostname: Option<String>,
     zone: Option<String>,
+    /// Whether the node is cordoned, and whether it has any taint: the filters ask for every
+    /// node they visit, and the answer here spares a look at the node object itself.
+    unschedulable: bool,
+    tainted: bool,
 }
 
 impl NodeInfo {
@@ -43,6 +47,8 @@ impl NodeInfo {
             allocatable: Self::allocatable_of(&node),
             hostname: node.metadata.labels.get(HOSTNAME_LABEL).cloned(),
             zone: node.metadata.labels.get(ZONE_LABEL).cloned(),
+            unschedulable: node.spec.unschedulable,
+            tainted: !node.spec.taints.is_empty(),
             node,
             requested_cpu: 0,
             requested_memory: 0,
@@ -71,6 +77,8 @@ impl NodeInfo {
         self.allocatable = Self::allocatable_of(&node);
         self.hostname = node.metadata.labels.get(HOSTNAME_LABEL).cloned();
         self.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
+        self.unschedulable = node.spec.unschedulable;
+        self.tainted = !node.spec.taints.is_empty();
         self.node = node;
     }
 
@@ -116,6 +124,16 @@ impl NodeInfo {
     /// How many of the node's pods are in any of `groups`.
     pub fn pods_in(&self, groups: &[usize]) -> i64 {
         groups.iter().map(|g| self.pod_groups.get(g).copied().unwrap_or(0) as i64).sum()
+    }
+
+    /// `spec.unschedulable` (cordoned).
+    pub fn unschedulable(&self) -> bool {
+        self.unschedulable
+    }
+
+    /// Whether `spec.taints` has any taint.
+    pub fn tainted(&self) -> bool {
+        self.tainted
     }
 
     /// The `kubernetes.io/hostname` label.

@@ -526,11 +526,13 @@ mod tests {
     #[test]
     fn tainted_nodes_count_as_empty_domains_unless_the_taints_policy_is_honor() {
         let mut cp = node("cp", None);
-        Arc::make_mut(&mut cp.node).spec.taints = vec![Taint {
+        let mut tainted = (*cp.node).clone();
+        tainted.spec.taints = vec![Taint {
             key: "node-role.kubernetes.io/control-plane".into(),
             effect: "NoSchedule".into(),
             ..Default::default()
         }];
+        cp.set_node(Arc::new(tainted));
         let mut c = Cluster::new(vec![cp, node("w1", None), node("w2", None)]);
         c.place(&pod("a", "web"), "w1");
         c.place(&pod("b", "web"), "w2");
