@@ -3,6 +3,7 @@
 
 use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
+use crate::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Duration, Rng, Time};
 use crate::sort::StableSort;
@@ -87,13 +88,23 @@ impl Ctx<'_> {
     pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
         let source = self.recorder.source.clone();
         let meta = involved.meta();
-        let key = format!(
-            "{}/{}/{}/{}/{field_path}/{type_}/{reason}/{message}",
+        let key = join(&[
             involved.kind().info().kind,
-            meta.namespace,
-            meta.name,
-            meta.uid
-        );
+            "/",
+            &meta.namespace,
+            "/",
+            &meta.name,
+            "/",
+            &meta.uid,
+            "/",
+            field_path,
+            "/",
+            type_,
+            "/",
+            reason,
+            "/",
+            &message,
+        ]);
         let now = self.now;
         let previous = self.recorder.seen.get(&key).and_then(|o| o.as_event().cloned());
         if let Some(previous) = previous {
@@ -151,7 +162,7 @@ const RECORDER_CACHE: usize = 4096;
 #[derive(Debug, Default)]
 pub struct EventRecorder {
     pub source: EventSource,
-    seen: HashMap<String, Arc<Object>>,
+    seen: HashMap<String, Arc<Object>, FastKeys>,
 }
 
 impl EventRecorder {
@@ -174,14 +185,24 @@ impl EventRecorder {
     pub fn new(component: &str, host: &str) -> Self {
         EventRecorder {
             source: EventSource { component: component.to_string(), host: host.to_string() },
-            seen: HashMap::new(),
+            seen: HashMap::default(),
         }
     }
 }
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
 pub fn cache_key(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() { name.to_string() } else { format!("{namespace}/{name}") }
+    if namespace.is_empty() { name.to_string() } else { join(&[namespace, "/", name]) }
+}
+
+/// The pieces, one after another, in one allocation (hot keys are built this way rather than
+/// with `format!`, whose machinery costs more than the copying).
+pub fn join(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
 }
 
 /// One change an informer saw.
@@ -202,10 +223,12 @@ pub struct Informer {
     namespace: String,
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
-    pub cache: BTreeMap<String, Arc<Object>>,
-    by_owner: HashMap<String, BTreeSet<String>>,
+    pub cache: ObjectCache,
+    by_owner: HashMap<String, BTreeSet<String>, FastKeys>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
+    /// Scratch space for building cache keys.
+    key_buf: String,
 }
 
 impl Informer {
@@ -215,9 +238,10 @@ impl Informer {
             namespace: String::new(),
             fields: None,
             watch: None,
-            cache: BTreeMap::new(),
-            by_owner: HashMap::new(),
+            cache: ObjectCache::new(),
+            by_owner: HashMap::default(),
             last_revision: 0,
+            key_buf: String::new(),
         }
     }
 
@@ -308,7 +332,15 @@ impl Informer {
     }
 
     fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
-        let key = cache_key(object.namespace(), object.name());
+        // Most puts update a known key: the key is built in a reused buffer, and only a new
+        // entry takes it.
+        let mut key = std::mem::take(&mut self.key_buf);
+        key.clear();
+        if !object.namespace().is_empty() {
+            key.push_str(object.namespace());
+            key.push('/');
+        }
+        key.push_str(object.name());
         match self.cache.get_mut(&key) {
             Some(slot) => {
                 // An update: the key is known; the owner index changes only if the owner did.
@@ -319,8 +351,9 @@ impl Informer {
                     if let Some(set) = self.by_owner.get_mut(old_owner) {
                         set.remove(&key);
                     }
-                    self.by_owner.entry(new_owner).or_default().insert(key);
+                    self.by_owner.entry(new_owner).or_default().insert(key.clone());
                 }
+                self.key_buf = key;
                 Some(old)
             }
             None => {

@@ -6,7 +6,8 @@
 //! the sandbox show the cluster as it was at any past revision.
 
 use crate::api::Object;
-use std::collections::{BTreeMap, VecDeque};
+use crate::object_cache::FastKeys;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 pub type Revision = i64;
@@ -56,7 +57,9 @@ pub enum EtcdError {
 #[derive(Debug)]
 pub struct Etcd {
     revision: Revision,
-    kvs: BTreeMap<String, KeyValue>,
+    /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges.
+    kvs: HashMap<String, KeyValue, FastKeys>,
+    order: BTreeSet<String>,
     log: VecDeque<Change>,
     compacted: Revision,
     /// Automatic compaction keeps at most this many changes in the log.
@@ -85,7 +88,8 @@ impl Etcd {
     pub fn new() -> Self {
         Etcd {
             revision: 1,
-            kvs: BTreeMap::new(),
+            kvs: HashMap::default(),
+            order: BTreeSet::new(),
             log: VecDeque::new(),
             compacted: 1,
             history_limit: 50_000,
@@ -96,9 +100,9 @@ impl Etcd {
     /// The key an object is stored under.
     pub fn key_for(resource: &str, namespace: &str, name: &str) -> String {
         if namespace.is_empty() {
-            format!("/registry/{resource}/{name}")
+            crate::component::join(&["/registry/", resource, "/", name])
         } else {
-            format!("/registry/{resource}/{namespace}/{name}")
+            crate::component::join(&["/registry/", resource, "/", namespace, "/", name])
         }
     }
 
@@ -124,7 +128,10 @@ impl Etcd {
 
     /// Every key starting with `prefix`, in key order.
     pub fn range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
-        self.kvs.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))
+        self.order
+            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+            .take_while(move |k| k.starts_with(prefix))
+            .filter_map(|k| Some((k, self.kvs.get(k)?)))
     }
 
     /// Stores a new key. The object's `resourceVersion` becomes the write's revision.
@@ -152,6 +159,7 @@ impl Etcd {
             return Err(EtcdError::Conflict);
         }
         let kv = self.kvs.remove(key).ok_or(EtcdError::NotFound)?;
+        self.order.remove(key);
         self.revision += 1;
         let change = Change {
             revision: self.revision,
@@ -171,6 +179,9 @@ impl Etcd {
         object.meta_mut().resource_version = revision.to_string();
         let value = Arc::new(object);
         let created = prev.is_none();
+        if !self.kvs.contains_key(key) {
+            self.order.insert(key.to_string());
+        }
         let entry = self.kvs.entry(key.to_string()).or_insert_with(|| KeyValue {
             value: value.clone(),
             create_revision: revision,
@@ -224,7 +235,11 @@ impl Etcd {
     pub fn put_raw(&mut self, key: &str, value: String) -> Option<Change> {
         self.revision += 1;
         let revision = self.revision;
-        let (create_revision, version, old) = match (self.raw.get(key), self.kvs.remove(key)) {
+        let removed = self.kvs.remove(key);
+        if removed.is_some() {
+            self.order.remove(key);
+        }
+        let (create_revision, version, old) = match (self.raw.get(key), removed) {
             (Some(r), _) => (r.create_revision, r.version, None),
             (None, Some(kv)) => (kv.create_revision, kv.version, Some(kv.value)),
             (None, None) => (revision, 0, None),
@@ -288,7 +303,7 @@ impl Etcd {
     /// The store's contents as they were at `revision` (time travel), in key order.
     pub fn snapshot_at(&self, revision: Revision) -> Result<BTreeMap<String, Arc<Object>>, EtcdError> {
         let mut state: BTreeMap<String, Arc<Object>> =
-            self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone())).collect();
+            self.range("").map(|(k, kv)| (k.clone(), kv.value.clone())).collect();
         if revision >= self.revision {
             return Ok(state);
         }

@@ -18,6 +18,7 @@ pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
+pub mod object_cache;
 pub mod overview;
 pub mod pipes;
 pub mod record;

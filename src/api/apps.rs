@@ -17,8 +17,10 @@ fn none_or_zero(n: &Option<i32>) -> bool {
 pub struct PodTemplateSpec {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared between copies of the template (the workload's stored versions, a controller's
+    /// comparisons, the pods made from it). Change it with `Arc::make_mut`.
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: std::sync::Arc<PodSpec>,
 }
 
 /// A condition of a Deployment, ReplicaSet or DaemonSet.

@@ -108,8 +108,10 @@ pub struct PodSpec {
     pub resource_claims: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceRequirements>,
+    /// Shared between copies of the spec: a projected token volume alone is a dozen JSON
+    /// maps, and binding or a kubelet copying the spec need not copy those.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub volumes: Vec<Value>,
+    pub volumes: Vec<Arc<Value>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ephemeral_containers: Vec<Value>,
 }
@@ -139,8 +141,9 @@ pub struct Container {
     pub resize_policy: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
+    /// Shared between copies of the spec (a pod's stored versions, the kubelet's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub volume_mounts: Vec<Value>,
+    pub volume_mounts: Vec<Arc<Value>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_devices: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

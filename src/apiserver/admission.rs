@@ -108,18 +108,18 @@ pub fn default_object(object: &mut Object) {
                     ru.max_unavailable = intstr("25%");
                 }
             }
-            default_pod_spec(&mut d.spec.template.spec);
+            default_pod_spec(Arc::make_mut(&mut d.spec.template.spec));
         }
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
-            default_pod_spec(&mut rs.spec.template.spec);
+            default_pod_spec(Arc::make_mut(&mut rs.spec.template.spec));
         }
         Object::DaemonSet(ds) => {
             ds.spec.revision_history_limit.get_or_insert(10);
             ds.spec.update_strategy.get_or_insert_with(
                 || json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}),
             );
-            default_pod_spec(&mut ds.spec.template.spec);
+            default_pod_spec(Arc::make_mut(&mut ds.spec.template.spec));
         }
         Object::Job(job) => {
             let spec = &mut job.spec;
@@ -131,7 +131,7 @@ pub fn default_object(object: &mut Object) {
             spec.completion_mode.get_or_insert_with(|| "NonIndexed".into());
             spec.suspend.get_or_insert(false);
             spec.pod_replacement_policy.get_or_insert_with(|| "TerminatingOrFailed".into());
-            default_pod_spec(&mut spec.template.spec);
+            default_pod_spec(Arc::make_mut(&mut spec.template.spec));
         }
         Object::Service(svc) => {
             let spec = &mut svc.spec;
@@ -234,7 +234,7 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
         return true;
     }
     let volume = format!("kube-api-access-{}", rng.string(NAME_ALPHABET, 5));
-    spec.volumes.push(json!({
+    spec.volumes.push(Arc::new(json!({
         "name": volume,
         "projected": {
             "defaultMode": 420,
@@ -244,9 +244,10 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
                 {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
             ]
         }
-    }));
+    })));
+    let mount = Arc::new(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
-        c.volume_mounts.push(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
+        c.volume_mounts.push(mount.clone());
     }
     true
 }

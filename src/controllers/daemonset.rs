@@ -325,7 +325,7 @@ impl DaemonSetController {
         }
         self.expectations.expect(key, create.len(), delete.len(), ctx.now);
         let mut template = ds.spec.template.clone();
-        add_daemon_tolerations(&mut template.spec);
+        add_daemon_tolerations(std::sync::Arc::make_mut(&mut template.spec));
         template.metadata.labels.insert(TEMPLATE_GENERATION_LABEL.into(), ds.metadata.generation.to_string());
         template.metadata.labels.insert(REVISION_HASH_LABEL.into(), hash.to_string());
         // Slow start: batches of 1, 2, 4, … stop at the first failure.
@@ -598,7 +598,7 @@ mod tests {
     #[test]
     fn a_template_toleration_lets_the_pod_onto_the_control_plane() {
         let mut ds = DaemonSet::default();
-        ds.spec.template.spec.tolerations.push(Toleration {
+        std::sync::Arc::make_mut(&mut ds.spec.template.spec).tolerations.push(Toleration {
             key: "node-role.kubernetes.io/control-plane".into(),
             operator: Some("Exists".into()),
             effect: "NoSchedule".into(),
@@ -630,11 +630,11 @@ mod tests {
     #[test]
     fn nodes_that_do_not_match_the_node_selector_or_affinity_run_nothing() {
         let mut ds = DaemonSet::default();
-        ds.spec.template.spec.node_selector.insert("disk".into(), "ssd".into());
+        std::sync::Arc::make_mut(&mut ds.spec.template.spec).node_selector.insert("disk".into(), "ssd".into());
         assert_eq!(node_should_run(&node("a", &[("disk", "ssd")], &[]), &ds), (true, true));
         assert_eq!(node_should_run(&node("b", &[], &[]), &ds), (false, false));
         let mut ds = DaemonSet::default();
-        ds.spec.template.spec.affinity =
+        std::sync::Arc::make_mut(&mut ds.spec.template.spec).affinity =
             Some(json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
             {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}));
         assert_eq!(node_should_run(&node("a", &[("zone", "a")], &[]), &ds), (true, true));

@@ -6,6 +6,7 @@ use super::{Action, Reconciler};
 use crate::api::{Kind, Object};
 use crate::apiserver::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, Propagation, Request};
 use crate::component::{Ctx, Delta, Informer};
+use crate::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -26,17 +27,17 @@ pub const WATCHED: &[Kind] = &[
 pub struct GarbageCollector {
     informers: Vec<Informer>,
     /// Every watched object by uid: where to find it.
-    by_uid: HashMap<String, (usize, String)>,
+    by_uid: HashMap<String, (usize, String), FastKeys>,
     /// Owner uid → dependents (informer index, cache key).
-    dependents: HashMap<String, BTreeSet<(usize, String)>>,
+    dependents: HashMap<String, BTreeSet<(usize, String)>, FastKeys>,
 }
 
 impl Default for GarbageCollector {
     fn default() -> Self {
         GarbageCollector {
             informers: WATCHED.iter().map(|k| Informer::new(*k)).collect(),
-            by_uid: HashMap::new(),
-            dependents: HashMap::new(),
+            by_uid: HashMap::default(),
+            dependents: HashMap::default(),
         }
     }
 }
@@ -48,6 +49,17 @@ fn key_of(informer: usize, cache_key: &str) -> String {
 impl GarbageCollector {
     fn index(&mut self, informer: usize, delta: &Delta) {
         let obj = &delta.object;
+        let unchanged = |old: &Arc<Object>| {
+            old.meta().uid == obj.meta().uid && old.meta().owner_references == obj.meta().owner_references
+        };
+        // Same object, same owners (a status update, most often): the index stands — if the
+        // object is in it (one listed before the collector started is indexed on first sight).
+        if delta.type_ != WatchEventType::Deleted
+            && delta.old.as_ref().is_some_and(unchanged)
+            && self.by_uid.contains_key(&obj.meta().uid)
+        {
+            return;
+        }
         let key = crate::component::cache_key(obj.namespace(), obj.name());
         if let Some(old) = &delta.old {
             for o in &old.meta().owner_references {

@@ -907,7 +907,7 @@ mod tests {
     #[test]
     fn on_failure_pods_fail_the_job_when_their_restarts_reach_the_backoff_limit() {
         let mut job = Job::default();
-        job.spec.template.spec.restart_policy = Some("OnFailure".into());
+        std::sync::Arc::make_mut(&mut job.spec.template.spec).restart_policy = Some("OnFailure".into());
         job.spec.backoff_limit = Some(2);
         let mut pod = Pod::default();
         pod.status.phase = "Running".into();
@@ -915,7 +915,7 @@ mod tests {
         assert!(!past_backoff_limit_on_failure(&job, &[&pod]));
         pod.status.container_statuses[0].restart_count = 2;
         assert!(past_backoff_limit_on_failure(&job, &[&pod]));
-        job.spec.template.spec.restart_policy = Some("Never".into());
+        std::sync::Arc::make_mut(&mut job.spec.template.spec).restart_policy = Some("Never".into());
         assert!(!past_backoff_limit_on_failure(&job, &[&pod]));
     }
 

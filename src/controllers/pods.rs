@@ -29,7 +29,7 @@ pub fn pod_from_template(template: &PodTemplateSpec, owner: &Object, generate_na
             owner_references: vec![controller_ref(owner)],
             ..Default::default()
         },
-        spec: std::sync::Arc::new(template.spec.clone()),
+        spec: template.spec.clone(),
         ..Default::default()
     }
 }

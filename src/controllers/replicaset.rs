@@ -86,13 +86,10 @@ impl ReplicaSetController {
     fn count(&mut self, pod_obj: &Object, sign: i32) {
         let Some(owner) = pod_obj.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return };
         let Some(pod) = pod_obj.as_pod().filter(|p| is_active(p)) else { return };
-        let template_labels = self
-            .replica_sets
-            .get(pod_obj.namespace(), &owner.name)
-            .and_then(|rs| rs.as_replica_set())
-            .map(|rs| rs.spec.template.metadata.labels.clone())
-            .unwrap_or_default();
-        let labeled = template_labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v));
+        let labeled =
+            self.replica_sets.get(pod_obj.namespace(), &owner.name).and_then(|rs| rs.as_replica_set()).is_none_or(
+                |rs| rs.spec.template.metadata.labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v)),
+            );
         // A pod leaving after its owner's counts were dropped counts for nothing (the owner's
         // uid may come back, e.g. from an etcd restore, and must start from zero).
         let c = match (sign < 0, self.counts.get_mut(&owner.uid)) {
@@ -268,7 +265,7 @@ impl Reconciler for ReplicaSetController {
             self.lanes.remove(key);
             return Action::AwaitChange;
         };
-        let Some(rs) = rs_obj.as_replica_set().cloned() else { return Action::AwaitChange };
+        let Some(rs) = rs_obj.as_replica_set() else { return Action::AwaitChange };
         let deleting = rs.metadata.deletion_timestamp.is_some();
         if !deleting {
             self.adopt(&rs_obj, ctx);
@@ -276,7 +273,7 @@ impl Reconciler for ReplicaSetController {
         }
         if !deleting && self.expectations.satisfied(key, ctx.now) {
             let have = self.counts.get(&rs.metadata.uid).map_or(0, |c| c.active);
-            self.manage(key, &rs_obj, &rs, have, ctx);
+            self.manage(key, &rs_obj, rs, have, ctx);
         }
         // Status, from what the cache shows now (the next sync sees this sync's writes).
         let min_ready = Duration::seconds(rs.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);

@@ -256,7 +256,7 @@ fn containers(
                 }
             }
         }
-        let mut mounts: Vec<&Value> = c.volume_mounts.iter().collect();
+        let mut mounts: Vec<&Value> = c.volume_mounts.iter().map(|m| &**m).collect();
         mounts.stable_sort_by_key(|m| m.get("mountPath").and_then(Value::as_str).unwrap_or("").to_string());
         if mounts.is_empty() {
             out.push_str("    Mounts:\t<none>\n");
@@ -272,11 +272,11 @@ fn containers(
     }
 }
 
-fn volumes_section(out: &mut String, volumes: &[Value]) {
+fn volumes_section(out: &mut String, volumes: &[std::sync::Arc<Value>]) {
     volumes_with_indent(out, volumes, "");
 }
 
-fn volumes_with_indent(out: &mut String, volumes: &[Value], space: &str) {
+fn volumes_with_indent(out: &mut String, volumes: &[std::sync::Arc<Value>], space: &str) {
     if volumes.is_empty() {
         let _ = writeln!(out, "{space}Volumes:\t<none>");
         return;

@@ -218,6 +218,26 @@ impl Kubelet {
         touched
     }
 
+    /// The pods to step now, in key order: those just changed, those without a worker yet, and
+    /// those whose worker is due. The cache, the workers and `touched` are all sorted by key,
+    /// so one pass over the three finds them.
+    fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
+        let mut workers = self.workers.iter().peekable();
+        let mut touched = touched.iter().peekable();
+        let mut due = Vec::new();
+        for key in self.pods.cache.keys() {
+            while workers.next_if(|(k, _)| *k < key).is_some() {}
+            while touched.next_if(|k| *k < key).is_some() {}
+            let worker = workers.peek().filter(|(k, _)| *k == key).map(|(_, (_, w))| w);
+            let changed = touched.peek().is_some_and(|k| *k == key);
+            let retry = self.unsynced.contains(key);
+            if changed || retry || worker.is_none_or(|w| w.next_wakeup().is_some_and(|t| t <= now)) {
+                due.push(key.clone());
+            }
+        }
+        due
+    }
+
     fn drop_worker(&mut self, key: &str) {
         if let Some((_, worker)) = self.workers.remove(key) {
             // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
@@ -423,19 +443,7 @@ impl Component for Kubelet {
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().cloned());
         }
-        let due: Vec<String> = self
-            .pods
-            .cache
-            .keys()
-            .filter(|k| {
-                touched.contains(*k)
-                    || self.unsynced.contains(*k)
-                    || !self.workers.contains_key(*k)
-                    || self.workers.get(*k).and_then(|(_, w)| w.next_wakeup()).is_some_and(|t| t <= ctx.now)
-            })
-            .cloned()
-            .collect();
-        for key in due {
+        for key in self.due(&touched, ctx.now) {
             self.step_pod(&key, ctx);
         }
         ctx.cause = None;
@@ -457,7 +465,7 @@ impl Component for Kubelet {
         let next_worker = self
             .workers
             .iter()
-            .filter(|(k, _)| self.pods.cache.contains_key(*k))
+            .filter(|(k, _)| self.pods.cache.contains_key(k))
             .filter_map(|(_, (_, w))| w.next_wakeup())
             .min();
         let mirror_retry =

@@ -141,6 +141,9 @@ pub struct PodWorker {
     /// terminationGracePeriodSeconds, unless the probe sets its own).
     grace: Duration,
     host_network: bool,
+    /// When the worker next needs a step, worked out whenever it changes (the kubelet asks
+    /// for every pod each time it runs).
+    wakeup: Option<Time>,
 }
 
 impl PodWorker {
@@ -189,12 +192,19 @@ impl PodWorker {
             pod_ref: format!("{}_{}({})", pod.metadata.name, pod.metadata.namespace, pod.metadata.uid),
             grace: Duration::seconds(pod.spec.termination_grace_period_seconds.unwrap_or(30).max(0) as u64),
             host_network: pod.spec.host_network,
+            wakeup: None,
         }
     }
 
     /// Kills a container's process at once, as `kill -9` on the node would (`sim pod crash`):
     /// it exits with 137 and the kubelet handles it like any exit.
     pub fn crash(&mut self, container: &str, now: Time) -> Result<(), String> {
+        let crashed = self.kill(container, now);
+        self.wakeup = self.compute_wakeup();
+        crashed
+    }
+
+    fn kill(&mut self, container: &str, now: Time) -> Result<(), String> {
         let c = self
             .containers
             .iter_mut()
@@ -220,6 +230,19 @@ impl PodWorker {
 
     /// Moves the pod along as far as `now` allows.
     pub fn step(
+        &mut self,
+        pod: &Pod,
+        now: Time,
+        runtime: &mut Runtime,
+        rng: &mut Rng,
+        next_ip: &mut dyn FnMut() -> String,
+    ) -> Vec<Action> {
+        let actions = self.advance(pod, now, runtime, rng, next_ip);
+        self.wakeup = self.compute_wakeup();
+        actions
+    }
+
+    fn advance(
         &mut self,
         pod: &Pod,
         now: Time,
@@ -612,6 +635,10 @@ impl PodWorker {
 
     /// When this worker next needs a step, if it has something scheduled.
     pub fn next_wakeup(&self) -> Option<Time> {
+        self.wakeup
+    }
+
+    fn compute_wakeup(&self) -> Option<Time> {
         let mut next: Option<Time> = None;
         let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
         if let (Some(at), None) = (self.sandbox_ready_at, &self.ip) {

@@ -12,6 +12,9 @@ use std::sync::Arc;
 pub const DEFAULT_CPU_MILLI: i64 = 100;
 pub const DEFAULT_MEMORY_BYTES: i64 = 200 * 1024 * 1024;
 
+const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
+
 /// The scheduler's view of one node: the node and what is already placed on it.
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
@@ -28,12 +31,24 @@ pub struct NodeInfo {
     pub pod_groups: HashMap<usize, u32, BuildHasherDefault<GroupIdHasher>>,
     /// The node's allocatable cpu (milli), memory (bytes) and pods, read once per node version.
     allocatable: (i64, i64, i64),
+    /// The node's hostname and zone labels, read once per node version: topology spread asks
+    /// for them for every node it scores.
+    hostname: Option<String>,
+    zone: Option<String>,
+    /// Whether the node is cordoned, and whether it has any taint: the filters ask for every
+    /// node they visit, and the answer here spares a look at the node object itself.
+    unschedulable: bool,
+    tainted: bool,
 }
 
 impl NodeInfo {
     pub fn new(node: Arc<Node>) -> Self {
         NodeInfo {
             allocatable: Self::allocatable_of(&node),
+            hostname: node.metadata.labels.get(HOSTNAME_LABEL).cloned(),
+            zone: node.metadata.labels.get(ZONE_LABEL).cloned(),
+            unschedulable: node.spec.unschedulable,
+            tainted: !node.spec.taints.is_empty(),
             node,
             requested_cpu: 0,
             requested_memory: 0,
@@ -60,6 +75,10 @@ impl NodeInfo {
     /// A new version of the node (its pods stay counted).
     pub fn set_node(&mut self, node: Arc<Node>) {
         self.allocatable = Self::allocatable_of(&node);
+        self.hostname = node.metadata.labels.get(HOSTNAME_LABEL).cloned();
+        self.zone = node.metadata.labels.get(ZONE_LABEL).cloned();
+        self.unschedulable = node.spec.unschedulable;
+        self.tainted = !node.spec.taints.is_empty();
         self.node = node;
     }
 
@@ -107,8 +126,27 @@ impl NodeInfo {
         groups.iter().map(|g| self.pod_groups.get(g).copied().unwrap_or(0) as i64).sum()
     }
 
+    /// `spec.unschedulable` (cordoned).
+    pub fn unschedulable(&self) -> bool {
+        self.unschedulable
+    }
+
+    /// Whether `spec.taints` has any taint.
+    pub fn tainted(&self) -> bool {
+        self.tainted
+    }
+
+    /// The `kubernetes.io/hostname` label.
+    pub fn hostname(&self) -> Option<&str> {
+        self.hostname.as_deref()
+    }
+
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.node.metadata.labels.get(key).map(String::as_str)
+        match key {
+            HOSTNAME_LABEL => self.hostname.as_deref(),
+            ZONE_LABEL => self.zone.as_deref(),
+            _ => self.node.metadata.labels.get(key).map(String::as_str),
+        }
     }
 }
 

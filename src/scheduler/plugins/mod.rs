@@ -19,7 +19,7 @@ pub fn default_filters() -> Vec<Box<dyn FilterPlugin>> {
         Box::new(node_name::NodeName),
         Box::new(taint_toleration::TaintToleration),
         Box::new(node_affinity::NodeAffinity),
-        Box::new(node_ports::NodePorts),
+        Box::new(node_ports::NodePorts::default()),
         Box::new(node_resources_fit::NodeResourcesFit::default()),
         Box::new(pod_topology_spread::PodTopologySpread::default()),
         Box::new(inter_pod_affinity::InterPodAffinity::default()),

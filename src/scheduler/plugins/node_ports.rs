@@ -1,17 +1,26 @@
 //! NodePorts: two pods cannot bind the same host port on one node.
 
 use crate::api::Pod;
-use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, host_ports};
+use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, Snapshot, host_ports};
 
-pub struct NodePorts;
+/// The host ports the pod asks for, worked out once per scheduling cycle (upstream's
+/// PreFilter state).
+#[derive(Default)]
+pub struct NodePorts {
+    wanted: Vec<(String, i32)>,
+}
 
 impl FilterPlugin for NodePorts {
     fn name(&self) -> &'static str {
         "NodePorts"
     }
 
-    fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
-        if host_ports(pod).iter().any(|p| node.used_ports.contains(p)) {
+    fn pre_filter(&mut self, pod: &Pod, _cluster: &Snapshot) {
+        self.wanted = host_ports(pod);
+    }
+
+    fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
+        if self.wanted.iter().any(|p| node.used_ports.contains(p)) {
             return Err(Rejection::unschedulable(vec![
                 "node(s) didn't have free ports for the requested pod ports".into(),
             ]));

@@ -25,7 +25,7 @@ impl FilterPlugin for NodeUnschedulable {
 
     fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         let tolerated = self.tolerated;
-        if node.node.spec.unschedulable && !tolerated {
+        if node.unschedulable() && !tolerated {
             return Err(Rejection::unresolvable("node(s) were unschedulable"));
         }
         Ok(())

@@ -229,6 +229,8 @@ struct ScoreState {
     domains: Vec<DomainCounts>,
     /// Feasible nodes, by position, that get no score.
     ignored: Vec<bool>,
+    /// Which constraints spread by hostname (worked out once, not per scored node).
+    by_hostname: Vec<bool>,
 }
 
 impl ScoreState {
@@ -333,6 +335,7 @@ impl ScorePlugin for PodTopologySpread {
             state.weights.push(normalizing_weight(size));
             state.domains.push(DomainCounts { counts });
             state.groups.push(groups);
+            state.by_hostname.push(c.topology_key == HOSTNAME);
             state.constraints.push(c);
         }
         // Matching pods per domain, over every node, for the domains of the scored nodes.
@@ -362,8 +365,10 @@ impl ScorePlugin for PodTopologySpread {
         let state = &self.scoring;
         let mut score = 0.0;
         for (i, c) in state.constraints.iter().enumerate() {
-            let Some(value) = node.label(&c.topology_key) else { continue };
-            let count = if c.topology_key == HOSTNAME {
+            let by_hostname = state.by_hostname[i];
+            let label = if by_hostname { node.hostname() } else { node.label(&c.topology_key) };
+            let Some(value) = label else { continue };
+            let count = if by_hostname {
                 node.pods_in(&state.groups[i])
             } else {
                 state.domains[i].counts.get(value).copied().unwrap_or(0)
@@ -521,11 +526,13 @@ mod tests {
     #[test]
     fn tainted_nodes_count_as_empty_domains_unless_the_taints_policy_is_honor() {
         let mut cp = node("cp", None);
-        Arc::make_mut(&mut cp.node).spec.taints = vec![Taint {
+        let mut tainted = (*cp.node).clone();
+        tainted.spec.taints = vec![Taint {
             key: "node-role.kubernetes.io/control-plane".into(),
             effect: "NoSchedule".into(),
             ..Default::default()
         }];
+        cp.set_node(Arc::new(tainted));
         let mut c = Cluster::new(vec![cp, node("w1", None), node("w2", None)]);
         c.place(&pod("a", "web"), "w1");
         c.place(&pod("b", "web"), "w2");

@@ -27,6 +27,9 @@ impl FilterPlugin for TaintToleration {
     }
 
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
+        if !node.tainted() {
+            return Ok(());
+        }
         let untolerated = node
             .node
             .spec
@@ -54,6 +57,9 @@ impl ScorePlugin for TaintToleration {
 
     /// Raw score: how many PreferNoSchedule taints the pod does not tolerate.
     fn score(&self, pod: &Pod, node: &NodeInfo) -> i64 {
+        if !node.tainted() {
+            return 0;
+        }
         node.node.spec.taints.iter().filter(|t| t.effect == "PreferNoSchedule" && !tolerated(pod, t)).count() as i64
     }
 

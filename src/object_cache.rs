@@ -1,0 +1,154 @@
+//! An informer's local store: objects by `namespace/name`, found by hash and listed in key
+//! order.
+//!
+//! Most of what reaches an informer is an update to an object it already holds, and a large
+//! cluster holds many objects whose keys share long prefixes (`default/app-12-...`): a hash
+//! finds those in one step where an ordered tree compares a dozen keys. The order is kept
+//! beside the hash so everything that lists the store still sees it sorted by key, and the
+//! hash's own order never shows.
+
+use crate::api::Object;
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+/// Hash maps keyed by trusted strings (cache keys, uids) that are never iterated in hash
+/// order where it could show.
+pub type FastKeys = BuildHasherDefault<KeyHasher>;
+
+/// A cache's objects by key, with the keys in order.
+#[derive(Debug, Default)]
+pub struct ObjectCache {
+    objects: HashMap<String, Arc<Object>, FastKeys>,
+    order: BTreeSet<String>,
+}
+
+impl ObjectCache {
+    pub fn new() -> Self {
+        ObjectCache::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Arc<Object>> {
+        self.objects.get(key)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.objects.contains_key(key)
+    }
+
+    /// Stores `object` under `key`, returning what was there.
+    pub fn insert(&mut self, key: String, object: Arc<Object>) -> Option<Arc<Object>> {
+        if let Some(slot) = self.objects.get_mut(&key) {
+            return Some(std::mem::replace(slot, object));
+        }
+        self.order.insert(key.clone());
+        self.objects.insert(key, object);
+        None
+    }
+
+    /// The stored object under `key`, to replace in place (the key stays where it is).
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Arc<Object>> {
+        self.objects.get_mut(key)
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<Arc<Object>> {
+        let old = self.objects.remove(key)?;
+        self.order.remove(key);
+        Some(old)
+    }
+
+    pub fn clear(&mut self) {
+        self.objects.clear();
+        self.order.clear();
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
+        self.order.iter()
+    }
+
+    /// The objects, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &Arc<Object>> + '_ {
+        self.iter().map(|(_, o)| o)
+    }
+
+    /// Keys and objects, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Arc<Object>)> + '_ {
+        self.order.iter().filter_map(|k| Some((k, self.objects.get(k)?)))
+    }
+}
+
+/// FNV-1a over the key's bytes, eight at a time: cache keys are short, trusted strings, and
+/// the default hasher would cost more than the lookup it serves.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyHasher(u64);
+
+impl Default for KeyHasher {
+    fn default() -> Self {
+        KeyHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        // Mix the high bits down: the table indexes by the low ones.
+        let h = self.0;
+        (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            self.0 = (self.0 ^ word).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(23);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Namespace, ObjectMeta};
+
+    fn ns(name: &str) -> Arc<Object> {
+        Arc::new(Object::Namespace(Namespace {
+            metadata: ObjectMeta { name: name.into(), ..Default::default() },
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn objects_are_listed_in_key_order_whatever_the_insertion_order() {
+        let mut cache = ObjectCache::new();
+        for name in ["c", "a", "d", "b"] {
+            assert!(cache.insert(name.to_string(), ns(name)).is_none());
+        }
+        assert_eq!(cache.keys().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        let names: Vec<&str> = cache.values().map(|o| o.name()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn replacing_and_removing_keep_the_order_in_step() {
+        let mut cache = ObjectCache::new();
+        cache.insert("a".into(), ns("a"));
+        cache.insert("b".into(), ns("b"));
+        assert_eq!(cache.insert("a".into(), ns("a2")).map(|o| o.name().to_string()), Some("a".into()));
+        assert_eq!(cache.get("a").map(|o| o.name()), Some("a2"));
+        assert_eq!(cache.remove("a").map(|o| o.name().to_string()), Some("a2".into()));
+        assert!(cache.remove("a").is_none());
+        assert_eq!(cache.keys().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(cache.len(), 1);
+    }
+}
