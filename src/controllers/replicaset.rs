@@ -13,7 +13,7 @@ use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::Duration;
 use crate::sort::StableSort;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The most pods one sync creates or deletes.
@@ -36,6 +36,9 @@ pub struct ReplicaSetController {
     expectations: Expectations,
     /// The last decision per ReplicaSet.
     pub lanes: BTreeMap<String, Lane>,
+    /// Owned pods whose labels left their ReplicaSet's selector, by the owner's uid: the
+    /// next reconcile releases them (noticed as their labels change, not by scanning).
+    strays: HashMap<String, BTreeSet<String>>,
 }
 
 impl Default for ReplicaSetController {
@@ -46,6 +49,7 @@ impl Default for ReplicaSetController {
             counts: HashMap::new(),
             expectations: Expectations::default(),
             lanes: BTreeMap::new(),
+            strays: HashMap::new(),
         }
     }
 }
@@ -127,13 +131,30 @@ impl ReplicaSetController {
     fn release(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
         let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
         let uid = &rs.meta().uid;
-        let strays: Vec<Arc<Object>> =
-            self.pods.owned_by(uid).into_iter().filter(|p| !selector.matches(&p.meta().labels)).cloned().collect();
+        let Some(keys) = self.strays.remove(uid) else { return };
+        let strays: Vec<Arc<Object>> = keys
+            .iter()
+            .filter_map(|k| self.pods.cache.get(k))
+            .filter(|p| p.controller_ref().is_some_and(|r| r.uid == *uid) && !selector.matches(&p.meta().labels))
+            .cloned()
+            .collect();
         for stray in strays {
             let Some(mut pod) = stray.as_pod().cloned() else { continue };
             pod.metadata.owner_references.retain(|r| r.uid != *uid);
             // Not assumed into the cache: the counts follow the watch, which brings it.
             let _ = ctx.call(Request::update(Object::Pod(pod)));
+        }
+    }
+
+    /// Remembers a pod whose labels no longer match its owning ReplicaSet's selector.
+    fn note_stray(&mut self, pod: &Arc<Object>) {
+        let Some(owner) = pod.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return };
+        let selector = self
+            .replica_sets
+            .get(pod.namespace(), &owner.name)
+            .and_then(|rs| rs.as_replica_set().and_then(|r| r.spec.selector.clone()));
+        if selector.is_some_and(|s| !s.matches(&pod.meta().labels)) {
+            self.strays.entry(owner.uid.clone()).or_default().insert(cache_key(pod.namespace(), pod.name()));
         }
     }
 
@@ -232,6 +253,7 @@ impl Reconciler for ReplicaSetController {
         if informer == 0 {
             if delta.type_ == WatchEventType::Deleted {
                 self.counts.remove(&obj.meta().uid);
+                self.strays.remove(&obj.meta().uid);
             }
             return vec![cache_key(obj.namespace(), obj.name())];
         }
@@ -240,6 +262,10 @@ impl Reconciler for ReplicaSetController {
         }
         if delta.type_ != WatchEventType::Deleted {
             self.count(obj, 1);
+            let relabelled = delta.old.as_ref().is_none_or(|o| o.meta().labels != obj.meta().labels);
+            if relabelled {
+                self.note_stray(obj);
+            }
         }
         let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "ReplicaSet"));
         if let Some(key) = keys.first().cloned() {
