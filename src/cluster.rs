@@ -398,6 +398,21 @@ impl Cluster {
         self.now = target;
     }
 
+    /// One move toward `deadline`, for commands that wait and look between moves (`rollout
+    /// status`, `logs -f`, `get -w`): the next component due by then runs, or, when none is,
+    /// the clock jumps to the deadline.
+    pub fn step_toward(&mut self, deadline: Time) {
+        match self.next_wakeup() {
+            Some(t) if t <= deadline => {
+                self.step();
+            }
+            _ => {
+                let left = deadline.since(self.now);
+                self.advance(left);
+            }
+        }
+    }
+
     /// Whether any component has work under way, or a notification is still in flight.
     pub fn busy(&self) -> bool {
         self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy())))

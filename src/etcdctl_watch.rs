@@ -76,15 +76,7 @@ pub fn watch(cluster: &mut Cluster, args: &[String]) -> Output {
         if cluster.now() >= deadline {
             break;
         }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => {
-                let left = deadline.since(cluster.now());
-                cluster.advance(left);
-            }
-        }
+        cluster.step_toward(deadline);
     }
     let _ = writeln!(out.stderr, "kubeloop: stopped watching after {WATCH_CAP} of virtual time (as Ctrl-C would)");
     out

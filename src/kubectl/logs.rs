@@ -197,15 +197,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             }
             return out;
         }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => {
-                let left = deadline.since(cluster.now());
-                cluster.advance(left);
-            }
-        }
+        cluster.step_toward(deadline);
         for stream in &mut streams {
             let Some(lines) = read(cluster, stream, false) else { continue };
             // A restarted container starts a new log: follow stops at the old one's end.

@@ -524,12 +524,7 @@ fn evict_and_wait(
         if pending.is_empty() || cluster.now() >= deadline {
             break;
         }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => cluster.advance(deadline.since(cluster.now())),
-        }
+        cluster.step_toward(deadline);
     }
     for (_, name, _) in &pending {
         errors.push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}"));

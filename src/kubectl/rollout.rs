@@ -252,15 +252,7 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
                 out.code = 1;
                 return out;
             }
-            match cluster.next_wakeup() {
-                Some(t) if t <= deadline => {
-                    cluster.step();
-                }
-                _ => {
-                    let left = deadline.since(cluster.now());
-                    cluster.advance(left);
-                }
-            }
+            cluster.step_toward(deadline);
             let now_rv = cluster.api().peek(kind, &namespace, &name).map(|o| o.meta().resource_version.clone());
             if now_rv.as_deref() != Some(seen.as_str()) {
                 current = cluster.request(Request::get(kind, &namespace, &name)).ok().and_then(Reply::object);

@@ -310,12 +310,7 @@ fn wait_for_pod(
             Some(_) if cluster.now() >= deadline => return pod,
             Some(_) => {}
         }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => cluster.advance(deadline.since(cluster.now())),
-        }
+        cluster.step_toward(deadline);
     }
 }
 

@@ -28,15 +28,7 @@ pub fn get_watch(cluster: &mut Cluster, args: &Args) -> Output {
         if cluster.now() >= deadline {
             break;
         }
-        match cluster.next_wakeup() {
-            Some(t) if t <= deadline => {
-                cluster.step();
-            }
-            _ => {
-                let left = deadline.since(cluster.now());
-                cluster.advance(left);
-            }
-        }
+        cluster.step_toward(deadline);
     }
     live.stop(cluster);
     out.stderr.push_str(&format!(
