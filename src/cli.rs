@@ -34,6 +34,10 @@ struct SavedCommand {
     line: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stdin: Option<String>,
+    /// The files it read with `-f`, as they were then: replaying it later needs them even
+    /// when they have changed or gone.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    files: std::collections::BTreeMap<String, String>,
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -108,10 +112,12 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
         _ => State { seed, commands: Vec::new() },
     };
     let mut session = Session::new(state.seed);
-    session.files = read_local_files(words);
     for saved in &state.commands {
+        session.files = saved.files.clone();
         session.execute(&to_command(saved));
     }
+    let files = read_local_files(words);
+    session.files = files.clone();
     let line = words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ");
     let wants_stdin = split_words(&line)
         .unwrap_or_default()
@@ -125,7 +131,7 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
     } else {
         None
     };
-    let saved = SavedCommand { line, stdin };
+    let saved = SavedCommand { line, stdin, files };
     let out = session.execute(&to_command(&saved));
     eprint!("{}", out.warnings);
     print!("{}", out.stdout);
@@ -150,21 +156,28 @@ fn to_command(saved: &SavedCommand) -> Command {
 /// Files named with `-f` on this command line, read from the real disk (the CLI can).
 fn read_local_files(words: &[String]) -> std::collections::BTreeMap<String, String> {
     let mut files = std::collections::BTreeMap::new();
-    for pair in words.windows(2) {
-        if (pair[0] == "-f" || pair[0] == "--filename") && pair[1] != "-" {
-            if let Ok(text) = std::fs::read_to_string(&pair[1]) {
-                files.insert(pair[1].clone(), text);
-            }
-        }
-    }
-    for w in words {
-        if let Some(path) = w.strip_prefix("--filename=").or_else(|| w.strip_prefix("-f=")) {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                files.insert(path.to_string(), text);
-            }
-        }
+    let mut paths: Vec<&str> = words
+        .windows(2)
+        .filter(|pair| (pair[0] == "-f" || pair[0] == "--filename") && pair[1] != "-")
+        .map(|pair| pair[1].as_str())
+        .collect();
+    paths.extend(words.iter().filter_map(|w| w.strip_prefix("--filename=").or_else(|| w.strip_prefix("-f="))));
+    for path in paths {
+        read_path(std::path::Path::new(path), path.trim_end_matches('/'), &mut files, 0);
     }
     files
+}
+
+/// A file, or every file below a directory (as `dir/name`), for `kubectl … -f PATH`.
+fn read_path(path: &std::path::Path, name: &str, files: &mut std::collections::BTreeMap<String, String>, depth: u32) {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        files.insert(name.to_string(), text);
+    } else if let (Ok(entries), true) = (std::fs::read_dir(path), depth < 8) {
+        for entry in entries.flatten() {
+            let child = entry.file_name().to_string_lossy().into_owned();
+            read_path(&entry.path(), &format!("{name}/{child}"), files, depth + 1);
+        }
+    }
 }
 
 /// `kubeloop lesson list|check|run`.
@@ -242,5 +255,31 @@ fn lesson(args: &[String]) -> i32 {
 fn print_results(results: &[crate::lessons::CheckResult]) {
     for r in results {
         println!("  [{}] {}", if r.passed { "pass" } else { "fail" }, r.label);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_given_with_f_is_applied_file_by_file_in_lexical_order() {
+        let dir = std::env::temp_dir().join(format!("kubeloop-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+        std::fs::write(dir.join("b.yaml"), cm("b")).unwrap();
+        std::fs::write(dir.join("a.yml"), cm("a")).unwrap();
+        std::fs::write(dir.join("sub/c.yaml"), cm("c")).unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a manifest").unwrap();
+        let path = dir.to_string_lossy().into_owned();
+        let words: Vec<String> = ["kubectl", "apply", "-f", &path].iter().map(|s| s.to_string()).collect();
+        let mut session = Session::new(1);
+        session.files = read_local_files(&words);
+        let out = session.execute(&Command::new(&format!("kubectl apply -f {path}")));
+        assert_eq!(out.stdout, "configmap/a created\nconfigmap/b created\n");
+        let out = session.execute(&Command::new(&format!("kubectl apply -f {path} -R")));
+        assert_eq!(out.stdout, "configmap/a unchanged\nconfigmap/b unchanged\nconfigmap/c created\n");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -271,7 +271,16 @@ impl Session {
                 let read = move |name: &str| {
                     files.get(name).cloned().ok_or_else(|| format!("error: the path \"{name}\" does not exist"))
                 };
-                kubectl::run(&mut self.cluster, rest, &Io { stdin, read_file: &read })
+                let list = move |dir: &str, recursive: bool| -> Vec<String> {
+                    let prefix = format!("{dir}/");
+                    files
+                        .keys()
+                        .filter(|k| k.starts_with(&prefix) && (recursive || !k[prefix.len()..].contains('/')))
+                        .filter(|k| [".yaml", ".yml", ".json"].iter().any(|ext| k.ends_with(ext)))
+                        .cloned()
+                        .collect()
+                };
+                kubectl::run(&mut self.cluster, rest, &Io { stdin, read_file: &read, list_dir: &list })
             }
             "sleep" => match rest.first().and_then(|d| Duration::parse(d)) {
                 Some(d) => {

@@ -73,12 +73,19 @@ impl Output {
 pub struct Io<'a> {
     pub stdin: Option<&'a str>,
     pub read_file: &'a dyn Fn(&str) -> Result<String, String>,
+    /// The manifest files in a directory (`-f DIR`; with `recursive`, below it too), in
+    /// lexical order.
+    pub list_dir: &'a dyn Fn(&str, bool) -> Vec<String>,
 }
 
 impl Io<'_> {
     /// No standard input and no files.
     pub fn none() -> Io<'static> {
-        Io { stdin: None, read_file: &|name| Err(format!("error: the path \"{name}\" does not exist")) }
+        Io {
+            stdin: None,
+            read_file: &|name| Err(format!("error: the path \"{name}\" does not exist")),
+            list_dir: &|_, _| Vec::new(),
+        }
     }
 }
 
@@ -225,13 +232,25 @@ fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, Strin
     }
     let mut docs = Vec::new();
     for file in files {
-        let (source, text) = if file == "-" {
-            ("STDIN".to_string(), io.stdin.unwrap_or("").to_string())
+        let sources: Vec<(String, String)> = if file == "-" {
+            vec![("STDIN".to_string(), io.stdin.unwrap_or("").to_string())]
         } else {
-            (file.to_string(), (io.read_file)(file)?)
+            match (io.read_file)(file) {
+                Ok(text) => vec![(file.to_string(), text)],
+                Err(e) => {
+                    // A directory: each manifest file in it, in lexical order.
+                    let listed = (io.list_dir)(file.trim_end_matches('/'), args.has("recursive"));
+                    if listed.is_empty() {
+                        return Err(e);
+                    }
+                    listed.into_iter().map(|f| (io.read_file)(&f).map(|t| (f, t))).collect::<Result<_, _>>()?
+                }
+            }
         };
-        for doc in manifest::parse(&text, &source)? {
-            docs.push((source.clone(), doc));
+        for (source, text) in sources {
+            for doc in manifest::parse(&text, &source)? {
+                docs.push((source.clone(), doc));
+            }
         }
     }
     if docs.is_empty() {
@@ -375,13 +394,11 @@ fn apply_one(
                 .pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
                 .and_then(Value::as_str)
                 .and_then(|s| serde_json::from_str::<Value>(s).ok());
-            if previous
-                .as_ref()
-                .is_some_and(|p| serde_json::to_string(p).ok().as_deref() == Some(last_applied.as_str()))
-            {
+            let merged = merge::three_way(&live, previous.as_ref(), &body);
+            // kubectl sends nothing when the three-way patch is empty.
+            if merged == live {
                 return Ok(format!("{} unchanged{dry}", type_name(&name)));
             }
-            let merged = merge::three_way(&live, previous.as_ref(), &body);
             if client_dry {
                 return Ok(format!("{} configured{dry}", type_name(&name)));
             }
