@@ -264,8 +264,6 @@ pub fn app(props: &AppProps) -> Html {
             push_output(&mut sb, &out);
             drop(sb);
             poll_watch();
-            let sb = scrollback.borrow_mut();
-            drop(sb);
             redraw.force_update();
         })
     };
