@@ -88,26 +88,16 @@ fn kubectl(session: &Session, rest: &[&str], word: &str) -> Vec<String> {
     if word.starts_with('-') {
         return crate::kubectl::args::flag_names().iter().map(|f| format!("--{f}")).collect();
     }
-    let namespace = namespace_of(rest);
-    // Positionals, without flags and the values of flags that take one.
-    let mut positionals = Vec::new();
-    let mut skip = false;
-    for w in rest {
-        if skip {
-            skip = false;
-        } else if let Some(flag) = w.strip_prefix("--") {
-            skip = !flag.contains('=') && crate::kubectl::args::takes_value(flag);
-        } else if w.starts_with('-') && w.len() == 2 {
-            skip = crate::kubectl::args::short_takes_value(w.chars().nth(1).unwrap_or(' '));
-        } else {
-            positionals.push(*w);
-        }
-    }
-    let Some((verb, args)) = positionals.split_first() else {
+    // The words so far, read as kubectl reads them (flags and their values set aside).
+    let words: Vec<String> = rest.iter().map(|w| w.to_string()).collect();
+    let Some((verb, rest)) = crate::kubectl::args::split_verb(&words) else {
         return crate::kubectl::verb_names().iter().map(|v| v.to_string()).collect();
     };
+    let Ok(parsed) = crate::kubectl::args::Args::parse(&verb, &rest) else { return Vec::new() };
+    let namespace = parsed.get("namespace").unwrap_or("default").to_string();
+    let args: Vec<&str> = parsed.positionals.iter().map(String::as_str).collect();
     let types = || Kind::ALL.iter().map(|k| k.info().resource.to_string()).collect::<Vec<_>>();
-    match (*verb, args) {
+    match (verb.as_str(), args.as_slice()) {
         ("rollout", []) => ROLLOUT.iter().map(|s| s.to_string()).collect(),
         ("rollout", [_]) => kind_slash_names(session, word, &namespace, &[Kind::Deployment, Kind::DaemonSet]),
         ("create", []) => CREATE.iter().map(|s| s.to_string()).collect(),
@@ -132,20 +122,6 @@ fn kubectl(session: &Session, rest: &[&str], word: &str) -> Vec<String> {
         }
         _ => Vec::new(),
     }
-}
-
-/// `-n NS`, `--namespace NS` or `--namespace=NS` among the words; `default` otherwise.
-fn namespace_of(words: &[&str]) -> String {
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        match *w {
-            "-n" | "--namespace" => return it.next().unwrap_or(&"default").to_string(),
-            w if w.starts_with("--namespace=") => return w["--namespace=".len()..].to_string(),
-            w if w.starts_with("-n") && w.len() > 2 => return w[2..].to_string(),
-            _ => {}
-        }
-    }
-    "default".into()
 }
 
 fn names(session: &Session, kind: Kind, namespace: &str) -> Vec<String> {

@@ -90,16 +90,6 @@ pub fn flag_names() -> Vec<&'static str> {
     names
 }
 
-/// Whether `--long` takes a value (a separate word when not given with `=`).
-pub fn takes_value(long: &str) -> bool {
-    all_flags().any(|f| f.long == long && f.takes_value) && !OPTIONAL_VALUE.iter().any(|(n, _)| *n == long)
-}
-
-/// Whether `-c` takes a value, for the common verbs.
-pub fn short_takes_value(c: char) -> bool {
-    FLAGS.iter().any(|f| f.short == Some(c) && f.takes_value)
-}
-
 /// Flags whose value is optional (`--dry-run` means `--dry-run=client`).
 const OPTIONAL_VALUE: &[(&str, &str)] = &[("dry-run", "client"), ("validate", "strict"), ("cascade", "background")];
 

@@ -366,19 +366,23 @@ impl Container<'_> {
         String::new()
     }
 
-    /// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
-    /// when the container started: its namespace's, plus `kubernetes` from `default`.
-    fn service_links(&self) -> Vec<(String, String)> {
-        let api = self.cluster.api();
-        let ns = &self.pod.metadata.namespace;
-        let started = self
-            .pod
+    /// When this container last started running, if it is running.
+    fn started_at(&self) -> Option<crate::sim::Time> {
+        self.pod
             .status
             .container_statuses
             .iter()
             .find(|s| s.name == self.spec.name)
             .and_then(|s| s.state.running.as_ref())
-            .and_then(|r| r.started_at);
+            .and_then(|r| r.started_at)
+    }
+
+    /// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
+    /// when the container started: its namespace's, plus `kubernetes` from `default`.
+    fn service_links(&self) -> Vec<(String, String)> {
+        let api = self.cluster.api();
+        let ns = &self.pod.metadata.namespace;
+        let started = self.started_at();
         let mut services: Vec<_> = api.peek_list(Kind::Service, ns);
         if ns != "default" {
             services.extend(api.peek(Kind::Service, "default", "kubernetes"));
@@ -466,14 +470,7 @@ impl Container<'_> {
             _ => {}
         }
         // What the container's own script wrote so far (`touch /tmp/healthy`, `echo > file`).
-        let started = self
-            .pod
-            .status
-            .container_statuses
-            .iter()
-            .find(|s| s.name == self.spec.name)
-            .and_then(|s| s.state.running.as_ref())
-            .and_then(|r| r.started_at);
+        let started = self.started_at();
         if let (Ok(info), Some(started)) = (images::lookup(&self.image), started) {
             let spans = crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args);
             let age = self.cluster.now().since(started);
