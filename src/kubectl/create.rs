@@ -124,6 +124,18 @@ pub(super) fn fetch_objects(
     Ok(objects)
 }
 
+/// How a verb that may write starts: its `--dry-run` and `-o` checked, and its output begun
+/// with kubectl's `--record` deprecation warning when that flag is given.
+pub(super) fn begin_write(args: &Args) -> Result<(DryRun, Output), Output> {
+    let dry = DryRun::from_args(args).map_err(Output::err)?;
+    check_output(args).map_err(Output::err)?;
+    let mut out = Output::default();
+    if args.get("record").is_some() {
+        out.warnings.push_str(RECORD_DEPRECATED);
+    }
+    Ok((dry, out))
+}
+
 /// Rejects an `-o` the imperative verbs cannot print.
 pub(super) fn check_output(args: &Args) -> Result<(), String> {
     match args.get("output") {

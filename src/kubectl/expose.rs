@@ -6,8 +6,8 @@
 use super::Output;
 use super::args::Args;
 use super::create::{
-    CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object,
-    save_config, usage_error,
+    CHANGE_CAUSE, DryRun, NO_RESOURCES, apply_overrides, begin_write, change_cause, print_object, save_config,
+    usage_error,
 };
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
@@ -176,18 +176,11 @@ pub(super) fn expose(cluster: &mut Cluster, args: &Args) -> Output {
         Ok(t) => t,
         Err(e) => return Output::err(e.replace("kubectl get -h", "kubectl expose -h")),
     };
-    let dry = match DryRun::from_args(args) {
-        Ok(d) => d,
-        Err(e) => return Output::err(e),
+    let (dry, mut out) = match begin_write(args) {
+        Ok(started) => started,
+        Err(out) => return out,
     };
-    if let Err(e) = check_output(args) {
-        return Output::err(e);
-    }
     let namespace = super::namespace_flag(args);
-    let mut out = Output::default();
-    if args.get("record").is_some() {
-        out.warnings.push_str(RECORD_DEPRECATED);
-    }
     for (kind, names) in targets {
         if names.is_empty() {
             return usage_error("expose", "resource(s) were provided, but no name was specified");

@@ -5,7 +5,7 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, change_cause, check_output, fetch_objects, print_object};
+use super::create::{CHANGE_CAUSE, DryRun, begin_write, change_cause, fetch_objects, print_object};
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
@@ -207,17 +207,10 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
         Ok(c) => c,
         Err(e) => return Output::err(format!("error: {e}")),
     };
-    let dry = match DryRun::from_args(args) {
-        Ok(d) => d,
-        Err(e) => return Output::err(e),
+    let (dry, mut out) = match begin_write(args) {
+        Ok(started) => started,
+        Err(out) => return out,
     };
-    if let Err(e) = check_output(args) {
-        return Output::err(e);
-    }
-    let mut out = Output::default();
-    if args.get("record").is_some() {
-        out.warnings.push_str(RECORD_DEPRECATED);
-    }
     let objects = match fetch_objects(cluster, args, &resources, verb, &mut out) {
         Ok(o) => o,
         Err(e) => return e,

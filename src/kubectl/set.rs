@@ -4,9 +4,7 @@
 
 use super::Output;
 use super::args::Args;
-use super::create::{
-    CHANGE_CAUSE, DryRun, NO_RESOURCES, RECORD_DEPRECATED, change_cause, check_output, fetch_objects, print_object,
-};
+use super::create::{CHANGE_CAUSE, DryRun, NO_RESOURCES, begin_write, change_cause, fetch_objects, print_object};
 use crate::api::Kind;
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
@@ -118,17 +116,10 @@ fn set_image(cluster: &mut Cluster, args: &Args) -> Output {
         1 => return Output::err(format!("error: {}", problems[0])),
         _ => return Output::err(format!("error: [{}]", problems.join(", "))),
     }
-    let dry = match DryRun::from_args(args) {
-        Ok(d) => d,
-        Err(e) => return Output::err(e),
+    let (dry, mut out) = match begin_write(args) {
+        Ok(started) => started,
+        Err(out) => return out,
     };
-    if let Err(e) = check_output(args) {
-        return Output::err(e);
-    }
-    let mut out = Output::default();
-    if args.get("record").is_some() {
-        out.warnings.push_str(RECORD_DEPRECATED);
-    }
     let objects = match fetch_objects(cluster, args, &resources, "set image", &mut out) {
         Ok(o) => o,
         Err(e) => return e,
