@@ -1,0 +1,499 @@
+//! The chain, animated: each API request and watch notification the record holds, as a
+//! message travelling on the control-plane map — kubectl → the API server's stages → etcd, the
+//! API server → a watcher (scheduler, controller, kubelet) — paced so a student can follow, and
+//! bundled ("×37 watch events") when more happen than the eye can take in.
+//!
+//! A pure view model: the page passes its animation clock in (real milliseconds); nothing here
+//! reads a clock, and every message stands for entries the record holds.
+
+use crate::cluster::{Cluster, Role};
+use crate::record::{ComponentId, Entry, Happening, Seq, Stage};
+use std::collections::VecDeque;
+
+/// A box on the map where a message starts or ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    Kubectl,
+    ApiServer,
+    Etcd,
+    Scheduler,
+    /// A controller's lane in the controller manager (`replicaset-controller`).
+    Controller(String),
+    /// A node's kubelet.
+    Kubelet(String),
+    /// A node's kube-proxy.
+    KubeProxy(String),
+    /// Many nodes at once (a bundle of messages to or from several of them).
+    Nodes,
+}
+
+impl Place {
+    /// How the map names it (a message's `data-from` and `data-to`).
+    pub fn name(&self) -> String {
+        match self {
+            Place::Kubectl => "kubectl".into(),
+            Place::ApiServer => "kube-apiserver".into(),
+            Place::Etcd => "etcd".into(),
+            Place::Scheduler => "kube-scheduler".into(),
+            Place::Controller(name) => name.clone(),
+            Place::Kubelet(node) => format!("kubelet/{node}"),
+            Place::KubeProxy(node) => format!("kube-proxy/{node}"),
+            Place::Nodes => "nodes".into(),
+        }
+    }
+}
+
+/// One message on its way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// The first record entry it stands for: unique among messages, a key for the page.
+    pub id: Seq,
+    pub from: Place,
+    pub to: Place,
+    /// `POST pods`, `bind pod/web-…`, `watch: ADDED pod/web-…`, `×37 watch events`.
+    pub label: String,
+    /// How many record entries it stands for.
+    pub count: u32,
+    /// The API server's pipeline stages it passes through on the way (a request: all six when
+    /// stored; up to the refusing one when refused; a notification: none).
+    pub stages: u8,
+    pub refused: bool,
+    /// 0 as it leaves, 1 as it arrives.
+    pub progress: f64,
+    /// The animation clock when it left.
+    pub started_ms: f64,
+}
+
+impl Message {
+    /// In words, for screen readers: `POST pods: kubectl → kube-apiserver → etcd`.
+    pub fn describe(&self) -> String {
+        let via = if self.stages > 0 && self.to != Place::ApiServer { " → kube-apiserver" } else { "" };
+        let refused = if self.refused { " (refused)" } else { "" };
+        format!("{}: {}{via} → {}{refused}", self.label, self.from.name(), self.to.name())
+    }
+}
+
+/// How fast messages go, from the simulation's speed (and presenter mode's slow motion).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pace {
+    /// Real milliseconds from sender to receiver.
+    pub travel_ms: f64,
+    /// Real milliseconds between two departures, so a chain reads in order.
+    pub gap_ms: f64,
+    /// At most this many on the map at once.
+    pub in_flight: usize,
+}
+
+impl Pace {
+    pub fn new(speed: f64, slow_motion: bool) -> Pace {
+        let speed = if speed.is_finite() && speed > 0.0 { speed } else { 1.0 };
+        let slow = if slow_motion { 1.6 } else { 1.0 };
+        let travel_ms = (1400.0 / speed.sqrt()).clamp(450.0, 2800.0) * slow;
+        Pace { travel_ms, gap_ms: travel_ms / 6.0, in_flight: IN_FLIGHT }
+    }
+}
+
+const IN_FLIGHT: usize = 16;
+/// More waiting than this and the waiting messages are bundled by sender and receiver.
+const QUEUE: usize = 48;
+/// Names longer than this are cut with `…`.
+const NAME_CHARS: usize = 18;
+
+/// A message's ends before they are named: cheap to compare when bundling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Kubectl,
+    Api,
+    Etcd,
+    Component(ComponentId),
+    Nodes,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Request,
+    Watch,
+}
+
+/// A message waiting to leave: its ends and what it stands for, named only when it leaves.
+#[derive(Clone, Debug)]
+struct Hop {
+    /// The (first) record entry it stands for.
+    id: Seq,
+    from: End,
+    to: End,
+    class: Class,
+    count: u32,
+    stages: u8,
+    refused: bool,
+    /// Notifications of one write leave together (a fan-out); `None` leaves alone.
+    wave: Option<i64>,
+}
+
+/// The messages on the map, fed from the record frame by frame.
+#[derive(Debug)]
+pub struct Flow {
+    /// The last record entry taken in.
+    cursor: Seq,
+    queue: VecDeque<Hop>,
+    flying: Vec<Message>,
+    last_departure: f64,
+    last_wave: Option<i64>,
+}
+
+impl Flow {
+    /// A flow that shows what happens after `cursor` (the record's history stays still).
+    pub fn new(cursor: Seq) -> Flow {
+        Flow { cursor, queue: VecDeque::new(), flying: Vec::new(), last_departure: f64::NEG_INFINITY, last_wave: None }
+    }
+
+    /// Takes in the record's new entries, lets arrived messages go and new ones leave, and
+    /// returns the messages on the map at `now_ms`.
+    pub fn frame(&mut self, cluster: &Cluster, now_ms: f64, pace: Pace) -> &[Message] {
+        self.take_in(cluster);
+        let travel = pace.travel_ms.max(1.0);
+        self.flying.retain(|m| now_ms - m.started_ms < travel);
+        while self.flying.len() < pace.in_flight.max(1) {
+            let Some(hop) = self.queue.front() else { break };
+            // A write's notifications leave together; other departures keep their spacing, a
+            // late frame sending the overdue one at once.
+            let at = match hop.wave {
+                Some(w) if self.last_wave == Some(w) => self.last_departure,
+                _ if self.last_departure + pace.gap_ms < now_ms - pace.gap_ms => now_ms,
+                _ => self.last_departure + pace.gap_ms,
+            };
+            if at > now_ms {
+                break;
+            }
+            let message = self.launch(cluster, hop, at);
+            self.last_wave = hop.wave;
+            self.queue.pop_front();
+            self.last_departure = at;
+            self.flying.push(message);
+        }
+        for m in &mut self.flying {
+            m.progress = ((now_ms - m.started_ms) / travel).clamp(0.0, 1.0);
+        }
+        &self.flying
+    }
+
+    /// The messages on the map as of the last frame.
+    pub fn messages(&self) -> &[Message] {
+        &self.flying
+    }
+
+    /// How many record entries wait to be shown.
+    pub fn waiting(&self) -> u64 {
+        self.queue.iter().map(|h| u64::from(h.count)).sum()
+    }
+
+    /// Nothing on the map and nothing waiting.
+    pub fn idle(&self) -> bool {
+        self.flying.is_empty() && self.queue.is_empty()
+    }
+
+    fn take_in(&mut self, cluster: &Cluster) {
+        let last = cluster.record.last_seq();
+        if last < self.cursor {
+            // A new session (reset): start over from its present.
+            *self = Flow::new(last);
+            return;
+        }
+        if last == self.cursor {
+            return;
+        }
+        let fresh = cluster.record.since(self.cursor);
+        self.cursor = last;
+        self.queue.extend(fresh.filter_map(|e| hop(cluster, e)));
+        if self.queue.len() > QUEUE {
+            let hops: Vec<Hop> = self.queue.drain(..).collect();
+            self.queue = bundle(cluster, hops).into();
+        }
+    }
+
+    fn launch(&self, cluster: &Cluster, hop: &Hop, at: f64) -> Message {
+        let entry = cluster.record.get(hop.id).filter(|_| hop.count == 1);
+        let label = match (entry.and_then(label), hop.class) {
+            (Some(l), _) => l,
+            (None, Class::Request) => format!("×{} requests", hop.count),
+            (None, Class::Watch) => format!("×{} watch events", hop.count),
+        };
+        Message {
+            id: hop.id,
+            from: place(cluster, hop.from),
+            to: place(cluster, hop.to),
+            label,
+            count: hop.count,
+            stages: hop.stages,
+            refused: hop.refused,
+            progress: 0.0,
+            started_ms: at,
+        }
+    }
+}
+
+/// The message an entry makes, if it is one (decisions are not messages).
+fn hop(cluster: &Cluster, entry: &Entry) -> Option<Hop> {
+    match &entry.what {
+        Happening::Request { failed_at, code, .. } if *code != 0 => {
+            let stages = match failed_at {
+                Some(stage) => Stage::ALL.iter().position(|s| s == stage).map_or(0, |i| i as u8 + 1),
+                None => Stage::ALL.len() as u8,
+            };
+            let from = end(entry.actor);
+            (from != End::Api && cluster.component_role(entry.actor).is_some()).then_some(Hop {
+                id: entry.seq,
+                from,
+                to: if failed_at.is_some() { End::Api } else { End::Etcd },
+                class: Class::Request,
+                count: 1,
+                stages,
+                refused: failed_at.is_some(),
+                wave: None,
+            })
+        }
+        Happening::Notify { to, .. } => Some(Hop {
+            id: entry.seq,
+            from: End::Api,
+            to: end(*to),
+            class: Class::Watch,
+            count: 1,
+            stages: 0,
+            refused: false,
+            wave: Some(entry.revision),
+        }),
+        _ => None,
+    }
+}
+
+/// A single message's label: `POST pods`, `bind pod/web-…`, `watch: ADDED pod/web-…`.
+fn label(entry: &Entry) -> Option<String> {
+    match &entry.what {
+        Happening::Request { method, verb, path, kind, name, .. } => {
+            let path = path.split('?').next().unwrap_or_default();
+            Some(if path.ends_with("/binding") {
+                format!("bind {}/{}", kind.info().singular, short(name))
+            } else if *verb == "watch" {
+                format!("WATCH {}", kind.info().resource)
+            } else {
+                let sub = ["/status", "/eviction", "/scale"].into_iter().find(|s| path.ends_with(s)).unwrap_or("");
+                format!("{method} {}{sub}", kind.info().resource)
+            })
+        }
+        Happening::Notify { event, kind, name, .. } => {
+            Some(format!("watch: {} {}/{}", event.as_str(), kind.info().singular, short(name)))
+        }
+        Happening::Decision { .. } => None,
+    }
+}
+
+fn end(id: ComponentId) -> End {
+    match id {
+        ComponentId::USER => End::Kubectl,
+        ComponentId::API_SERVER => End::Api,
+        id => End::Component(id),
+    }
+}
+
+fn place(cluster: &Cluster, end: End) -> Place {
+    match end {
+        End::Kubectl => Place::Kubectl,
+        End::Api => Place::ApiServer,
+        End::Etcd => Place::Etcd,
+        End::Nodes => Place::Nodes,
+        End::Component(id) => match cluster.component_role(id) {
+            Some(Role::Scheduler) => Place::Scheduler,
+            Some(Role::Controller { name }) => Place::Controller(name.clone()),
+            Some(Role::Kubelet { node }) => Place::Kubelet(node.clone()),
+            Some(Role::KubeProxy { node }) => Place::KubeProxy(node.clone()),
+            Some(Role::User) => Place::Kubectl,
+            Some(Role::ApiServer) | None => Place::ApiServer,
+        },
+    }
+}
+
+/// Bundles hops by sender, receiver and class (oldest first); when that still leaves too
+/// many, nodes' components are bundled as one "nodes" end.
+fn bundle(cluster: &Cluster, hops: Vec<Hop>) -> Vec<Hop> {
+    let grouped = group(hops, |e| e);
+    if grouped.len() <= QUEUE {
+        return grouped;
+    }
+    let on_node = |e: End| match e {
+        End::Component(id)
+            if matches!(cluster.component_role(id), Some(Role::Kubelet { .. } | Role::KubeProxy { .. })) =>
+        {
+            End::Nodes
+        }
+        e => e,
+    };
+    group(grouped, on_node)
+}
+
+fn group(hops: Vec<Hop>, key: impl Fn(End) -> End) -> Vec<Hop> {
+    let mut out: Vec<Hop> = Vec::new();
+    for mut h in hops {
+        h.from = key(h.from);
+        h.to = key(h.to);
+        match out.iter_mut().find(|o| o.from == h.from && o.to == h.to && o.class == h.class) {
+            Some(o) => {
+                o.count += h.count;
+                o.stages = o.stages.max(h.stages);
+                o.refused &= h.refused;
+            }
+            None => out.push(h),
+        }
+    }
+    out
+}
+
+fn short(name: &str) -> String {
+    match name.char_indices().nth(NAME_CHARS) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::{Command, Session};
+
+    const STEP_MS: f64 = 16.0;
+
+    /// Frames until the flow is idle (or `limit` frames), collecting every message seen.
+    fn watch(flow: &mut Flow, session: &mut Session, pace: Pace, frames: usize, run: bool) -> Vec<Message> {
+        let mut seen: Vec<Message> = Vec::new();
+        let mut now = 0.0;
+        for i in 0..frames {
+            if run && i % 6 == 0 {
+                session.cluster.advance(crate::sim::Duration::millis(100));
+            }
+            now += STEP_MS;
+            for m in flow.frame(&session.cluster, now, pace) {
+                if !seen.iter().any(|s| s.id == m.id) {
+                    seen.push(m.clone());
+                }
+            }
+        }
+        seen
+    }
+
+    fn fresh() -> (Session, Flow) {
+        let session = Session::new(1);
+        let flow = Flow::new(session.cluster.record.last_seq());
+        (session, flow)
+    }
+
+    #[test]
+    fn an_apply_sends_its_post_from_kubectl_through_the_api_server_stages_to_etcd() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1"));
+        let shown = flow.frame(&s.cluster, 0.0, Pace::new(1.0, false));
+        let post = shown.iter().find(|m| m.from == Place::Kubectl && m.label == "POST deployments").expect("the POST");
+        assert_eq!((&post.to, post.stages, post.refused, post.count), (&Place::Etcd, 6, false, 1));
+        assert_eq!(post.describe(), "POST deployments: kubectl → kube-apiserver → etcd");
+    }
+
+    #[test]
+    fn watch_notifications_travel_from_the_api_server_to_the_scheduler_and_a_kubelet() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl run web --image=nginx:1.25"));
+        let seen = watch(&mut flow, &mut s, Pace::new(1.0, false), 2000, true);
+        let heard = |to: fn(&Place) -> bool, label: &str| {
+            seen.iter().any(|m| m.from == Place::ApiServer && to(&m.to) && m.label.starts_with(label))
+        };
+        assert!(heard(|p| *p == Place::Scheduler, "watch: ADDED pod/web"), "{seen:#?}");
+        assert!(heard(|p| matches!(p, Place::Kubelet(_)), "watch: "), "{seen:#?}");
+        let bind = seen.iter().find(|m| m.label == "bind pod/web").expect("the scheduler's binding");
+        assert_eq!((&bind.from, &bind.to), (&Place::Scheduler, &Place::Etcd));
+    }
+
+    #[test]
+    fn a_refused_request_stops_at_the_stage_that_refused_it() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment bad --image=nginx --replicas=-1"));
+        let shown = flow.frame(&s.cluster, 0.0, Pace::new(1.0, false));
+        let post = shown.iter().find(|m| m.from == Place::Kubectl).expect("the refused POST");
+        assert_eq!((&post.to, post.stages, post.refused), (&Place::ApiServer, 4, true));
+    }
+
+    #[test]
+    fn a_message_leaves_at_progress_0_arrives_at_1_and_then_leaves_the_map() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create namespace demo"));
+        let pace = Pace::new(1.0, false);
+        let first = flow.frame(&s.cluster, 1000.0, pace)[0].clone();
+        assert_eq!(first.progress, 0.0);
+        let halfway = flow.frame(&s.cluster, 1000.0 + pace.travel_ms / 2.0, pace);
+        let m = halfway.iter().find(|m| m.id == first.id).unwrap();
+        assert!((m.progress - 0.5).abs() < 1e-9, "{}", m.progress);
+        flow.frame(&s.cluster, 1000.0 + pace.travel_ms * 10.0, pace);
+        assert!(flow.messages().iter().all(|m| m.id != first.id));
+    }
+
+    #[test]
+    fn departures_keep_their_order_and_spacing() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
+        s.cluster.advance(crate::sim::Duration::seconds(1));
+        let pace = Pace::new(1.0, false);
+        let seen = watch(&mut flow, &mut s, pace, 400, false);
+        assert!(seen.len() > 3, "{seen:#?}");
+        for pair in seen.windows(2) {
+            assert!(pair[0].id < pair[1].id, "{pair:#?}");
+            // A write's notifications fan out together; everything else keeps its spacing.
+            let fan_out = pair[1].from == Place::ApiServer && pair[1].started_ms == pair[0].started_ms;
+            assert!(fan_out || pair[1].started_ms - pair[0].started_ms >= pace.gap_ms - 1e-9, "{pair:#?}");
+        }
+    }
+
+    #[test]
+    fn the_history_before_the_flow_started_stays_still() {
+        let (s, mut flow) = fresh();
+        assert!(flow.frame(&s.cluster, 0.0, Pace::new(1.0, false)).is_empty());
+        assert!(flow.idle());
+    }
+
+    #[test]
+    fn a_flood_of_a_thousand_pods_on_fifty_nodes_is_bundled_into_a_few_counted_messages() {
+        let (mut s, mut flow) = fresh();
+        for i in 4..=50 {
+            s.execute(&Command::new(&format!("sim node add worker-{i}")));
+        }
+        flow = Flow::new(s.cluster.record.last_seq());
+        let before = s.cluster.record.last_seq();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1000"));
+        s.cluster.advance(crate::sim::Duration::seconds(3));
+        let messages_in_record = s.cluster.record.since(before).filter(|e| hop(&s.cluster, e).is_some()).count() as u64;
+        assert!(messages_in_record > 1000, "{messages_in_record}");
+        let pace = Pace::new(100.0, false);
+        let shown = flow.frame(&s.cluster, 0.0, pace).to_vec();
+        assert!(shown.len() <= IN_FLIGHT && flow.queue.len() <= QUEUE, "{} {}", shown.len(), flow.queue.len());
+        let counted: u64 = shown.iter().map(|m| u64::from(m.count)).sum::<u64>() + flow.waiting();
+        assert_eq!(counted, messages_in_record);
+        let mut bundles = Vec::new();
+        for i in 1..200 {
+            let shown = flow.frame(&s.cluster, f64::from(i) * STEP_MS, pace);
+            assert!(shown.len() <= IN_FLIGHT);
+            bundles.extend(shown.iter().filter(|m| m.count > 1).map(|m| m.label.clone()));
+        }
+        assert!(bundles.iter().any(|l| l.starts_with('×') && l.ends_with("watch events")), "{bundles:?}");
+    }
+
+    #[test]
+    fn faster_speeds_travel_faster_and_slow_motion_slower() {
+        let (one, ten, slow) = (Pace::new(1.0, false), Pace::new(10.0, false), Pace::new(1.0, true));
+        assert!(ten.travel_ms < one.travel_ms && one.travel_ms < slow.travel_ms);
+        assert!(Pace::new(f64::NAN, false) == one);
+    }
+
+    #[test]
+    fn a_reset_session_starts_the_flow_over() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create namespace demo"));
+        flow.frame(&s.cluster, 0.0, Pace::new(1.0, false));
+        let fresh = Session::new(1);
+        assert!(flow.frame(&fresh.cluster, 10.0, Pace::new(1.0, false)).is_empty());
+    }
+}
