@@ -177,6 +177,11 @@ impl Flow {
         &self.flying
     }
 
+    /// The last record entry taken in.
+    pub fn cursor(&self) -> Seq {
+        self.cursor
+    }
+
     /// The messages on the map as of the last frame.
     pub fn messages(&self) -> &[Message] {
         &self.flying

@@ -483,3 +483,74 @@ async fn get_w_prints_rows_live_until_ctrl_c() {
     let stopped = text(&root, "#terminal-output");
     assert!(!stopped.rsplit("^C").next().unwrap_or("").contains("Terminating"), "no rows after Ctrl-C: {stopped}");
 }
+
+/// The messages on the map now: (from, to, label) of each.
+fn messages(root: &Element) -> Vec<(String, String, String)> {
+    let found = root.query_selector_all("#flow .message").unwrap();
+    (0..found.length())
+        .filter_map(|i| found.item(i)?.dyn_into::<Element>().ok())
+        .map(|m| {
+            let attr = |name: &str| m.get_attribute(name).unwrap_or_default();
+            (attr("data-from"), attr("data-to"), m.text_content().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn an_apply_sends_messages_travelling_from_kubectl_to_etcd_and_from_the_api_server_to_watchers() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    // The apply's first request leaves kubectl at once, on its way through the API server.
+    let now = messages(&root);
+    assert!(now.iter().any(|(from, _, _)| from == "kubectl"), "{now:?}");
+    let dot = find(&root, "#flow .message[data-from=\"kubectl\"]");
+    let at_first = dot.get_attribute("style").unwrap_or_default();
+    assert!(at_first.starts_with("transform:translate("), "{at_first}");
+    // Steps make the controllers' work; messages leave one after another as real time passes
+    // (the animation runs on the page's frames, so this test waits for some).
+    for _ in 0..20 {
+        click(&root, "#step").await;
+    }
+    let post = ("kubectl".to_string(), "etcd".to_string(), "POST deployments".to_string());
+    let heard = |seen: &[(String, String, String)]| {
+        seen.iter().any(|(from, to, label)| {
+            from == "kube-apiserver" && to == "deployment-controller" && label.starts_with("watch: ADDED deployment/web")
+        })
+    };
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+        yew::scheduler::flush().await;
+        for m in messages(&root) {
+            if !seen.contains(&m) {
+                seen.push(m);
+            }
+        }
+        if seen.contains(&post) && heard(&seen) {
+            break;
+        }
+    }
+    assert!(seen.contains(&post) && heard(&seen), "{seen:?}");
+    // The dot that left first has moved on (or arrived and gone).
+    let moved = root
+        .query_selector("#flow .message[data-from=\"kubectl\"]")
+        .unwrap()
+        .is_none_or(|d| d.get_attribute("style").unwrap_or_default() != at_first);
+    assert!(moved, "the first message did not move: {at_first}");
+}
+
+#[wasm_bindgen_test]
+async fn the_etcd_box_shows_the_revision_etcd_reports() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    for _ in 0..15 {
+        click(&root, "#step").await;
+    }
+    type_command(&root, "etcdctl endpoint status").await;
+    // `127.0.0.1:2379, ID, VERSION, SIZE, true, false, 2, RAFT_INDEX, REVISION, `
+    let out = text(&root, "#terminal-output");
+    let status = out.lines().rev().find(|l| l.starts_with("127.0.0.1:2379")).unwrap_or_default().to_string();
+    let revision = status.split(", ").nth(8).unwrap_or_default().to_string();
+    assert!(revision.parse::<i64>().is_ok_and(|r| r > 1), "{status}");
+    assert_eq!(text(&root, "#etcd-revision"), format!("revision {revision}"));
+}

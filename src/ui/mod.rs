@@ -1,7 +1,9 @@
 //! The page: renders snapshots of the simulated cluster and sends it commands. Everything it
 //! shows comes from the core; it keeps no cluster state of its own.
 
+mod clock;
 pub mod examples;
+mod flow;
 pub mod lesson;
 pub mod panels;
 mod shortcuts;
@@ -178,7 +180,7 @@ pub fn app(props: &AppProps) -> Html {
                 let poll_watch = poll_watch.clone();
                 let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
-                    session.borrow_mut().cluster.advance(step);
+                    clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
                     ticks += 1;
                     poll_watch();
                     if ticks % 10 == 0 {
@@ -597,6 +599,13 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |_: MouseEvent| past.set(None))
     };
 
+    // The first snapshot is on the page and the terminal takes commands: the end-to-end check
+    // reads this mark as "time to first interactive cluster".
+    use_effect_with((), |_| {
+        if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+            let _ = p.mark("kubeloop-interactive");
+        }
+    });
     let snap = view::snapshot_at(&session.borrow(), *past);
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
@@ -640,6 +649,8 @@ pub fn app(props: &AppProps) -> Html {
                 </p>
             }
             <main class={classes!("layout", with_lesson.then_some("with-lesson"))}>
+                <flow::FlowLayer session={flow::Shared(session.clone())} seq={session.borrow().cluster.record.last_seq()}
+                    speed={*speed} slow_motion={*presenter} />
                 {lesson_panel}
                 <section class="panel editor" aria-labelledby="editor-title">
                     <h2 id="editor-title">{"Manifest"}</h2>
@@ -697,7 +708,7 @@ pub fn app(props: &AppProps) -> Html {
                         <WorkloadTable rows={snap.workloads.clone()} />
                     }
                     <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
-                    <PodTable pods={snap.pods.clone()} on_delete={on_delete_pod} on_command={on_command} highlight={(*highlight).clone()} on_inspect={on_inspect_pod} />
+                    <PodTable pods={snap.pods.clone()} total={snap.pod_count} on_delete={on_delete_pod} on_command={on_command} highlight={(*highlight).clone()} on_inspect={on_inspect_pod} />
                     <h2>{"Events"}</h2>
                     <EventList events={snap.events.clone()} filter={(*event_filter).clone()} on_filter={on_event_filter}
                         selected={(*highlight).clone()} on_select={on_highlight} />
@@ -785,6 +796,9 @@ fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
 
 /// Mounts the app on the page's body.
 pub fn start() {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark("kubeloop-start");
+    }
     let mut props = url_props();
     let asked_seed = web_sys::window()
         .and_then(|w| w.location().search().ok())

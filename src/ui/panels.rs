@@ -7,6 +7,9 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct PodTableProps {
     pub pods: Vec<PodRow>,
+    /// How many pods there are in all (the table shows the first ones).
+    #[prop_or_default]
+    pub total: usize,
     /// Opens the inspector on a pod.
     #[prop_or_default]
     pub on_inspect: Callback<String>,
@@ -59,6 +62,9 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                 }
             }) }
             </tbody>
+            if props.total > props.pods.len() {
+                <caption class="more">{format!("… and {} more (kubectl get pods lists them all)", props.total - props.pods.len())}</caption>
+            }
         </table>
     }
 }
@@ -186,39 +192,62 @@ fn gauge(label: &str, used: i64, total: i64, text: String) -> Html {
 pub fn node_map(props: &NodeMapProps) -> Html {
     html! {
         <div id="nodes" class="nodes">
-        { for props.nodes.iter().map(|n| {
-            let ready = n.status.starts_with("Ready");
-            html! {
-                <section class={classes!("node", (!ready).then_some("not-ready"))} data-node={n.name.clone()} aria-label={format!("Node {}", n.name)}>
-                    <header>
-                        <strong>{&n.name}</strong>
-                        <span class={classes!("node-status", if ready { "running" } else { "failed" })}>{&n.status}</span>
-                        if n.roles != "<none>" { <span class="role">{&n.roles}</span> }
-                    </header>
-                    <div class="node-actions" role="group" aria-label={format!("Faults and maintenance for {}", n.name)}>
-                        { if n.cut_off {
-                            command_button("start kubelet", format!("sim node start {}", n.name), &props.on_command)
-                        } else {
-                            command_button("stop kubelet", format!("sim node stop {}", n.name), &props.on_command)
-                        } }
-                        { if n.cordoned {
-                            command_button("uncordon", format!("kubectl uncordon {}", n.name), &props.on_command)
-                        } else {
-                            command_button("cordon", format!("kubectl cordon {}", n.name), &props.on_command)
-                        } }
-                        { command_button("drain", format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", n.name), &props.on_command) }
-                    </div>
-                    { gauge("cpu", n.cpu_requested, n.cpu_allocatable, format!("{}m / {}m", n.cpu_requested, n.cpu_allocatable)) }
-                    { gauge("memory", n.memory_requested, n.memory_allocatable, format!("{}Mi / {}Mi", n.memory_requested >> 20, n.memory_allocatable >> 20)) }
-                    <ul class="pod-chips">
-                    { for n.pods.iter().map(|(name, status)| html! {
-                        <li class={classes!("chip", status_class(status))} title={format!("{name}: {status}")}>{name}<span class="chip-status">{status}</span></li>
-                    }) }
-                    </ul>
-                </section>
-            }
+        { for props.nodes.iter().map(|n| html! {
+            <NodeCardView key={n.name.clone()} card={n.clone()} on_command={props.on_command.clone()} />
         }) }
         </div>
+    }
+}
+
+#[derive(Properties)]
+struct NodeCardProps {
+    card: NodeCard,
+    on_command: Callback<String>,
+}
+
+/// Cards compare by what they show: an unchanged card is not drawn again. (`on_command` is a new
+/// callback at every page render that runs the line the same way.)
+impl PartialEq for NodeCardProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.card == other.card
+    }
+}
+
+#[function_component(NodeCardView)]
+fn node_card_view(props: &NodeCardProps) -> Html {
+    let n = &props.card;
+    let ready = n.status.starts_with("Ready");
+    html! {
+        <section class={classes!("node", (!ready).then_some("not-ready"))} data-node={n.name.clone()} aria-label={format!("Node {}", n.name)}>
+            <header>
+                <strong>{&n.name}</strong>
+                <span class={classes!("node-status", if ready { "running" } else { "failed" })}>{&n.status}</span>
+                if n.roles != "<none>" { <span class="role">{&n.roles}</span> }
+            </header>
+            <div class="node-actions" role="group" aria-label={format!("Faults and maintenance for {}", n.name)}>
+                { if n.cut_off {
+                    command_button("start kubelet", format!("sim node start {}", n.name), &props.on_command)
+                } else {
+                    command_button("stop kubelet", format!("sim node stop {}", n.name), &props.on_command)
+                } }
+                { if n.cordoned {
+                    command_button("uncordon", format!("kubectl uncordon {}", n.name), &props.on_command)
+                } else {
+                    command_button("cordon", format!("kubectl cordon {}", n.name), &props.on_command)
+                } }
+                { command_button("drain", format!("kubectl drain {} --ignore-daemonsets --delete-emptydir-data", n.name), &props.on_command) }
+            </div>
+            { gauge("cpu", n.cpu_requested, n.cpu_allocatable, format!("{}m / {}m", n.cpu_requested, n.cpu_allocatable)) }
+            { gauge("memory", n.memory_requested, n.memory_allocatable, format!("{}Mi / {}Mi", n.memory_requested >> 20, n.memory_allocatable >> 20)) }
+            <ul class="pod-chips">
+            { for n.pods.iter().map(|(name, status)| html! {
+                <li class={classes!("chip", status_class(status))} title={format!("{name}: {status}")}>{name}<span class="chip-status">{status}</span></li>
+            }) }
+            if n.pod_count > n.pods.len() {
+                <li class="chip more">{format!("+{} more", n.pod_count - n.pods.len())}</li>
+            }
+            </ul>
+        </section>
     }
 }
 
@@ -295,7 +324,10 @@ pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
             </article>
             <article class="component etcd" aria-labelledby="cp-etcd">
                 <h3 id="cp-etcd">{"etcd"}</h3>
-                <p class="revision-big" id="etcd-revision">{format!("revision {}", v.revision)}</p>
+                <p class="revision-big" id="etcd-revision">{"revision "}
+                    // Keyed by the revision: each new one is a new element, so it ticks (CSS).
+                    { for std::iter::once(html! { <span class="rev-tick" key={v.revision}>{v.revision}</span> }) }
+                </p>
                 <p class="muted">{format!("{} keys under /registry", v.keys)}</p>
             </article>
             <article class="component scheduler" aria-labelledby="cp-scheduler">

@@ -38,7 +38,10 @@ pub struct NodeCard {
     pub cpu_allocatable: i64,
     pub memory_requested: i64,
     pub memory_allocatable: i64,
+    /// The first of its pods (name, status): at most [`CHIPS`].
     pub pods: Vec<(String, String)>,
+    /// How many pods it runs in all.
+    pub pod_count: usize,
     /// Its kubelet is stopped or cut off (`sim node stop|partition`).
     pub cut_off: bool,
     pub cordoned: bool,
@@ -58,10 +61,21 @@ pub struct Snapshot {
     pub now: Time,
     pub revision: i64,
     pub workloads: Vec<WorkloadRow>,
+    /// The first pods, at most [`POD_ROWS`]: a page of a thousand rows helps nobody and costs
+    /// every frame.
     pub pods: Vec<PodRow>,
+    /// How many pods the default namespace has in all.
+    pub pod_count: usize,
     pub events: Vec<EventRow>,
     pub nodes: Vec<NodeCard>,
 }
+
+/// The most rows the pod table shows.
+pub const POD_ROWS: usize = 100;
+/// The most pod chips a node card shows.
+pub const CHIPS: usize = 12;
+/// The most events the stream shows.
+const EVENTS: usize = 60;
 
 /// The status class a pod's STATUS column falls into, for colour and icon.
 pub fn status_class(status: &str) -> &'static str {
@@ -111,14 +125,21 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
         None => cluster.now(),
     };
     let pods_all = objects(Kind::Pod, "");
-    let mut events: Vec<_> = objects(Kind::Event, "").iter().filter_map(|e| e.as_event().cloned()).collect();
+    let event_objects = objects(Kind::Event, "");
     // Newest first; within one millisecond, the later write (higher resourceVersion) first.
-    events.stable_sort_by_key(|e| {
-        std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0)))
-    });
+    // Each key is worked out once (there are thousands of events in a big cluster).
+    let mut keyed: Vec<_> = event_objects
+        .iter()
+        .filter_map(|e| e.as_event())
+        .map(|e| (std::cmp::Reverse((e.last_seen(), e.metadata.resource_version.parse::<i64>().unwrap_or(0))), e))
+        .collect();
+    keyed.stable_sort_by_key(|(key, _)| *key);
+    let events: Vec<&crate::api::Event> = keyed.into_iter().map(|(_, e)| e).collect();
+    let pod_count = pods_all.iter().filter(|o| o.namespace() == "default").count();
     let pods = pods_all
         .iter()
         .filter(|o| o.namespace() == "default")
+        .take(POD_ROWS)
         .map(|o| {
             let row = printers::row(o, now, true);
             let unbound = o.as_pod().is_some_and(|p| p.spec.node_name.is_empty());
@@ -145,7 +166,7 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
         .collect();
     let events = events
         .iter()
-        .take(60)
+        .take(EVENTS)
         .map(|e| EventRow {
             last_seen: age::age(Some(e.last_seen()), now),
             type_: e.type_.clone(),
@@ -155,15 +176,18 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
             message: e.message.clone(),
         })
         .collect();
+    // Each node's pods, in one pass over the pods.
+    let mut by_node: std::collections::BTreeMap<&str, Vec<&Object>> = std::collections::BTreeMap::new();
+    for p in &pods_all {
+        if let Some(pod) = p.as_pod().filter(|pod| !pod.spec.node_name.is_empty() && !pod.is_terminal()) {
+            by_node.entry(pod.spec.node_name.as_str()).or_default().push(&**p);
+        }
+    }
     let nodes = objects(Kind::Node, "")
         .iter()
-        .filter_map(|o| o.as_node().cloned())
+        .filter_map(|o| o.as_node())
         .map(|n| {
-            let on_node: Vec<&Object> = pods_all
-                .iter()
-                .map(|p| &**p)
-                .filter(|p| p.as_pod().is_some_and(|p| p.spec.node_name == n.metadata.name && !p.is_terminal()))
-                .collect();
+            let on_node: &[&Object] = by_node.get(n.metadata.name.as_str()).map_or(&[], Vec::as_slice);
             let (cpu, mem) = on_node.iter().filter_map(|p| p.as_pod()).fold((0, 0), |(c, m), p| {
                 let r = p.requests();
                 (c + r.cpu_milli, m + r.memory_bytes)
@@ -173,14 +197,16 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
                 cut_off: cluster.find_component(&kubelet).is_some_and(|id| !cluster.is_running(id)),
                 cordoned: n.spec.unschedulable,
                 name: n.metadata.name.clone(),
-                status: printers::node_status(&n),
-                roles: printers::node_roles(&n),
+                status: printers::node_status(n),
+                roles: printers::node_roles(n),
                 cpu_requested: cpu,
                 cpu_allocatable: n.allocatable("cpu").map_or(0, |q| q.milli()),
                 memory_requested: mem,
                 memory_allocatable: n.allocatable("memory").map_or(0, |q| q.value()),
+                pod_count: on_node.len(),
                 pods: on_node
                     .iter()
+                    .take(CHIPS)
                     .filter_map(|p| p.as_pod())
                     .map(|p| (p.metadata.name.clone(), printers::summarize_pod(p).status))
                     .collect(),
@@ -204,5 +230,5 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
             workloads.push(WorkloadRow { name: printers::type_name(&o), ready, detail, age });
         }
     }
-    Snapshot { now, revision, workloads, pods, events, nodes }
+    Snapshot { now, revision, workloads, pods, pod_count, events, nodes }
 }
