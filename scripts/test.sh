@@ -9,7 +9,10 @@
 #   4. bundle   trunk build --release --offline into dist/, with relative asset URLs
 #               (Trunk.toml public_url = "./"), so dist/ works from any subpath
 #   5. e2e      node tests/e2e/subpath.mjs: dist/ served under /kubeloop/, same-origin
-#               requests only, the UI story; screenshots in tests/e2e/screenshots/
+#               requests only, the UI story; screenshots in tests/e2e/screenshots/; then
+#               node tests/e2e/perf.mjs: first-interactive time and frame times with 1,000
+#               pods on 50 nodes, printed as "perf: p95_frame_ms=… first_interactive_ms=…"
+#               (recorded; fails only when grossly off; skipped with E2E_SMOKE_ONLY)
 #   6. sizes    the release bundle's wasm + js, raw and gzip -9
 #
 # Usage: bash scripts/test.sh
@@ -120,6 +123,10 @@ begin_stage e2e "node tests/e2e/subpath.mjs${E2E_SMOKE_ONLY:+ (E2E_SMOKE_ONLY=$E
 : >"$LOG_DIR/e2e.log"
 logged node tests/e2e/subpath.mjs
 passed=$((passed + 1))
+if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
+  logged node tests/e2e/perf.mjs
+  passed=$((passed + 1))
+fi
 end_stage
 
 # ------------------------------------------------------------------------------------------

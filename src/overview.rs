@@ -34,8 +34,9 @@ pub struct ControlPlane {
     pub requests: Vec<RequestRow>,
     pub revision: i64,
     pub keys: usize,
-    /// Pods no node has been chosen for yet.
+    /// Pods no node has been chosen for yet: the first few, and how many in all.
     pub unscheduled: Vec<String>,
+    pub waiting: usize,
     pub scheduler_decisions: Vec<String>,
     pub controllers: Vec<ControllerRow>,
 }
@@ -44,6 +45,8 @@ pub struct ControlPlane {
 const LOOK_BACK: usize = 3000;
 const REQUESTS: usize = 6;
 const DECISIONS: usize = 3;
+/// Names listed of the pods waiting for a node, and of a controller's queued keys.
+const NAMES: usize = 4;
 
 pub fn control_plane(cluster: &Cluster) -> ControlPlane {
     let mut requests = Vec::new();
@@ -75,7 +78,12 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
     for id in cluster.component_ids() {
         match cluster.component_role(id) {
             Some(Role::Controller { name }) => {
-                let (lanes, queued) = cluster.component_state(id);
+                let (lanes, mut queued) = cluster.component_state(id);
+                if queued.len() > NAMES {
+                    let more = queued.len() - NAMES;
+                    queued.truncate(NAMES);
+                    queued.push(format!("+{more} more"));
+                }
                 controllers.push(ControllerRow {
                     name: name.clone(),
                     lanes,
@@ -87,19 +95,24 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
             _ => {}
         }
     }
-    let unscheduled = cluster
-        .objects(Kind::Pod, "")
-        .iter()
-        .filter_map(|o| o.as_pod())
-        .filter(|p| p.spec.node_name.is_empty() && p.metadata.deletion_timestamp.is_none())
-        .map(|p| format!("{}/{}", p.metadata.namespace, p.metadata.name))
-        .collect();
+    let pods = cluster.objects(Kind::Pod, "");
+    let mut waiting = 0;
+    let mut unscheduled = Vec::new();
+    for p in pods.iter().filter_map(|o| o.as_pod()) {
+        if p.spec.node_name.is_empty() && p.metadata.deletion_timestamp.is_none() {
+            waiting += 1;
+            if unscheduled.len() < NAMES {
+                unscheduled.push(format!("{}/{}", p.metadata.namespace, p.metadata.name));
+            }
+        }
+    }
     let etcd = cluster.api().etcd();
     ControlPlane {
         requests,
         revision: etcd.revision(),
         keys: etcd.range("/registry/").count(),
         unscheduled,
+        waiting,
         scheduler_decisions,
         controllers,
     }

@@ -24,3 +24,37 @@ pub fn advance_within(cluster: &mut Cluster, d: Duration, budget_ms: f64) {
         }
     }
 }
+
+/// How often a tick redraws the page: every tick while drawing is cheap; when a big cluster
+/// makes a drawing costly, less often, so drawing takes at most ~1/25 of the time (the
+/// messages on the map keep moving every frame on their own).
+#[derive(Debug, Default)]
+pub struct Redraws {
+    last_at: f64,
+    cost_ms: f64,
+    started_at: Option<f64>,
+}
+
+impl Redraws {
+    pub fn due(&self, now_ms: f64) -> bool {
+        now_ms - self.last_at >= (self.cost_ms * 25.0).clamp(0.0, 1000.0)
+    }
+
+    /// The page starts drawing.
+    pub fn start(&mut self, now_ms: f64) {
+        self.started_at = Some(now_ms);
+        self.last_at = now_ms;
+    }
+
+    /// The page has drawn (its effects run).
+    pub fn done(&mut self, now_ms: f64) {
+        if let Some(start) = self.started_at.take() {
+            self.cost_ms = now_ms - start;
+        }
+    }
+}
+
+/// The page's clock in real milliseconds (animation and budgets only: never the simulation's).
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}

@@ -2,6 +2,7 @@
 //! sandbox, each moved along its route — sender → the API server's stages → receiver — by a CSS
 //! transform, one animation frame at a time. With reduced motion they wait at their receiver.
 
+use super::clock::now_ms;
 use crate::flow::{Flow, Message, Pace, Place};
 use crate::shell::Session;
 use std::cell::{Cell, RefCell};
@@ -46,10 +47,6 @@ struct State {
 
 /// Real milliseconds between two spoken summaries.
 const SUMMARY_MS: f64 = 4000.0;
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
 
 fn reduced_motion() -> bool {
     web_sys::window()

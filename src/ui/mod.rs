@@ -113,6 +113,13 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     let redraw = use_force_update();
+    // What drawing the page costs, so a big cluster's ticks redraw it less often.
+    let redraws = use_mut_ref(clock::Redraws::default);
+    redraws.borrow_mut().start(clock::now_ms());
+    {
+        let redraws = redraws.clone();
+        use_effect(move || redraws.borrow_mut().done(clock::now_ms()));
+    }
     // A `kubectl get -w` left open: its rows arrive as the clock runs, until Ctrl-C.
     let live_watch = use_mut_ref(|| None::<crate::kubectl::watch::LiveWatch>);
     let poll_watch: Rc<dyn Fn()> = {
@@ -172,6 +179,7 @@ pub fn app(props: &AppProps) -> Html {
         let journal = journal.clone();
         let evaluate = evaluate.clone();
         let poll_watch = poll_watch.clone();
+        let redraws = redraws.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
@@ -189,7 +197,9 @@ pub fn app(props: &AppProps) -> Html {
                     if ticks % 20 == 0 {
                         save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
                     }
-                    redraw.force_update();
+                    if redraws.borrow().due(clock::now_ms()) {
+                        redraw.force_update();
+                    }
                 })
             });
             move || drop(interval)

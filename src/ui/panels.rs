@@ -332,7 +332,7 @@ pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
             </article>
             <article class="component scheduler" aria-labelledby="cp-scheduler">
                 <h3 id="cp-scheduler">{"kube-scheduler"}</h3>
-                <p class="muted">{ if v.unscheduled.is_empty() { "no pods waiting for a node".to_string() } else { format!("{} waiting: {}", v.unscheduled.len(), v.unscheduled.iter().take(4).cloned().collect::<Vec<_>>().join(", ")) } }</p>
+                <p class="muted">{ if v.unscheduled.is_empty() { "no pods waiting for a node".to_string() } else { format!("{} waiting: {}", v.waiting, v.unscheduled.join(", ")) } }</p>
                 <ul class="decisions">{ for v.scheduler_decisions.iter().map(|d| html! { <li>{d}</li> }) }</ul>
             </article>
             <article class="component controllers" aria-labelledby="cp-kcm">
