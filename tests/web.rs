@@ -514,7 +514,9 @@ async fn an_apply_sends_messages_travelling_from_kubectl_to_etcd_and_from_the_ap
     let post = ("kubectl".to_string(), "etcd".to_string(), "POST deployments".to_string());
     let heard = |seen: &[(String, String, String)]| {
         seen.iter().any(|(from, to, label)| {
-            from == "kube-apiserver" && to == "deployment-controller" && label.starts_with("watch: ADDED deployment/web")
+            from == "kube-apiserver"
+                && to == "deployment-controller"
+                && label.starts_with("watch: ADDED deployment/web")
         })
     };
     let mut seen = Vec::new();

@@ -79,9 +79,10 @@ pub fn flow_layer(props: &FlowProps) -> Html {
             let pending = Rc::new(Cell::new(None::<i32>));
             let (again, pending2) = (slot.clone(), pending.clone());
             let request = move |slot: &Rc<RefCell<Option<Frame>>>, pending: &Cell<Option<i32>>| {
-                let id = slot.borrow().as_ref().and_then(|f| {
-                    web_sys::window()?.request_animation_frame(f.as_ref().unchecked_ref()).ok()
-                });
+                let id = slot
+                    .borrow()
+                    .as_ref()
+                    .and_then(|f| web_sys::window()?.request_animation_frame(f.as_ref().unchecked_ref()).ok());
                 pending.set(id);
             };
             *slot.borrow_mut() = Some(Closure::new(move |_: f64| {
@@ -159,7 +160,9 @@ fn selectors(place: &Place) -> (String, &'static str) {
         Place::Controller(name) => {
             (format!("#control-plane .lane[data-controller=\"{name}\"]"), "#control-plane .component.controllers h3")
         }
-        Place::Kubelet(node) | Place::KubeProxy(node) => (format!("#nodes section[data-node=\"{node}\"] header"), "#nodes"),
+        Place::Kubelet(node) | Place::KubeProxy(node) => {
+            (format!("#nodes section[data-node=\"{node}\"] header"), "#nodes")
+        }
         Place::Nodes => ("#nodes".into(), "#cluster-title"),
     }
 }
@@ -168,7 +171,8 @@ fn selectors(place: &Place) -> (String, &'static str) {
 fn centre(selector: &str, origin: Point) -> Option<Point> {
     let element = web_sys::window()?.document()?.query_selector(selector).ok()??;
     let r = element.get_bounding_client_rect();
-    (r.width() > 0.0 || r.height() > 0.0).then(|| (r.left() + r.width() / 2.0 - origin.0, r.top() + r.height() / 2.0 - origin.1))
+    (r.width() > 0.0 || r.height() > 0.0)
+        .then(|| (r.left() + r.width() / 2.0 - origin.0, r.top() + r.height() / 2.0 - origin.1))
 }
 
 fn locate(place: &Place, origin: Point) -> Option<Point> {
