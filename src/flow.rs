@@ -462,11 +462,11 @@ mod tests {
 
     #[test]
     fn a_flood_of_a_thousand_pods_on_fifty_nodes_is_bundled_into_a_few_counted_messages() {
-        let (mut s, mut flow) = fresh();
+        let mut s = Session::new(1);
         for i in 4..=50 {
             s.execute(&Command::new(&format!("sim node add worker-{i}")));
         }
-        flow = Flow::new(s.cluster.record.last_seq());
+        let mut flow = Flow::new(s.cluster.record.last_seq());
         let before = s.cluster.record.last_seq();
         s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1000"));
         s.cluster.advance(crate::sim::Duration::seconds(3));
