@@ -496,43 +496,48 @@ fn messages(root: &Element) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Waits (real time: the animation runs on the page's frames) until `wanted` has been on the
+/// map, collecting every message seen; false after about five seconds.
+async fn seen_on_the_map(
+    root: &Element,
+    seen: &mut Vec<(String, String, String)>,
+    wanted: impl Fn(&(String, String, String)) -> bool,
+) -> bool {
+    for _ in 0..50 {
+        for m in messages(root) {
+            if !seen.contains(&m) {
+                seen.push(m);
+            }
+        }
+        if seen.iter().any(&wanted) {
+            return true;
+        }
+        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+        yew::scheduler::flush().await;
+    }
+    false
+}
+
 #[wasm_bindgen_test]
 async fn an_apply_sends_messages_travelling_from_kubectl_to_etcd_and_from_the_api_server_to_watchers() {
     let root = mount().await;
     click(&root, "#apply").await;
     // The apply's first request leaves kubectl at once, on its way through the API server.
-    let now = messages(&root);
-    assert!(now.iter().any(|(from, _, _)| from == "kubectl"), "{now:?}");
     let dot = find(&root, "#flow .message[data-from=\"kubectl\"]");
     let at_first = dot.get_attribute("style").unwrap_or_default();
     assert!(at_first.starts_with("transform:translate("), "{at_first}");
-    // Steps make the controllers' work; messages leave one after another as real time passes
-    // (the animation runs on the page's frames, so this test waits for some).
-    for _ in 0..20 {
+    // Its writes follow, one after another, through the pipeline to etcd.
+    let mut seen = Vec::new();
+    let post = |m: &(String, String, String)| m.0 == "kubectl" && m.1 == "etcd" && m.2 == "POST deployments";
+    assert!(seen_on_the_map(&root, &mut seen, post).await, "{seen:?}");
+    // A step or two delivers the write to its watchers: the API server tells the controllers.
+    for _ in 0..3 {
         click(&root, "#step").await;
     }
-    let post = ("kubectl".to_string(), "etcd".to_string(), "POST deployments".to_string());
-    let heard = |seen: &[(String, String, String)]| {
-        seen.iter().any(|(from, to, label)| {
-            from == "kube-apiserver"
-                && to == "deployment-controller"
-                && label.starts_with("watch: ADDED deployment/web")
-        })
+    let heard = |m: &(String, String, String)| {
+        m.0 == "kube-apiserver" && m.1 == "deployment-controller" && m.2.starts_with("watch: ADDED deployment/web")
     };
-    let mut seen = Vec::new();
-    for _ in 0..50 {
-        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
-        yew::scheduler::flush().await;
-        for m in messages(&root) {
-            if !seen.contains(&m) {
-                seen.push(m);
-            }
-        }
-        if seen.contains(&post) && heard(&seen) {
-            break;
-        }
-    }
-    assert!(seen.contains(&post) && heard(&seen), "{seen:?}");
+    assert!(seen_on_the_map(&root, &mut seen, heard).await, "{seen:?}");
     // The dot that left first has moved on (or arrived and gone).
     let moved = root
         .query_selector("#flow .message[data-from=\"kubectl\"]")
@@ -549,10 +554,10 @@ async fn the_etcd_box_shows_the_revision_etcd_reports() {
         click(&root, "#step").await;
     }
     type_command(&root, "etcdctl endpoint status").await;
-    // `127.0.0.1:2379, ID, VERSION, SIZE, true, false, 2, RAFT_INDEX, REVISION, `
+    // `127.0.0.1:2379, ID, VERSION, SIZE, true, false, 2, RAFT_INDEX, REVISION,`
     let out = text(&root, "#terminal-output");
-    let status = out.lines().rev().find(|l| l.starts_with("127.0.0.1:2379")).unwrap_or_default().to_string();
-    let revision = status.split(", ").nth(8).unwrap_or_default().to_string();
+    let status = out.rsplit_once("127.0.0.1:2379, ").map(|(_, s)| s.to_string()).unwrap_or_default();
+    let revision = status.split(", ").nth(7).unwrap_or_default().trim_end_matches(',').to_string();
     assert!(revision.parse::<i64>().is_ok_and(|r| r > 1), "{status}");
     assert_eq!(text(&root, "#etcd-revision"), format!("revision {revision}"));
 }
