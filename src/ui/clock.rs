@@ -58,3 +58,10 @@ impl Redraws {
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
+
+/// Sets a `performance.mark` (how long the page took to get somewhere, for the perf check).
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}

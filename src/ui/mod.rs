@@ -112,6 +112,8 @@ pub fn app(props: &AppProps) -> Html {
             })
         })
     };
+    // The cluster is up (the end-to-end check reads this mark).
+    use_mut_ref(|| clock::mark("kubeloop-booted"));
     let redraw = use_force_update();
     // What drawing the page costs, so a big cluster's ticks redraw it less often.
     let redraws = use_mut_ref(clock::Redraws::default);
@@ -611,11 +613,7 @@ pub fn app(props: &AppProps) -> Html {
 
     // The first snapshot is on the page and the terminal takes commands: the end-to-end check
     // reads this mark as "time to first interactive cluster".
-    use_effect_with((), |_| {
-        if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-            let _ = p.mark("kubeloop-interactive");
-        }
-    });
+    use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let snap = view::snapshot_at(&session.borrow(), *past);
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
@@ -806,9 +804,7 @@ fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
 
 /// Mounts the app on the page's body.
 pub fn start() {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark("kubeloop-start");
-    }
+    clock::mark("kubeloop-start");
     let mut props = url_props();
     let asked_seed = web_sys::window()
         .and_then(|w| w.location().search().ok())
