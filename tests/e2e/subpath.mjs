@@ -11,6 +11,7 @@
 //      click #settle                            -> tr[data-pod="web"] is Running,
 //                                                  #events has Scheduled and Started
 //      fill #manifest with "kind: [", #apply    -> #apply-error is visible and non-empty
+//      open ?lesson=02-desired-state           -> #lesson-title (fetched lessons/<id>.md)
 //    saving screenshots to tests/e2e/screenshots/ (gitignored).
 // Prints one "e2e: PASS ..." or "e2e: FAIL ..." line; exits non-zero on failure.
 //
@@ -176,6 +177,11 @@ async function story(page) {
   ).catch(() => { throw new Error('bad yaml: #apply-error is visible but empty'); });
   log(`apply error: ${JSON.stringify((await page.textContent('#apply-error')).trim().slice(0, 200))}`);
   await screenshot(page, 'apply-error.png');
+
+  // A lesson: its Markdown is fetched from lessons/<id>.md beside the page.
+  await page.goto(new URL('?lesson=02-desired-state', page.url()).href, { waitUntil: 'load' });
+  await waitForText(page, '#lesson-title', 'Declaring desired state', 'lesson');
+  log(`lesson: ${JSON.stringify((await page.textContent('#lesson-title')).trim())}`);
 }
 
 async function smoke(page) {
