@@ -359,6 +359,18 @@ async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green()
 }
 
 #[wasm_bindgen_test]
+async fn export_offers_the_applied_objects_as_yaml() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#export").await;
+    assert_eq!(
+        text(&root, "#share-note"),
+        "kubeloop-export.yaml: 2 object(s) you created, for kubectl apply -f",
+        "the default example's Deployment and Service"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_lesson_that_cannot_be_loaded_says_why_above_the_index() {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();

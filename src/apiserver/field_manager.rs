@@ -428,7 +428,7 @@ impl ApplyWrite<'_> {
 }
 
 /// Whether a list item matches a `k:` or `v:` step.
-fn item_matches(item: &Value, step: &str) -> bool {
+pub(crate) fn item_matches(item: &Value, step: &str) -> bool {
     if let Some(keys) = step.strip_prefix("k:") {
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(keys) else { return false };
         keys.iter().all(|(k, v)| match item.get(k) {

@@ -366,6 +366,19 @@ pub fn app(props: &AppProps) -> Html {
             share_note.set("the address now replays this session: copy it to share".into());
         })
     };
+    // Downloads what the student made as one YAML file for a real cluster (`sim export`).
+    let on_export = {
+        let (session, share_note) = (session.clone(), share_note.clone());
+        Callback::from(move |_: MouseEvent| {
+            let cluster = &session.borrow().cluster;
+            let count = crate::export::objects(cluster).len();
+            let bundle = crate::export::bundle(cluster);
+            share_note.set(match download("kubeloop-export.yaml", &bundle) {
+                Some(()) => format!("kubeloop-export.yaml: {count} object(s) you created, for kubectl apply -f"),
+                None => "the browser refused the download".into(),
+            });
+        })
+    };
     let on_reset = {
         let session = session.clone();
         let journal = journal.clone();
@@ -634,6 +647,7 @@ pub fn app(props: &AppProps) -> Html {
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                     <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
                     <button id="share" onclick={on_share} title="put this session (seed and commands) in the address, to share or bookmark">{"share"}</button>
+                    <button id="export" onclick={on_export} title="download the objects you made, with the fields you set, as YAML for a real cluster (sim export)">{"export YAML"}</button>
                     <button id="reset" onclick={on_reset} title="start again with a fresh cluster">{"reset"}</button>
                 </div>
                 if !share_note.is_empty() {
@@ -782,6 +796,21 @@ async fn fetch_lesson(id: &str) -> Result<Rc<str>, String> {
     let text = response.text().map_err(|_| failed("unreadable body"))?;
     let text = wasm_bindgen_futures::JsFuture::from(text).await.map_err(|_| failed("unreadable body"))?;
     text.as_string().map(Rc::from).ok_or_else(|| failed("not text"))
+}
+
+/// Saves `text` as a file through a link to a `data:` URL, clicked once and removed.
+fn download(file: &str, text: &str) -> Option<()> {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window()?.document()?;
+    let link = document.create_element("a").ok()?;
+    let encoded = js_sys::encode_uri_component(text);
+    link.set_attribute("href", &format!("data:text/yaml;charset=utf-8,{}", String::from(encoded))).ok()?;
+    link.set_attribute("download", file).ok()?;
+    link.set_attribute("hidden", "").ok()?;
+    document.body()?.append_child(&link).ok()?;
+    link.dyn_ref::<web_sys::HtmlElement>()?.click();
+    link.remove();
+    Some(())
 }
 
 /// Reads `?seed=N&paused` from the page's address.

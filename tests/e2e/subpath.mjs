@@ -10,6 +10,7 @@
 //      fill #manifest with a Pod, click #apply  -> #apply-result says "pod/web created"
 //      click #settle                            -> tr[data-pod="web"] is Running,
 //                                                  #events has Scheduled and Started
+//      click #export                           -> kubeloop-export.yaml downloads, with the Pod
 //      fill #manifest with "kind: [", #apply    -> #apply-error is visible and non-empty
 //      open ?lesson=02-desired-state           -> #lesson-title (fetched lessons/<id>.md)
 //    saving screenshots to tests/e2e/screenshots/ (gitignored).
@@ -165,6 +166,18 @@ async function story(page) {
   await waitForText(page, '#events', 'Started', 'events');
   log(`settled: ${JSON.stringify(cells.map((c) => c.trim()))}`);
   await screenshot(page, 'pod-running.png');
+
+  // Export: the page downloads what was applied, cut to the fields the student set.
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_MS }), page.click('#export')]);
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  const exported = Buffer.concat(chunks).toString('utf8');
+  if (download.suggestedFilename() !== 'kubeloop-export.yaml' || !exported.includes('kind: Pod') ||
+      !exported.includes('name: web') || exported.includes('nodeName') || exported.includes('status:')) {
+    throw new Error(`export: expected kubeloop-export.yaml with the Pod web and no status or nodeName, got ` +
+      `${download.suggestedFilename()}: ${JSON.stringify(exported.slice(0, 300))}`);
+  }
+  log(`export: ${download.suggestedFilename()}, ${exported.split('\n---\n').length - 1} object(s)`);
 
   // Bad YAML shows an error.
   await page.fill('#manifest', 'kind: [');
