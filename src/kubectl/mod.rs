@@ -994,11 +994,8 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
     let namespace = namespace_flag(args);
     let mut out = Output::default();
     for (kind, names) in targets {
-        if !matches!(kind, Kind::Deployment | Kind::ReplicaSet) {
-            out.stderr.push_str(&format!("error: cannot scale {}\n", kind.qualified_resource()));
-            out.code = 1;
-            continue;
-        }
+        // A kind without a scale subresource (pods, services, …) is found, then its /scale is
+        // not: the API server answers 404, as a real one does.
         if names.is_empty() {
             return Output::err("error: resource(s) were provided, but no name was specified");
         }
