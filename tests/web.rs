@@ -245,6 +245,28 @@ async fn stopping_a_nodes_kubelet_from_its_card_makes_it_not_ready_and_its_pods_
 }
 
 #[wasm_bindgen_test]
+async fn partition_and_break_image_are_on_the_map_and_print_their_commands() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    let card = "#nodes section[data-node=\"worker-2\"]";
+    click(&root, &format!("{card} button[title=\"sim node partition worker-2\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("$ sim node partition worker-2"));
+    assert!(text(&root, "#terminal-output").contains("node/worker-2: partitioned from the API server"));
+    type_command(&root, "sleep 1m").await;
+    assert!(text(&root, card).contains("NotReady"), "{}", text(&root, card));
+    click(&root, &format!("{card} button[title=\"sim node heal worker-2\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("node/worker-2: reconnected to the API server"));
+
+    let first_pod = "#pods tbody tr:first-child";
+    click(&root, &format!("{first_pod} button[title=\"sim image break nginx:1.25\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("image nginx:1.25: the registry stops serving it"));
+    assert!(root.query_selector(&format!("{first_pod} button[title=\"sim image fix nginx:1.25\"]")).unwrap().is_some());
+    click(&root, &format!("{first_pod} button[title=\"sim image fix nginx:1.25\"]")).await;
+    assert!(text(&root, "#terminal-output").contains("image nginx:1.25: the registry serves it again"));
+}
+
+#[wasm_bindgen_test]
 async fn a_shared_session_replays_with_the_same_names_and_its_terminal_history() {
     // The session as the sharer had it: a Deployment, time passing, a pod deleted, a step.
     let mut original = Session::new(3);
