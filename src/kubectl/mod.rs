@@ -994,11 +994,8 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
     let namespace = namespace_flag(args);
     let mut out = Output::default();
     for (kind, names) in targets {
-        if !matches!(kind, Kind::Deployment | Kind::ReplicaSet) {
-            out.stderr.push_str(&format!("error: cannot scale {}\n", kind.qualified_resource()));
-            out.code = 1;
-            continue;
-        }
+        // A kind without a scale subresource (pods, services, …) is found, then its /scale is
+        // not: the API server answers 404, as a real one does.
         if names.is_empty() {
             return Output::err("error: resource(s) were provided, but no name was specified");
         }
@@ -1011,10 +1008,10 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                     continue;
                 }
             };
-            let Some(mut object) = current.map(|o| (*o).clone()) else { continue };
-            let current_replicas = match &mut object {
-                Object::Deployment(d) => d.spec.replicas.replace(replicas),
-                Object::ReplicaSet(rs) => rs.spec.replicas.replace(replicas),
+            let Some(object) = current else { continue };
+            let current_replicas = match &*object {
+                Object::Deployment(d) => d.spec.replicas,
+                Object::ReplicaSet(rs) => rs.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {
@@ -1027,7 +1024,8 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                     continue;
                 }
             }
-            match cluster.request(Request::update(object).managed_by("kubectl-scale")) {
+            // Only the replica count is sent, through the scale subresource.
+            match cluster.request(Request::scale(kind, &namespace, &name, replicas).managed_by("kubectl-scale")) {
                 Ok(_) => out.stdout.push_str(&format!("{}/{name} scaled\n", kind.qualified_singular())),
                 Err(status) => {
                     out.stderr.push_str(&(status.kubectl_message() + "\n"));

@@ -41,6 +41,12 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                 let on_delete = props.on_delete.clone();
                 let onclick = Callback::from(move |_| on_delete.emit(name.clone()));
                 let crash = command_button("crash", format!("sim pod crash {}", p.name), &props.on_command);
+                // New pulls of the image fail while it is broken (nodes that have it keep it).
+                let image = match (p.image.is_empty(), p.image_broken) {
+                    (true, _) => html! {},
+                    (false, false) => command_button("break image", format!("sim image break {}", p.image), &props.on_command),
+                    (false, true) => command_button("fix image", format!("sim image fix {}", p.image), &props.on_command),
+                };
                 html! {
                     <tr data-pod={p.name.clone()} class={classes!((props.highlight.as_deref() == Some(format!("pod/{}", p.name).as_str())).then_some("highlight"))}>
                         <td><button class="linkish name" title="inspect: YAML, describe, owners, events" onclick={
@@ -57,7 +63,7 @@ pub fn pod_table(props: &PodTableProps) -> Html {
                         <td>{&p.restarts}</td>
                         <td>{&p.age}</td>
                         <td>{&p.node}</td>
-                        <td class="actions"><button class="small" title={format!("kubectl delete pod {}", p.name)} aria-label={format!("Delete pod {}", p.name)} {onclick}>{"delete"}</button>{crash}</td>
+                        <td class="actions"><button class="small" title={format!("kubectl delete pod {}", p.name)} aria-label={format!("Delete pod {}", p.name)} {onclick}>{"delete"}</button>{crash}{image}</td>
                     </tr>
                 }
             }) }
@@ -226,9 +232,16 @@ fn node_card_view(props: &NodeCardProps) -> Html {
             </header>
             <div class="node-actions" role="group" aria-label={format!("Faults and maintenance for {}", n.name)}>
                 { if n.cut_off {
-                    command_button("start kubelet", format!("sim node start {}", n.name), &props.on_command)
+                    // Stopped or partitioned, the control plane hears nothing: either brings it back.
+                    html! { <>
+                        { command_button("start kubelet", format!("sim node start {}", n.name), &props.on_command) }
+                        { command_button("heal", format!("sim node heal {}", n.name), &props.on_command) }
+                    </> }
                 } else {
-                    command_button("stop kubelet", format!("sim node stop {}", n.name), &props.on_command)
+                    html! { <>
+                        { command_button("stop kubelet", format!("sim node stop {}", n.name), &props.on_command) }
+                        { command_button("partition", format!("sim node partition {}", n.name), &props.on_command) }
+                    </> }
                 } }
                 { if n.cordoned {
                     command_button("uncordon", format!("kubectl uncordon {}", n.name), &props.on_command)

@@ -17,6 +17,9 @@ pub struct PodRow {
     pub node: String,
     /// Why a pod waits for a node: the scheduler's latest FailedScheduling message.
     pub why_pending: Option<String>,
+    /// Its first container's image, and whether the registry stops serving it (`sim image`).
+    pub image: String,
+    pub image_broken: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -136,11 +139,17 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
     keyed.stable_sort_by_key(|(key, _)| *key);
     let events: Vec<&crate::api::Event> = keyed.into_iter().map(|(_, e)| e).collect();
     let pod_count = pods_all.iter().filter(|o| o.namespace() == "default").count();
+    let broken = cluster.registry().broken();
     let pods = pods_all
         .iter()
         .filter(|o| o.namespace() == "default")
         .take(POD_ROWS)
         .map(|o| {
+            let image = o.as_pod().and_then(|p| p.spec.containers.first()).map(|c| c.image.clone()).unwrap_or_default();
+            // `nginx` broken breaks every tag of it.
+            let image_broken = broken
+                .iter()
+                .any(|b| *b == image || image.strip_prefix(b.as_str()).is_some_and(|t| t.starts_with(':')));
             let row = printers::row(o, now, true);
             let unbound = o.as_pod().is_some_and(|p| p.spec.node_name.is_empty());
             let why_pending = unbound
@@ -155,6 +164,8 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
                 .map(|e| e.message.clone());
             PodRow {
                 why_pending,
+                image,
+                image_broken,
                 name: row[0].clone(),
                 ready: row[1].clone(),
                 status: row[2].clone(),
