@@ -155,10 +155,17 @@ impl Flow {
         self.flying.retain(|m| now_ms - m.started_ms < travel);
         while self.flying.len() < pace.in_flight.max(1) {
             let Some(hop) = self.queue.front() else { break };
-            // A write's notifications leave together; other departures keep their spacing, a
-            // late frame sending the overdue one at once.
+            // A write's notifications leave together, and so do the bundles of one flood (those
+            // the map had no room for leave as soon as it has); other departures keep their
+            // spacing, a late frame sending the overdue one at once.
             let at = match hop.wave {
-                Some(w) if self.last_wave == Some(w) => self.last_departure,
+                Some(w) if self.last_wave == Some(w) => {
+                    if now_ms - self.last_departure < pace.gap_ms {
+                        self.last_departure
+                    } else {
+                        now_ms
+                    }
+                }
                 _ if self.last_departure + pace.gap_ms < now_ms - pace.gap_ms => now_ms,
                 _ => self.last_departure + pace.gap_ms,
             };
@@ -212,7 +219,9 @@ impl Flow {
         self.queue.extend(fresh.filter_map(|e| hop(cluster, e)));
         if self.queue.len() > QUEUE {
             let hops: Vec<Hop> = self.queue.drain(..).collect();
-            self.queue = bundle(cluster, hops).into();
+            // One wave per flood (negative: never a revision).
+            let wave = Some(-i64::try_from(last).unwrap_or(i64::MAX));
+            self.queue = bundle(cluster, hops).into_iter().map(|h| Hop { wave, ..h }).collect();
         }
     }
 
@@ -447,8 +456,10 @@ mod tests {
         assert!(seen.len() > 3, "{seen:#?}");
         for pair in seen.windows(2) {
             assert!(pair[0].id < pair[1].id, "{pair:#?}");
-            // A write's notifications fan out together; everything else keeps its spacing.
-            let fan_out = pair[1].from == Place::ApiServer && pair[1].started_ms == pair[0].started_ms;
+            // A write's notifications fan out together, as do a flood's bundles; everything else
+            // keeps its spacing.
+            let together = pair[1].from == Place::ApiServer || pair[1].count > 1;
+            let fan_out = together && pair[1].started_ms == pair[0].started_ms;
             assert!(fan_out || pair[1].started_ms - pair[0].started_ms >= pace.gap_ms - 1e-9, "{pair:#?}");
         }
     }
@@ -484,6 +495,20 @@ mod tests {
             bundles.extend(shown.iter().filter(|m| m.count > 1).map(|m| m.label.clone()));
         }
         assert!(bundles.iter().any(|l| l.starts_with('×') && l.ends_with("watch events")), "{bundles:?}");
+    }
+
+    #[test]
+    fn a_floods_bundles_leave_together_and_latecomers_start_at_the_beginning() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=20"));
+        s.cluster.advance(crate::sim::Duration::seconds(5));
+        let pace = Pace::new(1.0, false);
+        let first = flow.frame(&s.cluster, 0.0, pace).to_vec();
+        assert_eq!(first.len(), IN_FLIGHT, "{first:#?}");
+        assert!(first.iter().all(|m| m.started_ms == 0.0 && m.progress == 0.0));
+        // As the first arrive, the rest of the flood leaves from its senders.
+        let later = flow.frame(&s.cluster, pace.travel_ms + 1.0, pace);
+        assert!(!later.is_empty() && later.iter().all(|m| m.progress == 0.0), "{later:#?}");
     }
 
     #[test]
