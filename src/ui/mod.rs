@@ -20,7 +20,10 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Real milliseconds between clock ticks.
-const TICK_MS: u32 = 100;
+/// Short, so the simulation's budget per tick (`clock::BUDGET_MS`) comes round often.
+const TICK_MS: u32 = 20;
+/// Ticks in one real second.
+const TICKS_PER_S: u32 = 1000 / TICK_MS;
 const SPEEDS: &[(f64, &str)] =
     &[(0.25, "0.25×"), (0.5, "0.5×"), (1.0, "1×"), (2.0, "2×"), (5.0, "5×"), (10.0, "10×"), (100.0, "100×")];
 
@@ -200,10 +203,10 @@ pub fn app(props: &AppProps) -> Html {
                     clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
                     ticks += 1;
                     poll_watch();
-                    if ticks % 10 == 0 {
+                    if ticks % TICKS_PER_S == 0 {
                         evaluate();
                     }
-                    if ticks % 20 == 0 {
+                    if ticks % (2 * TICKS_PER_S) == 0 {
                         save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
                     }
                     if redraws.borrow().due(clock::now_ms()) {

@@ -138,6 +138,7 @@ async function main() {
     await cdp.send('Performance.enable');
     const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     const before = await metrics();
+    const clockBefore = await page.textContent('#clock');
     const result = await page.evaluate((seconds) => new Promise((resolve) => {
       const deltas = [];
       const ids = new Set();
@@ -153,6 +154,9 @@ async function main() {
       requestAnimationFrame(frame);
     }), SECONDS);
     const after = await metrics();
+    const clockAfter = await page.textContent('#clock');
+    log(`virtual clock: ${clockBefore} → ${clockAfter} over ${SECONDS} s (the page's clock gives the simulation a ` +
+      'budget per tick: a big cluster slows it rather than the frames)');
     const spent = (k) => `${k.replace('Duration', '')}=${((after[k] - before[k]) * 1000).toFixed(0)}ms`;
     log(`main thread over the ${SECONDS} s: ${['TaskDuration', 'ScriptDuration', 'RecalcStyleDuration', 'LayoutDuration'].map(spent).join(' ')}`);
     const pods = await page.evaluate(() => document.querySelectorAll('#nodes .chip, #nodes .chip-count').length);
@@ -165,7 +169,8 @@ async function main() {
     if (result.messages === 0) problems.push('no message travelled on the map');
     const load = os.loadavg().map((l) => l.toFixed(2)).join(',');
     console.log(`perf: p95_frame_ms=${p95.toFixed(1)} p50_frame_ms=${p50.toFixed(1)} max_frame_ms=${max.toFixed(1)} frames=${sorted.length} messages_seen=${result.messages} first_interactive_ms=${firstInteractive.toFixed(0)} nodes=${NODES} pods=${PODS} speed=${SPEED} load=${load}`);
-    if (p95 > 16.7) log(`p95 frame time ${p95.toFixed(1)} ms is over the 16.7 ms target (recorded, not enforced)`);
+    // requestAnimationFrame times come in whole refresh intervals: 16.7–16.8 ms is one frame.
+    if (p95 > 17) log(`p95 frame time ${p95.toFixed(1)} ms is over the 16.7 ms target (recorded, not enforced)`);
   } catch (err) {
     problems.push(err.message.split('\n')[0]);
   } finally {
