@@ -13,6 +13,15 @@ pub struct Mark {
     pub message: String,
 }
 
+impl Mark {
+    /// The line number kubectl's message names when it differs from the mark's: kubectl
+    /// counts a YAML error's line from the start of its document, not of the whole text.
+    pub fn kubectl_line(&self) -> Option<usize> {
+        let n: usize = between(&self.message, "yaml: line ", ":")?.parse().ok()?;
+        (n != self.line).then_some(n)
+    }
+}
+
 /// The lines `stderr` (what kubectl printed for `text`) points at, in line order; one mark per
 /// line, its messages joined.
 pub fn locate(text: &str, stderr: &str) -> Vec<Mark> {
@@ -208,6 +217,7 @@ spec:
         assert_eq!(lines_of(&marks), [12]);
         // kubectl counts the line from the start of the failing document.
         assert!(marks[0].message.contains("yaml: line 3: "), "{}", marks[0].message);
+        assert_eq!(marks[0].kubectl_line(), Some(3));
     }
 
     #[test]

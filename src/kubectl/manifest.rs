@@ -141,7 +141,8 @@ mod tests {
         assert!(err.contains("yaml: line 3: mapping values"), "{err}");
         let err = parse("---\napiVersion: v1\nmetadata: name: x\n", "STDIN").unwrap_err();
         assert!(err.contains("yaml: line 2: "), "{err}");
-        let err = parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n# list\n- x\n", "STDIN").unwrap_err();
+        let err =
+            parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n# list\n- x\n", "STDIN").unwrap_err();
         assert!(err.ends_with("  line 2: cannot unmarshal !!seq into map[string]interface {}"), "{err}");
     }
 
