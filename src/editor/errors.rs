@@ -200,6 +200,25 @@ spec:
     image: nginx:1.25
 ";
 
+    const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: -1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: x
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.25
+";
+
     #[test]
     fn a_yaml_syntax_error_marks_the_line_the_reader_stopped_at() {
         let text = "apiVersion: v1\nkind: Pod\nmetadata: name: web\n";
@@ -237,24 +256,7 @@ spec:
 
     #[test]
     fn each_cause_of_an_invalid_object_marks_its_field() {
-        let text = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: -1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: x
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.25
-";
+        let text = DEPLOYMENT;
         let marks = locate(text, &stderr_of("apply", text));
         assert_eq!(lines_of(&marks), [6, 12]);
         assert_eq!(marks[0].message, "spec.replicas: Invalid value: -1: must be greater than or equal to 0");
@@ -298,6 +300,42 @@ spec:
     fn a_missing_kind_marks_its_document() {
         let text = format!("{POD}---\napiVersion: v1\nmetadata:\n  name: x\n");
         assert_eq!(lines_of(&locate(&text, &stderr_of("apply", &text))), [10]);
+    }
+
+    #[test]
+    fn mangled_manifests_never_panic_the_editors_readers() {
+        let stderr = "The Pod \"web\" is invalid: \n* spec.containers[0].image: Required value\n\
+            Error from server (BadRequest): error when creating \"STDIN\": Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.x[3].y\"\n\
+            error: error parsing STDIN: error converting YAML to JSON: yaml: line 2: x\n\
+            Error from server (NotFound): pods \"web\" not found";
+        let pieces = [
+            ":", "- ", " ", "\n", "\"", "'", "[", "]", "{", "}", "|", ">", "#", "&a ", "*", "!", "---\n", "\t",
+            "\u{e9}",
+        ];
+        let mut seed = 7u64;
+        let mut next = move |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n.max(1)
+        };
+        let samples = [POD, DEPLOYMENT, include_str!("../../tests/scenarios/service_routing.txt")];
+        for example in samples {
+            for _ in 0..150 {
+                let mut text: Vec<char> = example.chars().collect();
+                for _ in 0..1 + next(6) {
+                    let at = next(text.len() + 1);
+                    if next(2) == 0 && at < text.len() {
+                        text.remove(at);
+                    } else {
+                        text.splice(at..at, pieces[next(pieces.len())].chars());
+                    }
+                }
+                let text: String = text.into_iter().collect();
+                let _ = super::super::highlight::highlight(&text);
+                for mark in locate(&text, stderr) {
+                    assert!(mark.line >= 1 && mark.line <= text.split('\n').count(), "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]

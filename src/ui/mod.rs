@@ -299,14 +299,13 @@ pub fn app(props: &AppProps) -> Html {
             redraw.force_update();
         })
     };
-    let on_edit = {
-        let marks = marks.clone();
-        Callback::from(move |()| {
-            if !marks.is_empty() {
-                marks.set(Rc::default());
-            }
-        })
-    };
+    // Typing clears the marks. Kept across the clock's redraws, so the editor only redraws
+    // when its text or marks change.
+    let on_edit = use_callback(marks.clone(), |(), marks| {
+        if !marks.is_empty() {
+            marks.set(Rc::default());
+        }
+    });
 
     let example = use_state(|| examples::EXAMPLES[0].id);
     let on_example = {
