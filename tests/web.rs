@@ -528,11 +528,10 @@ async fn invalid_yaml_marks_the_line_it_breaks_on_with_kubectls_message() {
     );
     assert_eq!(marked_lines(&root), ["7"]);
     assert_eq!(marked_view_lines(&root), [7]);
-    let marks = text(&root, "#editor-marks");
-    assert!(marks.contains("line 7") && marks.contains("mapping values are not allowed"), "{marks}");
+    assert_eq!(text(&root, "#editor-marks"), "!line 7");
     let area = find(&root, "#manifest");
     assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("true"));
-    assert_eq!(area.get_attribute("aria-describedby").as_deref(), Some("editor-marks"));
+    assert_eq!(area.get_attribute("aria-describedby").as_deref(), Some("editor-marks apply-error"));
     assert!(text(&root, "#terminal-output").contains("$ kubectl apply -f - < manifest.yaml"));
 
     // Fixing the text clears the mark.
@@ -543,24 +542,33 @@ async fn invalid_yaml_marks_the_line_it_breaks_on_with_kubectls_message() {
 }
 
 #[wasm_bindgen_test]
-async fn an_invalid_field_value_in_a_later_document_marks_that_field() {
+async fn invalid_field_values_mark_their_fields_in_each_document() {
     let root = mount().await;
-    let manifest = kubeloop::ui::examples::EXAMPLES[0].manifest.replace("  - port: 80", "  - port: 70000");
-    let line = manifest.lines().position(|l| l.contains("70000")).unwrap() + 1;
+    let manifest = kubeloop::ui::examples::EXAMPLES[0]
+        .manifest
+        .replace("replicas: 3", "replicas: -1")
+        .replace("  - port: 80", "  - port: 70000");
+    let port_line = manifest.lines().position(|l| l.contains("70000")).unwrap() + 1;
     type_manifest(&root, &manifest).await;
     click(&root, "#apply").await;
     let error = text(&root, "#apply-error");
-    assert!(
-        error.contains(
-            "The Service \"web\" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive"
-        ),
-        "{error}"
+    assert_eq!(
+        error,
+        "The Deployment \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0\n\
+         The Service \"web\" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive"
     );
-    assert_eq!(marked_lines(&root), [line.to_string()]);
-    assert_eq!(marked_view_lines(&root), [line]);
-    assert!(text(&root, "#editor-marks").contains(&format!("line {line}: spec.ports[0].port: Invalid value: 70000")));
-    // The Deployment in the same manifest was created; only the Service failed.
-    assert!(error.contains("deployment.apps/web created"), "{error}");
+    assert_eq!(marked_lines(&root), ["8".to_string(), port_line.to_string()]);
+    assert_eq!(marked_view_lines(&root), [8, port_line]);
+    // Two marks: each names its cause.
+    assert_eq!(
+        text(&root, "#editor-marks li:nth-child(2)"),
+        format!("!line {port_line}: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive")
+    );
+    // "line N" puts the cursor there.
+    click(&root, "#editor-marks li:nth-child(2) button").await;
+    let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    let offset: usize = manifest.lines().take(port_line - 1).map(|l| l.len() + 1).sum();
+    assert_eq!(area.selection_start().unwrap(), Some(offset as u32));
 
     // An unknown field marks its key; a later success clears every mark.
     type_manifest(&root, &POD.replace("image:", "imagee:")).await;

@@ -107,6 +107,7 @@ pub fn manifest_editor(props: &EditorProps) -> Html {
     let marked = |n: usize| props.marks.iter().any(|m| m.line == n);
     let lines = highlight(&text);
     let invalid = !props.marks.is_empty();
+    let several = props.marks.len() > 1;
     html! {
         <>
         <div class={classes!("code-editor", invalid.then_some("invalid"))}>
@@ -129,7 +130,7 @@ pub fn manifest_editor(props: &EditorProps) -> Html {
                 <textarea id="manifest" ref={props.area.clone()} spellcheck="false" wrap="off" rows="18"
                     autocapitalize="off" autocomplete="off"
                     aria-label="Manifest (YAML)" aria-invalid={invalid.then_some("true")}
-                    aria-describedby={invalid.then_some("editor-marks")}
+                    aria-describedby={invalid.then_some("editor-marks apply-error")}
                     defaultvalue={props.initial.clone()} {oninput} {onscroll} />
             </div>
         </div>
@@ -144,8 +145,11 @@ pub fn manifest_editor(props: &EditorProps) -> Html {
                         if let Some(n) = m.kubectl_line() {
                             <span class="muted-note">{format!(" (kubectl's line {n}: it counts from the start of the document)")}</span>
                         }
-                        {": "}
-                        <span class="mark-message">{m.message.clone()}</span>
+                        // One mark: the error below says it all. Several: which is which.
+                        if several {
+                            {": "}
+                            <span class="mark-message">{m.message.clone()}</span>
+                        }
                     </li>
                 }) }
             </ul>
