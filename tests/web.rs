@@ -704,3 +704,34 @@ async fn dry_run_and_delete_run_their_kubectl_commands_on_the_editors_text() {
     );
     assert_eq!(marked_lines(&root), ["4"]);
 }
+
+#[wasm_bindgen_test]
+async fn the_mistakes_example_is_fixed_one_marked_line_at_a_time() {
+    let root = mount().await;
+    let examples = find(&root, "#examples").dyn_into::<web_sys::HtmlSelectElement>().unwrap();
+    examples.set_value("mistakes");
+    examples.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    // The API server decodes before it validates: the unknown field comes first.
+    click(&root, "#dry-run").await;
+    assert!(
+        text(&root, "#apply-error").ends_with(
+            "strict decoding error: unknown field \"spec.template.spec.containers[0].ports[0].containerport\""
+        ),
+        "{}",
+        text(&root, "#apply-error")
+    );
+    assert_eq!(marked_lines(&root), ["19"]);
+    let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    type_manifest(&root, &area.value().replace("containerport", "containerPort")).await;
+    click(&root, "#dry-run").await;
+    assert_eq!(
+        text(&root, "#apply-error"),
+        "The Deployment \"broken\" is invalid: spec.replicas: Invalid value: -2: must be greater than or equal to 0"
+    );
+    assert_eq!(marked_lines(&root), ["6"]);
+    type_manifest(&root, &area.value().replace("replicas: -2", "replicas: 2")).await;
+    click(&root, "#apply").await;
+    assert_eq!(text(&root, "#apply-result"), "deployment.apps/broken created");
+    assert!(marked_lines(&root).is_empty());
+}
