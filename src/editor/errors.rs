@@ -69,8 +69,22 @@ pub fn locate(text: &str, stderr: &str) -> Vec<Mark> {
             if let Some(doc) = docs.iter().find(|d| d.scalar("metadata.namespace") == Some(ns)) {
                 marks.push(Mark { line: doc.locate("metadata.namespace").line, message: error.to_string() });
             }
-        } else if let Some(doc) = named_object(error).and_then(|(kind, name)| find(&docs, Some(kind), Some(name))) {
-            marks.push(Mark { line: doc.locate("metadata.name").line, message: error.to_string() });
+        } else if let Some((kind, name)) = named_object(error) {
+            if let Some(doc) = find(&docs, Some(kind), Some(name)) {
+                // A conflict is about the resourceVersion the text carries (kubectl edit's).
+                let field = if error.contains("the object has been modified") {
+                    "metadata.resourceVersion"
+                } else {
+                    "metadata.name"
+                };
+                marks.push(Mark { line: doc.locate(field).line, message: error.to_string() });
+            } else if kind == "Namespace" {
+                // `namespaces "x" not found`: the documents that name that namespace.
+                let line = docs.iter().find(|d| d.scalar("metadata.namespace") == Some(name));
+                if let Some(doc) = line {
+                    marks.push(Mark { line: doc.locate("metadata.namespace").line, message: error.to_string() });
+                }
+            }
         }
     }
     marks.sort_by_key(|m| m.line);
@@ -294,6 +308,21 @@ spec:
             marks[1].message,
             "Error from server (NotFound): error when deleting \"STDIN\": deployments.apps \"api\" not found"
         );
+    }
+
+    #[test]
+    fn a_namespace_that_does_not_exist_marks_the_line_naming_it() {
+        let text = POD.replace("  name: web\n", "  name: web\n  namespace: nowhere\n");
+        let stderr = stderr_of("apply", &text);
+        assert!(stderr.contains("namespaces \"nowhere\" not found"), "{stderr}");
+        assert_eq!(lines_of(&locate(&text, &stderr)), [5]);
+    }
+
+    #[test]
+    fn a_conflict_marks_the_resource_version_the_text_carries() {
+        let text = POD.replace("  name: web\n", "  name: web\n  resourceVersion: \"1\"\n");
+        let stderr = "Error from server (Conflict): error when replacing \"STDIN\": Operation cannot be fulfilled on pods \"web\": the object has been modified; please apply your changes to the latest version and try again";
+        assert_eq!(lines_of(&locate(&text, stderr)), [5]);
     }
 
     #[test]
