@@ -15,7 +15,7 @@ pub struct Completion {
 }
 
 const PROGRAMS: &[&str] = &["kubectl", "etcdctl", "sim", "sleep", "clear"];
-const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "help"];
+const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "help"];
 const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal"];
 const SIM_POD: &[&str] = &["crash"];
 const ETCDCTL: &[&str] = &["get", "put", "del", "watch", "member", "endpoint", "snapshot", "version"];

@@ -63,8 +63,20 @@ impl Journal {
     }
 
     /// Replays, handing each command and what it printed to `shown` (the terminal's scrollback).
-    pub fn replay_showing(&self, until: Option<Time>, mut shown: impl FnMut(&Command, &Output)) -> Session {
-        let mut session = match self.lesson.as_deref().and_then(crate::lessons::find) {
+    pub fn replay_showing(&self, until: Option<Time>, shown: impl FnMut(&Command, &Output)) -> Session {
+        let lesson = self.lesson.as_deref().and_then(crate::lessons::find);
+        self.replay_in(lesson.as_ref(), until, shown)
+    }
+
+    /// Replays on the start of `lesson` (the one the journal names, as the caller loaded it),
+    /// or on a fresh cluster of the journal's seed.
+    pub fn replay_in(
+        &self,
+        lesson: Option<&crate::lessons::Lesson>,
+        until: Option<Time>,
+        mut shown: impl FnMut(&Command, &Output),
+    ) -> Session {
+        let mut session = match lesson {
             Some(lesson) => lesson.start(),
             None => Session::new(self.seed),
         };

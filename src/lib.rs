@@ -14,6 +14,7 @@ pub mod etcd;
 pub mod etcd_snapshot;
 pub mod etcdctl;
 pub mod etcdctl_watch;
+pub mod export;
 pub mod journal;
 pub mod kube_proxy;
 pub mod kubectl;

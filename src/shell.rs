@@ -153,6 +153,8 @@ sim: control the sandbox itself (not part of Kubernetes)
   sim settle              run virtual time until the cluster has nothing left to do
   sim time                print the virtual time and etcd's revision
   sim etcd stop|start      stop etcd (every API request then fails) or start it again
+  sim export              print the objects you made, with the fields you set, as one
+                          YAML file for kubectl apply -f on a real cluster
   sim curl URL [--from NODE] [-n NAMESPACE] [-k]
                           send an HTTP request as a pod in NAMESPACE (default) on NODE
                           (worker-1) would: cluster DNS, then that node's kube-proxy rules
@@ -314,6 +316,7 @@ impl Session {
             ["image", ..] => crate::chaos::image(&mut self.cluster, &args[1..]),
             ["scheduler", ..] => crate::chaos::scheduler(&mut self.cluster, &args[1..]),
             ["etcd", ..] => crate::etcd_snapshot::sim(&mut self.cluster, &args[1..]),
+            ["export", ..] => crate::export::command(&self.cluster, &args[1..]),
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
                 let mut it = rest.iter();

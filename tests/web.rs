@@ -19,6 +19,7 @@ fn props() -> AppProps {
         journal: None,
         persist: false,
         lesson: None,
+        lesson_source: None,
         step: None,
         show_index: false,
         embed: false,
@@ -337,7 +338,9 @@ async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green()
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    let props = AppProps { lesson: Some("01-two-halves".into()), ..props() };
+    // The page fetches `lessons/<id>.md` before mounting; here the source is handed over.
+    let source = include_str!("../lessons/01-two-halves.md");
+    let props = AppProps { lesson: Some("01-two-halves".into()), lesson_source: Some(Ok(source.into())), ..props() };
     yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     assert!(text(&root, "#lesson-title").contains("The two halves of a cluster"));
@@ -353,6 +356,31 @@ async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green()
     // Going back shows the finished step with its check passed.
     click(&root, "#lesson-prev").await;
     assert_eq!(text(&root, "#lesson .step h3"), "Meet the nodes");
+}
+
+#[wasm_bindgen_test]
+async fn export_offers_the_applied_objects_as_yaml() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#export").await;
+    assert_eq!(
+        text(&root, "#share-note"),
+        "kubeloop-export.yaml: 2 object(s) you created, for kubectl apply -f",
+        "the default example's Deployment and Service"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_lesson_that_cannot_be_loaded_says_why_above_the_index() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let broken = "---\ntitle: Half written\n";
+    let props = AppProps { lesson: Some("draft".into()), lesson_source: Some(Ok(broken.into())), ..props() };
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert_eq!(text(&root, "#lesson-problem"), "lessons/draft.md:1: the front matter is never closed by a `---` line");
+    assert!(root.query_selector_all("#lesson-index a").unwrap().length() >= 12, "the course is still offered");
 }
 
 #[wasm_bindgen_test]

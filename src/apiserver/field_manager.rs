@@ -320,8 +320,20 @@ impl UpdateWrite<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Conflict {
     pub manager: String,
+    /// The subresource the manager wrote through (`scale`), empty for the object itself.
+    pub subresource: String,
     pub api_version: String,
     pub path: String,
+}
+
+impl Conflict {
+    /// `"kubectl-scale" with subresource "scale" using apps/v1`, as the message names a manager.
+    fn owner(&self) -> String {
+        match self.subresource.as_str() {
+            "" => format!("\"{}\" using {}", self.manager, self.api_version),
+            sub => format!("\"{}\" with subresource \"{sub}\" using {}", self.manager, self.api_version),
+        }
+    }
 }
 
 /// The apply failure message, as the API server words it.
@@ -329,20 +341,18 @@ pub fn conflict_message(conflicts: &[Conflict]) -> String {
     let n = conflicts.len();
     if n == 1 {
         let c = &conflicts[0];
-        return format!(
-            "Apply failed with 1 conflict: conflict with \"{}\" using {}: {}",
-            c.manager, c.api_version, c.path
-        );
+        return format!("Apply failed with 1 conflict: conflict with {}: {}", c.owner(), c.path);
     }
     let mut out = format!("Apply failed with {n} conflicts: ");
-    let mut last: Option<(&str, &str)> = None;
+    let mut last: Option<String> = None;
     for c in conflicts {
-        if last != Some((&c.manager, &c.api_version)) {
+        let owner = c.owner();
+        if last.as_ref() != Some(&owner) {
             if last.is_some() {
                 out.push('\n');
             }
-            out.push_str(&format!("conflicts with \"{}\" using {}:", c.manager, c.api_version));
-            last = Some((&c.manager, &c.api_version));
+            out.push_str(&format!("conflicts with {owner}:"));
+            last = Some(owner);
         }
         out.push_str(&format!("\n- {}", c.path));
     }
@@ -380,6 +390,7 @@ impl ApplyWrite<'_> {
                     conflicted.insert(&steps);
                     conflicts.push(Conflict {
                         manager: e.manager.clone(),
+                        subresource: e.subresource.clone(),
                         api_version: e.api_version.clone(),
                         path: crate::api::managed_fields::path_string(&steps),
                     });
@@ -428,7 +439,7 @@ impl ApplyWrite<'_> {
 }
 
 /// Whether a list item matches a `k:` or `v:` step.
-fn item_matches(item: &Value, step: &str) -> bool {
+pub(crate) fn item_matches(item: &Value, step: &str) -> bool {
     if let Some(keys) = step.strip_prefix("k:") {
         let Ok(Value::Object(keys)) = serde_json::from_str::<Value>(keys) else { return false };
         keys.iter().all(|(k, v)| match item.get(k) {
@@ -617,9 +628,9 @@ mod tests {
     #[test]
     fn several_conflicts_are_listed_under_their_manager() {
         let conflicts = vec![
-            Conflict { manager: "a".into(), api_version: "v1".into(), path: ".x".into() },
-            Conflict { manager: "a".into(), api_version: "v1".into(), path: ".y".into() },
-            Conflict { manager: "b".into(), api_version: "v1".into(), path: ".z".into() },
+            Conflict { manager: "a".into(), subresource: String::new(), api_version: "v1".into(), path: ".x".into() },
+            Conflict { manager: "a".into(), subresource: String::new(), api_version: "v1".into(), path: ".y".into() },
+            Conflict { manager: "b".into(), subresource: String::new(), api_version: "v1".into(), path: ".z".into() },
         ];
         assert_eq!(
             conflict_message(&conflicts),

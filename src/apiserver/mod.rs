@@ -520,6 +520,11 @@ impl ApiServer {
             Some(Body::Json(v)) => v,
             _ => return Err((Stage::Validation, Status::bad_request("a patch needs a JSON body"))),
         };
+        if req.subresource == Some(Subresource::Scale) {
+            let patched = scale_patched(&live, patch_type, &body, &req)?;
+            req.body = Some(Body::Json(patched));
+            return self.update(req, env, seq, None);
+        }
         let patched =
             patch::apply(&live, patch_type, &body).map_err(|m| (Stage::Validation, Status::bad_request(m)))?;
         // A patch that writes managedFields itself sets them as given.
@@ -616,6 +621,7 @@ impl ApiServer {
         };
         let subresource = match req.subresource {
             Some(Subresource::Status) => "status",
+            Some(Subresource::Scale) => "scale",
             _ => "",
         };
         field_manager::UpdateWrite {
@@ -1036,6 +1042,53 @@ fn uuid(rng: &mut Rng) -> String {
         &hex[17..20],
         &hex[20..32]
     )
+}
+
+/// The autoscaling/v1 Scale of a Deployment or ReplicaSet (as JSON): what its `scale`
+/// subresource reads and returns.
+pub fn scale_of(object: &Value) -> Value {
+    let meta = &object["metadata"];
+    let selector = object.pointer("/spec/selector/matchLabels").and_then(Value::as_object).map(|labels| {
+        labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
+    });
+    serde_json::json!({
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {
+            "name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"],
+            "resourceVersion": meta["resourceVersion"], "creationTimestamp": meta["creationTimestamp"],
+        },
+        "spec": {"replicas": object.pointer("/spec/replicas").cloned().unwrap_or(Value::from(1))},
+        "status": {"replicas": object.pointer("/status/replicas").cloned().unwrap_or(Value::from(0)), "selector": selector},
+    })
+}
+
+/// A patch of the `scale` subresource, applied to the object's Scale (autoscaling/v1: its
+/// metadata, `spec.replicas`, and `status.replicas` and `selector`), gives the object with only
+/// `spec.replicas` changed. Only Deployments and ReplicaSets have one here.
+fn scale_patched(live: &Value, patch_type: patch::PatchType, body: &Value, req: &Request) -> StageResult<Value> {
+    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet) {
+        return Err((
+            Stage::Storage,
+            Status {
+                code: 404,
+                reason: "NotFound",
+                ..Status::bad_request("the server could not find the requested resource")
+            },
+        ));
+    }
+    let patched =
+        patch::apply(&scale_of(live), patch_type, body).map_err(|m| (Stage::Validation, Status::bad_request(m)))?;
+    let replicas = patched.pointer("/spec/replicas").cloned().unwrap_or(Value::Null);
+    if !replicas.is_i64() {
+        return Err((
+            Stage::Validation,
+            Status::bad_request(format!("spec.replicas: Invalid value: {replicas}: must be an integer")),
+        ));
+    }
+    let mut object = live.clone();
+    object["spec"]["replicas"] = replicas;
+    Ok(object)
 }
 
 /// Kinds whose `status` is a subresource of their `spec`, and which of them count

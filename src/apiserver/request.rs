@@ -50,6 +50,8 @@ pub enum Subresource {
     Binding,
     /// POST `pods/<name>/eviction`: a deletion that honours disruption budgets.
     Eviction,
+    /// `deployments|replicasets/<name>/scale`: an autoscaling/v1 Scale, the replica count alone.
+    Scale,
 }
 
 impl Subresource {
@@ -58,6 +60,7 @@ impl Subresource {
             Subresource::Status => "status",
             Subresource::Binding => "binding",
             Subresource::Eviction => "eviction",
+            Subresource::Scale => "scale",
         }
     }
 }
@@ -181,6 +184,20 @@ impl Request {
         let mut req = Request::new(Verb::Patch, kind, namespace, name);
         req.patch_type = Some(patch_type);
         req.body = Some(Body::Json(patch));
+        req
+    }
+
+    /// PATCH `<resource>/<name>/scale` with a merge patch of the Scale's `spec.replicas`, as
+    /// `kubectl scale` sends it.
+    pub fn scale(kind: Kind, namespace: &str, name: &str, replicas: i32) -> Request {
+        let mut req = Request::patch(
+            kind,
+            namespace,
+            name,
+            super::patch::PatchType::Merge,
+            serde_json::json!({"spec": {"replicas": replicas}}),
+        );
+        req.subresource = Some(Subresource::Scale);
         req
     }
 

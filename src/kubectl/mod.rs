@@ -1018,10 +1018,10 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                     continue;
                 }
             };
-            let Some(mut object) = current.map(|o| (*o).clone()) else { continue };
-            let current_replicas = match &mut object {
-                Object::Deployment(d) => d.spec.replicas.replace(replicas),
-                Object::ReplicaSet(rs) => rs.spec.replicas.replace(replicas),
+            let Some(object) = current else { continue };
+            let current_replicas = match &*object {
+                Object::Deployment(d) => d.spec.replicas,
+                Object::ReplicaSet(rs) => rs.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {
@@ -1034,7 +1034,8 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                     continue;
                 }
             }
-            match cluster.request(Request::update(object).managed_by("kubectl-scale")) {
+            // Only the replica count is sent, through the scale subresource.
+            match cluster.request(Request::scale(kind, &namespace, &name, replicas).managed_by("kubectl-scale")) {
                 Ok(_) => out.stdout.push_str(&format!("{}/{name} scaled\n", kind.qualified_singular())),
                 Err(status) => {
                     out.stderr.push_str(&(status.kubectl_message() + "\n"));

@@ -2,7 +2,7 @@
 //! client-go's round tripper at 6, request headers at 7, request and response bodies
 //! (quoted, truncated to 1024 characters) at 8.
 
-use crate::apiserver::{Body, Reply, Status, Verb};
+use crate::apiserver::{Body, Reply, Status, Subresource, Verb};
 use crate::cluster::ClientCall;
 use crate::sim::Time;
 use crate::sort::StableSort;
@@ -100,6 +100,9 @@ fn quote(s: &str) -> String {
 
 fn response_body(call: &ClientCall) -> String {
     let value = match &call.result {
+        Ok(Reply::Object(o)) if call.request.subresource == Some(Subresource::Scale) => {
+            crate::apiserver::scale_of(&o.to_json_value())
+        }
         Ok(Reply::Object(o)) => o.to_json_value(),
         Ok(Reply::List { items, revision }) => {
             let kind = format!("{}List", call.request.kind.info().kind);

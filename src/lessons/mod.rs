@@ -28,13 +28,40 @@ pub fn builtin() -> &'static [(&'static str, &'static str)] {
     index::BUILTIN
 }
 
+/// One entry of the course's table of contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The lesson's id: its file name without `.md` (`03-reconcile`).
+    pub id: &'static str,
+    pub title: &'static str,
+    pub summary: &'static str,
+}
+
+/// The built-in course's table of contents, in order: all the page carries of the lessons
+/// until the student opens one (then it fetches `lessons/<id>.md`, see [`from_source`]).
+pub fn index() -> Vec<Entry> {
+    index::INDEX.iter().map(|&(id, title, summary)| Entry { id, title, summary }).collect()
+}
+
+/// Whether `id` can name a lesson file: letters, digits, `-` and `_` only, so an address's
+/// `?lesson=` can never reach outside the site's `lessons/` folder.
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 100 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A lesson read from its Markdown source, as the page loads it: `lessons/<id>.md`.
+pub fn from_source(id: &str, text: &str) -> Result<Lesson, LessonError> {
+    parse(&format!("lessons/{id}.md"), text)
+}
+
 /// The built-in course, in order. A lesson that does not parse is left out (the tests make
 /// sure none is).
 pub fn course() -> Vec<Lesson> {
     builtin().iter().filter_map(|(file, text)| parse(file, text).ok()).collect()
 }
 
-/// A built-in lesson by id (`03-reconcile`) or path.
+/// A built-in lesson by id (`03-reconcile`) or path. Native only in effect: the page fetches
+/// a lesson's text rather than carrying every one (see [`index`]).
 pub fn find(id: &str) -> Option<Lesson> {
     let (file, text) = builtin()
         .iter()
@@ -65,5 +92,42 @@ impl Lesson {
             session.execute(command);
         }
         session
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_carries_every_lessons_id_title_and_summary_as_its_file_says() {
+        let course = course();
+        let index = index();
+        assert_eq!(index.len(), builtin().len(), "every built-in lesson is in the index");
+        assert_eq!(course.len(), index.len());
+        for (entry, lesson) in index.iter().zip(&course) {
+            assert_eq!(
+                (entry.id, entry.title, entry.summary),
+                (lesson.id.as_str(), lesson.title.as_str(), lesson.summary.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn a_lesson_read_from_its_source_is_the_built_in_one() {
+        let (file, text) = builtin()[2];
+        let id = file.trim_start_matches("lessons/").trim_end_matches(".md");
+        let loaded = from_source(id, text).expect("parses");
+        assert_eq!(loaded.id, find(id).expect("built in").id);
+        assert_eq!(loaded.steps.len(), find(id).expect("built in").steps.len());
+    }
+
+    #[test]
+    fn a_lesson_id_cannot_leave_the_lessons_folder() {
+        assert!(is_valid_id("03-reconcile"));
+        assert!(is_valid_id("my_course-lesson2"));
+        for bad in ["", "../secret", "a/b", "x.md", "https://evil.example/x", "%2e%2e", "a b"] {
+            assert!(!is_valid_id(bad), "{bad:?}");
+        }
     }
 }

@@ -127,14 +127,24 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+pub struct LessonIndexProps {
+    /// Why the lesson the address named cannot be followed (missing, or not a valid lesson).
+    #[prop_or_default]
+    pub problem: Option<String>,
+}
+
 #[function_component(LessonIndex)]
-pub fn lesson_index() -> Html {
+pub fn lesson_index(props: &LessonIndexProps) -> Html {
     html! {
         <section id="lesson-index" class="panel lesson" aria-labelledby="lessons-title">
             <h2 id="lessons-title">{"Lessons"}</h2>
+            if let Some(problem) = &props.problem {
+                <p id="lesson-problem" class="error" role="alert">{problem.clone()}</p>
+            }
             <ol class="course">
-            { for crate::lessons::course().iter().map(|l| html! {
-                <li><a href={format!("?lesson={}", l.id)}>{&l.title}</a><p class="muted">{&l.summary}</p></li>
+            { for crate::lessons::index().into_iter().map(|l| html! {
+                <li><a href={format!("?lesson={}", l.id)}>{l.title}</a><p class="muted">{l.summary}</p></li>
             }) }
             </ol>
         </section>

@@ -9,7 +9,7 @@ mod shortcuts;
 pub mod view;
 
 use crate::journal::Journal;
-use crate::lessons::Progress;
+use crate::lessons::{Lesson, Progress};
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
@@ -39,6 +39,10 @@ pub struct AppProps {
     /// The lesson to follow (`?lesson=03-reconcile`), and the step to open (`&step=2`, from 1).
     #[prop_or_default]
     pub lesson: Option<String>,
+    /// The lesson's Markdown, fetched from `lessons/<id>.md` before the app mounts (the page
+    /// carries only the course's index), or why it could not be.
+    #[prop_or_default]
+    pub lesson_source: Option<Result<Rc<str>, String>>,
     #[prop_or_default]
     pub step: Option<usize>,
     /// Show the course's index beside the sandbox (`?lessons`).
@@ -83,7 +87,9 @@ enum Line {
 
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let lesson = use_state(|| props.lesson.as_deref().and_then(crate::lessons::find).map(Rc::new));
+    let loaded = use_state(|| load_lesson(props.lesson.as_deref(), props.lesson_source.as_ref()));
+    let lesson = use_state(|| loaded.as_ref().ok().cloned().flatten());
+    let lesson_problem = loaded.as_ref().err().cloned();
     let seed = props.journal.as_ref().map_or(props.seed, |j| j.seed);
     let persist = props.persist;
     let scrollback = use_mut_ref(Vec::<Line>::new);
@@ -99,13 +105,14 @@ pub fn app(props: &AppProps) -> Html {
     let session = {
         let scrollback = scrollback.clone();
         let journal = journal.clone();
+        let lesson = (*lesson).clone();
         use_mut_ref(move || {
             let j = journal.borrow();
             if j.entries.is_empty() && j.now == 0 && j.lesson.is_none() {
                 return Session::new(seed);
             }
             let mut sb = scrollback.borrow_mut();
-            j.replay_showing(Some(crate::sim::Time(j.now)), |command, out| {
+            j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, out| {
                 sb.push(Line::Command(command.line.clone()));
                 push_output(&mut sb, out);
             })
@@ -364,6 +371,19 @@ pub fn app(props: &AppProps) -> Html {
             share_note.set("the address now replays this session: copy it to share".into());
         })
     };
+    // Downloads what the student made as one YAML file for a real cluster (`sim export`).
+    let on_export = {
+        let (session, share_note) = (session.clone(), share_note.clone());
+        Callback::from(move |_: MouseEvent| {
+            let cluster = &session.borrow().cluster;
+            let count = crate::export::objects(cluster).len();
+            let bundle = crate::export::bundle(cluster);
+            share_note.set(match download("kubeloop-export.yaml", &bundle) {
+                Some(()) => format!("kubeloop-export.yaml: {count} object(s) you created, for kubectl apply -f"),
+                None => "the browser refused the download".into(),
+            });
+        })
+    };
     let on_reset = {
         let session = session.clone();
         let journal = journal.clone();
@@ -520,7 +540,7 @@ pub fn app(props: &AppProps) -> Html {
             <lesson::LessonPanel lesson={l.clone()} progress={p.clone()} results={results.borrow().clone()}
                 on_run={on_lesson_run} on_manifest={on_lesson_manifest} on_go={on_lesson_go} />
         },
-        _ if props.show_index || props.lesson.is_some() => html! { <lesson::LessonIndex /> },
+        _ if props.show_index || props.lesson.is_some() => html! { <lesson::LessonIndex problem={lesson_problem} /> },
         _ => html! {},
     };
     let with_lesson = (*lesson).is_some() || props.show_index || props.lesson.is_some();
@@ -632,6 +652,7 @@ pub fn app(props: &AppProps) -> Html {
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                     <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
                     <button id="share" onclick={on_share} title="put this session (seed and commands) in the address, to share or bookmark">{"share"}</button>
+                    <button id="export" onclick={on_export} title="download the objects you made, with the fields you set, as YAML for a real cluster (sim export)">{"export YAML"}</button>
                     <button id="reset" onclick={on_reset} title="start again with a fresh cluster">{"reset"}</button>
                 </div>
                 if !share_note.is_empty() {
@@ -755,6 +776,53 @@ fn logo() -> Html {
     }
 }
 
+/// The lesson the address names, read from the source the page fetched for it: `Ok(None)`
+/// when it names none, the reason shown above the course's index when it cannot be followed.
+fn load_lesson(id: Option<&str>, source: Option<&Result<Rc<str>, String>>) -> Result<Option<Rc<Lesson>>, String> {
+    let Some(id) = id else { return Ok(None) };
+    match source {
+        Some(Ok(text)) => crate::lessons::from_source(id, text).map(|l| Some(Rc::new(l))).map_err(|e| e.to_string()),
+        Some(Err(why)) => Err(why.clone()),
+        None => Err(format!("no lesson \"{id}\"")),
+    }
+}
+
+/// Fetches `lessons/<id>.md` beside the page: the lessons are static files, so a course adds
+/// one by putting its Markdown there, with no rebuild.
+async fn fetch_lesson(id: &str) -> Result<Rc<str>, String> {
+    use wasm_bindgen::JsCast;
+    if !crate::lessons::is_valid_id(id) {
+        return Err(format!("no lesson \"{id}\": a lesson id has only letters, digits, - and _"));
+    }
+    let window = web_sys::window().ok_or("no window")?;
+    let url = format!("lessons/{id}.md");
+    let failed = |what: &str| format!("lesson \"{id}\" could not be loaded from {url}: {what}");
+    let response =
+        wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(&url)).await.map_err(|_| failed("network error"))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| failed("not a response"))?;
+    if !response.ok() {
+        return Err(failed(&format!("{} {}", response.status(), response.status_text())));
+    }
+    let text = response.text().map_err(|_| failed("unreadable body"))?;
+    let text = wasm_bindgen_futures::JsFuture::from(text).await.map_err(|_| failed("unreadable body"))?;
+    text.as_string().map(Rc::from).ok_or_else(|| failed("not text"))
+}
+
+/// Saves `text` as a file through a link to a `data:` URL, clicked once and removed.
+fn download(file: &str, text: &str) -> Option<()> {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window()?.document()?;
+    let link = document.create_element("a").ok()?;
+    let encoded = js_sys::encode_uri_component(text);
+    link.set_attribute("href", &format!("data:text/yaml;charset=utf-8,{}", String::from(encoded))).ok()?;
+    link.set_attribute("download", file).ok()?;
+    link.set_attribute("hidden", "").ok()?;
+    document.body()?.append_child(&link).ok()?;
+    link.dyn_ref::<web_sys::HtmlElement>()?.click();
+    link.remove();
+    Some(())
+}
+
 /// Reads `?seed=N&paused` from the page's address.
 fn url_props() -> AppProps {
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
@@ -764,6 +832,7 @@ fn url_props() -> AppProps {
         journal: None,
         persist: true,
         lesson: None,
+        lesson_source: None,
         step: None,
         show_index: false,
         embed: false,
@@ -801,5 +870,13 @@ pub fn start() {
         .is_some_and(|q| q.trim_start_matches('?').split('&').any(|p| p.starts_with("seed=")));
     // A saved visit is picked up unless the address asks for another seed.
     props.journal = saved_journal(props.lesson.as_deref()).filter(|j| !asked_seed || j.seed == props.seed);
-    yew::Renderer::<App>::with_props(props).render();
+    match props.lesson.clone() {
+        None => {
+            yew::Renderer::<App>::with_props(props).render();
+        }
+        Some(id) => wasm_bindgen_futures::spawn_local(async move {
+            props.lesson_source = Some(fetch_lesson(&id).await);
+            yew::Renderer::<App>::with_props(props).render();
+        }),
+    }
 }

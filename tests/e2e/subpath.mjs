@@ -10,7 +10,9 @@
 //      fill #manifest with a Pod, click #apply  -> #apply-result says "pod/web created"
 //      click #settle                            -> tr[data-pod="web"] is Running,
 //                                                  #events has Scheduled and Started
+//      click #export                           -> kubeloop-export.yaml downloads, with the Pod
 //      fill #manifest with "kind: [", #apply    -> #apply-error is visible and non-empty
+//      open ?lesson=02-desired-state           -> #lesson-title (fetched lessons/<id>.md)
 //    saving screenshots to tests/e2e/screenshots/ (gitignored).
 // Prints one "e2e: PASS ..." or "e2e: FAIL ..." line; exits non-zero on failure.
 //
@@ -165,6 +167,18 @@ async function story(page) {
   log(`settled: ${JSON.stringify(cells.map((c) => c.trim()))}`);
   await screenshot(page, 'pod-running.png');
 
+  // Export: the page downloads what was applied, cut to the fields the student set.
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_MS }), page.click('#export')]);
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  const exported = Buffer.concat(chunks).toString('utf8');
+  if (download.suggestedFilename() !== 'kubeloop-export.yaml' || !exported.includes('kind: Pod') ||
+      !exported.includes('name: web') || exported.includes('nodeName') || exported.includes('status:')) {
+    throw new Error(`export: expected kubeloop-export.yaml with the Pod web and no status or nodeName, got ` +
+      `${download.suggestedFilename()}: ${JSON.stringify(exported.slice(0, 300))}`);
+  }
+  log(`export: ${download.suggestedFilename()}, ${exported.split('\n---\n').length - 1} object(s)`);
+
   // Bad YAML shows an error.
   await page.fill('#manifest', 'kind: [');
   await page.click('#apply');
@@ -176,6 +190,11 @@ async function story(page) {
   ).catch(() => { throw new Error('bad yaml: #apply-error is visible but empty'); });
   log(`apply error: ${JSON.stringify((await page.textContent('#apply-error')).trim().slice(0, 200))}`);
   await screenshot(page, 'apply-error.png');
+
+  // A lesson: its Markdown is fetched from lessons/<id>.md beside the page.
+  await page.goto(new URL('?lesson=02-desired-state', page.url()).href, { waitUntil: 'load' });
+  await waitForText(page, '#lesson-title', 'Declaring desired state', 'lesson');
+  log(`lesson: ${JSON.stringify((await page.textContent('#lesson-title')).trim())}`);
 }
 
 async function smoke(page) {
