@@ -87,15 +87,16 @@ pub fn locate(text: &str, stderr: &str) -> Vec<Mark> {
             }
         }
     }
-    marks.sort_by_key(|m| m.line);
+    // In line order, one mark per line (a few marks: no sort needed).
     let mut merged: Vec<Mark> = Vec::new();
     for mark in marks {
-        match merged.last_mut() {
-            Some(last) if last.line == mark.line => {
-                last.message.push('\n');
-                last.message.push_str(&mark.message);
+        let at = merged.partition_point(|m| m.line < mark.line);
+        match merged.get_mut(at) {
+            Some(same) if same.line == mark.line => {
+                same.message.push('\n');
+                same.message.push_str(&mark.message);
             }
-            _ => merged.push(mark),
+            _ => merged.insert(at, mark),
         }
     }
     merged
