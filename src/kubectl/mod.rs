@@ -682,11 +682,14 @@ pub fn to_yaml(value: &Value) -> String {
 fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     let namespace = namespace_flag(args);
     let mut targets: Vec<(Kind, String, String)> = Vec::new();
+    // The file each target came from (`-f`), which kubectl names in its errors.
+    let mut sources: Vec<String> = Vec::new();
     let mut out = Output::default();
     if !args.all("filename").is_empty() {
         match read_documents(args, io) {
             Ok(docs) => {
-                for (_, d) in docs {
+                for (source, d) in docs {
+                    sources.push(source);
                     let ns = if d.kind.info().namespaced {
                         if d.namespace().is_empty() { namespace.clone() } else { d.namespace().to_string() }
                     } else {
@@ -756,7 +759,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     };
     let dry = dry_run_suffix(args);
     let mut deleted: Vec<(Kind, String, String)> = Vec::new();
-    for (kind, ns, name) in targets {
+    for (i, (kind, ns, name)) in targets.into_iter().enumerate() {
         let mut req = Request::delete(kind, &ns, &name);
         req.grace_period_seconds = grace;
         req.propagation = propagation;
@@ -768,7 +771,11 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
             }
             Err(status) if status.reason == "NotFound" && args.has("ignore-not-found") => {}
             Err(status) => {
-                out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                let message = match sources.get(i) {
+                    Some(source) => server_error(&status, "deleting", source),
+                    None => status.kubectl_message(),
+                };
+                out.stderr.push_str(&(message + "\n"));
                 out.code = 1;
             }
         }
