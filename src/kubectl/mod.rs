@@ -225,7 +225,7 @@ fn namespace_flag(args: &Args) -> String {
 }
 
 /// Reads every `-f` source into documents, as kubectl's resource builder does.
-fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, String> {
+fn read_documents(args: &Args, io: &Io, verb: &str) -> Result<Vec<(String, Document)>, String> {
     let files = args.all("filename");
     if files.is_empty() {
         return Err("error: must specify one of -f and -k".into());
@@ -254,7 +254,7 @@ fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, Strin
         }
     }
     if docs.is_empty() {
-        return Err("error: no objects passed to apply".into());
+        return Err(format!("error: no objects passed to {verb}"));
     }
     Ok(docs)
 }
@@ -278,7 +278,7 @@ fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Outp
             return Output::err(e);
         }
     }
-    let docs = match read_documents(args, io) {
+    let docs = match read_documents(args, io, if create_only { "create" } else { "apply" }) {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
@@ -686,7 +686,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     let mut sources: Vec<String> = Vec::new();
     let mut out = Output::default();
     if !args.all("filename").is_empty() {
-        match read_documents(args, io) {
+        match read_documents(args, io, "delete") {
             Ok(docs) => {
                 for (source, d) in docs {
                     sources.push(source);
