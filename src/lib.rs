@@ -9,6 +9,7 @@ pub mod completion;
 pub mod component;
 pub mod controllers;
 pub mod dns;
+pub mod editor;
 pub mod etcd;
 pub mod etcd_snapshot;
 pub mod etcdctl;

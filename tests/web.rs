@@ -611,3 +611,255 @@ async fn the_etcd_box_shows_the_revision_etcd_reports() {
     assert!(revision.parse::<i64>().is_ok_and(|r| r > 1), "{status}");
     assert_eq!(text(&root, "#etcd-revision"), format!("revision {revision}"));
 }
+
+/// Types `yaml` into the editor as a user would: its text changes and it hears an input event.
+async fn type_manifest(root: &Element, yaml: &str) {
+    let area = find(root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    area.set_value(yaml);
+    area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+}
+
+/// The line numbers the gutter marks as wrong.
+fn marked_lines(root: &Element) -> Vec<String> {
+    let nums = root.query_selector_all(".gutter .num.err").unwrap();
+    (0..nums.length()).filter_map(|i| nums.item(i)).filter_map(|n| n.text_content()).collect()
+}
+
+/// The 1-based position of the highlighted copy's marked lines.
+fn marked_view_lines(root: &Element) -> Vec<usize> {
+    let lines = root.query_selector_all("#manifest-view .code-line").unwrap();
+    (0..lines.length())
+        .filter(|&i| {
+            lines
+                .item(i)
+                .and_then(|n| n.dyn_into::<Element>().ok())
+                .is_some_and(|e| e.class_name().split_whitespace().any(|c| c == "err"))
+        })
+        .map(|i| i as usize + 1)
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn invalid_yaml_marks_the_line_it_breaks_on_with_kubectls_message() {
+    let root = mount().await;
+    type_manifest(
+        &root,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: nginx image: nginx\n",
+    )
+    .await;
+    click(&root, "#apply").await;
+    let error = text(&root, "#apply-error");
+    assert_eq!(
+        error,
+        "error: error parsing STDIN: error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context"
+    );
+    assert_eq!(marked_lines(&root), ["7"]);
+    assert_eq!(marked_view_lines(&root), [7]);
+    assert_eq!(text(&root, "#editor-marks"), "!line 7");
+    let area = find(&root, "#manifest");
+    assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(area.get_attribute("aria-describedby").as_deref(), Some("editor-marks apply-error"));
+    assert!(text(&root, "#terminal-output").contains("$ kubectl apply -f - < manifest.yaml"));
+
+    // Fixing the text clears the mark.
+    type_manifest(&root, POD).await;
+    assert!(marked_lines(&root).is_empty());
+    assert!(root.query_selector("#editor-marks").unwrap().is_none());
+    assert_eq!(find(&root, "#manifest").get_attribute("aria-invalid"), None);
+}
+
+#[wasm_bindgen_test]
+async fn invalid_field_values_mark_their_fields_in_each_document() {
+    let root = mount().await;
+    let manifest = kubeloop::ui::examples::EXAMPLES[0]
+        .manifest
+        .replace("replicas: 3", "replicas: -1")
+        .replace("  - port: 80", "  - port: 70000");
+    let port_line = manifest.lines().position(|l| l.contains("70000")).unwrap() + 1;
+    type_manifest(&root, &manifest).await;
+    click(&root, "#apply").await;
+    let error = text(&root, "#apply-error");
+    assert_eq!(
+        error,
+        "The Deployment \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0\n\
+         The Service \"web\" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive"
+    );
+    assert_eq!(marked_lines(&root), ["8".to_string(), port_line.to_string()]);
+    assert_eq!(marked_view_lines(&root), [8, port_line]);
+    // Two marks: each names its cause.
+    assert_eq!(
+        text(&root, "#editor-marks li:nth-child(2)"),
+        format!("!line {port_line}: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive")
+    );
+    // "line N" puts the cursor there.
+    click(&root, "#editor-marks li:nth-child(2) button").await;
+    let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    let offset: usize = manifest.lines().take(port_line - 1).map(|l| l.len() + 1).sum();
+    assert_eq!(area.selection_start().unwrap(), Some(offset as u32));
+
+    // An unknown field marks its key; a later success clears every mark.
+    type_manifest(&root, &POD.replace("image:", "imagee:")).await;
+    click(&root, "#apply").await;
+    assert_eq!(marked_lines(&root), ["8"]);
+    type_manifest(&root, POD).await;
+    click(&root, "#apply").await;
+    assert_eq!(text(&root, "#apply-result"), "pod/web created");
+    assert!(marked_lines(&root).is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn the_editor_highlights_yaml_over_the_text_area_with_a_line_per_number() {
+    let root = mount().await;
+    let manifest = kubeloop::ui::examples::EXAMPLES[0].manifest;
+    let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    assert_eq!(area.value(), manifest);
+    let lines = manifest.split('\n').count() as u32;
+    assert_eq!(root.query_selector_all("#manifest-view .code-line").unwrap().length(), lines);
+    assert_eq!(root.query_selector_all(".gutter .num").unwrap().length(), lines);
+    assert_eq!(text(&root, ".gutter .num:nth-child(3)"), "3");
+    // The copy holds the same text, coloured.
+    assert_eq!(text(&root, "#manifest-view"), manifest.replace('\n', ""));
+    assert_eq!(text(&root, "#manifest-view .tk-key"), "apiVersion");
+    assert_eq!(text(&root, "#manifest-view .code-line:nth-child(8) .tk-num"), "3");
+    assert_eq!(text(&root, "#manifest-view .tk-sep"), "---");
+    assert_eq!(text(&root, "#manifest-view .code-line:nth-child(18) .tk-dash"), "-");
+    assert_eq!(text(&root, "#manifest-view .code-line:nth-child(19) .tk-str"), "nginx:1.25");
+    // Only the text area is seen by assistive technology.
+    assert_eq!(find(&root, "#manifest-view").get_attribute("aria-hidden").as_deref(), Some("true"));
+    assert_eq!(find(&root, ".gutter").get_attribute("aria-hidden").as_deref(), Some("true"));
+
+    // Typing re-highlights.
+    type_manifest(&root, "# hello\nreplicas: true\n").await;
+    assert_eq!(text(&root, "#manifest-view .tk-com"), "# hello");
+    assert_eq!(text(&root, "#manifest-view .tk-lit"), "true");
+    assert_eq!(root.query_selector_all(".gutter .num").unwrap().length(), 3);
+
+    // Choosing an example fills the editor and its copy.
+    let examples = find(&root, "#examples").dyn_into::<web_sys::HtmlSelectElement>().unwrap();
+    examples.set_value("nginx");
+    examples.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    assert!(area.value().contains("kind: Pod"));
+    assert_eq!(text(&root, "#manifest-view"), area.value().replace('\n', ""));
+}
+
+/// Whether the text area and the copy under it share every metric that places a glyph, and
+/// the copy's lines and the gutter's numbers sit at the same heights.
+fn assert_layers_line_up(root: &Element) {
+    let window = web_sys::window().unwrap();
+    let style = |selector: &str| window.get_computed_style(&find(root, selector)).unwrap().unwrap();
+    let (area, view) = (style("#manifest"), style("#manifest-view"));
+    for property in [
+        "font-family",
+        "font-size",
+        "line-height",
+        "padding-top",
+        "padding-left",
+        "tab-size",
+        "white-space",
+        "letter-spacing",
+    ] {
+        let (a, v) = (area.get_property_value(property).unwrap(), view.get_property_value(property).unwrap());
+        assert_eq!(a, v, "{property}");
+    }
+    let top = |selector: &str| find(root, selector).dyn_into::<HtmlElement>().unwrap().offset_top();
+    for n in [1, 5, 9] {
+        assert_eq!(
+            top(&format!("#manifest-view .code-line:nth-child({n})")),
+            top(&format!(".gutter .num:nth-child({n})"))
+        );
+    }
+    // The gutter is as tall as the text area, not as its numbers.
+    let height = |selector: &str| find(root, selector).dyn_into::<HtmlElement>().unwrap().offset_height();
+    assert_eq!(height(".gutter"), height("#manifest"));
+    // The text area's content is exactly as tall as the copy's lines.
+    let area = find(root, "#manifest");
+    let count = root.query_selector_all("#manifest-view .code-line").unwrap().length();
+    let last = find(root, &format!("#manifest-view .code-line:nth-child({count})")).dyn_into::<HtmlElement>().unwrap();
+    let padding = 10;
+    let content = last.offset_top() + last.offset_height() + padding;
+    assert!((area.scroll_height() - content).abs() <= 1, "{} vs {content}", area.scroll_height());
+}
+
+/// The page's own stylesheet, which the test page does not load by itself.
+fn load_style_sheet() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    if document.get_element_by_id("page-style").is_none() {
+        let style = document.create_element("style").unwrap();
+        style.set_id("page-style");
+        style.set_text_content(Some(include_str!("../web/style.css")));
+        document.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_highlighted_copy_lines_up_with_the_text_area_in_presenter_mode_too() {
+    load_style_sheet();
+    let root = mount().await;
+    assert_layers_line_up(&root);
+    click(&root, "#presenter").await;
+    assert!(find(&root, ".app").class_name().contains("presenter"));
+    assert_layers_line_up(&root);
+    // Scrolling the text area scrolls the copy and the gutter with it.
+    let area = find(&root, "#manifest");
+    area.set_scroll_top(60);
+    area.dispatch_event(&web_sys::Event::new("scroll").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    assert_eq!(find(&root, "#manifest-view").scroll_top(), area.scroll_top());
+    assert_eq!(find(&root, ".gutter").scroll_top(), area.scroll_top());
+}
+
+#[wasm_bindgen_test]
+async fn dry_run_and_delete_run_their_kubectl_commands_on_the_editors_text() {
+    let root = mount().await;
+    type_manifest(&root, POD).await;
+    click(&root, "#dry-run").await;
+    assert_eq!(text(&root, "#apply-result"), "pod/web created (server dry run)");
+    assert!(text(&root, "#terminal-output").contains("$ kubectl apply --dry-run=server -f - < manifest.yaml"));
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none(), "a dry run stores nothing");
+    click(&root, "#apply").await;
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_some());
+    click(&root, "#delete").await;
+    assert_eq!(text(&root, "#apply-result"), "pod \"web\" deleted");
+    assert!(text(&root, "#terminal-output").contains("$ kubectl delete -f - < manifest.yaml"));
+    assert!(root.query_selector("#pods tr[data-pod=\"web\"]").unwrap().is_none());
+    // Deleting it again fails at its name.
+    click(&root, "#delete").await;
+    assert_eq!(
+        text(&root, "#apply-error"),
+        "Error from server (NotFound): error when deleting \"STDIN\": pods \"web\" not found"
+    );
+    assert_eq!(marked_lines(&root), ["4"]);
+}
+
+#[wasm_bindgen_test]
+async fn the_mistakes_example_is_fixed_one_marked_line_at_a_time() {
+    let root = mount().await;
+    let examples = find(&root, "#examples").dyn_into::<web_sys::HtmlSelectElement>().unwrap();
+    examples.set_value("mistakes");
+    examples.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    yew::scheduler::flush().await;
+    // The API server decodes before it validates: the unknown field comes first.
+    click(&root, "#dry-run").await;
+    assert!(
+        text(&root, "#apply-error").ends_with(
+            "strict decoding error: unknown field \"spec.template.spec.containers[0].ports[0].containerport\""
+        ),
+        "{}",
+        text(&root, "#apply-error")
+    );
+    assert_eq!(marked_lines(&root), ["19"]);
+    let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
+    type_manifest(&root, &area.value().replace("containerport", "containerPort")).await;
+    click(&root, "#dry-run").await;
+    assert_eq!(
+        text(&root, "#apply-error"),
+        "The Deployment \"broken\" is invalid: spec.replicas: Invalid value: -2: must be greater than or equal to 0"
+    );
+    assert_eq!(marked_lines(&root), ["6"]);
+    type_manifest(&root, &area.value().replace("replicas: -2", "replicas: 2")).await;
+    click(&root, "#apply").await;
+    assert_eq!(text(&root, "#apply-result"), "deployment.apps/broken created");
+    assert!(marked_lines(&root).is_empty());
+}

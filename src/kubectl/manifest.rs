@@ -32,12 +32,13 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
         let line = starts.get(index).copied().unwrap_or(1);
         let value = match doc {
             Ok(v) => v,
-            Err(e) => return Err(yaml_error(&e, source)),
+            Err(e) => return Err(yaml_error(&e, text, source)),
         };
         if value.is_null() {
             continue;
         }
         if !value.is_object() {
+            let line = kubectl_line(text, first_content_line(text, line));
             return Err(format!(
                 "error: error parsing {source}: error converting YAML to JSON: yaml: unmarshal errors:\n  line {line}: cannot unmarshal !!{} into map[string]interface {{}}",
                 match value {
@@ -83,8 +84,34 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 }
 
 /// A YAML syntax error in go-yaml's words: `yaml: line 3: mapping values are not allowed in this context`.
-fn yaml_error(e: &YamlError, source: &str) -> String {
+/// kubectl splits the file at its `---` lines before reading each document, so the line is
+/// counted from the start of the failing document.
+fn yaml_error(e: &YamlError, text: &str, source: &str) -> String {
+    let e = YamlError { message: e.message.clone(), line: kubectl_line(text, e.line) };
     format!("error: error parsing {source}: error converting YAML to JSON: {e}")
+}
+
+/// A line of the file as kubectl numbers it in errors: from just after the last `---` line
+/// above it (kubectl reads each document on its own).
+pub fn kubectl_line(text: &str, line: usize) -> usize {
+    let separator = text
+        .lines()
+        .take(line.saturating_sub(1))
+        .enumerate()
+        .filter(|(_, l)| l.strip_prefix("---").is_some_and(|rest| rest.trim().is_empty()))
+        .map(|(i, _)| i + 1)
+        .last()
+        .unwrap_or(0);
+    line.saturating_sub(separator).max(1)
+}
+
+/// The first line at or after `line` that holds more than blanks or a comment.
+fn first_content_line(text: &str, line: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .skip(line.saturating_sub(1))
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map_or(line, |(i, _)| i + 1)
 }
 
 #[cfg(test)]
@@ -104,6 +131,19 @@ mod tests {
     fn bad_yaml_names_the_line() {
         let err = parse("apiVersion: v1\nkind: Pod\nmetadata: name: x\n", "STDIN").unwrap_err();
         assert!(err.starts_with("error: error parsing STDIN: error converting YAML to JSON: yaml: line 3: "), "{err}");
+    }
+
+    #[test]
+    fn a_yaml_error_in_a_later_document_counts_lines_from_that_document_as_kubectl_does() {
+        let text =
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Pod\nmetadata: name: x\n";
+        let err = parse(text, "STDIN").unwrap_err();
+        assert!(err.contains("yaml: line 3: mapping values"), "{err}");
+        let err = parse("---\napiVersion: v1\nmetadata: name: x\n", "STDIN").unwrap_err();
+        assert!(err.contains("yaml: line 2: "), "{err}");
+        let err =
+            parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n# list\n- x\n", "STDIN").unwrap_err();
+        assert!(err.ends_with("  line 2: cannot unmarshal !!seq into map[string]interface {}"), "{err}");
     }
 
     #[test]

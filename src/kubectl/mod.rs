@@ -225,7 +225,7 @@ fn namespace_flag(args: &Args) -> String {
 }
 
 /// Reads every `-f` source into documents, as kubectl's resource builder does.
-fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, String> {
+fn read_documents(args: &Args, io: &Io, verb: &str) -> Result<Vec<(String, Document)>, String> {
     let files = args.all("filename");
     if files.is_empty() {
         return Err("error: must specify one of -f and -k".into());
@@ -254,7 +254,7 @@ fn read_documents(args: &Args, io: &Io) -> Result<Vec<(String, Document)>, Strin
         }
     }
     if docs.is_empty() {
-        return Err("error: no objects passed to apply".into());
+        return Err(format!("error: no objects passed to {verb}"));
     }
     Ok(docs)
 }
@@ -278,7 +278,7 @@ fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Outp
             return Output::err(e);
         }
     }
-    let docs = match read_documents(args, io) {
+    let docs = match read_documents(args, io, if create_only { "create" } else { "apply" }) {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
@@ -682,11 +682,14 @@ pub fn to_yaml(value: &Value) -> String {
 fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     let namespace = namespace_flag(args);
     let mut targets: Vec<(Kind, String, String)> = Vec::new();
+    // The file each target came from (`-f`), which kubectl names in its errors.
+    let mut sources: Vec<String> = Vec::new();
     let mut out = Output::default();
     if !args.all("filename").is_empty() {
-        match read_documents(args, io) {
+        match read_documents(args, io, "delete") {
             Ok(docs) => {
-                for (_, d) in docs {
+                for (source, d) in docs {
+                    sources.push(source);
                     let ns = if d.kind.info().namespaced {
                         if d.namespace().is_empty() { namespace.clone() } else { d.namespace().to_string() }
                     } else {
@@ -756,7 +759,7 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     };
     let dry = dry_run_suffix(args);
     let mut deleted: Vec<(Kind, String, String)> = Vec::new();
-    for (kind, ns, name) in targets {
+    for (i, (kind, ns, name)) in targets.into_iter().enumerate() {
         let mut req = Request::delete(kind, &ns, &name);
         req.grace_period_seconds = grace;
         req.propagation = propagation;
@@ -768,7 +771,11 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
             }
             Err(status) if status.reason == "NotFound" && args.has("ignore-not-found") => {}
             Err(status) => {
-                out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                let message = match sources.get(i) {
+                    Some(source) => server_error(&status, "deleting", source),
+                    None => status.kubectl_message(),
+                };
+                out.stderr.push_str(&(message + "\n"));
                 out.code = 1;
             }
         }

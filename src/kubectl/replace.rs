@@ -15,7 +15,7 @@ pub(super) fn replace(cluster: &mut Cluster, args: &Args, io: &super::Io) -> Out
     if args.all("filename").is_empty() {
         return Output::err("error: must specify --filename to replace");
     }
-    let docs = match super::read_documents(args, io) {
+    let docs = match super::read_documents(args, io, "replace") {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };

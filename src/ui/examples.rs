@@ -110,6 +110,30 @@ spec:
 ",
     },
     Example {
+        id: "mistakes",
+        title: "Spot the mistakes (apply it: kubectl names each, the editor marks its line)",
+        manifest: "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: broken
+spec:
+  replicas: -2
+  selector:
+    matchLabels:
+      app: broken
+  template:
+    metadata:
+      labels:
+        app: broken
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+        ports:
+        - containerport: 80
+",
+    },
+    Example {
         id: "pi",
         title: "Run to completion (compute pi)",
         manifest: "apiVersion: v1

@@ -5,6 +5,7 @@ mod clock;
 pub mod examples;
 mod flow;
 pub mod lesson;
+pub mod manifest;
 pub mod panels;
 mod shortcuts;
 pub mod view;
@@ -262,8 +263,8 @@ pub fn app(props: &AppProps) -> Html {
                 let mut sb = scrollback.borrow_mut();
                 sb.push(Line::Command(shown));
                 if out.code == 0 {
+                    manifest::set_text(&editor, &out.stdout);
                     if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
-                        area.set_value(&out.stdout);
                         let _ = area.focus();
                     }
                     let what = command.line.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
@@ -292,37 +293,43 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
 
-    let on_apply = {
-        let session = session.clone();
-        let journal = journal.clone();
-        let evaluate = evaluate.clone();
-        let editor = editor.clone();
-        let apply_result = apply_result.clone();
-        let scrollback = scrollback.clone();
-        let redraw = redraw.clone();
-        let editing = editing.clone();
-        Callback::from(move |_: MouseEvent| {
+    // The editor's buttons: its text goes to kubectl on standard input; a failure marks the
+    // lines it points at.
+    let marks = use_state(|| Rc::new(Vec::<crate::editor::errors::Mark>::new()));
+    let on_action = {
+        let (session, journal, evaluate) = (session.clone(), journal.clone(), evaluate.clone());
+        let (editor, apply_result, scrollback) = (editor.clone(), apply_result.clone(), scrollback.clone());
+        let (redraw, editing, marks) = (redraw.clone(), editing.clone(), marks.clone());
+        Callback::from(move |action: manifest::Action| {
             let text = editor.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
-            let verb = if editing.is_some() { "replace" } else { "apply" };
-            let command = Command { line: format!("kubectl {verb} -f -"), heredoc: Some(("EOF".into(), text)) };
+            let line = manifest::command_line(action, editing.is_some());
+            let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
             let out = session.borrow_mut().execute(&command);
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let ok = out.code == 0;
-            let text = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
+            let shown = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
             let mut sb = scrollback.borrow_mut();
-            sb.push(Line::Command(format!("kubectl {verb} -f manifest.yaml")));
-            if ok {
+            sb.push(Line::Command(format!("{line} < manifest.yaml")));
+            if ok && action != manifest::Action::DryRun {
                 editing.set(None);
             }
-            sb.push(if ok { Line::Out(text.clone()) } else { Line::Err(text.clone()) });
+            sb.push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
             drop(sb);
-            apply_result.set(Some((ok, text)));
+            marks.set(Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) }));
+            apply_result.set(Some((ok, shown)));
             redraw.force_update();
         })
     };
+    // Typing clears the marks. Kept across the clock's redraws, so the editor only redraws
+    // when its text or marks change.
+    let on_edit = use_callback(marks.clone(), |(), marks| {
+        if !marks.is_empty() {
+            marks.set(Rc::default());
+        }
+    });
 
     let example = use_state(|| examples::EXAMPLES[0].id);
     let on_example = {
@@ -331,9 +338,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |e: Event| {
             let id = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
             if let Some(ex) = examples::EXAMPLES.iter().find(|x| x.id == id) {
-                if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
-                    area.set_value(ex.manifest);
-                }
+                manifest::set_text(&editor, ex.manifest);
                 example.set(ex.id);
             }
         })
@@ -527,8 +532,8 @@ pub fn app(props: &AppProps) -> Html {
     let on_lesson_manifest = {
         let editor = editor.clone();
         Callback::from(move |text: String| {
+            manifest::set_text(&editor, &text);
             if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
-                area.set_value(&text);
                 let _ = area.focus();
             }
         })
@@ -692,9 +697,14 @@ pub fn app(props: &AppProps) -> Html {
                             { for examples::EXAMPLES.iter().map(|x| html! { <option value={x.id} selected={x.id == *example}>{x.title}</option> }) }
                         </select>
                     </div>
-                    <textarea id="manifest" ref={editor} spellcheck="false" aria-label="Manifest (YAML)" rows="18" defaultvalue={examples::EXAMPLES[0].manifest} />
+                    <manifest::ManifestEditor area={editor} initial={examples::EXAMPLES[0].manifest} marks={(*marks).clone()} {on_edit} />
                     <div class="editor-actions">
-                        <button id="apply" class="primary" onclick={on_apply}>{ if editing.is_some() { "save edit" } else { "kubectl apply" } }</button>
+                        <button id="apply" class="primary" onclick={on_action.reform(|_| manifest::Action::Apply)}
+                            title={manifest::command_line(manifest::Action::Apply, editing.is_some())}>{ if editing.is_some() { "save edit" } else { "kubectl apply" } }</button>
+                        <button id="dry-run" onclick={on_action.reform(|_| manifest::Action::DryRun)}
+                            title={manifest::command_line(manifest::Action::DryRun, editing.is_some())}>{"dry run"}</button>
+                        <button id="delete" onclick={on_action.reform(|_| manifest::Action::Delete)}
+                            title={manifest::command_line(manifest::Action::Delete, false)}>{"kubectl delete"}</button>
                         if let Some(what) = &*editing {
                             <span class="editing-note">{format!("editing {what}")}</span>
                         }
