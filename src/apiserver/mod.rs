@@ -30,6 +30,7 @@ pub const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-publi
 pub use status::Status;
 pub use watch::{WatchEvent, WatchFilter, WatchId};
 
+use crate::api::managed_fields::ManagedFields;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, ManagedFieldsEntry, Object};
 use crate::etcd::{Change, Etcd, EtcdError, Revision};
@@ -424,7 +425,7 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
-        object.meta_mut().managed_fields = Arc::new(created);
+        object.meta_mut().managed_fields = ManagedFields::new(created);
         if req.dry_run {
             return Ok(Arc::new(object));
         }
@@ -687,18 +688,44 @@ impl ApiServer {
         }
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
+        // A status write's entries are worked out when first read (see `ManagedFields`); the
+        // write keeps the revision before it and its own status for that.
+        let mut deferred = false;
         let entries = match applied {
-            Some(entries) => Arc::new(entries),
+            Some(entries) => ManagedFields::new(entries),
             None => {
                 let old_entries = &old.meta().managed_fields;
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
+                } else if let Some(status) = status_only.then(|| status_part(&object)).flatten() {
+                    deferred = true;
+                    let (kind, manager, api_version, now) =
+                        (write.kind, write.manager.to_string(), write.api_version, write.now);
+                    let old = current.value.clone();
+                    ManagedFields::later(
+                        old_entries,
+                        Box::new(move || {
+                            let write = field_manager::UpdateWrite {
+                                kind,
+                                manager: &manager,
+                                subresource: "status",
+                                api_version,
+                                now,
+                            };
+                            let previous = old.meta().managed_fields.entries();
+                            let (before, after) = (tracked_view(&old, true), tracked_view(&status, true));
+                            write
+                                .record(&mut field_manager::Interner::default(), previous, &before, &after)
+                                .map(Arc::new)
+                                .unwrap_or_else(|| previous.clone())
+                        }),
+                    )
                 } else {
                     let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
                         .record(&mut self.field_sets, old_entries, &before, &after)
-                        .map(Arc::new)
+                        .map(ManagedFields::new)
                         .unwrap_or_else(|| old_entries.clone())
                 }
             }
@@ -707,9 +734,11 @@ impl ApiServer {
         if req.dry_run {
             return Ok(Arc::new(object));
         }
-        // Nothing changed: nothing is written, and the resourceVersion stays.
+        // Nothing changed: nothing is written, and the resourceVersion stays. (A deferred
+        // write changed the status, so there is nothing to compare, and comparing would work
+        // out its entries.)
         object.meta_mut().resource_version = current.value.meta().resource_version.clone();
-        if object == *current.value {
+        if !deferred && object == *current.value {
             return Ok(current.value.clone());
         }
         // Removing the last finalizer of an object being deleted completes its deletion (for a
@@ -1068,6 +1097,15 @@ macro_rules! status_kinds {
         }
 
         /// `{"status": ...}` alone, serialized without the rest of the object.
+        /// An object holding only `object`'s status (all a status write's field management
+        /// looks at), for kinds with a status subresource.
+        fn status_part(object: &Object) -> Option<Object> {
+            match object {
+                $(Object::$variant(o) => Some(Object::$variant(crate::api::$variant { status: o.status.clone(), ..Default::default() })),)*
+                _ => None,
+            }
+        }
+
         fn status_view(object: &Object) -> Option<Value> {
             match object {
                 $(Object::$variant(o) => {
