@@ -388,12 +388,34 @@ impl ApiServer {
         }
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
+        // The creator owns what it set: worked out from a copy of the object as it stands now,
+        // when first read (see `ManagedFields`).
         let created = match applied {
-            Some(entries) => entries,
+            Some(entries) => ManagedFields::new(entries),
             None => {
                 let write = self.update_write(&req, env);
-                let view = tracked_view(&object, false);
-                write.record(&mut self.field_sets, &[], &Value::Object(Default::default()), &view).unwrap_or_default()
+                let (kind, manager, subresource, api_version, now) = (
+                    write.kind,
+                    write.manager.to_string(),
+                    write.subresource.to_string(),
+                    write.api_version,
+                    write.now,
+                );
+                let source = object.clone();
+                ManagedFields::deferred(Box::new(move || {
+                    let write = field_manager::UpdateWrite {
+                        kind,
+                        manager: &manager,
+                        subresource: &subresource,
+                        api_version,
+                        now,
+                    };
+                    let view = tracked_view(&source, false);
+                    let empty = Value::Object(Default::default());
+                    Arc::new(
+                        write.record(&mut field_manager::Interner::default(), &[], &empty, &view).unwrap_or_default(),
+                    )
+                }))
             }
         };
         admission::admit_create(&mut object, env.rng);
@@ -425,7 +447,7 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
-        object.meta_mut().managed_fields = ManagedFields::new(created);
+        object.meta_mut().managed_fields = created;
         if req.dry_run {
             return Ok(Arc::new(object));
         }
