@@ -455,15 +455,20 @@ impl ApiServer {
         let mut attempts = 0;
         loop {
             let key = Self::key(&req, object.name());
-            match self.etcd.create(&key, object.clone()) {
-                Ok(change) => return Ok(self.publish(change, env, seq)),
-                Err(EtcdError::Exists) if generated && attempts < 8 => {
-                    attempts += 1;
-                    let base = truncate(&object.meta().generate_name, 58);
-                    object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
-                }
-                Err(_) => return Err((Stage::Storage, Status::already_exists(req.kind, object.name()))),
+            // The object moves into the store (a free name is checked first, so it need not be
+            // copied in case the name is taken).
+            if self.etcd.get(&key).is_none() {
+                return match self.etcd.create(&key, object) {
+                    Ok(change) => Ok(self.publish(change, env, seq)),
+                    Err(_) => Err((Stage::Storage, Status::already_exists(req.kind, &req.name))),
+                };
             }
+            if !generated || attempts >= 8 {
+                return Err((Stage::Storage, Status::already_exists(req.kind, object.name())));
+            }
+            attempts += 1;
+            let base = truncate(&object.meta().generate_name, 58);
+            object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
         }
     }
 
