@@ -401,7 +401,7 @@ impl ApiServer {
                     write.api_version,
                     write.now,
                 );
-                let source = object.clone();
+                let source = object.json_source();
                 ManagedFields::deferred(Box::new(move || {
                     let write = field_manager::UpdateWrite {
                         kind,
@@ -410,7 +410,7 @@ impl ApiServer {
                         api_version,
                         now,
                     };
-                    let view = tracked_view(&source, false);
+                    let view = untracked_removed(kind, source());
                     let empty = Value::Object(Default::default());
                     Arc::new(
                         write.record(&mut field_manager::Interner::default(), &[], &empty, &view).unwrap_or_default(),
@@ -725,11 +725,13 @@ impl ApiServer {
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
-                } else if let Some(status) = status_only.then(|| status_part(&object)).flatten() {
+                } else if let Some((before, after)) =
+                    status_only.then(|| status_source(old).zip(status_source(&object))).flatten()
+                {
                     deferred = true;
                     let (kind, manager, api_version, now) =
                         (write.kind, write.manager.to_string(), write.api_version, write.now);
-                    let old = current.value.clone();
+                    let previous = old_entries.clone();
                     ManagedFields::later(
                         old_entries,
                         Box::new(move || {
@@ -740,8 +742,8 @@ impl ApiServer {
                                 api_version,
                                 now,
                             };
-                            let previous = old.meta().managed_fields.entries();
-                            let (before, after) = (tracked_view(&old, true), tracked_view(&status, true));
+                            let previous = previous.entries();
+                            let (before, after) = (before(), after());
                             write
                                 .record(&mut field_manager::Interner::default(), previous, &before, &after)
                                 .map(Arc::new)
@@ -1124,11 +1126,18 @@ macro_rules! status_kinds {
         }
 
         /// `{"status": ...}` alone, serialized without the rest of the object.
-        /// An object holding only `object`'s status (all a status write's field management
-        /// looks at), for kinds with a status subresource.
-        fn status_part(object: &Object) -> Option<Object> {
+        /// A copy of `object`'s status that gives its `status_view` when called (all a status
+        /// write's field management looks at), for kinds with a status subresource.
+        fn status_source(object: &Object) -> Option<crate::api::object::JsonSource> {
             match object {
-                $(Object::$variant(o) => Some(Object::$variant(crate::api::$variant { status: o.status.clone(), ..Default::default() })),)*
+                $(Object::$variant(o) => {
+                    let status = o.status.clone();
+                    Some(Box::new(move || {
+                        let mut only = serde_json::Map::new();
+                        only.insert("status".into(), serde_json::to_value(&status).unwrap_or(Value::Null));
+                        Value::Object(only)
+                    }))
+                })*
                 _ => None,
             }
         }
@@ -1221,12 +1230,17 @@ fn tracked_view(object: &Object, status_only: bool) -> Value {
             return view;
         }
     }
-    let mut value = object.to_json_value();
+    untracked_removed(object.kind(), object.to_json_value())
+}
+
+/// An object's JSON without what field management of the main resource ignores: its
+/// managedFields, and its status for kinds with a status subresource.
+fn untracked_removed(kind: Kind, mut value: Value) -> Value {
     if let Value::Object(map) = &mut value {
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
             meta.remove("managedFields");
         }
-        if Object::has_status(object.kind()) {
+        if Object::has_status(kind) {
             map.remove("status");
         }
     }
