@@ -180,15 +180,21 @@ impl FieldSet {
 
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();
-        out.member |= other.member;
-        for (k, v) in &other.children {
-            let merged = match out.children.get(k) {
-                Some(mine) => mine.union(v),
-                None => v.clone(),
-            };
-            out.children.insert(k.clone(), merged);
-        }
+        out.add(other);
         out
+    }
+
+    /// Adds `other`'s members in place (each subtree copied once).
+    fn add(&mut self, other: &FieldSet) {
+        self.member |= other.member;
+        for (k, v) in &other.children {
+            match self.children.get_mut(k) {
+                Some(mine) => mine.add(v),
+                None => {
+                    self.children.insert(k.clone(), v.clone());
+                }
+            }
+        }
     }
 
     /// The members of `self` that are not members of `other`.
