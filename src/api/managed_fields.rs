@@ -71,8 +71,10 @@ impl ManagedFields {
 }
 
 impl Default for ManagedFields {
+    /// No entries: one shared value, so a new object's metadata allocates nothing for them.
     fn default() -> Self {
-        ManagedFields::new(Vec::new())
+        static NONE: OnceLock<ManagedFields> = OnceLock::new();
+        NONE.get_or_init(|| ManagedFields::new(Vec::new())).clone()
     }
 }
 
