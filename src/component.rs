@@ -169,13 +169,11 @@ impl EventRecorder {
     fn remember(&mut self, key: String, event: Arc<Object>) {
         if self.seen.len() >= RECORDER_CACHE && !self.seen.contains_key(&key) {
             // Forget the oldest half; a repeat of a forgotten event simply starts a new one.
-            let mut by_age: Vec<(crate::sim::Time, String)> = self
-                .seen
-                .iter()
-                .map(|(k, e)| (e.as_event().map(Event::last_seen).unwrap_or_default(), k.clone()))
-                .collect();
+            let mut by_age: Vec<(crate::sim::Time, &String)> =
+                self.seen.iter().map(|(k, e)| (e.as_event().map(Event::last_seen).unwrap_or_default(), k)).collect();
             by_age.stable_sort();
-            for (_, k) in by_age.into_iter().take(RECORDER_CACHE / 2) {
+            let oldest: Vec<String> = by_age.into_iter().take(RECORDER_CACHE / 2).map(|(_, k)| k.clone()).collect();
+            for k in oldest {
                 self.seen.remove(&k);
             }
         }

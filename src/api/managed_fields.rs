@@ -5,10 +5,109 @@ use crate::sim::Time;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// An object's entries, shared between its revisions while they stay the same.
-pub type ManagedFields = Arc<Vec<ManagedFieldsEntry>>;
+///
+/// A status write's entries may be worked out late: the write keeps what it needs (the
+/// previous revision and the new status) and the entries are computed the first time anyone
+/// reads them. The result is the same as computing them at once; most status writes are
+/// never read back, so the cost is only paid when someone looks.
+#[derive(Clone)]
+pub struct ManagedFields(Arc<Lazy>);
+
+/// Computes a write's entries from what it kept.
+pub type Pending = Box<dyn FnOnce() -> Arc<Vec<ManagedFieldsEntry>> + Send>;
+
+struct Lazy {
+    done: OnceLock<Arc<Vec<ManagedFieldsEntry>>>,
+    pending: Mutex<Option<Pending>>,
+    /// How many unworked writes this one waits on, itself included (0 once worked out).
+    depth: u32,
+}
+
+impl ManagedFields {
+    /// How many pending writes may wait on each other before the oldest is worked out (what
+    /// a pending write keeps — the revision before it — stays alive until then).
+    pub const MAX_PENDING: u32 = 8;
+
+    pub fn new(entries: Vec<ManagedFieldsEntry>) -> Self {
+        Self::shared(Arc::new(entries))
+    }
+
+    pub fn shared(entries: Arc<Vec<ManagedFieldsEntry>>) -> Self {
+        let done = OnceLock::new();
+        let _ = done.set(entries);
+        ManagedFields(Arc::new(Lazy { done, pending: Mutex::new(None), depth: 0 }))
+    }
+
+    /// Entries to be computed on first read, after `previous` (the revision's entries before
+    /// this write).
+    pub fn later(previous: &ManagedFields, compute: Pending) -> Self {
+        let mut depth = previous.depth() + 1;
+        if depth > Self::MAX_PENDING {
+            previous.entries();
+            depth = 1;
+        }
+        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth }))
+    }
+
+    /// Entries to be computed on first read, from nothing before (a create).
+    pub fn deferred(compute: Pending) -> Self {
+        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth: 1 }))
+    }
+
+    fn depth(&self) -> u32 {
+        if self.0.done.get().is_some() { 0 } else { self.0.depth }
+    }
+
+    /// The entries, worked out now if they were pending.
+    pub fn entries(&self) -> &Arc<Vec<ManagedFieldsEntry>> {
+        self.0.done.get_or_init(|| {
+            let compute = self.0.pending.lock().unwrap_or_else(|e| e.into_inner()).take();
+            compute.map_or_else(Default::default, |f| f())
+        })
+    }
+}
+
+impl Default for ManagedFields {
+    /// No entries: one shared value, so a new object's metadata allocates nothing for them.
+    fn default() -> Self {
+        static NONE: OnceLock<ManagedFields> = OnceLock::new();
+        NONE.get_or_init(|| ManagedFields::new(Vec::new())).clone()
+    }
+}
+
+impl std::ops::Deref for ManagedFields {
+    type Target = [ManagedFieldsEntry];
+    fn deref(&self) -> &[ManagedFieldsEntry] {
+        self.entries()
+    }
+}
+
+impl PartialEq for ManagedFields {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.entries() == other.entries()
+    }
+}
+
+impl std::fmt::Debug for ManagedFields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.entries().fmt(f)
+    }
+}
+
+impl Serialize for ManagedFields {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.entries().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ManagedFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(ManagedFields::new(Vec::deserialize(d)?))
+    }
+}
 
 pub(crate) fn none_managed(fields: &ManagedFields) -> bool {
     fields.is_empty()
@@ -83,15 +182,21 @@ impl FieldSet {
 
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();
-        out.member |= other.member;
-        for (k, v) in &other.children {
-            let merged = match out.children.get(k) {
-                Some(mine) => mine.union(v),
-                None => v.clone(),
-            };
-            out.children.insert(k.clone(), merged);
-        }
+        out.add(other);
         out
+    }
+
+    /// Adds `other`'s members in place (each subtree copied once).
+    fn add(&mut self, other: &FieldSet) {
+        self.member |= other.member;
+        for (k, v) in &other.children {
+            match self.children.get_mut(k) {
+                Some(mine) => mine.add(v),
+                None => {
+                    self.children.insert(k.clone(), v.clone());
+                }
+            }
+        }
     }
 
     /// The members of `self` that are not members of `other`.
@@ -220,6 +325,34 @@ mod tests {
 
     fn p(steps: &[&str]) -> Vec<String> {
         steps.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn pending_entries_are_worked_out_once_when_first_read() {
+        let entry = ManagedFieldsEntry { manager: "kubelet".into(), ..Default::default() };
+        let first = ManagedFields::new(vec![entry.clone()]);
+        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = runs.clone();
+        let later = ManagedFields::later(
+            &first,
+            Box::new(move || {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Arc::new(vec![entry])
+            }),
+        );
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(later, first);
+        assert_eq!(later.len(), 1);
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_long_chain_of_pending_writes_is_worked_out_as_it_grows() {
+        let mut fields = ManagedFields::default();
+        for _ in 0..3 * ManagedFields::MAX_PENDING {
+            fields = ManagedFields::later(&fields, Box::new(|| Arc::new(Vec::new())));
+            assert!(fields.depth() <= ManagedFields::MAX_PENDING);
+        }
     }
 
     #[test]

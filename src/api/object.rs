@@ -22,6 +22,9 @@ const ALL_VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "lis
 
 /// The kinds the API serves, in one table: variant, Rust type, group, version, plural
 /// resource, singular, whether namespaced, short names.
+/// Gives an object's JSON when called: see `Object::json_source`.
+pub type JsonSource = Box<dyn Fn() -> Value + Send>;
+
 macro_rules! kinds {
     ($( $variant:ident($ty:ty) = $group:literal, $version:literal, $resource:literal, $singular:literal, $namespaced:literal, [$($short:literal),*]; )*) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,6 +71,17 @@ macro_rules! kinds {
             /// An empty object of `kind`, e.g. to check which fields a selector may name.
             pub fn empty(kind: Kind) -> Object {
                 match kind { $(Kind::$variant => Object::$variant(Default::default())),* }
+            }
+
+            /// A copy of the object, kept at its kind's own size (not the enum's), that gives
+            /// the object's JSON when called (for work deferred until it is needed).
+            pub fn json_source(&self) -> JsonSource {
+                match self {
+                    $(Object::$variant(o) => {
+                        let copy = o.clone();
+                        Box::new(move || serde_json::to_value(&copy).unwrap_or(Value::Null))
+                    }),*
+                }
             }
 
             /// Decodes a request body of a known kind strictly: unknown fields are errors,

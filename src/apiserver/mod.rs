@@ -30,6 +30,7 @@ pub const IMMORTAL_NAMESPACES: &[&str] = &["default", "kube-system", "kube-publi
 pub use status::Status;
 pub use watch::{WatchEvent, WatchFilter, WatchId};
 
+use crate::api::managed_fields::ManagedFields;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, ManagedFieldsEntry, Object};
 use crate::etcd::{Change, Etcd, EtcdError, Revision};
@@ -387,12 +388,34 @@ impl ApiServer {
         }
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
+        // The creator owns what it set: worked out from a copy of the object as it stands now,
+        // when first read (see `ManagedFields`).
         let created = match applied {
-            Some(entries) => entries,
+            Some(entries) => ManagedFields::new(entries),
             None => {
                 let write = self.update_write(&req, env);
-                let view = tracked_view(&object, false);
-                write.record(&mut self.field_sets, &[], &Value::Object(Default::default()), &view).unwrap_or_default()
+                let (kind, manager, subresource, api_version, now) = (
+                    write.kind,
+                    write.manager.to_string(),
+                    write.subresource.to_string(),
+                    write.api_version,
+                    write.now,
+                );
+                let source = object.json_source();
+                ManagedFields::deferred(Box::new(move || {
+                    let write = field_manager::UpdateWrite {
+                        kind,
+                        manager: &manager,
+                        subresource: &subresource,
+                        api_version,
+                        now,
+                    };
+                    let view = untracked_removed(kind, source());
+                    let empty = Value::Object(Default::default());
+                    Arc::new(
+                        write.record(&mut field_manager::Interner::default(), &[], &empty, &view).unwrap_or_default(),
+                    )
+                }))
             }
         };
         admission::admit_create(&mut object, env.rng);
@@ -424,7 +447,7 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
-        object.meta_mut().managed_fields = Arc::new(created);
+        object.meta_mut().managed_fields = created;
         if req.dry_run {
             return Ok(Arc::new(object));
         }
@@ -432,15 +455,20 @@ impl ApiServer {
         let mut attempts = 0;
         loop {
             let key = Self::key(&req, object.name());
-            match self.etcd.create(&key, object.clone()) {
-                Ok(change) => return Ok(self.publish(change, env, seq)),
-                Err(EtcdError::Exists) if generated && attempts < 8 => {
-                    attempts += 1;
-                    let base = truncate(&object.meta().generate_name, 58);
-                    object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
-                }
-                Err(_) => return Err((Stage::Storage, Status::already_exists(req.kind, object.name()))),
+            // The object moves into the store (a free name is checked first, so it need not be
+            // copied in case the name is taken).
+            if self.etcd.get(&key).is_none() {
+                return match self.etcd.create(&key, object) {
+                    Ok(change) => Ok(self.publish(change, env, seq)),
+                    Err(_) => Err((Stage::Storage, Status::already_exists(req.kind, &req.name))),
+                };
             }
+            if !generated || attempts >= 8 {
+                return Err((Stage::Storage, Status::already_exists(req.kind, object.name())));
+            }
+            attempts += 1;
+            let base = truncate(&object.meta().generate_name, 58);
+            object.meta_mut().name = format!("{base}{}", env.rng.string(admission::NAME_ALPHABET, 5));
         }
     }
 
@@ -693,18 +721,46 @@ impl ApiServer {
         }
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
+        // A status write's entries are worked out when first read (see `ManagedFields`); the
+        // write keeps the revision before it and its own status for that.
+        let mut deferred = false;
         let entries = match applied {
-            Some(entries) => Arc::new(entries),
+            Some(entries) => ManagedFields::new(entries),
             None => {
                 let old_entries = &old.meta().managed_fields;
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
+                } else if let Some((before, after)) =
+                    status_only.then(|| status_source(old).zip(status_source(&object))).flatten()
+                {
+                    deferred = true;
+                    let (kind, manager, api_version, now) =
+                        (write.kind, write.manager.to_string(), write.api_version, write.now);
+                    let previous = old_entries.clone();
+                    ManagedFields::later(
+                        old_entries,
+                        Box::new(move || {
+                            let write = field_manager::UpdateWrite {
+                                kind,
+                                manager: &manager,
+                                subresource: "status",
+                                api_version,
+                                now,
+                            };
+                            let previous = previous.entries();
+                            let (before, after) = (before(), after());
+                            write
+                                .record(&mut field_manager::Interner::default(), previous, &before, &after)
+                                .map(Arc::new)
+                                .unwrap_or_else(|| previous.clone())
+                        }),
+                    )
                 } else {
                     let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
                         .record(&mut self.field_sets, old_entries, &before, &after)
-                        .map(Arc::new)
+                        .map(ManagedFields::new)
                         .unwrap_or_else(|| old_entries.clone())
                 }
             }
@@ -713,9 +769,11 @@ impl ApiServer {
         if req.dry_run {
             return Ok(Arc::new(object));
         }
-        // Nothing changed: nothing is written, and the resourceVersion stays.
+        // Nothing changed: nothing is written, and the resourceVersion stays. (A deferred
+        // write changed the status, so there is nothing to compare, and comparing would work
+        // out its entries.)
         object.meta_mut().resource_version = current.value.meta().resource_version.clone();
-        if object == *current.value {
+        if !deferred && object == *current.value {
             return Ok(current.value.clone());
         }
         // Removing the last finalizer of an object being deleted completes its deletion (for a
@@ -1121,6 +1179,22 @@ macro_rules! status_kinds {
         }
 
         /// `{"status": ...}` alone, serialized without the rest of the object.
+        /// A copy of `object`'s status that gives its `status_view` when called (all a status
+        /// write's field management looks at), for kinds with a status subresource.
+        fn status_source(object: &Object) -> Option<crate::api::object::JsonSource> {
+            match object {
+                $(Object::$variant(o) => {
+                    let status = o.status.clone();
+                    Some(Box::new(move || {
+                        let mut only = serde_json::Map::new();
+                        only.insert("status".into(), serde_json::to_value(&status).unwrap_or(Value::Null));
+                        Value::Object(only)
+                    }))
+                })*
+                _ => None,
+            }
+        }
+
         fn status_view(object: &Object) -> Option<Value> {
             match object {
                 $(Object::$variant(o) => {
@@ -1209,12 +1283,17 @@ fn tracked_view(object: &Object, status_only: bool) -> Value {
             return view;
         }
     }
-    let mut value = object.to_json_value();
+    untracked_removed(object.kind(), object.to_json_value())
+}
+
+/// An object's JSON without what field management of the main resource ignores: its
+/// managedFields, and its status for kinds with a status subresource.
+fn untracked_removed(kind: Kind, mut value: Value) -> Value {
     if let Value::Object(map) = &mut value {
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
             meta.remove("managedFields");
         }
-        if Object::has_status(object.kind()) {
+        if Object::has_status(kind) {
             map.remove("status");
         }
     }

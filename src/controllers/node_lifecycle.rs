@@ -110,7 +110,7 @@ impl Reconciler for NodeLifecycleController {
             self.registered.remove(key);
             return Action::AwaitChange;
         };
-        let Some(node) = object.as_node().cloned() else { return Action::AwaitChange };
+        let Some(node) = object.as_node() else { return Action::AwaitChange };
         if self.registered.insert(key.to_string()) {
             ctx.event(
                 &object,
@@ -120,7 +120,7 @@ impl Reconciler for NodeLifecycleController {
                 format!("Node {key} event: Registered Node {key} in Controller"),
             );
         }
-        let silent_for = ctx.now.since(self.last_heartbeat(&node));
+        let silent_for = ctx.now.since(self.last_heartbeat(node));
         let ready = node.condition("Ready").map(|c| c.status.clone()).unwrap_or_default();
         if silent_for > GRACE_PERIOD {
             if ready != "Unknown" {
@@ -162,7 +162,7 @@ impl Reconciler for NodeLifecycleController {
                 n.spec.taints.retain(|t| t.key != UNREACHABLE && t.key != NOT_READY);
                 self.update_node(n, false, ctx);
             }
-        } else if ready == "False" && !has_taint(&node, NOT_READY, "NoExecute") {
+        } else if ready == "False" && !has_taint(node, NOT_READY, "NoExecute") {
             let mut n = node.clone();
             for effect in ["NoSchedule", "NoExecute"] {
                 n.spec.taints.push(Taint {

@@ -65,9 +65,8 @@ impl Reconciler for TaintEvictionController {
         if pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() {
             return Action::AwaitChange;
         }
-        let Some(node) = self.nodes.get("", &pod.spec.node_name).and_then(|n| n.as_node()).cloned() else {
-            return Action::AwaitChange;
-        };
+        let Some(node_object) = self.nodes.get("", &pod.spec.node_name).cloned() else { return Action::AwaitChange };
+        let Some(node) = node_object.as_node() else { return Action::AwaitChange };
         match eviction_time(pod, &node.spec.taints, ctx.now) {
             None => Action::AwaitChange,
             Some(at) if at > ctx.now => Action::RequeueAfter(at.since(ctx.now)),

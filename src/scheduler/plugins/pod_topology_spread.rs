@@ -313,18 +313,23 @@ impl ScorePlugin for PodTopologySpread {
                 }
                 scored().count()
             } else {
-                let mut values = std::collections::HashSet::new();
+                // The domains: the distinct values, plus one for nodes without the key (an
+                // empty value and a missing one are the same domain).
+                let mut missing = false;
                 for n in scored() {
-                    let value = n.label(&c.topology_key);
-                    values.insert(value.unwrap_or_default());
-                    if let Some(v) = value {
-                        counts.entry(v.to_string()).or_insert(0);
+                    match n.label(&c.topology_key) {
+                        Some(v) => {
+                            if !counts.contains_key(v) {
+                                counts.insert(v.to_string(), 0);
+                            }
+                        }
+                        None => missing = true,
                     }
                 }
                 if counts.is_empty() {
                     continue;
                 }
-                values.len()
+                counts.len() + usize::from(missing && !counts.contains_key(""))
             };
             wanted |= !counts.is_empty();
             let same = state.constraints.iter().position(|o| o.selector == c.selector);
