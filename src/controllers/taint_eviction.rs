@@ -38,6 +38,11 @@ pub fn eviction_time(pod: &Pod, taints: &[crate::api::Taint], now: Time) -> Opti
     at
 }
 
+/// A node's NoExecute taints, the only ones that evict.
+fn no_execute_taints(object: &Object) -> impl Iterator<Item = &crate::api::node::Taint> {
+    object.as_node().map(|n| n.spec.taints.as_slice()).unwrap_or_default().iter().filter(|t| t.effect == "NoExecute")
+}
+
 impl Reconciler for TaintEvictionController {
     fn informers(&mut self) -> Vec<&mut Informer> {
         vec![&mut self.pods, &mut self.nodes]
@@ -47,7 +52,12 @@ impl Reconciler for TaintEvictionController {
         match informer {
             0 => vec![cache_key(delta.object.namespace(), delta.object.name())],
             _ => {
-                // A node's taints changed: every pod on it needs a look.
+                // Only a change of a node's NoExecute taints can start or stop evictions: other
+                // node updates (status, images, heartbeats) leave its pods alone.
+                if delta.old.as_deref().is_some_and(|old| no_execute_taints(old).eq(no_execute_taints(&delta.object))) {
+                    return Vec::new();
+                }
+                // Every pod on it needs a look.
                 let node = delta.object.name().to_string();
                 self.pods
                     .cache
