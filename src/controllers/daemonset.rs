@@ -213,6 +213,13 @@ impl Default for DaemonSetController {
     }
 }
 
+/// A node as one sync of a DaemonSet sees it.
+struct Placement {
+    node: Arc<Object>,
+    should_run: bool,
+    should_continue: bool,
+}
+
 fn as_daemon_set(o: &Object) -> Option<&DaemonSet> {
     if let Object::DaemonSet(d) = o { Some(d) } else { None }
 }
@@ -227,8 +234,18 @@ impl DaemonSetController {
         self.daemon_sets.cache.keys().cloned().collect()
     }
 
-    fn nodes(&self) -> Vec<Arc<Object>> {
-        self.nodes.cache.values().filter(|n| n.as_node().is_some()).cloned().collect()
+    /// Each node, with whether the DaemonSet's pod should run there and whether one already
+    /// there may stay: worked out once per sync, for the plan and the status alike.
+    fn placement(&self, ds: &DaemonSet) -> Vec<Placement> {
+        let tolerations = pod_tolerations(ds);
+        self.nodes
+            .cache
+            .values()
+            .filter_map(|o| {
+                let (should_run, should_continue) = node_should_run_with(&tolerations, o.as_node()?, ds);
+                Some(Placement { node: o.clone(), should_run, should_continue })
+            })
+            .collect()
     }
 
     /// The DaemonSet's pods by the node they are for (finished pods being deleted left out).
@@ -251,18 +268,15 @@ impl DaemonSetController {
         &mut self,
         key: &str,
         obj: &Object,
-        ds: &DaemonSet,
         by_node: &PodsByNode,
+        placement: &[Placement],
         ctx: &mut Ctx,
     ) -> (Vec<String>, Vec<Pod>, Option<Duration>) {
         let mut create = Vec::new();
         let mut delete = Vec::new();
         let mut requeue: Option<Duration> = None;
-        let tolerations = pod_tolerations(ds);
-        for node_obj in self.nodes() {
-            let Some(node) = node_obj.as_node() else { continue };
-            let name = node.metadata.name.clone();
-            let (should_run, should_continue) = node_should_run_with(&tolerations, node, ds);
+        for &Placement { ref node, should_run, should_continue } in placement {
+            let name = node.name().to_string();
             let pods: Vec<&Pod> =
                 by_node.get(&name).map(|v| v.iter().filter_map(|o| o.as_pod()).collect()).unwrap_or_default();
             if should_run && pods.is_empty() {
@@ -408,19 +422,15 @@ impl DaemonSetController {
         ds: &DaemonSet,
         by_node: &PodsByNode,
         hash: &str,
+        placement: &[Placement],
         observed: bool,
         ctx: &mut Ctx,
     ) -> (i32, i32, i32) {
         let min_ready = Duration::seconds(ds.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
         let (mut desired, mut current, mut misscheduled, mut ready, mut available, mut updated) = (0, 0, 0, 0, 0, 0);
-        let tolerations = pod_tolerations(ds);
-        for node_obj in self.nodes() {
-            let Some(node) = node_obj.as_node() else { continue };
-            let (should_run, _) = node_should_run_with(&tolerations, node, ds);
-            let pods: Vec<&Pod> = by_node
-                .get(&node.metadata.name)
-                .map(|v| v.iter().filter_map(|o| o.as_pod()).collect())
-                .unwrap_or_default();
+        for &Placement { ref node, should_run, .. } in placement {
+            let pods: Vec<&Pod> =
+                by_node.get(node.name()).map(|v| v.iter().filter_map(|o| o.as_pod()).collect()).unwrap_or_default();
             if should_run {
                 desired += 1;
                 let mut pods = pods;
@@ -514,11 +524,12 @@ impl Reconciler for DaemonSetController {
         }
         let hash = template_hash(&ds.spec.template, ds.status.collision_count);
         let by_node = self.pods_by_node(&ds);
+        let placement = self.placement(&ds);
         let mut requeue = None;
         let satisfied = self.expectations.satisfied(key, ctx.now);
         let mut lane = self.lanes.get(key).cloned().unwrap_or_default();
         if satisfied {
-            let (create, delete, wait) = self.plan(key, &obj, &ds, &by_node, ctx);
+            let (create, delete, wait) = self.plan(key, &obj, &by_node, &placement, ctx);
             requeue = wait;
             lane.action.clear();
             if !create.is_empty() || !delete.is_empty() {
@@ -531,13 +542,7 @@ impl Reconciler for DaemonSetController {
                 ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: {}", lane.action)));
                 self.sync_nodes(key, &obj, create, delete, &hash, ctx);
             } else {
-                let tolerations = pod_tolerations(&ds);
-                let desired = self
-                    .nodes()
-                    .iter()
-                    .filter_map(|n| n.as_node())
-                    .filter(|n| node_should_run_with(&tolerations, n, &ds).0)
-                    .count() as i32;
+                let desired = placement.iter().filter(|p| p.should_run).count() as i32;
                 let old = Self::rolling_update(&ds, &by_node, desired, &hash, ctx.now);
                 if !old.is_empty() {
                     lane.action = format!("update: delete {}", old.len());
@@ -546,7 +551,8 @@ impl Reconciler for DaemonSetController {
                 }
             }
         }
-        let (desired, current, waiting_available) = self.update_status(&ds, &by_node, &hash, satisfied, ctx);
+        let (desired, current, waiting_available) =
+            self.update_status(&ds, &by_node, &hash, &placement, satisfied, ctx);
         lane.want = desired;
         lane.have = current;
         self.lanes.insert(key.to_string(), lane);
