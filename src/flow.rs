@@ -176,12 +176,26 @@ impl Flow {
             self.last_wave = hop.wave;
             self.queue.pop_front();
             self.last_departure = at;
-            self.flying.push(message);
+            // One message per entry on the map: a followed step that sent it already keeps it.
+            if !self.flying.iter().any(|m| m.id == message.id) {
+                self.flying.push(message);
+            }
         }
         for m in &mut self.flying {
             m.progress = ((now_ms - m.started_ms) / travel).clamp(0.0, 1.0);
         }
         &self.flying
+    }
+
+    /// Sends the message one record entry makes, alone and at once: the page following a
+    /// chain step by step shows each step travel. False when the entry is no message (a
+    /// decision, or a request of the API server's own).
+    pub fn spotlight(&mut self, cluster: &Cluster, seq: Seq, now_ms: f64) -> bool {
+        let Some(hop) = cluster.record.get(seq).and_then(|e| hop(cluster, e)) else { return false };
+        let message = self.launch(cluster, &hop, now_ms);
+        self.flying.retain(|m| m.id != seq);
+        self.flying.push(message);
+        true
     }
 
     /// The last record entry taken in.
@@ -421,6 +435,28 @@ mod tests {
         assert!(heard(|p| matches!(p, Place::Kubelet(_)), "watch: "), "{seen:#?}");
         let bind = seen.iter().find(|m| m.label == "bind pod/web").expect("the scheduler's binding");
         assert_eq!((&bind.from, &bind.to), (&Place::Scheduler, &Place::Etcd));
+    }
+
+    #[test]
+    fn a_followed_step_sends_its_own_message_at_once_and_a_decision_sends_none() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
+        s.execute(&Command::new("sim settle"));
+        flow.frame(&s.cluster, 0.0, Pace::new(1.0, false));
+        let entries: Vec<&Entry> = s.cluster.record.entries().collect();
+        let post = entries
+            .iter()
+            .find(|e| e.actor == ComponentId::USER && matches!(e.what, Happening::Request { .. }))
+            .expect("kubectl's POST");
+        assert!(flow.spotlight(&s.cluster, post.seq, 50_000.0));
+        let shown = flow.frame(&s.cluster, 50_000.0, Pace::new(1.0, false));
+        let m = shown.iter().find(|m| m.id == post.seq).expect("sent");
+        assert_eq!(
+            (m.label.as_str(), &m.from, &m.to, m.progress),
+            ("POST deployments", &Place::Kubectl, &Place::Etcd, 0.0)
+        );
+        let decision = entries.iter().find(|e| matches!(e.what, Happening::Decision { .. })).expect("a decision");
+        assert!(!flow.spotlight(&s.cluster, decision.seq, 50_000.0));
     }
 
     #[test]

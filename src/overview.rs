@@ -157,6 +157,8 @@ pub fn inspect(session: &mut crate::shell::Session, kind: Kind, namespace: &str,
 /// One link of a causal chain, captioned in plain words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainStep {
+    /// The record entry it is.
+    pub seq: crate::record::Seq,
     pub at: String,
     /// Who acted: `kubectl`, `kube-apiserver`, a controller, the scheduler, a kubelet.
     pub who: String,
@@ -221,7 +223,12 @@ fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {
         ),
         Happening::Decision { text } => format!("decides: {text}"),
     };
-    ChainStep { at: crate::kubectl::age::human_duration(entry.time.since(crate::sim::Time::ZERO)), who, caption }
+    ChainStep {
+        seq: entry.seq,
+        at: crate::kubectl::age::human_duration(entry.time.since(crate::sim::Time::ZERO)),
+        who,
+        caption,
+    }
 }
 
 #[cfg(test)]

@@ -485,6 +485,15 @@ async fn following_the_last_apply_steps_from_kubectl_through_the_controllers() {
     click(&root, "#follow-apply").await;
     let first = text(&root, "#follow .follow-current");
     assert!(first.starts_with("kubectl asks the API server: POST"), "{first}");
+    // The followed step's own message travels the map, though the clock is stopped.
+    let mut seen = Vec::new();
+    assert!(
+        seen_on_the_map(&root, &mut seen, |(from, to, label)| from == "kubectl"
+            && to == "etcd"
+            && label == "POST deployments")
+        .await,
+        "{seen:?}"
+    );
     click(&root, "#follow-next").await;
     let second = text(&root, "#follow .follow-current");
     assert_ne!(first, second);

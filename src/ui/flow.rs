@@ -29,6 +29,9 @@ pub struct FlowProps {
     pub speed: f64,
     /// Presenter mode: slow motion.
     pub slow_motion: bool,
+    /// A record entry whose message to send now, alone (the followed step of a chain).
+    #[prop_or_default]
+    pub spotlight: Option<u64>,
 }
 
 /// A point on the layer, in CSS pixels from its top left corner.
@@ -70,6 +73,15 @@ pub fn flow_layer(props: &FlowProps) -> Html {
         })
     };
     let redraw = use_force_update();
+    // Following a chain: each step the student moves to sends its message again.
+    {
+        let (state, session) = (state.clone(), props.session.0.clone());
+        use_effect_with(props.spotlight, move |spot| {
+            if let (Some(seq), Ok(s)) = (*spot, session.try_borrow()) {
+                state.borrow_mut().flow.spotlight(&s.cluster, seq, now_ms());
+            }
+        });
+    }
     // The animation loop: a frame is drawn while messages travel or the record moved.
     {
         let (state, session, redraw) = (state.clone(), props.session.0.clone(), redraw.clone());

@@ -598,9 +598,18 @@ pub fn app(props: &AppProps) -> Html {
             following.set(Some(crate::overview::follow_latest_write(&session.borrow().cluster, 300)));
         })
     };
+    // The followed step's message, sent across the map on its own.
+    let spotlight = use_state(|| None::<u64>);
+    let on_follow_step = {
+        let spotlight = spotlight.clone();
+        Callback::from(move |seq: u64| spotlight.set(Some(seq)))
+    };
     let on_unfollow = {
-        let following = following.clone();
-        Callback::from(move |_| following.set(None))
+        let (following, spotlight) = (following.clone(), spotlight.clone());
+        Callback::from(move |_| {
+            following.set(None);
+            spotlight.set(None);
+        })
     };
     let event_filter = use_state(panels::EventFilter::default);
     let on_event_filter = {
@@ -687,7 +696,7 @@ pub fn app(props: &AppProps) -> Html {
             }
             <main class={classes!("layout", with_lesson.then_some("with-lesson"))}>
                 <flow::FlowLayer session={flow::Shared(session.clone())} seq={session.borrow().cluster.record.last_seq()}
-                    speed={*speed} slow_motion={*presenter} />
+                    speed={*speed} slow_motion={*presenter} spotlight={*spotlight} />
                 {lesson_panel}
                 <section class="panel editor" aria-labelledby="editor-title">
                     <h2 id="editor-title">{"Manifest"}</h2>
@@ -736,7 +745,7 @@ pub fn app(props: &AppProps) -> Html {
                         <Inspector {view} on_close={on_close_inspector} on_refresh={on_refresh_inspector} on_open={open_inspector.clone()} />
                     }
                     if let Some(chain) = (*following).clone() {
-                        <FollowChain {chain} on_close={on_unfollow} />
+                        <FollowChain {chain} on_close={on_unfollow} on_step={on_follow_step} />
                     }
                     <h2 id="control-plane-title">{"Control plane "}
                         <button id="follow-apply" class="small" onclick={on_follow}

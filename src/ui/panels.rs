@@ -418,6 +418,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
 pub struct FollowProps {
     pub chain: Vec<crate::overview::ChainStep>,
     pub on_close: Callback<()>,
+    /// The step shown now (its record entry), so the map can send its message.
+    pub on_step: Callback<u64>,
 }
 
 /// "Follow this apply": the chain of what one kubectl write set off, one step at a time,
@@ -432,6 +434,14 @@ pub fn follow_chain(props: &FollowProps) -> Html {
         Callback::from(move |_: MouseEvent| at.set(to))
     };
     let close = props.on_close.reform(|_: MouseEvent| ());
+    {
+        let on_step = props.on_step.clone();
+        use_effect_with(props.chain.get(current).map(|s| s.seq), move |seq| {
+            if let Some(seq) = *seq {
+                on_step.emit(seq);
+            }
+        });
+    }
     html! {
         <section id="follow" class="follow panel" aria-label="Follow the last apply">
             <header>
