@@ -497,6 +497,21 @@ async fn following_the_last_apply_steps_from_kubectl_through_the_controllers() {
     click(&root, "#follow-next").await;
     let second = text(&root, "#follow .follow-current");
     assert_ne!(first, second);
+    // Play walks on by itself, a step per message's journey (real time: it paces the eye).
+    click(&root, "#follow-play").await;
+    assert_eq!(text(&root, "#follow-play"), "pause");
+    let mut third = second.clone();
+    for _ in 0..40 {
+        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+        yew::scheduler::flush().await;
+        third = text(&root, "#follow .follow-current");
+        if third != second {
+            break;
+        }
+    }
+    assert_ne!(third, second, "play moved on to step 3");
+    click(&root, "#follow-play").await;
+    assert_eq!(text(&root, "#follow-play"), "play");
     let all = text(&root, "#follow .follow-steps");
     assert!(
         all.contains("deployment-controller")

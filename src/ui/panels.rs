@@ -422,6 +422,9 @@ pub struct FollowProps {
     pub on_step: Callback<u64>,
 }
 
+/// Real milliseconds a played chain stays on each step: about one message's journey.
+const FOLLOW_STEP_MS: u32 = 1800;
+
 /// "Follow this apply": the chain of what one kubectl write set off, one step at a time,
 /// each captioned with who acted and what they saw or did.
 #[function_component(FollowChain)]
@@ -434,6 +437,27 @@ pub fn follow_chain(props: &FollowProps) -> Html {
         Callback::from(move |_: MouseEvent| at.set(to))
     };
     let close = props.on_close.reform(|_: MouseEvent| ());
+    // Playing walks the chain by itself, a step each time its message has had time to travel.
+    let playing = use_state(|| false);
+    {
+        let (at, playing) = (at.clone(), playing.clone());
+        use_effect_with((*playing, current), move |&(on, from)| {
+            let timer = on.then(|| {
+                gloo_timers::callback::Timeout::new(FOLLOW_STEP_MS, move || {
+                    if from + 1 < n {
+                        at.set(from + 1);
+                    } else {
+                        playing.set(false);
+                    }
+                })
+            });
+            move || drop(timer)
+        });
+    }
+    let toggle_play = {
+        let playing = playing.clone();
+        Callback::from(move |_: MouseEvent| playing.set(!*playing))
+    };
     {
         let on_step = props.on_step.clone();
         use_effect_with(props.chain.get(current).map(|s| s.seq), move |seq| {
@@ -448,6 +472,8 @@ pub fn follow_chain(props: &FollowProps) -> Html {
                 <h2>{format!("Follow the last apply · step {} of {n}", current + 1)}</h2>
                 <button class="small" onclick={move_to(current.saturating_sub(1))} disabled={current == 0}>{"previous"}</button>
                 <button id="follow-next" class="small" onclick={move_to((current + 1).min(n.saturating_sub(1)))} disabled={current + 1 >= n}>{"next"}</button>
+                <button id="follow-play" class="small" onclick={toggle_play} aria-pressed={playing.to_string()}
+                    title="step through the chain by itself">{if *playing { "pause" } else { "play" }}</button>
                 <button class="small" onclick={close} aria-label="Stop following">{"close"}</button>
             </header>
             if let Some(step) = props.chain.get(current) {
