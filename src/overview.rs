@@ -167,6 +167,8 @@ pub struct ChainStep {
 
 /// Everything the latest kubectl write set off — the requests, watch notifications and
 /// decisions whose causes lead back to it — in order, each captioned: "follow this apply".
+/// A watch notification nobody acted on (a garbage collector told of a new Deployment it has
+/// nothing to do with) is left out: the chain is the notifications that woke someone to act.
 pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
     let is_write = |e: &crate::record::Entry| {
         e.actor == ComponentId::USER
@@ -186,18 +188,25 @@ pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
         .last();
     let start = first.map_or(last.seq, |e| e.seq);
     let mut tree = std::collections::BTreeSet::new();
-    let mut steps = Vec::new();
+    let mut chain = Vec::new();
+    // Looks further than `limit`: the notifications left out make room.
     for entry in cluster.record.since(start.saturating_sub(1)) {
-        if steps.len() >= limit {
+        if chain.len() >= limit.saturating_mul(8) {
             break;
         }
         let root = is_write(entry) && entry.time == last.time;
         if root || entry.cause.is_some_and(|c| tree.contains(&c)) {
             tree.insert(entry.seq);
-            steps.push(caption(cluster, entry));
+            chain.push(entry);
         }
     }
-    steps
+    let acted_on: std::collections::BTreeSet<_> = chain.iter().filter_map(|e| e.cause).collect();
+    chain
+        .into_iter()
+        .filter(|e| !matches!(e.what, Happening::Notify { .. }) || acted_on.contains(&e.seq))
+        .take(limit)
+        .map(|e| caption(cluster, e))
+        .collect()
 }
 
 fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {
@@ -295,6 +304,10 @@ mod tests {
         let (d, r, sched, kubelet) =
             (first("deployment"), first("replicaset"), first("kube-scheduler"), first("kubelet"));
         assert!(d < r && r < sched && sched < kubelet, "{who:?}");
+        // Only notifications someone acted on: the garbage collector hears of the Deployment
+        // but does nothing, so the chain skips it; the deployment controller's is there.
+        assert!(chain.iter().all(|c| !c.caption.contains("tells garbage-collector")), "{chain:#?}");
+        assert!(chain.iter().any(|c| c.caption.contains("tells deployment-controller through its watch: ADDED")));
     }
 
     #[test]
