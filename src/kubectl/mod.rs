@@ -880,15 +880,7 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     describe::describe_node(n, lease.as_ref(), &pods, &events, now)
                 }
                 Object::Deployment(d) => {
-                    let all: Vec<crate::api::ReplicaSet> =
-                        match cluster.request(Request::list(Kind::ReplicaSet, &d.metadata.namespace)) {
-                            Ok(Reply::List { items, .. }) => items
-                                .iter()
-                                .filter(|o| o.controller_ref().is_some_and(|r| r.uid == d.metadata.uid))
-                                .filter_map(|o| o.as_replica_set().cloned())
-                                .collect(),
-                            _ => Vec::new(),
-                        };
+                    let all = rollout::replica_sets_of(cluster, d);
                     let wanted = strip_hash(&d.spec.template);
                     let new = all.iter().find(|rs| strip_hash(&rs.spec.template) == wanted);
                     let old: Vec<&crate::api::ReplicaSet> =

@@ -263,7 +263,7 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
 }
 
 /// The Deployment's ReplicaSets (those it controls), listed through the API server.
-fn replica_sets_of(cluster: &mut Cluster, d: &Deployment) -> Vec<ReplicaSet> {
+pub(super) fn replica_sets_of(cluster: &mut Cluster, d: &Deployment) -> Vec<ReplicaSet> {
     let mut req = Request::list(Kind::ReplicaSet, &d.metadata.namespace);
     req.label_selector = d.spec.selector.clone();
     match cluster.request(req) {
