@@ -282,13 +282,7 @@ impl Parser<'_> {
         let mut anchor = None;
         let mut tag = None;
         while matches!(self.peek(), b'&' | b'!') {
-            let is_anchor = self.peek() == b'&';
-            let word = self.word();
-            if is_anchor {
-                anchor = Some(word[1..].to_string());
-            } else {
-                tag = Some(word);
-            }
+            self.property(&mut anchor, &mut tag);
             if !self.find_content(parent, ctx, &mut fresh)? {
                 return Ok(self.anchored(anchor, Value::Null));
             }
@@ -756,6 +750,17 @@ impl Parser<'_> {
         }
     }
 
+    /// Reads one node property at the cursor: `&anchor` or a `!tag`.
+    fn property(&mut self, anchor: &mut Option<String>, tag: &mut Option<String>) {
+        let is_anchor = self.peek() == b'&';
+        let word = self.word();
+        if is_anchor {
+            *anchor = Some(word[1..].to_string());
+        } else {
+            *tag = Some(word);
+        }
+    }
+
     /// One node inside (or opening) a flow collection.
     fn flow_node(&mut self, depth: usize) -> Result<Value> {
         if self.depth + depth > MAX_DEPTH {
@@ -764,13 +769,7 @@ impl Parser<'_> {
         let mut anchor = None;
         let mut tag = None;
         while matches!(self.peek(), b'&' | b'!') {
-            let is_anchor = self.peek() == b'&';
-            let word = self.word();
-            if is_anchor {
-                anchor = Some(word[1..].to_string());
-            } else {
-                tag = Some(word);
-            }
+            self.property(&mut anchor, &mut tag);
             self.skip_flow_ws()?;
         }
         let value = match self.peek() {
