@@ -57,13 +57,17 @@ pub fn objects(cluster: &Cluster) -> Vec<Value> {
 
 /// The file: a comment saying what it is, then one YAML document per object.
 pub fn bundle(cluster: &Cluster) -> String {
-    let objects = objects(cluster);
+    to_file(&objects(cluster))
+}
+
+/// The file for objects already exported (see [`objects`]).
+pub fn to_file(objects: &[Value]) -> String {
     let mut out = format!(
         "# Exported from kubeloop: {} object(s) you created, with the fields you set.\n\
          # On a real cluster: kubectl apply -f kubeloop-export.yaml\n",
         objects.len()
     );
-    for object in &objects {
+    for object in objects {
         out.push_str("---\n");
         out.push_str(&crate::kubectl::yaml::to_yaml(object));
     }

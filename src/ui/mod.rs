@@ -392,11 +392,11 @@ pub fn app(props: &AppProps) -> Html {
     let on_export = {
         let (session, share_note) = (session.clone(), share_note.clone());
         Callback::from(move |_: MouseEvent| {
-            let cluster = &session.borrow().cluster;
-            let count = crate::export::objects(cluster).len();
-            let bundle = crate::export::bundle(cluster);
-            share_note.set(match download("kubeloop-export.yaml", &bundle) {
-                Some(()) => format!("kubeloop-export.yaml: {count} object(s) you created, for kubectl apply -f"),
+            let objects = crate::export::objects(&session.borrow().cluster);
+            share_note.set(match download("kubeloop-export.yaml", &crate::export::to_file(&objects)) {
+                Some(()) => {
+                    format!("kubeloop-export.yaml: {} object(s) you created, for kubectl apply -f", objects.len())
+                }
                 None => "the browser refused the download".into(),
             });
         })
