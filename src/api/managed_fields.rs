@@ -52,11 +52,6 @@ impl ManagedFields {
         ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth }))
     }
 
-    /// Entries to be computed on first read, from nothing before (a create).
-    pub fn deferred(compute: Pending) -> Self {
-        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth: 1 }))
-    }
-
     fn depth(&self) -> u32 {
         if self.0.done.get().is_some() { 0 } else { self.0.depth }
     }

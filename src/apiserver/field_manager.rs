@@ -5,6 +5,7 @@
 //! applier dropped that nobody else owns.
 
 use super::field_schema::{self as schema, ListType};
+use crate::api::managed_fields::ManagedFields;
 use crate::api::{FieldSet, Kind, ManagedFieldsEntry};
 use crate::sim::Time;
 use crate::sort::StableSort;
@@ -266,6 +267,30 @@ pub struct UpdateWrite<'a> {
 }
 
 impl UpdateWrite<'_> {
+    /// The entries after this write, worked out when first read (see `ManagedFields`): from
+    /// the entries before it, `previous`, and the views before and after it that `views` gives.
+    pub fn record_later(
+        &self,
+        previous: &ManagedFields,
+        views: impl FnOnce() -> (Value, Value) + Send + 'static,
+    ) -> ManagedFields {
+        let (kind, manager, subresource, api_version, now) =
+            (self.kind, self.manager.to_string(), self.subresource.to_string(), self.api_version.clone(), self.now);
+        let kept = previous.clone();
+        ManagedFields::later(
+            previous,
+            Box::new(move || {
+                let write = UpdateWrite { kind, manager: &manager, subresource: &subresource, api_version, now };
+                let previous = kept.entries();
+                let (before, after) = views();
+                write
+                    .record(&mut Interner::default(), previous, &before, &after)
+                    .map(Arc::new)
+                    .unwrap_or_else(|| previous.clone())
+            }),
+        )
+    }
+
     /// The entries after this write, or None when the write changed no field.
     pub fn record(
         &self,

@@ -394,28 +394,10 @@ impl ApiServer {
             Some(entries) => ManagedFields::new(entries),
             None => {
                 let write = self.update_write(&req, env);
-                let (kind, manager, subresource, api_version, now) = (
-                    write.kind,
-                    write.manager.to_string(),
-                    write.subresource.to_string(),
-                    write.api_version,
-                    write.now,
-                );
-                let source = object.json_source();
-                ManagedFields::deferred(Box::new(move || {
-                    let write = field_manager::UpdateWrite {
-                        kind,
-                        manager: &manager,
-                        subresource: &subresource,
-                        api_version,
-                        now,
-                    };
-                    let view = untracked_removed(kind, source());
-                    let empty = Value::Object(Default::default());
-                    Arc::new(
-                        write.record(&mut field_manager::Interner::default(), &[], &empty, &view).unwrap_or_default(),
-                    )
-                }))
+                let (kind, source) = (write.kind, object.json_source());
+                write.record_later(&ManagedFields::default(), move || {
+                    (Value::Object(Default::default()), untracked_removed(kind, source()))
+                })
             }
         };
         admission::admit_create(&mut object, env.rng);
@@ -735,27 +717,7 @@ impl ApiServer {
                     status_only.then(|| status_source(old).zip(status_source(&object))).flatten()
                 {
                     deferred = true;
-                    let (kind, manager, api_version, now) =
-                        (write.kind, write.manager.to_string(), write.api_version, write.now);
-                    let previous = old_entries.clone();
-                    ManagedFields::later(
-                        old_entries,
-                        Box::new(move || {
-                            let write = field_manager::UpdateWrite {
-                                kind,
-                                manager: &manager,
-                                subresource: "status",
-                                api_version,
-                                now,
-                            };
-                            let previous = previous.entries();
-                            let (before, after) = (before(), after());
-                            write
-                                .record(&mut field_manager::Interner::default(), previous, &before, &after)
-                                .map(Arc::new)
-                                .unwrap_or_else(|| previous.clone())
-                        }),
-                    )
+                    write.record_later(old_entries, move || (before(), after()))
                 } else {
                     let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
