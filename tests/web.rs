@@ -522,7 +522,7 @@ async fn following_the_last_apply_steps_from_kubectl_through_the_controllers() {
 }
 
 #[wasm_bindgen_test]
-async fn kubectl_edit_opens_the_object_in_the_editor_and_saving_replaces_it() {
+async fn kubectl_edit_opens_the_object_in_the_editor_and_saving_patches_what_changed() {
     let root = mount().await;
     type_command(&root, "kubectl create deployment web --image=nginx:1.25 --replicas=1").await;
     type_command(&root, "kubectl edit deployment web").await;
@@ -530,9 +530,10 @@ async fn kubectl_edit_opens_the_object_in_the_editor_and_saving_replaces_it() {
     let yaml = manifest.value();
     assert!(yaml.contains("kind: Deployment") && yaml.contains("replicas: 1"), "{yaml}");
     assert_eq!(text(&root, "#apply"), "save edit");
+    assert!(yaml.starts_with("# Please edit the object below."), "{yaml}");
     manifest.set_value(&yaml.replace("replicas: 1", "replicas: 2"));
     click(&root, "#apply").await;
-    assert_eq!(text(&root, "#apply-result"), "deployment.apps/web replaced");
+    assert_eq!(text(&root, "#apply-result"), "deployment.apps/web edited");
     assert_eq!(text(&root, "#apply"), "kubectl apply");
     type_command(&root, "kubectl get deployment web -o jsonpath={.spec.replicas}").await;
     assert!(text(&root, "#terminal-output").ends_with("2"), "{}", text(&root, "#terminal-output"));

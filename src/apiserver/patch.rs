@@ -91,11 +91,21 @@ fn strategic(target: &Value, patch: &Value, field: &str) -> Value {
         (Value::Object(t), Value::Object(p)) => {
             let mut out: Map<String, Value> = t.clone();
             for (k, v) in p {
+                if k.starts_with('$') {
+                    continue;
+                }
                 if v.is_null() {
                     out.remove(k);
                 } else {
                     let merged = strategic(t.get(k).unwrap_or(&Value::Null), v, k);
                     out.insert(k.clone(), merged);
+                }
+            }
+            for (k, order) in p {
+                if let (Some(field), Value::Array(order)) = (k.strip_prefix("$setElementOrder/"), order) {
+                    if let Some(Value::Array(items)) = out.get_mut(field) {
+                        set_element_order(items, order);
+                    }
                 }
             }
             Value::Object(out)
@@ -122,6 +132,19 @@ fn strategic(target: &Value, patch: &Value, field: &str) -> Value {
         },
         (_, p) => strip_directives(p),
     }
+}
+
+/// `$setElementOrder/<list>`: the items the order names come first, in its order (matched
+/// by the one key each entry carries); items it does not name follow as they were.
+fn set_element_order(items: &mut Vec<Value>, order: &[Value]) {
+    let mut rest = std::mem::take(items);
+    for entry in order {
+        let Some((key, id)) = entry.as_object().and_then(|m| m.iter().next()) else { continue };
+        if let Some(i) = rest.iter().position(|x| x.get(key) == Some(id)) {
+            items.push(rest.remove(i));
+        }
+    }
+    items.append(&mut rest);
 }
 
 fn strip_directives(v: &Value) -> Value {

@@ -5,6 +5,7 @@ pub mod age;
 pub mod args;
 mod create;
 pub mod describe;
+pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
@@ -947,7 +948,8 @@ fn patch(cluster: &mut Cluster, args: &Args) -> Output {
                 .request(Request::get(kind, &ns, &name))
                 .ok()
                 .and_then(|r| r.object().map(|o| o.to_json_value()));
-            let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone()).managed_by("kubectl-patch");
+            let manager = args.get("field-manager").unwrap_or("kubectl-patch");
+            let mut req = Request::patch(kind, &ns, &name, patch_type, value.clone()).managed_by(manager);
             if args.get("subresource") == Some("status") {
                 req.subresource = Some(crate::apiserver::Subresource::Status);
             }

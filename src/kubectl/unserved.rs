@@ -92,8 +92,8 @@ pub fn edit(cluster: &mut Cluster, args: &Args) -> Output {
         return out;
     }
     Output::err(
-        "error: kubectl edit opens $EDITOR, and this terminal has none: edit the object in the page's manifest editor \
-         (then kubectl apply), or change it here with kubectl patch, kubectl set or kubectl scale",
+        "error: kubectl edit opens $EDITOR, and this terminal has none: in the page, kubectl edit opens \
+         the object in the manifest editor; here, change it with kubectl patch, kubectl set or kubectl scale",
     )
 }
 

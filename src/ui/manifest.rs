@@ -22,13 +22,11 @@ pub enum Action {
 }
 
 /// The `kubectl` command line an action runs on the editor's text (`-f -`: the text is its
-/// standard input). `editing` is set while `kubectl edit` has an object open: saving it is a
-/// `replace`, as kubectl edit's is an update of the object it fetched.
-pub fn command_line(action: Action, editing: bool) -> String {
-    let verb = if editing { "replace" } else { "apply" };
+/// standard input).
+pub fn command_line(action: Action) -> String {
     match action {
-        Action::Apply => format!("kubectl {verb} -f -"),
-        Action::DryRun => format!("kubectl {verb} --dry-run=server -f -"),
+        Action::Apply => "kubectl apply -f -".to_string(),
+        Action::DryRun => "kubectl apply --dry-run=server -f -".to_string(),
         Action::Delete => "kubectl delete -f -".to_string(),
     }
 }

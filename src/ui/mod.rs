@@ -220,9 +220,9 @@ pub fn app(props: &AppProps) -> Html {
     }
 
     // Runs a command as if typed, echoing it and its output in the terminal.
-    // `kubectl edit` in the page: the object's YAML opens in the editor, whose button then
-    // saves it with `kubectl replace` (its resourceVersion catches a change made meanwhile).
-    let editing = use_state(|| None::<String>);
+    // `kubectl edit` in the page: the object's YAML opens in the editor (what was opened is
+    // kept), and saving sends what changed since as a patch, as kubectl edit does.
+    let editing = use_state(|| None::<Rc<Editing>>);
     let run = {
         let session = session.clone();
         let scrollback = scrollback.clone();
@@ -263,15 +263,16 @@ pub fn app(props: &AppProps) -> Html {
                 let mut sb = scrollback.borrow_mut();
                 sb.push(Line::Command(shown));
                 if out.code == 0 {
-                    manifest::set_text(&editor, &out.stdout);
+                    let opened = format!("{}{}", crate::kubectl::edit::HEADER, out.stdout);
+                    manifest::set_text(&editor, &opened);
                     if let Some(area) = editor.cast::<HtmlTextAreaElement>() {
                         let _ = area.focus();
                     }
                     let what = command.line.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
-                    editing.set(Some(what.clone()));
                     sb.push(Line::Out(format!(
-                        "Editing {what} in the manifest editor: change it, then press \"save edit\" (kubectl replace -f -)."
+                        "Editing {what} in the manifest editor: change it, then press \"save edit\" (like kubectl edit, it sends what you changed as a patch)."
                     )));
+                    editing.set(Some(Rc::new(Editing { what, opened })));
                 } else {
                     push_output(&mut sb, &out);
                 }
@@ -302,7 +303,28 @@ pub fn app(props: &AppProps) -> Html {
         let (redraw, editing, marks) = (redraw.clone(), editing.clone(), marks.clone());
         Callback::from(move |action: manifest::Action| {
             let text = editor.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default();
-            let line = manifest::command_line(action, editing.is_some());
+            if let (Some(open), manifest::Action::Apply) = (&*editing, action) {
+                let now = session.borrow().cluster.now();
+                let saved = crate::kubectl::edit::save(&mut session.borrow_mut().cluster, &open.opened, &text);
+                // The session keeps the request the save sent, so that it replays.
+                if let Some(replay) = &saved.replay {
+                    journal.borrow_mut().command(now, replay);
+                }
+                evaluate();
+                save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+                let out = saved.output;
+                let ok = out.code == 0;
+                let shown = out.combined().trim_end().to_string();
+                scrollback.borrow_mut().push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
+                if ok {
+                    editing.set(None);
+                }
+                marks.set(Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) }));
+                apply_result.set(Some((ok, shown)));
+                redraw.force_update();
+                return;
+            }
+            let line = manifest::command_line(action);
             let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
             let now = session.borrow().cluster.now();
             journal.borrow_mut().command(now, &command);
@@ -709,13 +731,14 @@ pub fn app(props: &AppProps) -> Html {
                     <manifest::ManifestEditor area={editor} initial={examples::EXAMPLES[0].manifest} marks={(*marks).clone()} {on_edit} />
                     <div class="editor-actions">
                         <button id="apply" class="primary" onclick={on_action.reform(|_| manifest::Action::Apply)}
-                            title={manifest::command_line(manifest::Action::Apply, editing.is_some())}>{ if editing.is_some() { "save edit" } else { "kubectl apply" } }</button>
-                        <button id="dry-run" onclick={on_action.reform(|_| manifest::Action::DryRun)}
-                            title={manifest::command_line(manifest::Action::DryRun, editing.is_some())}>{"dry run"}</button>
+                            title={ if editing.is_some() { "kubectl edit: save, sending what changed as a patch".to_string() } else { manifest::command_line(manifest::Action::Apply) } }>
+                            { if editing.is_some() { "save edit" } else { "kubectl apply" } }</button>
+                        <button id="dry-run" onclick={on_action.reform(|_| manifest::Action::DryRun)} disabled={editing.is_some()}
+                            title={ if editing.is_some() { "kubectl edit has no dry run".to_string() } else { manifest::command_line(manifest::Action::DryRun) } }>{"dry run"}</button>
                         <button id="delete" onclick={on_action.reform(|_| manifest::Action::Delete)}
-                            title={manifest::command_line(manifest::Action::Delete, false)}>{"kubectl delete"}</button>
-                        if let Some(what) = &*editing {
-                            <span class="editing-note">{format!("editing {what}")}</span>
+                            title={manifest::command_line(manifest::Action::Delete)}>{"kubectl delete"}</button>
+                        if let Some(open) = &*editing {
+                            <span class="editing-note">{format!("editing {}", open.what)}</span>
                         }
                     </div>
                     if !message.is_empty() && ok {
@@ -767,6 +790,14 @@ pub fn app(props: &AppProps) -> Html {
             </main>
         </div>
     }
+}
+
+/// An object `kubectl edit` opened in the editor: what was asked for, and the text as opened
+/// (what a save compares the editor's text with).
+#[derive(Debug, PartialEq)]
+struct Editing {
+    what: String,
+    opened: String,
 }
 
 /// `kubectl edit TYPE NAME …` as the GET that fetches what the editor opens, or None for
