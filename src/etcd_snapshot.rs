@@ -43,16 +43,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
                 | "skip-hash-check"
                 | "write-out"
                 | "w"
-                | "endpoints"
-                | "cacert"
-                | "cert"
-                | "key"
-                | "user"
-                | "password"
-                | "insecure-skip-tls-verify"
-                | "dial-timeout"
-                | "command-timeout"
-        )
+        ) || crate::etcdctl::connection_flag(f).is_some()
     };
     if handles(args) {
         let unknown = args.iter().filter_map(|a| a.strip_prefix("--").or_else(|| a.strip_prefix('-'))).find(|f| {
@@ -114,8 +105,8 @@ pub fn handles(args: &[String]) -> bool {
     matches!(positionals(args).first(), Some(&("put" | "del" | "snapshot" | "watch")))
 }
 
-/// The words that are not flags (flags taking a value here are `--data-dir`, `-w` and the
-/// connection flags, which always come as `--flag=value` or `--flag value`).
+/// The words that are not flags (flags taking a value here are `--data-dir`, `-w`, `--lease`
+/// and the connection flags, which come as `--flag=value` or `--flag value`).
 fn positionals(args: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut it = args.iter();
@@ -126,19 +117,14 @@ fn positionals(args: &[String]) -> Vec<&str> {
                 "data-dir"
                     | "write-out"
                     | "w"
-                    | "endpoints"
-                    | "cacert"
-                    | "cert"
-                    | "key"
-                    | "user"
-                    | "password"
+                    | "lease"
                     | "name"
                     | "initial-cluster"
                     | "initial-cluster-token"
                     | "initial-advertise-peer-urls"
                     | "limit"
                     | "rev"
-            );
+            ) || crate::etcdctl::connection_flag(flag) == Some(true);
             if takes_value {
                 it.next();
             }

@@ -19,9 +19,34 @@ const MEMBER_ID_DEC: u64 = 10276657743932975437;
 /// The same etcd release as the static pod's image (`registry.k8s.io/etcd:3.5.21-0`).
 const VERSION: &str = "3.5.21";
 
-/// Flags etcdctl accepts and this sandbox ignores (how to reach and authenticate to etcd).
-const CONNECTION_FLAGS: &[&str] =
-    &["endpoints", "cacert", "cert", "key", "user", "password", "insecure-skip-tls-verify"];
+/// etcdctl's global flags that take a value, which this sandbox accepts and ignores (how to
+/// reach and authenticate to etcd, and how long to wait for it).
+const CONNECTION_VALUES: &[&str] = &[
+    "endpoints",
+    "cacert",
+    "cert",
+    "key",
+    "user",
+    "password",
+    "dial-timeout",
+    "command-timeout",
+    "keepalive-time",
+    "keepalive-timeout",
+];
+
+/// etcdctl's global switches, accepted and ignored likewise.
+const CONNECTION_SWITCHES: &[&str] = &["insecure-skip-tls-verify", "insecure-transport", "insecure-discovery"];
+
+/// Whether `flag` is one of etcdctl's global connection flags, and whether it takes a value.
+pub(crate) fn connection_flag(flag: &str) -> Option<bool> {
+    if CONNECTION_VALUES.contains(&flag) {
+        Some(true)
+    } else if CONNECTION_SWITCHES.contains(&flag) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// Runs `etcdctl ARGS…` against the API server's store.
 pub fn run(api: &ApiServer, args: &[String]) -> Output {
@@ -75,11 +100,13 @@ fn flag_value<'a>(flags: &'a [(String, String)], name: &str) -> Option<&'a str> 
 }
 
 fn takes_value(flag: &str) -> bool {
-    matches!(flag, "limit" | "rev" | "write-out" | "w" | "sort-by" | "order") || CONNECTION_FLAGS.contains(&flag)
+    matches!(flag, "limit" | "rev" | "write-out" | "w" | "sort-by" | "order") || connection_flag(flag) == Some(true)
 }
 
 fn known(name: &str) -> bool {
-    takes_value(name) || matches!(name, "prefix" | "keys-only" | "print-value-only" | "count-only" | "from-key")
+    takes_value(name)
+        || connection_flag(name).is_some()
+        || matches!(name, "prefix" | "keys-only" | "print-value-only" | "count-only" | "from-key")
 }
 
 fn error(message: &str) -> Output {

@@ -342,7 +342,8 @@ spec:
             run(s, "kubectl get deployment web -o jsonpath={.spec.template.spec.containers[0].image}")
         };
         assert_eq!(spec(&mut s), spec(&mut again));
-        let managers = "kubectl get deployment web -o jsonpath={.metadata.managedFields[*].manager} --show-managed-fields";
+        let managers =
+            "kubectl get deployment web -o jsonpath={.metadata.managedFields[*].manager} --show-managed-fields";
         assert_eq!(run(&mut s, managers), run(&mut again, managers));
     }
 
