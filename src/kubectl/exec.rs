@@ -231,12 +231,13 @@ impl Container<'_> {
         }
     }
 
-    /// `sh -c SCRIPT`: commands separated by `;` or `&&`, each split into words.
+    /// `sh -c SCRIPT`: its simple commands joined by `;`, `&&` and `||` (read as every
+    /// script in the sandbox is), each split into words; `exit N` ends it.
     fn script(&mut self, shell: &str, script: &str) -> Run {
         let mut all = Run::default();
-        for (part, and) in split_script(script) {
-            if and && all.code != 0 {
-                break;
+        for (part, op) in crate::kubelet::script::commands(script) {
+            if !op.runs_after(all.code) {
+                continue;
             }
             let words = match crate::shell::split_words(part.trim()) {
                 Ok(w) => w,
@@ -245,6 +246,10 @@ impl Container<'_> {
             let words: Vec<String> = words.into_iter().map(|w| self.expand(&w)).collect();
             if words.is_empty() {
                 continue;
+            }
+            if words[0] == "exit" {
+                all.code = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(all.code);
+                break;
             }
             let program = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
             let run = if self.installed(&program) {
@@ -753,40 +758,6 @@ fn curl_output(mut run: Run, args: &[&str]) -> Run {
     run
 }
 
-/// Splits `a; b && c` into commands, each marked with whether it runs only after a success.
-fn split_script(script: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut and = false;
-    let mut quote: Option<char> = None;
-    let chars: Vec<char> = script.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None, ';') | (None, '\n') => {
-                out.push((std::mem::take(&mut cur), and));
-                and = false;
-                i += 1;
-                continue;
-            }
-            (None, '&') if chars.get(i + 1) == Some(&'&') => {
-                out.push((std::mem::take(&mut cur), and));
-                and = true;
-                i += 2;
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-        i += 1;
-    }
-    out.push((cur, and));
-    out.into_iter().filter(|(c, _)| !c.trim().is_empty()).collect()
-}
-
 fn absolute(path: &str, working_dir: Option<&str>) -> String {
     let joined = if path.starts_with('/') {
         path.to_string()
@@ -952,15 +923,6 @@ mod tests {
         assert_eq!(base64_decode("aGVsbG8="), b"hello");
         assert_eq!(base64_decode("aGVsbG8"), b"hello");
         assert_eq!(base64_decode(""), b"");
-    }
-
-    #[test]
-    fn scripts_split_on_semicolons_and_ands_outside_quotes() {
-        let parts = split_script("echo 'a;b'; ls && cat x");
-        assert_eq!(
-            parts,
-            vec![("echo 'a;b'".to_string(), false), (" ls ".to_string(), false), (" cat x".to_string(), true)]
-        );
     }
 
     #[test]

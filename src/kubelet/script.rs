@@ -111,27 +111,31 @@ pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], arg
 pub fn interpret(script: &str, run: &mut dyn FnMut(&[String]) -> (i32, String)) -> (i32, String) {
     let mut code = 0;
     let mut output = String::new();
-    for stmt in split_statements(script) {
-        for (part, op) in split_logical(&stmt) {
-            let go = match op {
-                Logic::And => code == 0,
-                Logic::Or => code != 0,
-                Logic::Seq => true,
-            };
-            if !go || part.is_empty() {
-                continue;
-            }
-            let words = shell_words(part);
-            if words.first().is_some_and(|w| w == "exit") {
-                let exit = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(code);
-                return (exit, output);
-            }
-            let (c, out) = run(&words);
-            code = c;
-            output.push_str(&out);
+    for (part, op) in commands(script) {
+        if !op.runs_after(code) {
+            continue;
         }
+        let words = shell_words(&part);
+        if words.first().is_some_and(|w| w == "exit") {
+            let exit = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(code);
+            return (exit, output);
+        }
+        let (c, out) = run(&words);
+        code = c;
+        output.push_str(&out);
     }
     (code, output)
+}
+
+/// A script's simple commands in order, each with how it joins the one before it: statements
+/// split at `;` and newlines, then at `&&` and `||`, never inside quotes. Every script runner
+/// (a container's main process, an exec probe, `kubectl exec … sh -c`) reads scripts this way.
+pub fn commands(script: &str) -> Vec<(String, Logic)> {
+    split_statements(script)
+        .iter()
+        .flat_map(|stmt| split_logical(stmt).into_iter().map(|(part, op)| (part.to_string(), op)))
+        .filter(|(part, _)| !part.is_empty())
+        .collect()
 }
 
 /// Splits a command line into words as the shell does (quotes group, no expansion).
@@ -216,12 +220,7 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false }, files);
         }
         for (part, op) in split_logical(stmt) {
-            let run = match op {
-                Logic::And => last_code == 0,
-                Logic::Or => last_code != 0,
-                Logic::Seq => true,
-            };
-            if !run {
+            if !op.runs_after(last_code) {
                 continue;
             }
             if let Some(code) = part.strip_prefix("exit") {
@@ -295,11 +294,26 @@ fn touch_files(files: &mut Vec<FileSpan>, cmd: &str, target: Option<&str>, out: 
     }
 }
 
+/// How a simple command joins the one before it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Logic {
+pub enum Logic {
+    /// `;`, a newline, or the first command: runs whatever came before.
     Seq,
+    /// `&&`: runs only after a success.
     And,
+    /// `||`: runs only after a failure.
     Or,
+}
+
+impl Logic {
+    /// Whether the command runs, given the exit code of the one before.
+    pub fn runs_after(self, code: i32) -> bool {
+        match self {
+            Logic::Seq => true,
+            Logic::And => code == 0,
+            Logic::Or => code != 0,
+        }
+    }
 }
 
 fn split_statements(script: &str) -> Vec<String> {
@@ -324,31 +338,33 @@ fn split_statements(script: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
+/// Splits a statement at `&&` and `||` outside quotes.
 fn split_logical(stmt: &str) -> Vec<(&str, Logic)> {
     let mut out = Vec::new();
-    let mut rest = stmt;
     let mut op = Logic::Seq;
-    loop {
-        let and = rest.find("&&");
-        let or = rest.find("||");
-        let next = match (and, or) {
-            (Some(a), Some(o)) => Some(if a < o { (a, Logic::And) } else { (o, Logic::Or) }),
-            (Some(a), None) => Some((a, Logic::And)),
-            (None, Some(o)) => Some((o, Logic::Or)),
-            (None, None) => None,
-        };
-        match next {
-            Some((pos, next_op)) => {
-                out.push((rest[..pos].trim(), op));
-                op = next_op;
-                rest = &rest[pos + 2..];
+    let mut start = 0;
+    let mut quote: Option<u8> = None;
+    let bytes = stmt.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if (c == b'&' || c == b'|') && bytes.get(i + 1) == Some(&c) => {
+                out.push((stmt[start..i].trim(), op));
+                op = if c == b'&' { Logic::And } else { Logic::Or };
+                i += 2;
+                start = i;
+                continue;
             }
-            None => {
-                out.push((rest.trim(), op));
-                return out;
-            }
+            None => {}
         }
+        i += 1;
     }
+    out.push((stmt[start..].trim(), op));
+    out
 }
 
 /// One simple command: how long it takes (`None`: forever), what it prints, its exit code.
@@ -457,6 +473,26 @@ pub fn pi_digits(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_splits_into_commands_at_separators_outside_quotes() {
+        let parts = commands("echo 'a;b && c' ; ls && cat x || echo \"x||y\"\nexit 2");
+        let texts: Vec<&str> = parts.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(texts, ["echo 'a;b && c'", "ls", "cat x", "echo \"x||y\"", "exit 2"]);
+        let ops: Vec<Logic> = parts.iter().map(|(_, op)| *op).collect();
+        assert_eq!(ops, [Logic::Seq, Logic::Seq, Logic::And, Logic::Or, Logic::Seq]);
+    }
+
+    #[test]
+    fn or_runs_after_a_failure_and_and_after_a_success() {
+        let mut ran = Vec::new();
+        let (code, _) = interpret("false || echo a && echo b; false && echo c", &mut |w| {
+            ran.push(w.join(" "));
+            (if w[0] == "false" { 1 } else { 0 }, String::new())
+        });
+        assert_eq!(ran, ["false", "echo a", "echo b", "false"]);
+        assert_eq!(code, 1);
+    }
 
     fn sh(script: &str) -> Run {
         plan(Behaviour::Shell, "busybox", &["sh".into(), "-c".into()], &[script.into()])
