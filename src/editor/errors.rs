@@ -54,6 +54,10 @@ pub fn locate(text: &str, stderr: &str) -> Vec<Mark> {
             if let Some(line) = yaml_error_line(text, &docs) {
                 marks.push(Mark { line, message });
             }
+        } else if error.contains("invalid Yaml document separator: ") {
+            if let Some((line, _)) = crate::kubectl::manifest::bad_separator(text) {
+                marks.push(Mark { line, message: error.to_string() });
+            }
         } else if let Some(kind) = between(error, " cannot be handled as a ", ":") {
             marks.extend(decode_marks(&docs, kind, error));
         } else if let Some(name) = between(error, "resource mapping not found for name: \"", "\"") {
@@ -203,6 +207,12 @@ mod tests {
 
     fn lines_of(marks: &[Mark]) -> Vec<usize> {
         marks.iter().map(|m| m.line).collect()
+    }
+
+    #[test]
+    fn a_separator_carrying_text_is_marked_where_it_is() {
+        let text = format!("{POD}--- oops\n{POD}");
+        assert_eq!(lines_of(&locate(&text, &stderr_of("apply", &text))), [9]);
     }
 
     const POD: &str = "apiVersion: v1

@@ -26,6 +26,9 @@ impl Document {
 /// Splits a file into documents (skipping empty ones). A syntax error anywhere fails the
 /// whole file, as kubectl does; so does a document whose kind the API does not serve.
 pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
+    if let Some((_, rest)) = bad_separator(text) {
+        return Err(format!("error: error parsing {source}: invalid Yaml document separator: {rest}"));
+    }
     let mut docs = Vec::new();
     let starts = document_start_lines(text);
     for (index, doc) in yaml::documents(text).enumerate() {
@@ -66,6 +69,16 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
         docs.push(Document { kind, body: value, line });
     }
     Ok(docs)
+}
+
+/// kubectl splits a stream at lines that begin with `---` before any YAML is read, and such a
+/// line may carry only spaces or a comment after it: the first that carries more (its 1-based
+/// line and what it carries).
+pub fn bad_separator(text: &str) -> Option<(usize, &str)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let rest = line.strip_prefix("---")?.trim();
+        (!rest.is_empty() && !rest.starts_with('#')).then_some((i + 1, rest))
+    })
 }
 
 /// Where each `---`-separated document begins.
@@ -125,6 +138,23 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!((docs[0].kind, docs[0].name()), (Kind::Pod, "a"));
         assert_eq!((docs[1].kind, docs[1].line), (Kind::Namespace, 6));
+    }
+
+    #[test]
+    fn a_separator_may_carry_a_comment_but_nothing_else() {
+        let ns = |n: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {n}\n");
+        let commented = format!("{}--- # the second\n{}---   \n{}", ns("a"), ns("b"), ns("c"));
+        assert_eq!(parse(&commented, "x.yaml").unwrap().len(), 3);
+        let text = format!("{}--- b\n{}", ns("a"), ns("b"));
+        assert_eq!(
+            parse(&text, "x.yaml").unwrap_err(),
+            "error: error parsing x.yaml: invalid Yaml document separator: b"
+        );
+        let four = format!("{}----\n{}", ns("a"), ns("b"));
+        assert_eq!(
+            parse(&four, "x.yaml").unwrap_err(),
+            "error: error parsing x.yaml: invalid Yaml document separator: -"
+        );
     }
 
     #[test]
