@@ -391,21 +391,15 @@ pub fn curl(
             let running = pod.status.container_statuses.iter().any(|s| s.name == c.name && s.state.running.is_some());
             let image = crate::kubelet::images::parse_reference(&c.image);
             let info = crate::kubelet::images::lookup(&image).ok()?;
-            match info.behaviour {
-                crate::kubelet::images::Behaviour::Server { port: p }
-                    if running && c.command.is_empty() && p == endpoint.port =>
-                {
-                    Some(info.repository)
-                }
-                _ => None,
-            }
+            let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args);
+            (running && ports.contains(&endpoint.port)).then_some(info.repository)
         })
     });
     let from = format!("from pod {pod_name} ({}){via}", endpoint.ip);
     match listener {
         None => refused(),
         Some(_) if scheme == "https" => fail(1, format!("sim curl: TLS to pods is not simulated ({from})")),
-        Some("nginx" | "httpd" | "registry.k8s.io/hpa-example") => {
+        Some(r) if crate::kubelet::images::speaks_http(r) => {
             CurlResult { stdout: format!("HTTP/1.1 200 OK {from}\n"), ..Default::default() }
         }
         // Redis answers a request line with an error line, which is not HTTP.

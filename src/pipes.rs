@@ -97,11 +97,16 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         }
         "grep" => {
             let (mut invert, mut ignore_case, mut count) = (false, false, false);
+            let mut max: Option<usize> = None;
             let mut pattern: Option<&String> = None;
             let mut iter = words[1..].iter();
             while let Some(w) = iter.next() {
                 if w == "-e" {
                     pattern = iter.next();
+                } else if let Some(n) = w.strip_prefix("-m") {
+                    // `-m N` or `-mN`: stop after N matching lines.
+                    let n = if n.is_empty() { iter.next().map(String::as_str).unwrap_or("") } else { n };
+                    max = Some(n.parse().map_err(|_| format!("grep: invalid max count: '{n}'"))?);
                 } else if let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) {
                     for f in flags.chars() {
                         match f {
@@ -111,7 +116,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                             'E' | 'F' => {}
                             other => {
                                 return Err(format!(
-                                    "grep: option -{other} is not supported here (only -v -i -c -e -E)"
+                                    "grep: option -{other} is not supported here (only -v -i -c -m -e -E)"
                                 ));
                             }
                         }
@@ -130,7 +135,8 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                     l.contains(pattern.as_str())
                 }
             };
-            let kept: Vec<&str> = lines.into_iter().filter(|l| matches(l) != invert).collect();
+            let kept: Vec<&str> =
+                lines.into_iter().filter(|l| matches(l) != invert).take(max.unwrap_or(usize::MAX)).collect();
             Ok(if count { format!("{}\n", kept.len()) } else { join(kept) })
         }
         "wc" => Ok(if words.iter().any(|w| w == "-l") {
@@ -148,13 +154,19 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
             Ok(join(sorted))
         }
         "uniq" => {
-            let mut out: Vec<&str> = Vec::new();
+            // Runs of equal lines, each with its length.
+            let mut runs: Vec<(&str, usize)> = Vec::new();
             for l in lines {
-                if out.last() != Some(&l) {
-                    out.push(l);
+                match runs.last_mut() {
+                    Some((last, n)) if *last == l => *n += 1,
+                    _ => runs.push((l, 1)),
                 }
             }
-            Ok(join(out))
+            Ok(if words.iter().any(|w| w == "-c") {
+                runs.iter().map(|(l, n)| format!("{n:>7} {l}\n")).collect()
+            } else {
+                join(runs.into_iter().map(|(l, _)| l).collect())
+            })
         }
         "awk" => {
             let program = words.get(1).map(String::as_str).unwrap_or("");
@@ -230,6 +242,10 @@ mod tests {
         assert_eq!(filter(&w("tail -1"), text).unwrap(), "db-1\n");
         assert_eq!(filter(&w("grep web"), text).unwrap(), "web-1\nweb-2\n");
         assert_eq!(filter(&w("grep -v web"), text).unwrap(), "NAME\ndb-1\n");
+        assert_eq!(filter(&w("grep -m1 web"), text).unwrap(), "web-1\n");
+        assert_eq!(filter(&w("grep -m 1 -v web"), text).unwrap(), "NAME\n");
+        assert_eq!(filter(&w("uniq -c"), "a\na\nb\na\n").unwrap(), "      2 a\n      1 b\n      1 a\n");
+        assert_eq!(filter(&w("uniq"), "a\na\nb\n").unwrap(), "a\nb\n");
         assert_eq!(filter(&w("wc -l"), text).unwrap(), "4\n");
         assert_eq!(filter(&w("awk '{print $1}'"), "a b\nc d\n").unwrap(), "a\nc\n");
         assert_eq!(filter(&w("cut -d / -f 2"), "pod/web\n").unwrap(), "web\n");

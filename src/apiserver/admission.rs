@@ -135,9 +135,18 @@ pub fn default_object(object: &mut Object) {
         }
         Object::Service(svc) => {
             let spec = &mut svc.spec;
-            spec.type_.get_or_insert_with(|| "ClusterIP".into());
+            let type_ = spec.type_.get_or_insert_with(|| "ClusterIP".into()).clone();
             spec.session_affinity.get_or_insert_with(|| "None".into());
-            spec.internal_traffic_policy.get_or_insert_with(|| "Cluster".into());
+            if type_ != "ExternalName" {
+                spec.internal_traffic_policy.get_or_insert_with(|| "Cluster".into());
+            }
+            // Traffic from outside the cluster reaches any node's port and may cross nodes.
+            if type_ == "NodePort" || type_ == "LoadBalancer" {
+                spec.external_traffic_policy.get_or_insert_with(|| "Cluster".into());
+            }
+            if type_ == "LoadBalancer" {
+                spec.allocate_load_balancer_node_ports.get_or_insert(true);
+            }
             for port in &mut spec.ports {
                 port.protocol.get_or_insert_with(|| "TCP".into());
                 if port.target_port.is_none() {

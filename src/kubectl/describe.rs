@@ -5,8 +5,8 @@ use super::age::age;
 use super::printers::node_roles;
 use super::table::tabwrite;
 use crate::api::{
-    Deployment, Event, LabelSelector, Labels, Lease, Node, Pod, PodTemplateSpec, Quantity, ReplicaSet, Taint,
-    Toleration,
+    Deployment, EndpointSlice, Event, LabelSelector, Labels, Lease, Node, Pod, PodTemplateSpec, Quantity, ReplicaSet,
+    Service, Taint, Toleration,
 };
 use crate::sim::Time;
 use crate::sort::StableSort;
@@ -666,6 +666,88 @@ pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now
     workload_conditions(&mut out, &rs.status.conditions);
     events_section(&mut out, events, now);
     layout(&out)
+}
+
+/// `kubectl describe service`: its addresses, each port with the endpoints behind it (from
+/// the Service's EndpointSlices: the ready ones, at most three, then how many more), and its
+/// policies.
+pub fn describe_service(svc: &Service, slices: &[EndpointSlice], events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &svc.metadata;
+    let spec = &svc.spec;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let selector: Vec<String> = spec.selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(out, "Selector:\t{}", if selector.is_empty() { "<none>".into() } else { selector.join(",") });
+    let _ = writeln!(out, "Type:\t{}", spec.type_.as_deref().unwrap_or("ClusterIP"));
+    if let Some(policy) = &spec.ip_family_policy {
+        let _ = writeln!(out, "IP Family Policy:\t{policy}");
+    }
+    if !spec.ip_families.is_empty() {
+        let _ = writeln!(out, "IP Families:\t{}", spec.ip_families.join(","));
+    }
+    let _ = writeln!(out, "IP:\t{}", spec.cluster_ip);
+    if !spec.cluster_ips.is_empty() {
+        let _ = writeln!(out, "IPs:\t{}", spec.cluster_ips.join(","));
+    }
+    if !spec.external_ips.is_empty() {
+        let _ = writeln!(out, "External IPs:\t{}", spec.external_ips.join(","));
+    }
+    if let Some(ip) = spec.load_balancer_ip.as_deref().filter(|ip| !ip.is_empty()) {
+        let _ = writeln!(out, "IP:\t{ip}");
+    }
+    if let Some(name) = spec.external_name.as_deref().filter(|n| !n.is_empty()) {
+        let _ = writeln!(out, "External Name:\t{name}");
+    }
+    for sp in &spec.ports {
+        let name = sp.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
+        let protocol = sp.protocol.as_deref().unwrap_or("TCP");
+        let _ = writeln!(out, "Port:\t{name}  {}/{protocol}", sp.port);
+        let target = sp.target_port.as_ref().map_or(sp.port.to_string(), |t| t.to_string());
+        let _ = writeln!(out, "TargetPort:\t{target}/{protocol}");
+        if let Some(node_port) = sp.node_port.filter(|p| *p != 0) {
+            let _ = writeln!(out, "NodePort:\t{name}  {node_port}/{protocol}");
+        }
+        if spec.external_name.is_none() {
+            let _ = writeln!(out, "Endpoints:\t{}", endpoints_of(slices, sp.name.as_deref().unwrap_or("")));
+        }
+    }
+    let _ = writeln!(out, "Session Affinity:\t{}", spec.session_affinity.as_deref().unwrap_or("None"));
+    if let Some(policy) = &spec.external_traffic_policy {
+        let _ = writeln!(out, "External Traffic Policy:\t{policy}");
+    }
+    if let Some(policy) = &spec.internal_traffic_policy {
+        let _ = writeln!(out, "Internal Traffic Policy:\t{policy}");
+    }
+    if let Some(port) = spec.health_check_node_port.filter(|p| *p != 0) {
+        let _ = writeln!(out, "HealthCheck NodePort:\t{port}");
+    }
+    if !spec.load_balancer_source_ranges.is_empty() {
+        let _ = writeln!(out, "LoadBalancer Source Ranges:\t{}", spec.load_balancer_source_ranges.join(","));
+    }
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// The ready endpoints serving the Service port named `port_name`, as `ip:port` joined by
+/// commas: the first three, then `+ N more...`.
+fn endpoints_of(slices: &[EndpointSlice], port_name: &str) -> String {
+    const SHOWN: usize = 3;
+    let mut all = Vec::new();
+    for slice in slices {
+        let Some(port) = slice.ports.iter().find(|p| p.name.as_deref().unwrap_or("") == port_name) else { continue };
+        let Some(number) = port.port else { continue };
+        for e in slice.endpoints.iter().filter(|e| e.conditions.ready != Some(false)) {
+            all.extend(e.addresses.iter().map(|a| format!("{a}:{number}")));
+        }
+    }
+    let mut text = all.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(",");
+    if all.len() > SHOWN {
+        let _ = write!(text, " + {} more...", all.len() - SHOWN);
+    }
+    text
 }
 
 /// A short generic description for kinds without their own describer.

@@ -98,7 +98,7 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String]) -> Output {
         return out;
     }
     let image = images::parse_reference(&spec.image);
-    let container = Container { cluster, pod: &pod, spec, image };
+    let container = Container { cluster, pod: &pod, spec, image, tty: args.has("tty") };
     let result = container.run(&command);
     out.stdout.push_str(&result.stdout);
     out.stderr.push_str(&result.stderr);
@@ -148,6 +148,8 @@ struct Container<'a> {
     pod: &'a Pod,
     spec: &'a crate::api::Container,
     image: images::ImageRef,
+    /// `-t`: the command's output is a terminal (curl then shows no progress meter).
+    tty: bool,
 }
 
 impl Container<'_> {
@@ -157,6 +159,16 @@ impl Container<'_> {
             "busybox" | "registry.k8s.io/busybox" | "alpine" => Userland::Busybox,
             _ if tag.contains("alpine") => Userland::Busybox,
             "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
+            // The tutorials' apps: bootcamp (Node on Debian, with curl), the guestbook
+            // frontend (PHP on Debian), hello-app (Alpine), agnhost and echoserver (Debian).
+            "gcr.io/google-samples/kubernetes-bootcamp"
+            | "jocatalin/kubernetes-bootcamp"
+            | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
+            | "gcr.io/google_samples/gb-frontend" => Userland::DebianCurl,
+            "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
+                Userland::Busybox
+            }
+            "registry.k8s.io/e2e-test-images/agnhost" | "registry.k8s.io/echoserver" => Userland::Debian,
             "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
             r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
             _ => Userland::Debian,
@@ -224,7 +236,7 @@ impl Container<'_> {
             "cat" => self.cat(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
-            "curl" => curl_output(self.fetch(&args, false), &args),
+            "curl" => curl_output(self.fetch(&args, false), &args, self.tty),
             "wget" => self.fetch(&args, true),
             "nslookup" => self.nslookup(&args),
             _ => Run::fail(126, format!("{program}: not simulated")),
@@ -258,6 +270,7 @@ impl Container<'_> {
                     pod: self.pod,
                     spec: self.spec,
                     image: self.image.clone(),
+                    tty: self.tty,
                 };
                 inner.run(&words)
             } else {
@@ -636,6 +649,13 @@ impl Container<'_> {
             Ok((_, host, port)) => (host, port, url_path(url)),
             Err(e) => return Run::fail(3, e),
         };
+        // The container's own loopback is its pod's network namespace: the pod itself.
+        let own = if matches!(host.as_str(), "localhost" | "127.0.0.1") && !self.pod.status.pod_ip.is_empty() {
+            Some(url.replacen(host.as_str(), &self.pod.status.pod_ip, 1))
+        } else {
+            None
+        };
+        let url = own.as_deref().unwrap_or(url);
         let seq = self.cluster.record.last_seq();
         let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("exec {seq} {url}"));
         let result = crate::kube_proxy::curl(
@@ -666,18 +686,23 @@ impl Container<'_> {
             return Run::fail(1, text);
         }
         // Which server answered: the pod the sim request reached.
-        let server = served_by(self.cluster, &result.stdout);
-        let Some((repository, server_port)) = server else {
+        let Some(server) = served_by(self.cluster, &result.stdout) else {
             // The API server, over plain HTTP or TLS.
             return Run::ok(result.stdout);
         };
-        let code = images::http_answer(&repository, server_port, false, &path).unwrap_or(404);
-        let body = match (repository.as_str(), code) {
+        let repository = server.image.repository.as_str();
+        let code = images::http_answer(repository, server.port, false, &path).unwrap_or(404);
+        let query = url.split_once('?').map_or("", |(_, q)| q);
+        let body = match (repository, code) {
             ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
             ("nginx", 200) => NGINX_INDEX.to_string(),
             ("httpd", 200) => HTTPD_INDEX.to_string(),
             ("registry.k8s.io/hpa-example", 200) => "OK!".to_string(),
             ("nginx", _) => NGINX_404.to_string(),
+            (_, 200) => {
+                app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
+            }
+            ("registry.k8s.io/e2e-test-images/agnhost", _) => "404 page not found\n".to_string(),
             (_, _) => HTTPD_404.replace("PATH", &path),
         };
         if code != 200 && wget {
@@ -733,11 +758,15 @@ impl Container<'_> {
 }
 
 /// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
-/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`.
-fn curl_output(mut run: Run, args: &[&str]) -> Run {
+/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`. Writing to a
+/// terminal (`-t`), it shows no meter.
+fn curl_output(mut run: Run, args: &[&str], tty: bool) -> Run {
     let short = |c: char| args.iter().any(|a| !a.starts_with("--") && a.starts_with('-') && a.contains(c));
     let silent = short('s') || args.contains(&"--silent");
     let show_error = short('S') || args.contains(&"--show-error");
+    if tty && !silent {
+        return run;
+    }
     if silent {
         if !show_error {
             run.stderr.clear();
@@ -802,7 +831,14 @@ fn resolve_for_wget(container: &Container, host: &str) -> String {
 
 /// The image repository and port of the server in the pod that answered a `sim curl` request (its one-line summary
 /// names the pod and its IP), if a pod answered.
-fn served_by(cluster: &Cluster, summary: &str) -> Option<(String, u16)> {
+/// The server that answered: its pod, image and port.
+struct Server {
+    pod: String,
+    image: images::ImageRef,
+    port: u16,
+}
+
+fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
     let rest = summary.split(" from pod ").nth(1)?;
     let (name, rest) = rest.split_once(" (")?;
     let ip = rest.split(')').next()?;
@@ -814,10 +850,40 @@ fn served_by(cluster: &Cluster, summary: &str) -> Option<(String, u16)> {
     let pod = pod.as_pod()?;
     pod.spec.containers.iter().find_map(|c| {
         let image = images::parse_reference(&c.image);
-        match images::lookup(&image).ok()?.behaviour {
-            Behaviour::Server { port } if c.command.is_empty() => Some((image.repository, port)),
-            _ => None,
+        let info = images::lookup(&image).ok()?;
+        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
+        Some(Server { pod: name.to_string(), image, port })
+    })
+}
+
+/// The page a tutorial app answers with, if it is one (it names the pod that answered, so a
+/// student sees a Service spread requests).
+fn app_page(server: &Server, client: &str, path: &str, query: &str, now: crate::sim::Time) -> Option<String> {
+    let (pod, tag) = (&server.pod, server.image.tag.as_str());
+    Some(match server.image.repository.as_str() {
+        "gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp" => {
+            let version = tag.trim_start_matches('v');
+            format!("Hello Kubernetes bootcamp! | Running on: {pod} | v={version}\n")
         }
+        "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
+            format!("Hello, world!\nVersion: {tag}.0\nHostname: {pod}\n")
+        }
+        "registry.k8s.io/e2e-test-images/agnhost" => match path {
+            "/hostname" => pod.to_string(),
+            "/echo" => query.split('&').find_map(|kv| kv.strip_prefix("msg=")).unwrap_or_default().to_string(),
+            "/healthz" | "/readyz" => "ok".to_string(),
+            _ => format!("NOW: {}", now.rfc3339()),
+        },
+        "registry.k8s.io/echoserver" => format!(
+            "CLIENT VALUES:\nclient_address={client}\ncommand=GET\nreal path={path}\nquery={}\nrequest_version=1.1\n\n\
+             SERVER VALUES:\nserver_version=nginx: 1.10.0 - lua: 10001\n\nHEADERS RECEIVED:\naccept=*/*\n\
+             user-agent=curl/8.5.0\nBODY:\n-no body in request-",
+            if query.is_empty() { "nil" } else { query }
+        ),
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend" => {
+            GUESTBOOK_INDEX.to_string()
+        }
+        _ => return None,
     })
 }
 
@@ -902,6 +968,9 @@ const NGINX_404: &str = "<html>
 </body>
 </html>
 ";
+
+/// The guestbook frontend's page (its script then talks to Redis through guestbook.php).
+const GUESTBOOK_INDEX: &str = "<html ng-app=\"redis\">\n  <head>\n    <title>Guestbook</title>\n  </head>\n  <body ng-controller=\"RedisCtrl\">\n    <div style=\"width: 50%; margin-left: 20px\">\n      <h2>Guestbook</h2>\n    <form>\n    <fieldset>\n    <input ng-model=\"msg\" placeholder=\"Messages\" class=\"form-control\" type=\"text\" name=\"input\"><br>\n    <button type=\"button\" class=\"btn btn-primary\" ng-click=\"controller.onRedis()\">Submit</button>\n    </fieldset>\n    </form>\n    </div>\n  </body>\n</html>\n";
 
 const HTTPD_INDEX: &str = "<html><body><h1>It works!</h1></body></html>\n";
 

@@ -900,6 +900,23 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                         };
                     describe::describe_replica_set(rs, &pods, &events, now)
                 }
+                Object::Service(svc) => {
+                    let mut list = Request::list(Kind::EndpointSlice, &svc.metadata.namespace);
+                    list.label_selector = crate::api::meta::parse_selector(&format!(
+                        "{}={}",
+                        crate::controllers::endpointslice::LABEL_SERVICE_NAME,
+                        svc.metadata.name
+                    ))
+                    .ok();
+                    let slices: Vec<crate::api::EndpointSlice> = match cluster.request(list) {
+                        Ok(Reply::List { items, .. }) => items
+                            .iter()
+                            .filter_map(|o| if let Object::EndpointSlice(s) = &**o { Some(s.clone()) } else { None })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    describe::describe_service(svc, &slices, &events, now)
+                }
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -45,7 +45,7 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "redis",
-        tags: &["latest", "alpine", "6", "6.2", "7", "7.2", "7.4", "5.0.4"],
+        tags: &["latest", "alpine", "6", "6.0.5", "6.2", "7", "7.2", "7.4", "5.0.4"],
         size: 45_417_121,
         behaviour: Behaviour::Server { port: 6379 },
     },
@@ -146,7 +146,101 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 190_478_211,
         behaviour: Behaviour::Server { port: 80 },
     },
+    // The tutorials' own apps. Learn Kubernetes Basics: the bootcamp app answers every path
+    // on 8080 with its pod's name and version (v2 is on Docker Hub; v10 does not exist, which
+    // the tutorial's failed rollout relies on).
+    ImageInfo {
+        repository: "gcr.io/google-samples/kubernetes-bootcamp",
+        tags: &["v1"],
+        size: 76_421_211,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    ImageInfo {
+        repository: "jocatalin/kubernetes-bootcamp",
+        tags: &["v1", "v2"],
+        size: 76_421_380,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // "Hello, world!" with its version and hostname on 8080 (GKE's and the docs' samples).
+    ImageInfo {
+        repository: "gcr.io/google-samples/hello-app",
+        tags: &["1.0", "2.0"],
+        size: 10_612_420,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    ImageInfo {
+        repository: "us-docker.pkg.dev/google-samples/containers/gke/hello-app",
+        tags: &["1.0", "2.0"],
+        size: 10_612_420,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // Kubernetes' test server: Hello Minikube runs `/agnhost netexec --http-port=8080`, the
+    // HTTP liveness example runs it with `liveness` (healthy for its first 10 seconds).
+    ImageInfo {
+        repository: "registry.k8s.io/e2e-test-images/agnhost",
+        tags: &["2.39", "2.40", "2.43", "2.45", "2.47", "2.52", "2.53"],
+        size: 51_217_400,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // The TCP probe example's server (listens on 8080, no HTTP of its own).
+    ImageInfo {
+        repository: "registry.k8s.io/goproxy",
+        tags: &["0.1"],
+        size: 2_615_123,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // Echoes the request it got (older Hello Minikube and Service examples).
+    ImageInfo {
+        repository: "registry.k8s.io/echoserver",
+        tags: &["1.4", "1.10"],
+        size: 46_109_344,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // The guestbook tutorial: its PHP frontend on 80 and its Redis followers.
+    ImageInfo {
+        repository: "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend",
+        tags: &["v5"],
+        size: 98_334_201,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "gcr.io/google_samples/gb-frontend",
+        tags: &["v5"],
+        size: 98_334_201,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower",
+        tags: &["v2"],
+        size: 37_212_608,
+        behaviour: Behaviour::Server { port: 6379 },
+    },
+    ImageInfo {
+        repository: "gcr.io/google_samples/gb-redis-follower",
+        tags: &["v2"],
+        size: 37_212_608,
+        behaviour: Behaviour::Server { port: 6379 },
+    },
 ];
+
+/// Whether a server image answers HTTP on its port (the others speak their own protocol, or
+/// answer nothing a browser would understand).
+pub fn speaks_http(repository: &str) -> bool {
+    matches!(
+        repository,
+        "nginx"
+            | "httpd"
+            | "registry.k8s.io/hpa-example"
+            | "gcr.io/google-samples/kubernetes-bootcamp"
+            | "jocatalin/kubernetes-bootcamp"
+            | "gcr.io/google-samples/hello-app"
+            | "us-docker.pkg.dev/google-samples/containers/gke/hello-app"
+            | "registry.k8s.io/e2e-test-images/agnhost"
+            | "registry.k8s.io/echoserver"
+            | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
+            | "gcr.io/google_samples/gb-frontend"
+    )
+}
 
 /// What a kind node image ships in its containerd store: the control plane's images, the
 /// add-ons' and the sandbox image, so a new cluster starts without pulling anything.
@@ -311,14 +405,19 @@ pub fn server_ports(repository: &str, port: u16) -> Vec<u16> {
     }
 }
 
+/// What `agnhost netexec` serves.
+pub const AGNHOST_PATHS: &[&str] = &["/", "/hostname", "/echo", "/clientip", "/header", "/healthz", "/readyz"];
+
 /// What a server of `repository` answers to `GET path` on `port` (over TLS with `tls`): a
 /// status code, or the error Go's HTTP client reports after `Get "<url>": `.
 ///
 /// Web servers serve their default site: nginx `/`, `/index.html` and `/50x.html`, httpd `/`
 /// and `/index.html`; every other path is `404`. The control plane's components answer their
 /// health endpoints (`/livez`, `/readyz`, `/healthz`) over HTTPS, CoreDNS `/health` on 8080
-/// and `/ready` on 8181. Redis answers an HTTP request with a Redis error; other servers do
-/// not answer HTTP at all (the request times out).
+/// and `/ready` on 8181. The tutorials' apps answer as they do (bootcamp, hello-app and
+/// echoserver every path; agnhost its netexec paths; the guestbook frontend its page). Redis
+/// answers an HTTP request with a Redis error; other servers do not answer HTTP at all (the
+/// request times out).
 pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result<u16, String> {
     const KUBE_HEALTH: &[&str] = &["/livez", "/readyz", "/healthz"];
     // (paths served, over TLS, status for other paths)
@@ -326,6 +425,14 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
         ("nginx", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
         ("httpd", 80) => (&["/", "/index.html"], false, 404),
         ("registry.k8s.io/hpa-example", 80) => (&["/", "/index.php"], false, 404),
+        // One handler for every path.
+        ("gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp", 8080)
+        | ("gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app", 8080)
+        | ("registry.k8s.io/echoserver", 8080) => (&[], false, 200),
+        ("registry.k8s.io/e2e-test-images/agnhost", 8080) => (AGNHOST_PATHS, false, 404),
+        ("us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend", 80) => {
+            (&["/", "/index.html", "/guestbook.php"], false, 404)
+        }
         ("registry.k8s.io/coredns/coredns", 8080) => (&["/health"], false, 404),
         ("registry.k8s.io/coredns/coredns", 8181) => (&["/ready"], false, 404),
         ("registry.k8s.io/coredns/coredns", 9153) => (&["/metrics"], false, 404),

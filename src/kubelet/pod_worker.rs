@@ -297,6 +297,7 @@ impl PodWorker {
                 listening: &c.listening,
                 files: &c.files,
                 age: now.since(started),
+                args: &c.spec.args,
             };
             let kind = c.probes[k].kind;
             let decided = match probes::check(&c.probes[k].spec, &target) {
@@ -487,7 +488,8 @@ impl PodWorker {
                     ));
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
-                let run = script::plan(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                let mut run = script::plan(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
                 c.container_id = format!(
                     "containerd://{:016x}{:016x}{:016x}{:016x}",
                     rng.next_u64(),

@@ -45,8 +45,17 @@ fn runs_own_binary(image_repo: &str, argv: &[String]) -> bool {
     !program.is_empty() && image_repo.rsplit('/').next() == Some(program)
 }
 
+/// What a server prints as it starts. `$HOSTNAME`, `$STARTED` and `$LOGTIME` stand for what
+/// the process reads when it runs (its pod's hostname, the time): the kubelet fills them in
+/// (`fill_in`).
 fn server_banner(repo: &str) -> Vec<(Duration, String)> {
     let line = match repo {
+        "gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp" => {
+            "Kubernetes Bootcamp App Started At: $STARTED | Running On:  $HOSTNAME \n"
+        }
+        "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
+            "$LOGTIME Server listening on port 8080"
+        }
         "nginx" => "/docker-entrypoint.sh: Configuration complete; ready for start up",
         "httpd" => "AH00094: Command line: 'httpd -D FOREGROUND'",
         "redis" => "* Ready to accept connections tcp",
@@ -84,6 +93,21 @@ fn run_argv(argv: &[String]) -> Run {
 
 fn shell_quote(arg: &str) -> String {
     if arg.contains([' ', ';', '&', '|']) { format!("'{}'", arg.replace('\'', "")) } else { arg.to_string() }
+}
+
+/// A run's log lines with what the process reads at start filled in: `$HOSTNAME`, `$STARTED`
+/// (an ISO time, as Node prints a date) and `$LOGTIME` (as Go's log package stamps a line).
+pub fn fill_in(run: &mut Run, hostname: &str, started: crate::sim::Time) {
+    for (_, line) in &mut run.logs {
+        if line.contains('$') {
+            let iso = started.rfc3339();
+            let log_time = iso.trim_end_matches('Z').replace('-', "/").replace('T', " ");
+            *line = line
+                .replace("$HOSTNAME", hostname)
+                .replace("$STARTED", &started.rfc3339_millis())
+                .replace("$LOGTIME", &log_time);
+        }
+    }
 }
 
 /// Reads a shell script statement by statement: `sleep`, `echo`, `exit`, `true`/`false`,

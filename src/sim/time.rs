@@ -117,6 +117,12 @@ impl Time {
         format!("{date}T{hms}Z")
     }
 
+    /// RFC 3339 with milliseconds, as JavaScript prints a date.
+    pub fn rfc3339_millis(self) -> String {
+        let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
+        format!("{date}T{hms}.{:03}Z", self.0 % 1000)
+    }
+
     /// RFC 3339 with microseconds, as `MicroTime` fields (event time, lease renew time) print.
     pub fn rfc3339_micros(self) -> String {
         let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
