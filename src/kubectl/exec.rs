@@ -164,7 +164,8 @@ impl Container<'_> {
             "gcr.io/google-samples/kubernetes-bootcamp"
             | "jocatalin/kubernetes-bootcamp"
             | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
-            | "gcr.io/google_samples/gb-frontend" => Userland::DebianCurl,
+            | "gcr.io/google_samples/gb-frontend"
+            | "gcr.io/google-samples/node-hello" => Userland::DebianCurl,
             "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
                 Userland::Busybox
             }
@@ -868,6 +869,7 @@ fn app_page(server: &Server, client: &str, path: &str, query: &str, now: crate::
         "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
             format!("Hello, world!\nVersion: {tag}.0\nHostname: {pod}\n")
         }
+        "gcr.io/google-samples/node-hello" => "Hello Kubernetes!".to_string(),
         "registry.k8s.io/e2e-test-images/agnhost" => match path {
             "/hostname" => pod.to_string(),
             "/echo" => query.split('&').find_map(|kv| kv.strip_prefix("msg=")).unwrap_or_default().to_string(),

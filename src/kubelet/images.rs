@@ -161,6 +161,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 76_421_380,
         behaviour: Behaviour::Server { port: 8080 },
     },
+    // "Hello Kubernetes!" on 8080: the docs' environment-variable and external-IP examples.
+    ImageInfo {
+        repository: "gcr.io/google-samples/node-hello",
+        tags: &["1.0"],
+        size: 248_931_032,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
     // "Hello, world!" with its version and hostname on 8080 (GKE's and the docs' samples).
     ImageInfo {
         repository: "gcr.io/google-samples/hello-app",
@@ -235,6 +242,7 @@ pub fn speaks_http(repository: &str) -> bool {
             | "jocatalin/kubernetes-bootcamp"
             | "gcr.io/google-samples/hello-app"
             | "us-docker.pkg.dev/google-samples/containers/gke/hello-app"
+            | "gcr.io/google-samples/node-hello"
             | "registry.k8s.io/e2e-test-images/agnhost"
             | "registry.k8s.io/echoserver"
             | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
@@ -428,7 +436,7 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
         // One handler for every path.
         ("gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp", 8080)
         | ("gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app", 8080)
-        | ("registry.k8s.io/echoserver", 8080) => (&[], false, 200),
+        | ("registry.k8s.io/echoserver" | "gcr.io/google-samples/node-hello", 8080) => (&[], false, 200),
         ("registry.k8s.io/e2e-test-images/agnhost", 8080) => (AGNHOST_PATHS, false, 404),
         ("us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend", 80) => {
             (&["/", "/index.html", "/guestbook.php"], false, 404)
