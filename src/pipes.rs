@@ -190,8 +190,29 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         "cut" => {
             let mut delim = '\t';
             let mut field = 1usize;
+            let mut chars: Option<(usize, usize)> = None;
             let mut iter = words[1..].iter();
             while let Some(w) = iter.next() {
+                if let Some(range) = w.strip_prefix("-c") {
+                    // `-c N`, `-cN-M`, `-c-M`, `-cN-`: characters N to M, counted from 1.
+                    let range = if range.is_empty() { iter.next().map(String::as_str).unwrap_or("") } else { range };
+                    let bad = || format!("cut: invalid byte or character range: '{range}'");
+                    let number = |t: &str, default: usize| {
+                        if t.is_empty() { Ok(default) } else { t.parse::<usize>().map_err(|_| bad()) }
+                    };
+                    let (from, to) = match range.split_once('-') {
+                        Some((a, b)) => (number(a, 1)?, number(b, usize::MAX)?),
+                        None => {
+                            let n = number(range, 0)?;
+                            (n, n)
+                        }
+                    };
+                    if from == 0 {
+                        return Err("cut: fields and positions are numbered from 1".into());
+                    }
+                    chars = Some((from, to));
+                    continue;
+                }
                 if let Some(d) = w.strip_prefix("-d") {
                     delim = if d.is_empty() {
                         iter.next().and_then(|x| x.chars().next()).unwrap_or('\t')
@@ -202,6 +223,12 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                     let f = if f.is_empty() { iter.next().map(String::as_str).unwrap_or("1") } else { f };
                     field = f.parse().unwrap_or(1);
                 }
+            }
+            if let Some((from, to)) = chars {
+                return Ok(lines
+                    .iter()
+                    .map(|l| format!("{}\n", l.chars().skip(from - 1).take(to - from + 1).collect::<String>()))
+                    .collect());
             }
             Ok(lines
                 .iter()
@@ -246,6 +273,10 @@ mod tests {
         assert_eq!(filter(&w("grep -m 1 -v web"), text).unwrap(), "NAME\n");
         assert_eq!(filter(&w("uniq -c"), "a\na\nb\na\n").unwrap(), "      2 a\n      1 b\n      1 a\n");
         assert_eq!(filter(&w("uniq"), "a\na\nb\n").unwrap(), "a\nb\n");
+        assert_eq!(filter(&w("cut -c1-4"), "3.14159\nab\n").unwrap(), "3.14\nab\n");
+        assert_eq!(filter(&w("cut -c 3-"), "3.14159\n").unwrap(), "14159\n");
+        assert_eq!(filter(&w("cut -c2"), "xyz\n").unwrap(), "y\n");
+        assert!(filter(&w("cut -c0-2"), "xyz\n").is_err());
         assert_eq!(filter(&w("wc -l"), text).unwrap(), "4\n");
         assert_eq!(filter(&w("awk '{print $1}'"), "a b\nc d\n").unwrap(), "a\nc\n");
         assert_eq!(filter(&w("cut -d / -f 2"), "pod/web\n").unwrap(), "web\n");
