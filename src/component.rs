@@ -36,6 +36,11 @@ pub trait Component: Any {
     fn queued(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Until when it is still busy with what its last run did (a controller's worker going
+    /// through thousands of objects): whatever wakes it meanwhile waits until then.
+    fn busy_until(&self) -> Option<Time> {
+        None
+    }
 }
 
 /// What a component gets while it runs: the clock, the API, chance, and the record.

@@ -198,6 +198,8 @@ pub struct DaemonSetController {
     failed_backoff: HashMap<(String, String), (Duration, Time)>,
     /// The last decision per DaemonSet.
     pub lanes: BTreeMap<String, Lane>,
+    /// The nodes and pods the last sync went through (its worker time).
+    last_work: usize,
 }
 
 impl Default for DaemonSetController {
@@ -209,6 +211,7 @@ impl Default for DaemonSetController {
             expectations: Expectations::default(),
             failed_backoff: HashMap::new(),
             lanes: BTreeMap::new(),
+            last_work: 0,
         }
     }
 }
@@ -511,7 +514,12 @@ impl Reconciler for DaemonSetController {
         }
     }
 
+    fn work(&self) -> usize {
+        self.last_work
+    }
+
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        self.last_work = 0;
         let Some(obj) = self.daemon_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.failed_backoff.retain(|(k, _), _| k != key);
@@ -525,6 +533,7 @@ impl Reconciler for DaemonSetController {
         let hash = template_hash(&ds.spec.template, ds.status.collision_count);
         let by_node = self.pods_by_node(&ds);
         let placement = self.placement(&ds);
+        self.last_work = placement.len() + by_node.values().map(Vec::len).sum::<usize>();
         let mut requeue = None;
         let satisfied = self.expectations.satisfied(key, ctx.now);
         let mut lane = self.lanes.get(key).cloned().unwrap_or_default();

@@ -90,6 +90,8 @@ pub struct DeploymentController {
     pods: Informer,
     /// The last step per Deployment, in words, for the page.
     pub lanes: BTreeMap<String, String>,
+    /// The pods and ReplicaSets the last sync went through (its worker time).
+    last_work: usize,
 }
 
 impl Default for DeploymentController {
@@ -99,6 +101,7 @@ impl Default for DeploymentController {
             replica_sets: Informer::new(Kind::ReplicaSet),
             pods: Informer::new(Kind::Pod),
             lanes: BTreeMap::new(),
+            last_work: 0,
         }
     }
 }
@@ -624,7 +627,12 @@ impl Reconciler for DeploymentController {
         }
     }
 
+    fn work(&self) -> usize {
+        self.last_work
+    }
+
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        self.last_work = 0;
         let Some(object) = self.deployments.cache.get(key).cloned() else {
             self.lanes.remove(key);
             return Action::AwaitChange;
@@ -672,6 +680,8 @@ impl Reconciler for DeploymentController {
             }
         }
         let mut s = Sync { key: key.to_string(), object, d, new_rs, old };
+        // The real sync lists the Deployment's ReplicaSets and their pods.
+        self.last_work = s.all().map(|rs| rs.status.replicas.max(0) as usize + 1).sum();
         if s.d.metadata.deletion_timestamp.is_some() {
             return self.sync_status(&mut s, ctx);
         }

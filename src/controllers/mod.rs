@@ -48,6 +48,12 @@ pub fn owner_key(o: &Object, kind: &str) -> Vec<String> {
         .collect()
 }
 
+/// A controller's worker time per object a sync looks at (listing pods from its cache,
+/// checking a node): a sync over thousands of objects keeps the worker busy for milliseconds,
+/// and changes that arrive meanwhile are taken together by the next sync, as a work queue
+/// takes them. Below a millisecond a run costs nothing, so small clusters never wait.
+const WORK_PER_OBJECT_MICROS: u64 = 5;
+
 /// What a reconcile asks for next.
 /// When a key whose sync found the API unreachable is tried again.
 const UNREACHABLE_RETRY: Duration = Duration::seconds(1);
@@ -75,6 +81,11 @@ pub trait Reconciler: 'static {
     fn busy(&self) -> bool {
         false
     }
+    /// How many objects the last reconcile looked at, as the real controller's sync would
+    /// (the pods of a ReplicaSet, the nodes and pods of a DaemonSet): its cost in worker time.
+    fn work(&self) -> usize {
+        0
+    }
     /// A one-line summary for views: e.g. desired vs actual of the last reconcile.
     fn summary(&self) -> String {
         String::new()
@@ -87,11 +98,13 @@ pub struct ControllerLoop<R: Reconciler> {
     pub queue: WorkQueue,
     /// Every key once after start (informers' initial lists are state, not changes).
     resync_on_start: bool,
+    /// Until when the worker is busy with the last run's syncs.
+    busy_until: Option<Time>,
 }
 
 impl<R: Reconciler> ControllerLoop<R> {
     pub fn new(reconciler: R) -> Self {
-        ControllerLoop { reconciler, queue: WorkQueue::default(), resync_on_start: true }
+        ControllerLoop { reconciler, queue: WorkQueue::default(), resync_on_start: true, busy_until: None }
     }
 
     fn sync(&mut self, ctx: &mut Ctx) {
@@ -136,10 +149,13 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
         self.sync(ctx);
         self.queue.promote(ctx.now);
+        let mut work = 0;
         while let Some((key, cause)) = self.queue.pop() {
             ctx.cause = cause;
             let refused = ctx.api.refused_requests();
-            match self.reconciler.reconcile(&key, ctx) {
+            let action = self.reconciler.reconcile(&key, ctx);
+            work += self.reconciler.work() as u64;
+            match action {
                 // The API was unreachable: the work queue retries the key (rate-limited).
                 _ if ctx.api.refused_requests() > refused => self.queue.add_after(&key, ctx.now + UNREACHABLE_RETRY),
                 Action::RequeueAfter(d) => self.queue.add_after(&key, ctx.now + d),
@@ -147,7 +163,13 @@ impl<R: Reconciler> Component for ControllerLoop<R> {
             }
         }
         ctx.cause = None;
+        let busy = Duration::millis(work * WORK_PER_OBJECT_MICROS / 1000);
+        self.busy_until = (busy > Duration::ZERO).then(|| ctx.now + busy);
         self.queue.next_delayed()
+    }
+
+    fn busy_until(&self) -> Option<Time> {
+        self.busy_until
     }
 
     fn busy(&self) -> bool {

@@ -39,6 +39,8 @@ pub struct ReplicaSetController {
     /// Owned pods whose labels left their ReplicaSet's selector, by the owner's uid: the
     /// next reconcile releases them (noticed as their labels change, not by scanning).
     strays: HashMap<String, BTreeSet<String>>,
+    /// The pods the last sync went through (its worker time).
+    last_work: usize,
 }
 
 impl Default for ReplicaSetController {
@@ -50,6 +52,7 @@ impl Default for ReplicaSetController {
             expectations: Expectations::default(),
             lanes: BTreeMap::new(),
             strays: HashMap::new(),
+            last_work: 0,
         }
     }
 }
@@ -285,7 +288,12 @@ impl Reconciler for ReplicaSetController {
         keys
     }
 
+    fn work(&self) -> usize {
+        self.last_work
+    }
+
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+        self.last_work = 0;
         let Some(rs_obj) = self.replica_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.lanes.remove(key);
@@ -304,6 +312,8 @@ impl Reconciler for ReplicaSetController {
         // Status, from what the cache shows now (the next sync sees this sync's writes).
         let min_ready = Duration::seconds(rs.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
         let counts = self.counts.get(&rs.metadata.uid).copied().unwrap_or_default();
+        // The real sync lists the ReplicaSet's pods (counted here as they change).
+        self.last_work = counts.active.max(0) as usize;
         let available = if min_ready == Duration::ZERO {
             counts.ready
         } else {
