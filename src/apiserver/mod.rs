@@ -1121,9 +1121,16 @@ macro_rules! status_kinds {
             match (old, new) {
                 $((Object::$variant(o), Object::$variant(mut n)) => {
                     if status_only {
+                        // Everything but the status comes from `old`: copied field by field so
+                        // the old status, about to be replaced, is not copied too.
                         let status = std::mem::take(&mut n.status);
-                        n = o.clone();
-                        n.status = status;
+                        n = crate::api::$variant {
+                            api_version: o.api_version.clone(),
+                            kind: o.kind.clone(),
+                            metadata: o.metadata.clone(),
+                            spec: o.spec.clone(),
+                            status,
+                        };
                     } else {
                         n.status = o.status.clone();
                     }
