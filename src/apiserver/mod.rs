@@ -1049,19 +1049,29 @@ fn truncate(s: &str, max: usize) -> &str {
 }
 
 /// A random (version 4) UUID drawn from the simulation's generator.
+/// Written digit by digit: every object created gets one.
 fn uuid(rng: &mut Rng) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let a = rng.next_u64();
     let b = rng.next_u64();
-    let hex = format!("{a:016x}{b:016x}");
-    format!(
-        "{}-{}-4{}-{}{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[13..16],
-        ["8", "9", "a", "b"][(b >> 62) as usize],
-        &hex[17..20],
-        &hex[20..32]
-    )
+    let mut hex = [0u8; 32];
+    for (i, digit) in hex.iter_mut().enumerate() {
+        let (word, shift) = if i < 16 { (a, 60 - 4 * i) } else { (b, 60 - 4 * (i - 16)) };
+        *digit = HEX[((word >> shift) & 0xf) as usize];
+    }
+    let hex = std::str::from_utf8(&hex).unwrap_or_default();
+    let mut out = String::with_capacity(36);
+    out.push_str(&hex[0..8]);
+    out.push('-');
+    out.push_str(&hex[8..12]);
+    out.push_str("-4");
+    out.push_str(&hex[13..16]);
+    out.push('-');
+    out.push_str(["8", "9", "a", "b"][(b >> 62) as usize]);
+    out.push_str(&hex[17..20]);
+    out.push('-');
+    out.push_str(&hex[20..32]);
+    out
 }
 
 /// The autoscaling/v1 Scale of a Deployment or ReplicaSet (as JSON): what its `scale`
@@ -1281,4 +1291,23 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
     matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uuid_written_digit_by_digit_is_the_formatted_one() {
+        let (mut rng, mut again) = (Rng::new(7), Rng::new(7));
+        for _ in 0..100 {
+            let got = uuid(&mut rng);
+            let (a, b) = (again.next_u64(), again.next_u64());
+            let hex = format!("{a:016x}{b:016x}");
+            let variant = ["8", "9", "a", "b"][(b >> 62) as usize];
+            let want =
+                format!("{}-{}-4{}-{variant}{}-{}", &hex[0..8], &hex[8..12], &hex[13..16], &hex[17..20], &hex[20..32]);
+            assert_eq!(got, want);
+        }
+    }
 }
