@@ -276,13 +276,17 @@ impl PodWorker {
     /// Runs the container's probes that are due, and acts on what they decide: a startup
     /// probe's success starts the others; a liveness or startup failure restarts the container.
     fn step_probes(&mut self, i: usize, policy: &str, now: Time, rng: &mut Rng, actions: &mut Vec<Action>) {
-        let ip = self.ip.clone().unwrap_or_default();
         let (grace, host_network) = (self.grace, self.host_network);
         let c = &mut self.containers[i];
         let State::Running { started, exits_at, exit_code } = c.state else { return };
         if c.probe_kill.is_some() || c.stopping_until.is_some() || exits_at.is_some_and(|at| at <= now) {
             return;
         }
+        // Nothing due (the usual case, and always without probes): no path to spell out.
+        if !c.probes.iter().any(|p| p.due(now)) {
+            return;
+        }
+        let ip = self.ip.clone().unwrap_or_default();
         let field_path = format!("spec.containers{{{}}}", c.spec.name);
         for k in 0..c.probes.len() {
             if !c.probes[k].due(now) {
@@ -798,7 +802,8 @@ impl PodWorker {
         let sandbox = self.ip.is_some() && !done && (!self.terminating || running);
         let not_ready_reason = if done { "PodCompleted" } else { "ContainersNotReady" };
         let not_ready_message =
-            if done { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
+            // Only an unready condition carries the message.
+            if done || all_ready { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
         let conditions = [
             cond("PodReadyToStartContainers", sandbox, "", String::new()),
             cond("Initialized", true, "", String::new()),
