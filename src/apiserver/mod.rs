@@ -466,7 +466,7 @@ impl ApiServer {
             ));
         }
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let Object::Pod(mut pod) = (*current.value).clone() else {
             return Err((Stage::Storage, Status::not_found(req.kind, &req.name)));
         };
@@ -523,7 +523,7 @@ impl ApiServer {
     /// admission, validation, storage with the stored resourceVersion as precondition).
     fn patch(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let live = current.value.to_json_value();
         let patch_type = req.patch_type.unwrap_or(patch::PatchType::Strategic);
         let body = match req.body.take() {
@@ -662,7 +662,7 @@ impl ApiServer {
             ));
         }
         let key = Self::key(&req, &name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &name)))?.clone();
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &name)))?.clone();
         let wanted_rv = object.meta().resource_version.clone();
         if !wanted_rv.is_empty() && wanted_rv != current.mod_revision.to_string() {
             return Err((Stage::Storage, Status::conflict(req.kind, &name)));
@@ -759,7 +759,8 @@ impl ApiServer {
 
     fn delete(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
+        let current =
+            self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         let mut object = (*current.value).clone();
         // Namespaces are finalized before they go: the first delete only marks the namespace
         // Terminating; the namespace controller empties it and removes the `kubernetes`
