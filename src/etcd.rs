@@ -210,6 +210,11 @@ impl Etcd {
         self.raw.get(key)
     }
 
+    /// Whether any undecodable value is stored (only `etcdctl put` writes one).
+    pub fn has_raw(&self) -> bool {
+        !self.raw.is_empty()
+    }
+
     /// Every undecodable value whose key starts with `prefix`, in key order.
     pub fn raw_range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a RawValue)> + 'a {
         self.raw.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix))

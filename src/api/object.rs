@@ -116,13 +116,14 @@ impl Kind {
     /// `v1` for the core group, `group/version` otherwise.
     pub fn api_version(self) -> String {
         let info = self.info();
-        if info.group.is_empty() { info.version.to_string() } else { format!("{}/{}", info.group, info.version) }
+        // Joined rather than formatted: every write and event asks.
+        if info.group.is_empty() { info.version.to_string() } else { [info.group, "/", info.version].concat() }
     }
 
     /// `pods` for the core group, `deployments.apps` otherwise, as error messages print it.
     pub fn qualified_resource(self) -> String {
         let info = self.info();
-        if info.group.is_empty() { info.resource.to_string() } else { format!("{}.{}", info.resource, info.group) }
+        if info.group.is_empty() { info.resource.to_string() } else { [info.resource, ".", info.group].concat() }
     }
 
     /// `pod` / `deployment.apps`, as kubectl's `TYPE/NAME` confirmations print it.

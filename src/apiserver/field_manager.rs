@@ -71,7 +71,7 @@ fn walk_object(kind: Kind, mode: Mode, path: &[&str], value: &Value, out: &mut F
         if schema::is_untracked(path, field) || v.is_null() || (skip_status && path.is_empty() && field == "status") {
             continue;
         }
-        let step = format!("f:{field}");
+        let step = field_step(field);
         let node = out.child(step.clone());
         walk_field(kind, mode, path, field, v, node);
         if node.is_empty() {
@@ -121,6 +121,12 @@ fn walk_field(kind: Kind, mode: Mode, path: &[&str], field: &str, value: &Value,
     }
 }
 
+/// The step naming a field, `f:<field>` (joined rather than formatted: diffs make one per
+/// field).
+fn field_step(field: &str) -> String {
+    ["f:", field].concat()
+}
+
 /// What an update did to the fields: those it set or changed, and those it removed (with
 /// everything below them).
 pub fn update_sets(kind: Kind, old: &Value, new: &Value) -> (FieldSet, FieldSet) {
@@ -138,7 +144,7 @@ fn diff_object(kind: Kind, path: &[&str], old: &Value, new: &Value, changed: &mu
         if schema::is_untracked(path, field) || nv.is_null() {
             continue;
         }
-        let step = format!("f:{field}");
+        let step = field_step(field);
         match old_map.get(field) {
             Some(ov) if ov == nv => {}
             Some(ov) if !ov.is_null() => {
@@ -165,7 +171,7 @@ fn diff_object(kind: Kind, path: &[&str], old: &Value, new: &Value, changed: &mu
         if schema::is_untracked(path, field) || new_map.get(field).is_some_and(|v| !v.is_null()) {
             continue;
         }
-        let node = removed.child(format!("f:{field}"));
+        let node = removed.child(field_step(field));
         walk_field(kind, Mode::Created, path, field, ov, node);
         node.member = true;
     }

@@ -466,7 +466,7 @@ impl ApiServer {
             ));
         }
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let Object::Pod(mut pod) = (*current.value).clone() else {
             return Err((Stage::Storage, Status::not_found(req.kind, &req.name)));
         };
@@ -523,7 +523,7 @@ impl ApiServer {
     /// admission, validation, storage with the stored resourceVersion as precondition).
     fn patch(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?;
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let live = current.value.to_json_value();
         let patch_type = req.patch_type.unwrap_or(patch::PatchType::Strategic);
         let body = match req.body.take() {
@@ -662,7 +662,7 @@ impl ApiServer {
             ));
         }
         let key = Self::key(&req, &name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &name)))?.clone();
+        let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &name)))?.clone();
         let wanted_rv = object.meta().resource_version.clone();
         if !wanted_rv.is_empty() && wanted_rv != current.mod_revision.to_string() {
             return Err((Stage::Storage, Status::conflict(req.kind, &name)));
@@ -759,7 +759,8 @@ impl ApiServer {
 
     fn delete(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
-        let current = self.etcd.get(&key).ok_or((Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
+        let current =
+            self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         let mut object = (*current.value).clone();
         // Namespaces are finalized before they go: the first delete only marks the namespace
         // Terminating; the namespace controller empties it and removes the `kubernetes`
@@ -1049,19 +1050,29 @@ fn truncate(s: &str, max: usize) -> &str {
 }
 
 /// A random (version 4) UUID drawn from the simulation's generator.
+/// Written digit by digit: every object created gets one.
 fn uuid(rng: &mut Rng) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let a = rng.next_u64();
     let b = rng.next_u64();
-    let hex = format!("{a:016x}{b:016x}");
-    format!(
-        "{}-{}-4{}-{}{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[13..16],
-        ["8", "9", "a", "b"][(b >> 62) as usize],
-        &hex[17..20],
-        &hex[20..32]
-    )
+    let mut hex = [0u8; 32];
+    for (i, digit) in hex.iter_mut().enumerate() {
+        let (word, shift) = if i < 16 { (a, 60 - 4 * i) } else { (b, 60 - 4 * (i - 16)) };
+        *digit = HEX[((word >> shift) & 0xf) as usize];
+    }
+    let hex = std::str::from_utf8(&hex).unwrap_or_default();
+    let mut out = String::with_capacity(36);
+    out.push_str(&hex[0..8]);
+    out.push('-');
+    out.push_str(&hex[8..12]);
+    out.push_str("-4");
+    out.push_str(&hex[13..16]);
+    out.push('-');
+    out.push_str(["8", "9", "a", "b"][(b >> 62) as usize]);
+    out.push_str(&hex[17..20]);
+    out.push('-');
+    out.push_str(&hex[20..32]);
+    out
 }
 
 /// The autoscaling/v1 Scale of a Deployment or ReplicaSet (as JSON): what its `scale`
@@ -1121,9 +1132,16 @@ macro_rules! status_kinds {
             match (old, new) {
                 $((Object::$variant(o), Object::$variant(mut n)) => {
                     if status_only {
+                        // Everything but the status comes from `old`: copied field by field so
+                        // the old status, about to be replaced, is not copied too.
                         let status = std::mem::take(&mut n.status);
-                        n = o.clone();
-                        n.status = status;
+                        n = crate::api::$variant {
+                            api_version: o.api_version.clone(),
+                            kind: o.kind.clone(),
+                            metadata: o.metadata.clone(),
+                            spec: o.spec.clone(),
+                            status,
+                        };
                     } else {
                         n.status = o.status.clone();
                     }
@@ -1274,4 +1292,23 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
     matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uuid_written_digit_by_digit_is_the_formatted_one() {
+        let (mut rng, mut again) = (Rng::new(7), Rng::new(7));
+        for _ in 0..100 {
+            let got = uuid(&mut rng);
+            let (a, b) = (again.next_u64(), again.next_u64());
+            let hex = format!("{a:016x}{b:016x}");
+            let variant = ["8", "9", "a", "b"][(b >> 62) as usize];
+            let want =
+                format!("{}-{}-4{}-{variant}{}-{}", &hex[0..8], &hex[8..12], &hex[13..16], &hex[17..20], &hex[20..32]);
+            assert_eq!(got, want);
+        }
+    }
 }

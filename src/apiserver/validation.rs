@@ -125,18 +125,33 @@ fn validate_workload(
     }
 }
 
+/// `spec.containers[0]`, written out only when an error names it.
+struct ContainerPath<'a> {
+    prefix: &'a str,
+    list: &'static str,
+    index: usize,
+}
+
+impl std::fmt::Display for ContainerPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}[{}]", self.prefix, self.list, self.index)
+    }
+}
+
 fn validate_pod_spec(spec: &crate::api::PodSpec, prefix: &str, errors: &mut Vec<String>) {
     if spec.containers.is_empty() {
         errors.push(format!("{prefix}.containers: Required value"));
     }
     let mut seen: Vec<&str> = Vec::new();
+    // A container's path is spelled out only for an error: every pod write is validated.
     let all = spec
         .init_containers
         .iter()
         .enumerate()
-        .map(|(i, c)| (format!("{prefix}.initContainers[{i}]"), c))
-        .chain(spec.containers.iter().enumerate().map(|(i, c)| (format!("{prefix}.containers[{i}]"), c)));
-    for (path, c) in all {
+        .map(|(i, c)| ("initContainers", i, c))
+        .chain(spec.containers.iter().enumerate().map(|(i, c)| ("containers", i, c)));
+    for (list, i, c) in all {
+        let path = ContainerPath { prefix, list, index: i };
         if c.name.is_empty() {
             errors.push(format!("{path}.name: Required value"));
         } else if !is_dns_label(&c.name) {
@@ -150,7 +165,7 @@ fn validate_pod_spec(spec: &crate::api::PodSpec, prefix: &str, errors: &mut Vec<
             errors.push(format!("{path}.image: Required value"));
         }
         for (j, port) in c.ports.iter().enumerate() {
-            let field = format!("{path}.ports[{j}].containerPort");
+            let field = format_args!("{path}.ports[{j}].containerPort");
             if port.container_port == 0 {
                 errors.push(format!("{field}: Required value"));
             } else if !(1..=65535).contains(&port.container_port) {

@@ -162,26 +162,12 @@ impl DeploymentController {
         let max_old = s.old.iter().map(revision_of).max().unwrap_or(0);
         let (surge, _) = surge_and_unavailable(&s.d);
         let want = s.d.spec.replicas.unwrap_or(1);
-        if let Some(rs) = s.new_rs.clone() {
+        if let Some(rs) = &s.new_rs {
             // An existing new ReplicaSet (also a rollback to an old template) gets the newest revision.
-            let revision = if revision_of(&rs) <= max_old { max_old + 1 } else { revision_of(&rs) };
-            let mut updated = rs.clone();
-            // The Deployment's own annotations (a new change-cause) follow it to its new ReplicaSet.
-            for (k, v) in &s.d.metadata.annotations {
-                if !COPY_SKIPPED.contains(&k.as_str()) {
-                    updated.metadata.annotations.insert(k.clone(), v.clone());
-                }
-            }
-            updated.metadata.annotations.insert(REVISION.into(), revision.to_string());
-            updated.metadata.annotations.entry(DESIRED_REPLICAS.into()).or_insert_with(|| want.to_string());
-            updated.metadata.annotations.entry(MAX_REPLICAS.into()).or_insert_with(|| (want + surge).to_string());
-            updated.spec.min_ready_seconds = s.d.spec.min_ready_seconds;
-            if updated != rs {
-                updated.metadata.resource_version.clear();
-                if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(updated))) {
-                    self.replica_sets.assume(stored.clone());
-                    s.new_rs = stored.as_replica_set().cloned();
-                }
+            let revision = if revision_of(rs) <= max_old { max_old + 1 } else { revision_of(rs) };
+            // Usually it has all that already: checked first, so it is copied only to change it.
+            if !new_rs_synced(&s.d, rs, revision) {
+                self.update_new_rs(s, revision, want + surge, ctx);
             }
             self.sync_revision(s, revision, ctx);
             return;
@@ -189,6 +175,37 @@ impl DeploymentController {
         if !create {
             return;
         }
+        self.create_new_rs(s, max_old + 1, want, surge, ctx);
+    }
+
+    /// Updates the existing new ReplicaSet with the Deployment's annotations, its revision and
+    /// minReadySeconds.
+    fn update_new_rs(&mut self, s: &mut Sync, revision: i64, max_replicas: i32, ctx: &mut Ctx) {
+        let want = s.d.spec.replicas.unwrap_or(1);
+        let Some(rs) = &s.new_rs else { return };
+        let mut updated = rs.clone();
+        // The Deployment's own annotations (a new change-cause) follow it to its new ReplicaSet.
+        for (k, v) in &s.d.metadata.annotations {
+            if !COPY_SKIPPED.contains(&k.as_str()) {
+                updated.metadata.annotations.insert(k.clone(), v.clone());
+            }
+        }
+        updated.metadata.annotations.insert(REVISION.into(), revision.to_string());
+        updated.metadata.annotations.entry(DESIRED_REPLICAS.into()).or_insert_with(|| want.to_string());
+        updated.metadata.annotations.entry(MAX_REPLICAS.into()).or_insert_with(|| max_replicas.to_string());
+        updated.spec.min_ready_seconds = s.d.spec.min_ready_seconds;
+        if updated == *rs {
+            return;
+        }
+        updated.metadata.resource_version.clear();
+        if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(updated))) {
+            self.replica_sets.assume(stored.clone());
+            s.new_rs = stored.as_replica_set().cloned();
+        }
+    }
+
+    /// Creates the new ReplicaSet from the Deployment's template.
+    fn create_new_rs(&mut self, s: &mut Sync, revision: i64, want: i32, surge: i32, ctx: &mut Ctx) {
         let collision = s.d.status.collision_count;
         let hash = template_hash(&s.d.spec.template, collision);
         let mut template = s.d.spec.template.clone();
@@ -201,7 +218,6 @@ impl DeploymentController {
             let current: i32 = s.all().map(replicas).sum();
             (want + surge - current).max(0).min(want)
         };
-        let revision = max_old + 1;
         let mut annotations: BTreeMap<String, String> =
             s.d.metadata
                 .annotations
@@ -540,8 +556,14 @@ impl DeploymentController {
             }
         }
         if st != s.d.status {
-            let mut d = s.d.clone();
-            d.status = st;
+            // The Deployment with the new status (its old status is not copied to be replaced).
+            let mut d = Deployment {
+                api_version: s.d.api_version.clone(),
+                kind: s.d.kind.clone(),
+                metadata: s.d.metadata.clone(),
+                spec: s.d.spec.clone(),
+                status: st,
+            };
             d.metadata.resource_version.clear();
             if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
                 self.deployments.assume(stored);
@@ -587,6 +609,22 @@ fn set_condition(
         reason: reason.into(),
         message,
     });
+}
+
+/// Whether the new ReplicaSet already has what `update_new_rs` would give it: the
+/// Deployment's copied annotations, `revision`, the desired and max replicas annotations (only
+/// added when missing) and the Deployment's minReadySeconds.
+fn new_rs_synced(d: &Deployment, rs: &ReplicaSet, revision: i64) -> bool {
+    let have = &rs.metadata.annotations;
+    d.metadata
+        .annotations
+        .iter()
+        .filter(|(k, _)| !COPY_SKIPPED.contains(&k.as_str()))
+        .all(|(k, v)| have.get(k) == Some(v))
+        && have.get(REVISION).is_some_and(|r| *r == revision.to_string())
+        && have.contains_key(DESIRED_REPLICAS)
+        && have.contains_key(MAX_REPLICAS)
+        && rs.spec.min_ready_seconds == d.spec.min_ready_seconds
 }
 
 impl Reconciler for DeploymentController {

@@ -297,8 +297,15 @@ impl Kubelet {
             }
         }
         if status != pod.status {
-            let mut updated: Pod = pod.clone();
-            updated.status = status;
+            // The stored pod with the new status (its old status is not copied only to be
+            // replaced).
+            let mut updated = Pod {
+                api_version: pod.api_version.clone(),
+                kind: pod.kind.clone(),
+                metadata: pod.metadata.clone(),
+                spec: pod.spec.clone(),
+                status,
+            };
             updated.metadata.resource_version.clear();
             match ctx.call_object(Request::update_status(Object::Pod(updated))) {
                 Ok(stored) => {

@@ -10,7 +10,7 @@ use super::probes::{self, Outcome, ProbeType, Prober, Target};
 use super::script::{self, FileSpan, Run};
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, IpEntry,
-    PodCondition, PodStatus, set_condition,
+    PodCondition, PodStatus,
 };
 use crate::api::{Container, Pod};
 use crate::sim::{Duration, Rng, Time};
@@ -276,13 +276,17 @@ impl PodWorker {
     /// Runs the container's probes that are due, and acts on what they decide: a startup
     /// probe's success starts the others; a liveness or startup failure restarts the container.
     fn step_probes(&mut self, i: usize, policy: &str, now: Time, rng: &mut Rng, actions: &mut Vec<Action>) {
-        let ip = self.ip.clone().unwrap_or_default();
         let (grace, host_network) = (self.grace, self.host_network);
         let c = &mut self.containers[i];
         let State::Running { started, exits_at, exit_code } = c.state else { return };
         if c.probe_kill.is_some() || c.stopping_until.is_some() || exits_at.is_some_and(|at| at <= now) {
             return;
         }
+        // Nothing due (the usual case, and always without probes): no path to spell out.
+        if !c.probes.iter().any(|p| p.due(now)) {
+            return;
+        }
+        let ip = self.ip.clone().unwrap_or_default();
         let field_path = format!("spec.containers{{{}}}", c.spec.name);
         for k in 0..c.probes.len() {
             if !c.probes[k].due(now) {
@@ -694,15 +698,28 @@ impl PodWorker {
 
     /// The pod's status as this worker sees it, built on the stored one.
     pub fn status(&self, pod: &Pod, now: Time) -> PodStatus {
-        let mut status = pod.status.clone();
-        status.host_ip = self.host_ip.clone();
-        status.host_ips = vec![IpEntry { ip: self.host_ip.clone() }];
-        if let Some(ip) = &self.ip {
-            status.pod_ip = ip.clone();
-            status.pod_ips = vec![IpEntry { ip: ip.clone() }];
-        }
-        status.start_time.get_or_insert(self.started);
-        status.qos_class = qos_class(pod).into();
+        let stored = &pod.status;
+        // Only what is kept from the stored status is copied: phase, conditions and the
+        // container statuses are worked out afresh below.
+        let (pod_ip, pod_ips) = match &self.ip {
+            Some(ip) => (ip.clone(), vec![IpEntry { ip: ip.clone() }]),
+            None => (stored.pod_ip.clone(), stored.pod_ips.clone()),
+        };
+        let mut status = PodStatus {
+            phase: String::new(),
+            conditions: Vec::new(),
+            message: stored.message.clone(),
+            reason: stored.reason.clone(),
+            nominated_node_name: stored.nominated_node_name.clone(),
+            host_ip: self.host_ip.clone(),
+            host_ips: vec![IpEntry { ip: self.host_ip.clone() }],
+            pod_ip,
+            pod_ips,
+            start_time: Some(stored.start_time.unwrap_or(self.started)),
+            init_container_statuses: stored.init_container_statuses.clone(),
+            container_statuses: Vec::new(),
+            qos_class: qos_class(pod).into(),
+        };
         status.container_statuses = self
             .containers
             .iter()
@@ -787,7 +804,8 @@ impl PodWorker {
         let sandbox = self.ip.is_some() && !done && (!self.terminating || running);
         let not_ready_reason = if done { "PodCompleted" } else { "ContainersNotReady" };
         let not_ready_message =
-            if done { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
+            // Only an unready condition carries the message.
+            if done || all_ready { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
         let conditions = [
             cond("PodReadyToStartContainers", sandbox, "", String::new()),
             cond("Initialized", true, "", String::new()),
@@ -795,14 +813,20 @@ impl PodWorker {
             cond("ContainersReady", all_ready, not_ready_reason, not_ready_message),
             cond("PodScheduled", true, "", String::new()),
         ];
-        let mut ordered = Vec::new();
-        for c in conditions {
-            let mut list = status.conditions.clone();
-            set_condition(&mut list, c.clone(), now);
-            let merged = list.into_iter().find(|x| x.type_ == c.type_).unwrap_or(c);
-            ordered.push(merged);
-        }
-        status.conditions = ordered;
+        // Each condition as `set_condition` would leave it on the stored list: its transition
+        // time kept while its status stays, `now` otherwise (done here without copying the
+        // list for each condition).
+        status.conditions = conditions
+            .into_iter()
+            .map(|mut c| {
+                let existing = stored.conditions.iter().find(|x| x.type_ == c.type_);
+                c.last_transition_time = match existing {
+                    Some(e) if e.status == c.status => e.last_transition_time,
+                    _ => Some(now),
+                };
+                c
+            })
+            .collect();
         status
     }
 }

@@ -113,8 +113,10 @@ impl Time {
 
     /// RFC 3339 with whole seconds, as `metadata.creationTimestamp` prints.
     pub fn rfc3339(self) -> String {
-        let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
-        format!("{date}T{hms}Z")
+        let mut out = String::with_capacity(20);
+        push_date_time(&mut out, EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
+        out.push('Z');
+        out
     }
 
     /// RFC 3339 with milliseconds, as JavaScript prints a date.
@@ -125,8 +127,12 @@ impl Time {
 
     /// RFC 3339 with microseconds, as `MicroTime` fields (event time, lease renew time) print.
     pub fn rfc3339_micros(self) -> String {
-        let (date, hms) = civil(EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
-        format!("{date}T{hms}.{:06}Z", (self.0 % 1000) * 1000)
+        let mut out = String::with_capacity(27);
+        push_date_time(&mut out, EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64);
+        out.push('.');
+        push_digits(&mut out, (self.0 % 1000) * 1000, 6);
+        out.push('Z');
+        out
     }
 
     /// RFC 1123 with a numeric zone, as `kubectl describe` prints times:
@@ -216,6 +222,43 @@ impl<'de> Deserialize<'de> for MicroTime {
 
 /// Converts Unix seconds to (`YYYY-MM-DD`, `HH:MM:SS`) in UTC.
 fn civil(unix: i64) -> (String, String) {
+    let (y, m, d, secs) = civil_parts(unix);
+    (format!("{y:04}-{m:02}-{d:02}"), format!("{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60, secs % 60))
+}
+
+/// Appends `YYYY-MM-DDTHH:MM:SS` for Unix seconds, digit by digit: timestamps are written on
+/// every serialization of an object, where `format!`'s machinery shows.
+fn push_date_time(out: &mut String, unix: i64) {
+    let (y, m, d, secs) = civil_parts(unix);
+    if !(0..=9999).contains(&y) {
+        let (date, hms) = civil(unix);
+        out.push_str(&date);
+        out.push('T');
+        out.push_str(&hms);
+        return;
+    }
+    push_digits(out, y as u64, 4);
+    out.push('-');
+    push_digits(out, m as u64, 2);
+    out.push('-');
+    push_digits(out, d as u64, 2);
+    out.push('T');
+    push_digits(out, (secs / 3600) as u64, 2);
+    out.push(':');
+    push_digits(out, ((secs / 60) % 60) as u64, 2);
+    out.push(':');
+    push_digits(out, (secs % 60) as u64, 2);
+}
+
+/// Appends the last `width` decimal digits of `n`, zero-padded (callers pass values that fit).
+fn push_digits(out: &mut String, n: u64, width: u32) {
+    for i in (0..width).rev() {
+        out.push(char::from(b'0' + (n / 10u64.pow(i) % 10) as u8));
+    }
+}
+
+/// Unix seconds as (year, month, day, seconds into the day) in UTC.
+fn civil_parts(unix: i64) -> (i64, i64, i64, i64) {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
     // Howard Hinnant's civil-from-days algorithm.
@@ -228,7 +271,7 @@ fn civil(unix: i64) -> (String, String) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    (format!("{y:04}-{m:02}-{d:02}"), format!("{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60, secs % 60))
+    (y, m, d, secs)
 }
 
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
@@ -244,6 +287,16 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_written_digit_by_digit_match_the_formatted_ones() {
+        for ms in [0, 999, 1_000, 59_999, 3_599_999, 86_399_999, 123_456_789, 31_536_000_123, 4_000_000_000_000] {
+            let t = Time(ms);
+            let (date, hms) = civil(EPOCH_UNIX_SECONDS + (ms / 1000) as i64);
+            assert_eq!(t.rfc3339(), format!("{date}T{hms}Z"));
+            assert_eq!(t.rfc3339_micros(), format!("{date}T{hms}.{:06}Z", (ms % 1000) * 1000));
+        }
+    }
 
     #[test]
     fn instant_zero_prints_as_the_simulation_epoch() {
