@@ -81,17 +81,18 @@ pub trait Reconciler: 'static {
     }
 }
 
-/// Runs a reconciler as a component: sync informers, queue keys, reconcile them.
-pub struct ControllerLoop<R: Reconciler> {
-    pub reconciler: R,
+/// Runs a reconciler as a component: sync informers, queue keys, reconcile them. The
+/// reconciler is boxed so that the loop is compiled once, not once per controller.
+pub struct ControllerLoop {
+    pub reconciler: Box<dyn Reconciler>,
     pub queue: WorkQueue,
     /// Every key once after start (informers' initial lists are state, not changes).
     resync_on_start: bool,
 }
 
-impl<R: Reconciler> ControllerLoop<R> {
-    pub fn new(reconciler: R) -> Self {
-        ControllerLoop { reconciler, queue: WorkQueue::default(), resync_on_start: true }
+impl ControllerLoop {
+    pub fn new(reconciler: impl Reconciler) -> Self {
+        ControllerLoop { reconciler: Box::new(reconciler), queue: WorkQueue::default(), resync_on_start: true }
     }
 
     fn sync(&mut self, ctx: &mut Ctx) {
@@ -107,7 +108,7 @@ impl<R: Reconciler> ControllerLoop<R> {
     }
 }
 
-impl<R: Reconciler> Component for ControllerLoop<R> {
+impl Component for ControllerLoop {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
         for informer in self.reconciler.informers() {
             let _ = informer.start(ctx);
