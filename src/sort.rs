@@ -2,6 +2,7 @@
 //! carry its own copy of the standard library's driftsort (~3.5 KiB of wasm apiece).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `sort`, `sort_by` and `sort_by_key` with the standard library's (stable) results.
 pub trait StableSort<T> {
@@ -52,6 +53,37 @@ fn permute<T>(items: &mut [T], order: &[usize]) {
             current = next;
         }
     }
+}
+
+/// `items.collect::<BTreeMap<_, _>>()`, with the same result. `BTreeMap::from_iter` sorts its
+/// input with a copy of driftsort for each iterator type it is called with; collecting into a
+/// `Vec` first leaves one copy per map type.
+pub fn btree_map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
+    map_from_vec(items.into_iter().collect())
+}
+
+fn map_from_vec<K: Ord, V>(items: Vec<(K, V)>) -> BTreeMap<K, V> {
+    items.into_iter().collect()
+}
+
+/// `items.collect::<BTreeSet<_>>()`, with one copy of the sort per set type (see `btree_map`).
+pub fn btree_set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
+    set_from_vec(items.into_iter().collect())
+}
+
+fn set_from_vec<T: Ord>(items: Vec<T>) -> BTreeSet<T> {
+    items.into_iter().collect()
+}
+
+/// `items.collect::<serde_json::Map<_, _>>()`, with one copy of the sort (see `btree_map`).
+pub fn json_map(
+    items: impl IntoIterator<Item = (String, serde_json::Value)>,
+) -> serde_json::Map<String, serde_json::Value> {
+    json_map_from_vec(items.into_iter().collect())
+}
+
+fn json_map_from_vec(items: Vec<(String, serde_json::Value)>) -> serde_json::Map<String, serde_json::Value> {
+    items.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -389,7 +389,7 @@ impl JobController {
         if victims.is_empty() {
             return (0, 0);
         }
-        let dels = victims.iter().map(|p| p.metadata.uid.clone()).collect();
+        let dels = crate::sort::btree_set(victims.iter().map(|p| p.metadata.uid.clone()));
         self.expectations.insert(s.key.clone(), Expectations { adds: 0, dels, set_at: ctx.now });
         let (mut deleted, mut ready) = (0, 0);
         for pod in victims {

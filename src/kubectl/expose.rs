@@ -92,7 +92,7 @@ fn parse_map(spec: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 fn to_map(pairs: &[(String, String)]) -> Value {
-    Value::Object(pairs.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<Map<String, Value>>())
+    Value::Object(crate::sort::json_map(pairs.iter().map(|(k, v)| (k.clone(), json!(v)))))
 }
 
 /// The Service kubectl generates for the exposed object and flags.

@@ -42,7 +42,7 @@ fn pod_spec_path(kind: Kind) -> Option<&'static [&'static str]> {
 fn update_images(spec: &Value, images: &BTreeMap<String, String>) -> (Value, Vec<String>) {
     let mut patch = serde_json::Map::new();
     let mut missing = Vec::new();
-    let mut found: BTreeMap<&str, bool> = images.keys().map(|k| (k.as_str(), false)).collect();
+    let mut found: BTreeMap<&str, bool> = crate::sort::btree_map(images.keys().map(|k| (k.as_str(), false)));
     for list in ["initContainers", "containers"] {
         let mut changed = Vec::new();
         for c in spec.get(list).and_then(Value::as_array).into_iter().flatten() {
