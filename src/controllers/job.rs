@@ -22,10 +22,11 @@ use crate::api::batch::{JobCondition, JobStatus};
 use crate::api::{Job, Kind, Object, Pod};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::json_macro::json;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 

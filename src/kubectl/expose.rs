@@ -12,7 +12,8 @@ use super::create::{
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
-use serde_json::{Map, Value, json};
+use crate::json_macro::json;
+use serde_json::{Map, Value};
 
 /// What kubectl reads from the exposed object: selector, labels, ports with their protocols.
 #[derive(Debug, Default, PartialEq)]

@@ -9,7 +9,8 @@ use crate::api::Kind;
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
-use serde_json::{Value, json};
+use crate::json_macro::json;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 const SET_HELP: &str = "Configure application resources.\n\n These commands help you make changes to existing application resources.\n\nAvailable Commands:\n  env              Update environment variables on a pod template\n  image            Update the image of a pod template\n  resources        Update resource requests/limits on objects with pod templates\n  selector         Set the selector on a resource\n  serviceaccount   Update the service account of a resource\n  subject          Update the user, group, or service account in a role binding or cluster role binding\n\nUsage:\n  kubectl set SUBCOMMAND [options]\n\nUse \"kubectl set <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
