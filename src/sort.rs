@@ -55,35 +55,36 @@ fn permute<T>(items: &mut [T], order: &[usize]) {
     }
 }
 
-/// `items.collect::<BTreeMap<_, _>>()`, with the same result. `BTreeMap::from_iter` sorts its
-/// input with a copy of driftsort for each iterator type it is called with; collecting into a
-/// `Vec` first leaves one copy per map type.
+/// `items.collect::<BTreeMap<_, _>>()`, with the same result wherever equal keys are identical
+/// (strings, numbers): `BTreeMap::from_iter` sorts its input with a copy of driftsort for each
+/// iterator type it is called with, while inserting in turn uses the map's own `insert` (the
+/// last value of a key wins, as with `collect`).
 pub fn btree_map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
-    map_from_vec(items.into_iter().collect())
+    let mut map = BTreeMap::new();
+    for (key, value) in items {
+        map.insert(key, value);
+    }
+    map
 }
 
-fn map_from_vec<K: Ord, V>(items: Vec<(K, V)>) -> BTreeMap<K, V> {
-    items.into_iter().collect()
-}
-
-/// `items.collect::<BTreeSet<_>>()`, with one copy of the sort per set type (see `btree_map`).
+/// `items.collect::<BTreeSet<_>>()`, without a copy of the sort (see `btree_map`).
 pub fn btree_set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
-    set_from_vec(items.into_iter().collect())
+    let mut set = BTreeSet::new();
+    for item in items {
+        set.insert(item);
+    }
+    set
 }
 
-fn set_from_vec<T: Ord>(items: Vec<T>) -> BTreeSet<T> {
-    items.into_iter().collect()
-}
-
-/// `items.collect::<serde_json::Map<_, _>>()`, with one copy of the sort (see `btree_map`).
+/// `items.collect::<serde_json::Map<_, _>>()`, without a copy of the sort (see `btree_map`).
 pub fn json_map(
     items: impl IntoIterator<Item = (String, serde_json::Value)>,
 ) -> serde_json::Map<String, serde_json::Value> {
-    json_map_from_vec(items.into_iter().collect())
-}
-
-fn json_map_from_vec(items: Vec<(String, serde_json::Value)>) -> serde_json::Map<String, serde_json::Value> {
-    items.into_iter().collect()
+    let mut map = serde_json::Map::new();
+    for (key, value) in items {
+        map.insert(key, value);
+    }
+    map
 }
 
 #[cfg(test)]
