@@ -31,7 +31,7 @@ pub fn api_server_address() -> String {
 }
 
 fn labels(pairs: &[(&str, &str)]) -> crate::api::Labels {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    crate::sort::btree_map(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))
 }
 
 fn port(name: &str, protocol: &str, port: i32) -> ServicePort {

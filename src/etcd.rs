@@ -278,8 +278,8 @@ impl Etcd {
     /// Everything stored, for `etcdctl snapshot save`.
     pub fn snapshot(&self) -> StoreSnapshot {
         StoreSnapshot {
-            objects: self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone())).collect(),
-            raw: self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone())).collect(),
+            objects: crate::sort::btree_map(self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone()))),
+            raw: crate::sort::btree_map(self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone()))),
             revision: self.revision,
         }
     }
@@ -308,7 +308,7 @@ impl Etcd {
     /// The store's contents as they were at `revision` (time travel), in key order.
     pub fn snapshot_at(&self, revision: Revision) -> Result<BTreeMap<String, Arc<Object>>, EtcdError> {
         let mut state: BTreeMap<String, Arc<Object>> =
-            self.range("").map(|(k, kv)| (k.clone(), kv.value.clone())).collect();
+            crate::sort::btree_map(self.range("").map(|(k, kv)| (k.clone(), kv.value.clone())));
         if revision >= self.revision {
             return Ok(state);
         }

@@ -13,6 +13,7 @@ use crate::api::managed_fields::FieldSet;
 use crate::api::{Kind, Object};
 use crate::apiserver::field_manager::item_matches;
 use crate::cluster::Cluster;
+use crate::sort::StableSort;
 use serde_json::{Map, Value};
 
 /// Managers that are the cluster's own components, not a person or their tools.
@@ -51,7 +52,7 @@ pub fn objects(cluster: &Cluster) -> Vec<Value> {
             found.push((rank, kv.value.namespace().to_string(), kv.value.name().to_string(), value));
         }
     }
-    found.sort_by(|a, b| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)));
+    found.stable_sort_by(|a, b| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)));
     found.into_iter().map(|(_, _, _, v)| v).collect()
 }
 

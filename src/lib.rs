@@ -17,6 +17,7 @@ pub mod etcdctl_watch;
 pub mod export;
 pub mod flow;
 pub mod journal;
+pub mod json_macro;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;

@@ -200,7 +200,7 @@ pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
             chain.push(entry);
         }
     }
-    let acted_on: std::collections::BTreeSet<_> = chain.iter().filter_map(|e| e.cause).collect();
+    let acted_on = crate::sort::btree_set(chain.iter().filter_map(|e| e.cause));
     chain
         .into_iter()
         .filter(|e| !matches!(e.what, Happening::Notify { .. }) || acted_on.contains(&e.seq))

@@ -2,6 +2,7 @@
 //! carry its own copy of the standard library's driftsort (~3.5 KiB of wasm apiece).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `sort`, `sort_by` and `sort_by_key` with the standard library's (stable) results.
 pub trait StableSort<T> {
@@ -52,6 +53,38 @@ fn permute<T>(items: &mut [T], order: &[usize]) {
             current = next;
         }
     }
+}
+
+/// `items.collect::<BTreeMap<_, _>>()`, with the same result wherever equal keys are identical
+/// (strings, numbers): `BTreeMap::from_iter` sorts its input with a copy of driftsort for each
+/// iterator type it is called with, while inserting in turn uses the map's own `insert` (the
+/// last value of a key wins, as with `collect`).
+pub fn btree_map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
+    let mut map = BTreeMap::new();
+    for (key, value) in items {
+        map.insert(key, value);
+    }
+    map
+}
+
+/// `items.collect::<BTreeSet<_>>()`, without a copy of the sort (see `btree_map`).
+pub fn btree_set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
+    let mut set = BTreeSet::new();
+    for item in items {
+        set.insert(item);
+    }
+    set
+}
+
+/// `items.collect::<serde_json::Map<_, _>>()`, without a copy of the sort (see `btree_map`).
+pub fn json_map(
+    items: impl IntoIterator<Item = (String, serde_json::Value)>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut map = serde_json::Map::new();
+    for (key, value) in items {
+        map.insert(key, value);
+    }
+    map
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 
 use crate::api::pod::{ContainerPort, Toleration};
 use crate::api::{Object, Pod, PodSpec};
+use crate::json_macro::json;
 use crate::sim::Rng;
-use serde_json::json;
 use std::sync::Arc;
 
 /// Characters of generated name suffixes (no vowels, no look-alikes).

@@ -1082,7 +1082,7 @@ pub fn scale_of(object: &Value) -> Value {
     let selector = object.pointer("/spec/selector/matchLabels").and_then(Value::as_object).map(|labels| {
         labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
     });
-    serde_json::json!({
+    crate::json_macro::json!({
         "apiVersion": "autoscaling/v1",
         "kind": "Scale",
         "metadata": {

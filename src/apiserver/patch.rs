@@ -149,9 +149,9 @@ fn set_element_order(items: &mut Vec<Value>, order: &[Value]) {
 
 fn strip_directives(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
-            m.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, v)| (k.clone(), strip_directives(v))).collect(),
-        ),
+        Value::Object(m) => Value::Object(crate::sort::json_map(
+            m.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, v)| (k.clone(), strip_directives(v))),
+        )),
         other => other.clone(),
     }
 }

@@ -195,7 +195,7 @@ impl Request {
             namespace,
             name,
             super::patch::PatchType::Merge,
-            serde_json::json!({"spec": {"replicas": replicas}}),
+            crate::json_macro::json!({"spec": {"replicas": replicas}}),
         );
         req.subresource = Some(Subresource::Scale);
         req
@@ -209,7 +209,7 @@ impl Request {
     pub fn bind(namespace: &str, pod: &str, node: &str) -> Request {
         let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
         req.subresource = Some(Subresource::Binding);
-        req.body = Some(Body::Json(serde_json::json!({
+        req.body = Some(Body::Json(crate::json_macro::json!({
             "apiVersion": "v1", "kind": "Binding",
             "metadata": {"name": pod, "namespace": namespace},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node},
@@ -227,12 +227,12 @@ impl Request {
     pub fn evict(namespace: &str, pod: &str, grace_period_seconds: Option<i64>) -> Request {
         let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
         req.subresource = Some(Subresource::Eviction);
-        let mut body = serde_json::json!({
+        let mut body = crate::json_macro::json!({
             "apiVersion": "policy/v1", "kind": "Eviction",
             "metadata": {"name": pod, "namespace": namespace},
         });
         if let Some(g) = grace_period_seconds {
-            body["deleteOptions"] = serde_json::json!({"gracePeriodSeconds": g});
+            body["deleteOptions"] = crate::json_macro::json!({"gracePeriodSeconds": g});
         }
         req.body = Some(Body::Json(body));
         req.grace_period_seconds = grace_period_seconds;

@@ -25,11 +25,12 @@ use super::{Action, Reconciler};
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::json_macro::json;
 use crate::record::WatchEventType;
 use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 

@@ -169,13 +169,13 @@ fn endpoint_ports(pod: &Pod, svc: &Service) -> Vec<EndpointPort> {
 /// The labels every slice of the Service carries: the Service's own (bar reserved keys), the
 /// headless marker, the Service's name and the managing controller.
 fn slice_labels(svc: &Service) -> Labels {
-    let mut labels: Labels = svc
-        .metadata
-        .labels
-        .iter()
-        .filter(|(k, _)| k.as_str() != LABEL_SERVICE_NAME && k.as_str() != LABEL_MANAGED_BY)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut labels: Labels = crate::sort::btree_map(
+        svc.metadata
+            .labels
+            .iter()
+            .filter(|(k, _)| k.as_str() != LABEL_SERVICE_NAME && k.as_str() != LABEL_MANAGED_BY)
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     if svc.spec.cluster_ip == "None" {
         labels.insert(LABEL_HEADLESS.into(), String::new());
     } else {

@@ -22,10 +22,11 @@ use crate::api::batch::{JobCondition, JobStatus};
 use crate::api::{Job, Kind, Object, Pod};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::json_macro::json;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -389,7 +390,7 @@ impl JobController {
         if victims.is_empty() {
             return (0, 0);
         }
-        let dels = victims.iter().map(|p| p.metadata.uid.clone()).collect();
+        let dels = crate::sort::btree_set(victims.iter().map(|p| p.metadata.uid.clone()));
         self.expectations.insert(s.key.clone(), Expectations { adds: 0, dels, set_at: ctx.now });
         let (mut deleted, mut ready) = (0, 0);
         for pod in victims {

@@ -92,9 +92,10 @@ pub trait Reconciler: 'static {
     }
 }
 
-/// Runs a reconciler as a component: sync informers, queue keys, reconcile them.
-pub struct ControllerLoop<R: Reconciler> {
-    pub reconciler: R,
+/// Runs a reconciler as a component: sync informers, queue keys, reconcile them. The
+/// reconciler is boxed so that the loop is compiled once, not once per controller.
+pub struct ControllerLoop {
+    pub reconciler: Box<dyn Reconciler>,
     pub queue: WorkQueue,
     /// Every key once after start (informers' initial lists are state, not changes).
     resync_on_start: bool,
@@ -102,9 +103,14 @@ pub struct ControllerLoop<R: Reconciler> {
     busy_until: Option<Time>,
 }
 
-impl<R: Reconciler> ControllerLoop<R> {
-    pub fn new(reconciler: R) -> Self {
-        ControllerLoop { reconciler, queue: WorkQueue::default(), resync_on_start: true, busy_until: None }
+impl ControllerLoop {
+    pub fn new(reconciler: impl Reconciler) -> Self {
+        ControllerLoop {
+            reconciler: Box::new(reconciler),
+            queue: WorkQueue::default(),
+            resync_on_start: true,
+            busy_until: None,
+        }
     }
 
     fn sync(&mut self, ctx: &mut Ctx) {
@@ -120,7 +126,7 @@ impl<R: Reconciler> ControllerLoop<R> {
     }
 }
 
-impl<R: Reconciler> Component for ControllerLoop<R> {
+impl Component for ControllerLoop {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
         for informer in self.reconciler.informers() {
             let _ = informer.start(ctx);

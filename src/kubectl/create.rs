@@ -8,7 +8,8 @@ use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Reply, Request, Verb};
 use crate::cluster::Cluster;
-use serde_json::{Map, Value, json};
+use crate::json_macro::json;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// `--dry-run`: none, client (print only) or server (the API server runs everything but storage).

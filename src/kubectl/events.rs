@@ -71,7 +71,8 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
                     o.to_json_value()
                 })
                 .collect();
-            let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "EventList", "metadata": {}});
+            let list =
+                crate::json_macro::json!({"apiVersion": "v1", "items": items, "kind": "EventList", "metadata": {}});
             return match o {
                 "json" => Output::ok(super::to_json(&list)),
                 "yaml" => Output::ok(super::to_yaml(&list)),

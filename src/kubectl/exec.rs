@@ -295,7 +295,7 @@ impl Container<'_> {
         if !word.contains('$') {
             return word.to_string();
         }
-        let env: BTreeMap<String, String> = self.environment().into_iter().collect();
+        let env: BTreeMap<String, String> = crate::sort::btree_map(self.environment());
         let mut out = String::new();
         let mut chars = word.chars().peekable();
         while let Some(c) = chars.next() {

@@ -7,8 +7,9 @@ use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, LabelSelector};
 use crate::apiserver::{Reply, Request};
 use crate::cluster::Cluster;
+use crate::json_macro::json;
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub const CLUSTER: &str = "kubernetes";
 pub const USER: &str = "kubernetes-admin";

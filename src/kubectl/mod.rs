@@ -598,7 +598,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
             let value = if values.len() == 1 && !is_list_query(args) {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
-                serde_json::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
+                crate::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
             if objects_out.is_empty() && !is_list_query(args) {
                 // Only errors were printed.

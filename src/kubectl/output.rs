@@ -58,7 +58,7 @@ pub fn print(output: &str, objects: &[Arc<Object>], list: bool, no_headers: bool
             let root = if values.len() == 1 && !list {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
-                serde_json::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
+                crate::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
             let result = if format == "jsonpath" {
                 template.execute(&root)

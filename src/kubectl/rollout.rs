@@ -7,9 +7,10 @@ use crate::api::{Deployment, Kind, Object, ReplicaSet};
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::{FieldSelector, Reply, Request};
 use crate::cluster::Cluster;
+use crate::json_macro::json;
 use crate::sim::Duration;
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

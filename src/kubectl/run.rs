@@ -10,8 +10,9 @@ use super::create::{
 use crate::api::{Kind, Pod};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
+use crate::json_macro::json;
 use crate::sim::Duration;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// `--labels=a=b,c=d` into a map; kubectl's error for a malformed pair.
 fn parse_labels(spec: &str) -> Result<Map<String, Value>, String> {

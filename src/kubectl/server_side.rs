@@ -10,7 +10,8 @@ use crate::apiserver::field_manager::apply_set;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::{Request, Status};
 use crate::cluster::Cluster;
-use serde_json::{Value, json};
+use crate::json_macro::json;
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The field manager kubectl applies as by default.

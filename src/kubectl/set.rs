@@ -9,7 +9,8 @@ use crate::api::Kind;
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
-use serde_json::{Value, json};
+use crate::json_macro::json;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 const SET_HELP: &str = "Configure application resources.\n\n These commands help you make changes to existing application resources.\n\nAvailable Commands:\n  env              Update environment variables on a pod template\n  image            Update the image of a pod template\n  resources        Update resource requests/limits on objects with pod templates\n  selector         Set the selector on a resource\n  serviceaccount   Update the service account of a resource\n  subject          Update the user, group, or service account in a role binding or cluster role binding\n\nUsage:\n  kubectl set SUBCOMMAND [options]\n\nUse \"kubectl set <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
@@ -42,7 +43,7 @@ fn pod_spec_path(kind: Kind) -> Option<&'static [&'static str]> {
 fn update_images(spec: &Value, images: &BTreeMap<String, String>) -> (Value, Vec<String>) {
     let mut patch = serde_json::Map::new();
     let mut missing = Vec::new();
-    let mut found: BTreeMap<&str, bool> = images.keys().map(|k| (k.as_str(), false)).collect();
+    let mut found: BTreeMap<&str, bool> = crate::sort::btree_map(images.keys().map(|k| (k.as_str(), false)));
     for list in ["initContainers", "containers"] {
         let mut changed = Vec::new();
         for c in spec.get(list).and_then(Value::as_array).into_iter().flatten() {

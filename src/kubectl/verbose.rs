@@ -4,9 +4,10 @@
 
 use crate::apiserver::{Body, Reply, Status, Subresource, Verb};
 use crate::cluster::ClientCall;
+use crate::json_macro::json;
 use crate::sim::Time;
 use crate::sort::StableSort;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const PID: u32 = 48213;
 

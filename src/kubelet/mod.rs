@@ -66,7 +66,10 @@ impl Kubelet {
             causes: HashMap::new(),
             unsynced: BTreeSet::new(),
             resync_all: true,
-            runtime: Runtime { images: config.preloaded_images.iter().cloned().collect(), ..Runtime::default() },
+            runtime: Runtime {
+                images: crate::sort::btree_set(config.preloaded_images.iter().cloned()),
+                ..Runtime::default()
+            },
             node_uid: String::new(),
             static_pods: BTreeMap::new(),
             config,
