@@ -98,11 +98,13 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         "grep" => {
             let (mut invert, mut ignore_case, mut count) = (false, false, false);
             let mut max: Option<usize> = None;
+            // `-e P` may come several times: a line matching any of them matches.
+            let mut patterns: Vec<&String> = Vec::new();
             let mut pattern: Option<&String> = None;
             let mut iter = words[1..].iter();
             while let Some(w) = iter.next() {
                 if w == "-e" {
-                    pattern = iter.next();
+                    patterns.extend(iter.next());
                 } else if let Some(n) = w.strip_prefix("-m") {
                     // `-m N` or `-mN`: stop after N matching lines.
                     let n = if n.is_empty() { iter.next().map(String::as_str).unwrap_or("") } else { n };
@@ -125,15 +127,16 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                     pattern = Some(w);
                 }
             }
-            let Some(pattern) = pattern else {
-                return Err("usage: grep [-vic] PATTERN".into());
-            };
+            if patterns.is_empty() {
+                let Some(pattern) = pattern else {
+                    return Err("usage: grep [-vic] PATTERN".into());
+                };
+                patterns.push(pattern);
+            }
             let matches = |l: &str| {
-                if ignore_case {
-                    l.to_lowercase().contains(&pattern.to_lowercase())
-                } else {
-                    l.contains(pattern.as_str())
-                }
+                patterns.iter().any(|p| {
+                    if ignore_case { l.to_lowercase().contains(&p.to_lowercase()) } else { l.contains(p.as_str()) }
+                })
             };
             let kept: Vec<&str> =
                 lines.into_iter().filter(|l| matches(l) != invert).take(max.unwrap_or(usize::MAX)).collect();
@@ -270,6 +273,7 @@ mod tests {
         assert_eq!(filter(&w("grep web"), text).unwrap(), "web-1\nweb-2\n");
         assert_eq!(filter(&w("grep -v web"), text).unwrap(), "NAME\ndb-1\n");
         assert_eq!(filter(&w("grep -m1 web"), text).unwrap(), "web-1\n");
+        assert_eq!(filter(&w("grep -e db -e NAME"), text).unwrap(), "NAME\ndb-1\n");
         assert_eq!(filter(&w("grep -m 1 -v web"), text).unwrap(), "NAME\n");
         assert_eq!(filter(&w("uniq -c"), "a\na\nb\na\n").unwrap(), "      2 a\n      1 b\n      1 a\n");
         assert_eq!(filter(&w("uniq"), "a\na\nb\n").unwrap(), "a\nb\n");

@@ -92,9 +92,10 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
     let mut streams = Vec::new();
     for pod in &pods {
         let names: Vec<String> = if all_containers {
-            pod.spec.containers.iter().map(|c| c.name.clone()).collect()
+            // Init containers first, as kubectl streams them.
+            pod.spec.init_containers.iter().chain(&pod.spec.containers).map(|c| c.name.clone()).collect()
         } else if let Some(c) = args.get("container") {
-            if !pod.spec.containers.iter().any(|x| x.name == c) {
+            if !pod.spec.containers.iter().chain(&pod.spec.init_containers).any(|x| x.name == c) {
                 let all: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
                 return Output::err(format!(
                     "error: container {c} is not valid for pod {}{}",
@@ -103,11 +104,19 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
                 ));
             }
             vec![c.to_string()]
-        } else if pod.spec.containers.len() == 1 || selector.is_some() {
+        } else if (pod.spec.containers.len() == 1 && pod.spec.init_containers.is_empty()) || selector.is_some() {
             pod.spec.containers.first().map(|c| vec![c.name.clone()]).unwrap_or_default()
         } else {
-            // The default container annotation, else the first, as kubectl says on stderr.
+            // The default container annotation, else the first, as kubectl says on stderr
+            // (naming every container, init containers marked).
             let names: Vec<&str> = pod.spec.containers.iter().map(|c| c.name.as_str()).collect();
+            let all: Vec<String> = pod
+                .spec
+                .containers
+                .iter()
+                .map(|c| c.name.clone())
+                .chain(pod.spec.init_containers.iter().map(|c| format!("{} (init)", c.name)))
+                .collect();
             let default = pod
                 .metadata
                 .annotations
@@ -118,7 +127,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             let Some(default) = default else {
                 return Output::err(format!("error: pod {} has no containers", pod.metadata.name));
             };
-            let _ = writeln!(out.stderr, "Defaulted container \"{default}\" out of: {}", names.join(", "));
+            let _ = writeln!(out.stderr, "Defaulted container \"{default}\" out of: {}", all.join(", "));
             vec![default]
         };
         for container in names {
@@ -262,16 +271,22 @@ pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out:
 
 /// Whether a container has started (has logs), else the API server's refusal.
 fn started(pod: &Pod, container: &str) -> Result<(), String> {
-    let status = pod.status.container_statuses.iter().find(|s| s.name == container);
+    let status =
+        pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses).find(|s| s.name == container);
     if status.is_some_and(|s| !s.container_id.is_empty()) {
         return Ok(());
     }
     let reason =
         status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
+    let why = match reason.as_str() {
+        "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
+            "trying and failing to pull image"
+        }
+        other => other,
+    };
     Err(format!(
-        "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {}",
+        "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {why}",
         pod.metadata.name,
-        if reason == "ContainerCreating" { "ContainerCreating" } else { "trying and failing to pull image" }
     ))
 }
 
@@ -283,7 +298,11 @@ fn read(cluster: &Cluster, s: &Stream, previous: bool) -> Option<Vec<(Time, Stri
 fn is_running(cluster: &Cluster, s: &Stream) -> bool {
     cluster.api().peek(Kind::Pod, &s.namespace, &s.pod).is_some_and(|o| {
         o.as_pod().is_some_and(|p| {
-            p.status.container_statuses.iter().any(|c| c.name == s.container && c.state.running.is_some())
+            p.status
+                .container_statuses
+                .iter()
+                .chain(&p.status.init_container_statuses)
+                .any(|c| c.name == s.container && c.state.running.is_some())
         })
     })
 }

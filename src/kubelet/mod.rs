@@ -285,7 +285,12 @@ impl Kubelet {
         let mut next_ip = || {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
-        let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip);
+        // What the pod's processes look up in the cluster's DNS (the container's part, played
+        // here): `until nslookup NAME` ends once NAME resolves.
+        let api = &*ctx.api;
+        let namespace = pod.metadata.namespace.as_str();
+        let resolves = |name: &str| crate::dns::resolve(api, name, namespace).is_ok();
+        let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip, &resolves);
         let status = worker.status(pod, ctx.now);
         let mut delete = false;
         for action in actions {

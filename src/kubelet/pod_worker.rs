@@ -107,6 +107,10 @@ struct ContainerRun {
     files: Vec<FileSpan>,
     /// A probe asked for a restart: the container is being stopped and exits then, with this code.
     probe_kill: Option<(Time, i32)>,
+    /// An init container: it runs to success before the next one, and the app containers, start.
+    init: bool,
+    /// When a process waiting on the world (`until nslookup …`) next checks it.
+    next_check: Option<Time>,
 }
 
 impl ContainerRun {
@@ -148,12 +152,20 @@ pub struct PodWorker {
 
 impl PodWorker {
     pub fn new(pod: &Pod, now: Time, host_ip: &str) -> Self {
-        let containers = pod
-            .spec
-            .containers
-            .iter()
-            .map(|c| ContainerRun {
-                spec: c.clone(),
+        // Init containers first, in order; a sidecar (an init container that restarts
+        // Always) runs beside the app containers.
+        let (sidecars, inits): (Vec<&Container>, Vec<&Container>) =
+            pod.spec.init_containers.iter().partition(|c| c.restart_policy.as_deref() == Some("Always"));
+        let n_init = inits.len();
+        let containers = inits
+            .into_iter()
+            .chain(sidecars)
+            .chain(pod.spec.containers.iter())
+            .enumerate()
+            .map(|(i, c)| with_namespace_file(c, &pod.metadata.namespace, i < n_init))
+            .map(|(c, init)| ContainerRun {
+                init,
+                next_check: None,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -179,6 +191,7 @@ impl PodWorker {
                 listening: Vec::new(),
                 files: Vec::new(),
                 probe_kill: None,
+                spec: c,
             })
             .collect();
         PodWorker {
@@ -229,6 +242,8 @@ impl PodWorker {
     }
 
     /// Moves the pod along as far as `now` allows.
+    /// `resolves` answers whether a name resolves in the cluster's DNS, for processes that
+    /// wait until it does.
     pub fn step(
         &mut self,
         pod: &Pod,
@@ -236,8 +251,9 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         next_ip: &mut dyn FnMut() -> String,
+        resolves: &dyn Fn(&str) -> bool,
     ) -> Vec<Action> {
-        let actions = self.advance(pod, now, runtime, rng, next_ip);
+        let actions = self.advance(pod, now, runtime, rng, next_ip, resolves);
         self.wakeup = self.compute_wakeup();
         actions
     }
@@ -249,6 +265,7 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         next_ip: &mut dyn FnMut() -> String,
+        resolves: &dyn Fn(&str) -> bool,
     ) -> Vec<Action> {
         let mut actions = Vec::new();
         if pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() && self.terminating {
@@ -266,11 +283,33 @@ impl PodWorker {
             _ => {}
         }
         let policy = pod.restart_policy().to_string();
+        // Init containers run one at a time, each to success, before the app containers
+        // start; a failed one is retried (OnFailure) unless the pod never restarts.
+        let init_policy = if policy == "Never" { "Never" } else { "OnFailure" };
         for i in 0..self.containers.len() {
-            self.step_container(i, &policy, now, runtime, rng, &mut actions);
+            if self.containers[i].init {
+                if !self.init_done(i) {
+                    self.step_container(i, init_policy, now, runtime, rng, &mut actions, resolves);
+                }
+                if !self.init_done(i) {
+                    return actions;
+                }
+                continue;
+            }
+            self.step_container(i, &policy, now, runtime, rng, &mut actions, resolves);
             self.step_probes(i, &policy, now, rng, &mut actions);
         }
         actions
+    }
+
+    /// Whether init container `i` has run to success.
+    fn init_done(&self, i: usize) -> bool {
+        matches!(&self.containers[i].state, State::Terminated(t) if t.exit_code == 0)
+    }
+
+    /// Whether every init container has run to success.
+    fn initialized(&self) -> bool {
+        (0..self.containers.len()).all(|i| !self.containers[i].init || self.init_done(i))
     }
 
     /// Runs the container's probes that are due, and acts on what they decide: a startup
@@ -368,6 +407,7 @@ impl PodWorker {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn step_container(
         &mut self,
         i: usize,
@@ -376,10 +416,12 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         actions: &mut Vec<Action>,
+        resolves: &dyn Fn(&str) -> bool,
     ) {
         let pod_ref = self.pod_ref.clone();
         let c = &mut self.containers[i];
-        let field_path = format!("spec.containers{{{}}}", c.spec.name);
+        let list = if c.init { "initContainers" } else { "containers" };
+        let field_path = format!("spec.{list}{{{}}}", c.spec.name);
         let image = c.spec.image.clone();
         let ev = |type_: &'static str, reason: &'static str, message: String| Action::Event {
             type_,
@@ -508,6 +550,8 @@ impl PodWorker {
                 }
                 c.state =
                     State::Running { started: now, exits_at: run.lifetime.map(|d| now + d), exit_code: run.exit_code };
+                // A loop waiting on the world checks first at once.
+                c.next_check = run.waits_for.as_ref().map(|_| now);
                 c.run = Some(run);
                 c.listening = script::listening(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
                 c.files = script::files(behaviour, &c.spec.command, &c.spec.args);
@@ -522,7 +566,21 @@ impl PodWorker {
                     }
                 }
             }
-            State::Running { started, exits_at, exit_code } => {
+            State::Running { started, mut exits_at, exit_code } => {
+                // A loop waiting on the world ends at the first check that finds it so.
+                if let (Some(check), Some(wait)) = (c.next_check, c.run.as_ref().and_then(|r| r.waits_for.as_ref()))
+                    && now >= check
+                    && exits_at.is_none()
+                {
+                    if resolves(&wait.resolves) {
+                        exits_at = Some(now);
+                        c.next_check = None;
+                        c.state = State::Running { started, exits_at, exit_code: 0 };
+                    } else {
+                        let rounds = now.since(check).0 / wait.period.0.max(1) + 1;
+                        c.next_check = Some(check + Duration(wait.period.0 * rounds));
+                    }
+                }
                 // The process ends on its own, or (being stopped for a failed probe) when that
                 // stop completes.
                 let (at, exit_code, by_probe) = match (c.probe_kill, exits_at) {
@@ -586,7 +644,7 @@ impl PodWorker {
             }
             State::Terminated(_) if c.restart_at.is_some() && c.restart_at.is_some_and(|at| now >= at) => {
                 c.state = State::Waiting { reason: String::new(), message: String::new() };
-                self.step_container(i, policy, now, runtime, rng, actions);
+                self.step_container(i, policy, now, runtime, rng, actions, resolves);
             }
             _ => {}
         }
@@ -662,7 +720,7 @@ impl PodWorker {
                 consider(at);
             }
             if let State::Running { exits_at, .. } = c.state {
-                if let Some(at) = exits_at {
+                if let Some(at) = exits_at.or(c.next_check) {
                     consider(at);
                 }
                 if let Some(at) = c.stopping_until {
@@ -720,59 +778,68 @@ impl PodWorker {
             container_statuses: Vec::new(),
             qos_class: qos_class(pod).into(),
         };
-        status.container_statuses = self
-            .containers
-            .iter()
-            .map(|c| {
-                let ready = c.ready() && !self.terminating;
-                let state = match &c.state {
-                    State::Waiting { reason, message } => ContainerState {
-                        waiting: Some(ContainerStateWaiting {
-                            reason: if reason.is_empty() { "ContainerCreating".into() } else { reason.clone() },
-                            message: message.clone(),
-                        }),
-                        ..Default::default()
-                    },
-                    State::Running { started, .. } => ContainerState {
-                        running: Some(ContainerStateRunning { started_at: Some(*started) }),
-                        ..Default::default()
-                    },
-                    State::Terminated(t) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
-                };
-                let last_state = match (&c.state, &c.last_termination) {
-                    (State::Terminated(_), _) => ContainerState::default(),
-                    (_, Some(t)) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
-                    _ => ContainerState::default(),
-                };
-                let image_id =
-                    if c.image == ImageState::Present { images::digest(&c.reference) } else { String::new() };
-                ContainerStatus {
-                    name: c.spec.name.clone(),
-                    state,
-                    last_state,
-                    ready,
-                    restart_count: c.restart_count,
-                    image: c.spec.image.clone(),
-                    image_id,
-                    container_id: c.container_id.clone(),
-                    started: Some(c.started()),
-                }
-            })
-            .collect();
+        let initialized = self.initialized();
+        let status_of = |c: &ContainerRun| {
+            let ready = if c.init { matches!(&c.state, State::Terminated(t) if t.exit_code == 0) } else { c.ready() }
+                && !self.terminating;
+            let state = match &c.state {
+                State::Waiting { reason, message } => ContainerState {
+                    waiting: Some(ContainerStateWaiting {
+                        // Until the init containers are done, the others wait for them.
+                        reason: match reason.as_str() {
+                            "" | "ContainerCreating" if !initialized => "PodInitializing".into(),
+                            "" => "ContainerCreating".into(),
+                            r => r.into(),
+                        },
+                        message: message.clone(),
+                    }),
+                    ..Default::default()
+                },
+                State::Running { started, .. } => ContainerState {
+                    running: Some(ContainerStateRunning { started_at: Some(*started) }),
+                    ..Default::default()
+                },
+                State::Terminated(t) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
+            };
+            let last_state = match (&c.state, &c.last_termination) {
+                (State::Terminated(_), _) => ContainerState::default(),
+                (_, Some(t)) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
+                _ => ContainerState::default(),
+            };
+            let image_id = if c.image == ImageState::Present { images::digest(&c.reference) } else { String::new() };
+            ContainerStatus {
+                name: c.spec.name.clone(),
+                state,
+                last_state,
+                ready,
+                restart_count: c.restart_count,
+                image: c.spec.image.clone(),
+                image_id,
+                container_id: c.container_id.clone(),
+                started: Some(c.started()),
+            }
+        };
+        status.init_container_statuses = self.containers.iter().filter(|c| c.init).map(status_of).collect();
+        status.container_statuses = self.containers.iter().filter(|c| !c.init).map(status_of).collect();
         // Phase.
         let policy = pod.restart_policy();
-        let never_started = self.containers.iter().any(|c| c.container_id.is_empty());
-        let running = self.containers.iter().any(|c| matches!(c.state, State::Running { .. }));
-        let restarting = self.containers.iter().any(|c| {
+        let apps: Vec<&ContainerRun> = self.containers.iter().filter(|c| !c.init).collect();
+        let never_started = apps.iter().any(|c| c.container_id.is_empty());
+        let running = apps.iter().any(|c| matches!(c.state, State::Running { .. }));
+        let restarting = apps.iter().any(|c| {
             c.restart_at.is_some() || matches!(&c.state, State::Waiting { reason, .. } if reason == "CrashLoopBackOff")
         });
-        let codes: Vec<i32> = self
-            .containers
+        let codes: Vec<i32> = apps
             .iter()
             .filter_map(|c| if let State::Terminated(t) = &c.state { Some(t.exit_code) } else { None })
             .collect();
-        let all_terminated = codes.len() == self.containers.len() && !self.containers.is_empty();
-        status.phase = if never_started && !self.terminating {
+        let all_terminated = codes.len() == apps.len() && !apps.is_empty();
+        // An init container that failed in a pod that never restarts fails the pod.
+        let init_failed = policy == "Never"
+            && self.containers.iter().any(|c| c.init && matches!(&c.state, State::Terminated(t) if t.exit_code != 0));
+        status.phase = if init_failed {
+            "Failed"
+        } else if (!initialized || never_started) && !self.terminating {
             "Pending"
         } else if running || restarting {
             "Running"
@@ -806,9 +873,16 @@ impl PodWorker {
         let not_ready_message =
             // Only an unready condition carries the message.
             if done || all_ready { String::new() } else { format!("containers with unready status: [{}]", unready.join(" ")) };
+        let incomplete: Vec<&str> = self
+            .containers
+            .iter()
+            .filter(|c| c.init && !matches!(&c.state, State::Terminated(t) if t.exit_code == 0))
+            .map(|c| c.spec.name.as_str())
+            .collect();
+        let incomplete_message = format!("containers with incomplete status: [{}]", incomplete.join(" "));
         let conditions = [
             cond("PodReadyToStartContainers", sandbox, "", String::new()),
-            cond("Initialized", true, "", String::new()),
+            cond("Initialized", incomplete.is_empty(), "ContainersNotInitialized", incomplete_message),
             cond("Ready", all_ready, not_ready_reason, not_ready_message.clone()),
             cond("ContainersReady", all_ready, not_ready_reason, not_ready_message),
             cond("PodScheduled", true, "", String::new()),
@@ -829,6 +903,20 @@ impl PodWorker {
             .collect();
         status
     }
+}
+
+/// A container as its process sees it: `$(cat …/serviceaccount/namespace)` in its command
+/// reads the namespace file the service account volume mounts (the docs' init containers
+/// build Service names with it). Returned with whether it is an init container.
+fn with_namespace_file(c: &Container, namespace: &str, init: bool) -> (Container, bool) {
+    const READ_NAMESPACE: &str = "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)";
+    let mut c = c.clone();
+    for word in c.command.iter_mut().chain(c.args.iter_mut()) {
+        if word.contains(READ_NAMESPACE) {
+            *word = word.replace(READ_NAMESPACE, namespace);
+        }
+    }
+    (c, init)
 }
 
 /// Whether a running container's probes are about to decide something on their own: a
@@ -944,7 +1032,7 @@ mod tests {
         let mut events = Vec::new();
         let mut now = Time::ZERO;
         while now <= until {
-            for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string()) {
+            for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string(), &|_| false) {
                 if let Action::Event { reason, message, .. } = action {
                     events.push((now, format!("{reason}: {message}")));
                 }
@@ -961,6 +1049,57 @@ mod tests {
 
     fn seconds(t: Time) -> u64 {
         t.0 / 1000
+    }
+
+    #[test]
+    fn init_containers_run_one_after_another_to_success_before_the_app_starts() {
+        let mut pod = pod(busybox("echo app; sleep 600"));
+        let init = |name: &str, script: &str| Container { name: name.into(), ..busybox(script) };
+        Arc::make_mut(&mut pod.spec).init_containers = vec![init("first", "sleep 3"), init("second", "sleep 2")];
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
+        let started: Vec<u64> =
+            events.iter().filter(|(_, e)| e.starts_with("Started:")).map(|(t, _)| seconds(*t)).collect();
+        assert_eq!(started.len(), 3, "{events:?}");
+        // Each starts once the one before has exited: 3 s, then 2 s later.
+        assert!(started[1] >= started[0] + 3 && started[2] >= started[1] + 2, "{started:?}");
+        assert_eq!(pod.status.phase, "Running");
+        let done = |s: &ContainerStatus| s.state.terminated.as_ref().map(|t| t.reason.as_str()) == Some("Completed");
+        assert!(pod.status.init_container_statuses.iter().all(done), "{:?}", pod.status.init_container_statuses);
+        assert!(pod.status.conditions.iter().any(|c| c.type_ == "Initialized" && c.status == "True"));
+    }
+
+    #[test]
+    fn while_an_init_container_waits_the_pod_is_pending_and_not_initialized() {
+        let mut pod = pod(busybox("sleep 600"));
+        let wait = Container {
+            name: "wait".into(),
+            ..busybox("until nslookup db.default.svc.cluster.local; do echo waiting; sleep 2; done")
+        };
+        Arc::make_mut(&mut pod.spec).init_containers = vec![wait];
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(30));
+        assert_eq!(pod.status.phase, "Pending");
+        let app = &pod.status.container_statuses[0];
+        assert_eq!(app.state.waiting.as_ref().map(|w| w.reason.as_str()), Some("PodInitializing"));
+        let initialized = pod.status.conditions.iter().find(|c| c.type_ == "Initialized").unwrap();
+        assert_eq!(
+            (initialized.status.as_str(), initialized.message.as_str()),
+            ("False", "containers with incomplete status: [wait]")
+        );
+        // Once the name resolves, the loop ends at its next check and the app starts.
+        let mut rng = Rng::new(7);
+        let now = Time::ZERO + Duration::seconds(31);
+        let resolves = |name: &str| name == "db.default.svc.cluster.local";
+        let mut at = now;
+        for _ in 0..10 {
+            worker.step(&pod, at, &mut runtime, &mut rng, &mut || "10.244.1.2".to_string(), &resolves);
+            pod.status = worker.status(&pod, at);
+            at = worker.next_wakeup().filter(|t| *t > at).unwrap_or(at + Duration::millis(500));
+        }
+        assert_eq!(pod.status.phase, "Running", "{:?}", pod.status);
     }
 
     #[test]

@@ -14,11 +14,22 @@ pub struct Run {
     pub logs: Vec<(Duration, String)>,
     /// Whether it stops promptly on SIGTERM (a shell as PID 1 ignores it).
     pub honours_sigterm: bool,
+    /// A loop that ends when something outside the container comes true.
+    pub waits_for: Option<Wait>,
+}
+
+/// `until nslookup NAME; do …; sleep N; done`: the loop checks every `period` whether `NAME`
+/// resolves in the cluster's DNS, and the process exits (0) once it does. The kubelet, which
+/// plays the container's part, makes the check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wait {
+    pub resolves: String,
+    pub period: Duration,
 }
 
 impl Run {
     fn forever(logs: Vec<(Duration, String)>) -> Run {
-        Run { lifetime: None, exit_code: 0, logs, honours_sigterm: true }
+        Run { lifetime: None, exit_code: 0, logs, honours_sigterm: true, waits_for: None }
     }
 }
 
@@ -31,9 +42,13 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
         Behaviour::Server { .. } if command.is_empty() || runs_own_binary(image_repo, &argv) => {
             Run::forever(server_banner(image_repo))
         }
-        Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => {
-            Run { lifetime: Some(Duration::millis(50)), exit_code: 0, logs: Vec::new(), honours_sigterm: true }
-        }
+        Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => Run {
+            lifetime: Some(Duration::millis(50)),
+            exit_code: 0,
+            logs: Vec::new(),
+            honours_sigterm: true,
+            waits_for: None,
+        },
         _ => run_argv(&argv),
     }
 }
@@ -69,9 +84,13 @@ fn run_argv(argv: &[String]) -> Run {
     match program {
         "sh" | "bash" | "ash" => match argv.iter().position(|a| a == "-c") {
             Some(i) => run_script(argv.get(i + 1).map(String::as_str).unwrap_or("")),
-            None => {
-                Run { lifetime: Some(Duration::millis(50)), exit_code: 0, logs: Vec::new(), honours_sigterm: false }
-            }
+            None => Run {
+                lifetime: Some(Duration::millis(50)),
+                exit_code: 0,
+                logs: Vec::new(),
+                honours_sigterm: false,
+                waits_for: None,
+            },
         },
         "perl" if argv.iter().any(|a| a.contains("bpi(")) => {
             let digits: usize =
@@ -84,6 +103,7 @@ fn run_argv(argv: &[String]) -> Run {
                 exit_code: 0,
                 logs: vec![(Duration::seconds(secs), pi)],
                 honours_sigterm: true,
+                waits_for: None,
             }
         }
         "nginx" | "httpd" | "redis-server" | "httpd-foreground" | "fluentd" => Run::forever(Vec::new()),
@@ -236,12 +256,28 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
                 }
             }
             let period = if period == Duration::ZERO { Duration::seconds(1) } else { period };
+            // `until nslookup NAME`: each round nslookup says it cannot find NAME, until it can.
+            let waits_for = stmt.strip_prefix("until ").and_then(|cond| match shell_words(cond).as_slice() {
+                [program, name] if program == "nslookup" => Some(Wait { resolves: name.clone(), period }),
+                _ => None,
+            });
+            if let Some(w) = &waits_for {
+                let dns = crate::bootstrap::KUBE_DNS_IP;
+                let failed = [
+                    format!("Server:\t\t{dns}"),
+                    format!("Address:\t{dns}:53"),
+                    String::new(),
+                    format!("** server can't find {}: NXDOMAIN", w.resolves),
+                    String::new(),
+                ];
+                lines.splice(0..0, failed);
+            }
             for n in 0..20u64 {
                 for line in &lines {
                     logs.push((elapsed + Duration(period.0 * n), line.clone()));
                 }
             }
-            return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false }, files);
+            return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for }, files);
         }
         for (part, op) in split_logical(stmt) {
             if !op.runs_after(last_code) {
@@ -249,7 +285,10 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             }
             if let Some(code) = part.strip_prefix("exit") {
                 let code = code.trim().parse().unwrap_or(last_code);
-                return (Run { lifetime: Some(elapsed), exit_code: code, logs, honours_sigterm: false }, files);
+                return (
+                    Run { lifetime: Some(elapsed), exit_code: code, logs, honours_sigterm: false, waits_for: None },
+                    files,
+                );
             }
             let (cmd, target) = redirection(part);
             let (d, out, code) = simple_command(&cmd);
@@ -261,13 +300,15 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             }
             match d {
                 Some(d) => elapsed = elapsed + d,
-                None => return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false }, files),
+                None => {
+                    return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for: None }, files);
+                }
             }
             last_code = code;
         }
     }
     let lifetime = Some(elapsed.max(Duration::millis(10)));
-    (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false }, files)
+    (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false, waits_for: None }, files)
 }
 
 /// Splits `cmd > file` (or `>>`) into the command and the file its output goes to; other
