@@ -98,6 +98,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         "grep" => {
             let (mut invert, mut ignore_case, mut count) = (false, false, false);
             let mut max: Option<usize> = None;
+            let mut after = 0usize;
             // `-e P` may come several times: a line matching any of them matches.
             let mut patterns: Vec<&String> = Vec::new();
             let mut pattern: Option<&String> = None;
@@ -109,6 +110,10 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                     // `-m N` or `-mN`: stop after N matching lines.
                     let n = if n.is_empty() { iter.next().map(String::as_str).unwrap_or("") } else { n };
                     max = Some(n.parse().map_err(|_| format!("grep: invalid max count: '{n}'"))?);
+                } else if let Some(n) = w.strip_prefix("-A") {
+                    // `-A N`: N lines of context after each match.
+                    let n = if n.is_empty() { iter.next().map(String::as_str).unwrap_or("") } else { n };
+                    after = n.parse().map_err(|_| format!("grep: {n}: invalid context length argument"))?;
                 } else if let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) {
                     for f in flags.chars() {
                         match f {
@@ -118,7 +123,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                             'E' | 'F' => {}
                             other => {
                                 return Err(format!(
-                                    "grep: option -{other} is not supported here (only -v -i -c -m -e -E)"
+                                    "grep: option -{other} is not supported here (only -v -i -c -m -A -e -E)"
                                 ));
                             }
                         }
@@ -138,9 +143,27 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                     if ignore_case { l.to_lowercase().contains(&p.to_lowercase()) } else { l.contains(p.as_str()) }
                 })
             };
-            let kept: Vec<&str> =
-                lines.into_iter().filter(|l| matches(l) != invert).take(max.unwrap_or(usize::MAX)).collect();
-            Ok(if count { format!("{}\n", kept.len()) } else { join(kept) })
+            let hits: Vec<usize> =
+                (0..lines.len()).filter(|&i| matches(lines[i]) != invert).take(max.unwrap_or(usize::MAX)).collect();
+            if count {
+                return Ok(format!("{}\n", hits.len()));
+            }
+            // Each match with its `-A` lines after it; groups that do not touch are set
+            // apart by `--`, as GNU grep does.
+            let mut out: Vec<&str> = Vec::new();
+            let mut shown_to: Option<usize> = None;
+            for &i in &hits {
+                let start = shown_to.map_or(i, |end| i.max(end + 1));
+                if after > 0 && shown_to.is_some_and(|end| i > end + 1) {
+                    out.push("--");
+                }
+                let end = (i + after).min(lines.len() - 1);
+                if start <= end {
+                    out.extend(&lines[start..=end]);
+                }
+                shown_to = Some(shown_to.map_or(end, |e| e.max(end)));
+            }
+            Ok(join(out))
         }
         "wc" => Ok(if words.iter().any(|w| w == "-l") {
             format!("{}\n", lines.len())
@@ -274,6 +297,9 @@ mod tests {
         assert_eq!(filter(&w("grep -v web"), text).unwrap(), "NAME\ndb-1\n");
         assert_eq!(filter(&w("grep -m1 web"), text).unwrap(), "web-1\n");
         assert_eq!(filter(&w("grep -e db -e NAME"), text).unwrap(), "NAME\ndb-1\n");
+        assert_eq!(filter(&w("grep -A1 web-1"), text).unwrap(), "web-1\nweb-2\n");
+        assert_eq!(filter(&w("grep -A 1 -e NAME -e db"), text).unwrap(), "NAME\nweb-1\n--\ndb-1\n");
+        assert_eq!(filter(&w("grep -A2 web"), text).unwrap(), "web-1\nweb-2\ndb-1\n");
         assert_eq!(filter(&w("grep -m 1 -v web"), text).unwrap(), "NAME\n");
         assert_eq!(filter(&w("uniq -c"), "a\na\nb\na\n").unwrap(), "      2 a\n      1 b\n      1 a\n");
         assert_eq!(filter(&w("uniq"), "a\na\nb\n").unwrap(), "a\nb\n");

@@ -156,7 +156,7 @@ impl Container<'_> {
     fn userland(&self) -> Userland {
         let (repo, tag) = (self.image.repository.as_str(), self.image.tag.as_str());
         match repo {
-            "busybox" | "registry.k8s.io/busybox" | "alpine" => Userland::Busybox,
+            "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
             _ if tag.contains("alpine") => Userland::Busybox,
             "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
             // The tutorials' apps: bootcamp (Node on Debian, with curl), the guestbook

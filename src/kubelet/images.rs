@@ -146,6 +146,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 190_478_211,
         behaviour: Behaviour::Server { port: 80 },
     },
+    // The docs' memory-limit examples run `stress` from this image.
+    ImageInfo {
+        repository: "polinux/stress",
+        tags: &["latest", "1.0.4"],
+        size: 4_041_374,
+        behaviour: Behaviour::Shell,
+    },
     // The tutorials' own apps. Learn Kubernetes Basics: the bootcamp app answers every path
     // on 8080 with its pod's name and version (v2 is on Docker Hub; v10 does not exist, which
     // the tutorial's failed rollout relies on).

@@ -111,6 +111,8 @@ struct ContainerRun {
     init: bool,
     /// When a process waiting on the world (`until nslookup …`) next checks it.
     next_check: Option<Time>,
+    /// The current instance holds more memory than its limit: the OOM killer ends it.
+    oom: bool,
 }
 
 impl ContainerRun {
@@ -166,6 +168,7 @@ impl PodWorker {
             .map(|(c, init)| ContainerRun {
                 init,
                 next_check: None,
+                oom: false,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -548,8 +551,16 @@ impl PodWorker {
                 for (offset, line) in &run.logs {
                     c.logs.push((now + *offset, line.clone()));
                 }
-                c.state =
-                    State::Running { started: now, exits_at: run.lifetime.map(|d| now + d), exit_code: run.exit_code };
+                // A process that holds more memory than its limit is killed by the kernel's
+                // OOM killer as it allocates it.
+                let limit = c.spec.resources.limits.get("memory").map(|q| q.value().max(0) as u64);
+                c.oom = limit.is_some_and(|l| run.memory > l);
+                let (exits_at, exit_code) = if c.oom {
+                    (Some(now + Duration::millis(rng.between(300, 900))), 137)
+                } else {
+                    (run.lifetime.map(|d| now + d), run.exit_code)
+                };
+                c.state = State::Running { started: now, exits_at, exit_code };
                 // A loop waiting on the world checks first at once.
                 c.next_check = run.waits_for.as_ref().map(|_| now);
                 c.run = Some(run);
@@ -590,7 +601,11 @@ impl PodWorker {
                 };
                 let terminated = ContainerStateTerminated {
                     exit_code,
-                    reason: if exit_code == 0 { "Completed".into() } else { "Error".into() },
+                    reason: match exit_code {
+                        0 => "Completed".into(),
+                        137 if c.oom && !by_probe => "OOMKilled".into(),
+                        _ => "Error".into(),
+                    },
                     started_at: Some(started),
                     finished_at: Some(at),
                     container_id: c.container_id.clone(),

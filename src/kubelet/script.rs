@@ -16,6 +16,9 @@ pub struct Run {
     pub honours_sigterm: bool,
     /// A loop that ends when something outside the container comes true.
     pub waits_for: Option<Wait>,
+    /// Memory the process holds once running, in bytes (0: too little to matter); above the
+    /// container's limit the kernel's OOM killer ends it.
+    pub memory: u64,
 }
 
 /// `until nslookup NAME; do …; sleep N; done`: the loop checks every `period` whether `NAME`
@@ -29,7 +32,7 @@ pub struct Wait {
 
 impl Run {
     fn forever(logs: Vec<(Duration, String)>) -> Run {
-        Run { lifetime: None, exit_code: 0, logs, honours_sigterm: true, waits_for: None }
+        Run { lifetime: None, exit_code: 0, logs, honours_sigterm: true, waits_for: None, memory: 0 }
     }
 }
 
@@ -48,6 +51,7 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
             logs: Vec::new(),
             honours_sigterm: true,
             waits_for: None,
+            memory: 0,
         },
         _ => run_argv(&argv),
     }
@@ -90,6 +94,7 @@ fn run_argv(argv: &[String]) -> Run {
                 logs: Vec::new(),
                 honours_sigterm: false,
                 waits_for: None,
+                memory: 0,
             },
         },
         "perl" if argv.iter().any(|a| a.contains("bpi(")) => {
@@ -104,11 +109,34 @@ fn run_argv(argv: &[String]) -> Run {
                 logs: vec![(Duration::seconds(secs), pi)],
                 honours_sigterm: true,
                 waits_for: None,
+                memory: 0,
             }
+        }
+        // The docs' memory examples: `stress --vm N --vm-bytes SIZE --vm-hang 1` holds N × SIZE.
+        "stress" => {
+            let flag = |name: &str| argv.iter().position(|a| a == name).and_then(|i| argv.get(i + 1));
+            let workers: u64 = flag("--vm").and_then(|n| n.parse().ok()).unwrap_or(0);
+            let each = flag("--vm-bytes").and_then(|b| stress_bytes(b)).unwrap_or(256 << 20);
+            let line = format!("stress: info: [1] dispatching hogs: 0 cpu, 0 io, {workers} vm, 0 hdd");
+            Run { memory: workers * each, ..Run::forever(vec![(Duration::ZERO, line)]) }
         }
         "nginx" | "httpd" | "redis-server" | "httpd-foreground" | "fluentd" => Run::forever(Vec::new()),
         _ => run_script(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")),
     }
+}
+
+/// `stress`'s sizes: a number with an optional B, K, M or G (powers of 1024).
+fn stress_bytes(text: &str) -> Option<u64> {
+    let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let n: u64 = digits.parse().ok()?;
+    let scale = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return None,
+    };
+    Some(n * scale)
 }
 
 fn shell_quote(arg: &str) -> String {
@@ -277,7 +305,7 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
                     logs.push((elapsed + Duration(period.0 * n), line.clone()));
                 }
             }
-            return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for }, files);
+            return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for, memory: 0 }, files);
         }
         for (part, op) in split_logical(stmt) {
             if !op.runs_after(last_code) {
@@ -286,7 +314,14 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             if let Some(code) = part.strip_prefix("exit") {
                 let code = code.trim().parse().unwrap_or(last_code);
                 return (
-                    Run { lifetime: Some(elapsed), exit_code: code, logs, honours_sigterm: false, waits_for: None },
+                    Run {
+                        lifetime: Some(elapsed),
+                        exit_code: code,
+                        logs,
+                        honours_sigterm: false,
+                        waits_for: None,
+                        memory: 0,
+                    },
                     files,
                 );
             }
@@ -301,14 +336,17 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             match d {
                 Some(d) => elapsed = elapsed + d,
                 None => {
-                    return (Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for: None }, files);
+                    return (
+                        Run { lifetime: None, exit_code: 0, logs, honours_sigterm: false, waits_for: None, memory: 0 },
+                        files,
+                    );
                 }
             }
             last_code = code;
         }
     }
     let lifetime = Some(elapsed.max(Duration::millis(10)));
-    (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false, waits_for: None }, files)
+    (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false, waits_for: None, memory: 0 }, files)
 }
 
 /// Splits `cmd > file` (or `>>`) into the command and the file its output goes to; other
