@@ -491,11 +491,24 @@ impl Container<'_> {
         // What the container's own script wrote so far (`touch /tmp/healthy`, `echo > file`).
         let started = self.started_at();
         if let (Ok(info), Some(started)) = (images::lookup(&self.image), started) {
-            let spans = crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args);
             let age = self.cluster.now().since(started);
-            for span in &spans {
-                if let Some(f) = crate::kubelet::script::file_at(&spans, &span.path, age) {
-                    files.insert(f.path.clone(), f.content.clone());
+            // The postStart hook's command runs as the container starts, beside its process.
+            let hook: Option<Vec<String>> = self
+                .spec
+                .lifecycle
+                .as_ref()
+                .and_then(|l| l.pointer("/postStart/exec/command"))
+                .and_then(|c| c.as_array())
+                .map(|words| words.iter().filter_map(|w| w.as_str().map(String::from)).collect());
+            let mut scripts = vec![crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args)];
+            if let Some(hook) = hook.filter(|h| !h.is_empty()) {
+                scripts.push(crate::kubelet::script::files(images::Behaviour::Shell, &hook, &[]));
+            }
+            for spans in &scripts {
+                for span in spans {
+                    if let Some(f) = crate::kubelet::script::file_at(spans, &span.path, age) {
+                        files.insert(f.path.clone(), f.content.clone());
+                    }
                 }
             }
         }
