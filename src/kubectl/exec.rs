@@ -507,7 +507,9 @@ impl Container<'_> {
             for spans in &scripts {
                 for span in spans {
                     if let Some(f) = crate::kubelet::script::file_at(spans, &span.path, age) {
-                        files.insert(f.path.clone(), f.content.clone());
+                        // The model keeps a written file's lines without the last newline.
+                        let content = if f.content.is_empty() { String::new() } else { format!("{}\n", f.content) };
+                        files.insert(f.path.clone(), content);
                     }
                 }
             }
