@@ -96,7 +96,7 @@ const IMPERATIVE_VERBS: &[&str] =
 /// Rollout, informational and events verbs.
 const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
 /// exec, watch and follow, and the verbs answered without their server side.
-const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale"];
+const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale", "port-forward"];
 
 /// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
 /// (the page's); None when `words` is not such a command.
@@ -158,6 +158,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "top" => return unserved::top(&args),
         "edit" => return unserved::edit(cluster, &args),
         "autoscale" => return unserved::autoscale(cluster, &args),
+        "port-forward" => return unserved::port_forward(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
         "events" => return events::run(cluster, &args),
         "explain" => return explain::run(&args),

@@ -1,7 +1,8 @@
 //! Verbs whose server side this sandbox does not run, answered as real kubectl answers a
 //! cluster without it: `top` (no metrics-server, so no Metrics API), `autoscale` (no
-//! HorizontalPodAutoscaler API), `edit` (no editor in a terminal without a screen), and every
-//! verb while the API server cannot be reached.
+//! HorizontalPodAutoscaler API), `edit` (no editor in a terminal without a screen),
+//! `port-forward` (no machine of the student's to listen on), and every verb while the API
+//! server cannot be reached.
 
 use super::args::Args;
 use super::{Output, namespace_flag};
@@ -79,6 +80,80 @@ fn target(cluster: &mut Cluster, args: &Args) -> Result<(Kind, String), Output> 
         Ok(_) => Ok((kind, name)),
         Err(status) => Err(Output::err(status.kubectl_message())),
     }
+}
+
+/// `kubectl port-forward TYPE/NAME [LOCAL:]REMOTE…`: the pod is found and its ports worked
+/// out as kubectl does (a Service's port becomes its pods' target port), then there is no
+/// machine of the student's to listen on: kubectl's "Forwarding from" lines are printed, and
+/// the way to reach the app from inside the cluster instead.
+pub fn port_forward(cluster: &mut Cluster, args: &Args) -> Output {
+    let p = &args.positionals;
+    // TYPE/NAME (or a pod's bare name), then the ports.
+    if p.len() < 2 {
+        return Output::err(
+            "error: TYPE/NAME and list of ports are required for port-forward
+See 'kubectl port-forward -h' for help and examples",
+        );
+    }
+    let (first, ports) = (&p[0], &p[1..]);
+    let namespace = namespace_flag(args);
+    let mut found = Output::default();
+    let pod = match super::logs::one_pod(cluster, &namespace, first, &mut found) {
+        Ok(pod) => pod,
+        Err(out) => return out,
+    };
+    // A Service's ports, to turn a Service port into its target port on the pod.
+    let service = match first.split_once('/') {
+        Some((r, n)) if Kind::from_resource_arg(r) == Some(Kind::Service) => cluster
+            .request(Request::get(Kind::Service, &namespace, n))
+            .ok()
+            .and_then(|reply| reply.object())
+            .and_then(|o| if let crate::api::Object::Service(s) = &*o { Some(s.clone()) } else { None }),
+        _ => None,
+    };
+    let name = first.split_once('/').map_or(first.as_str(), |(_, n)| n);
+    if pod.status.phase != "Running" {
+        return Output::err(format!(
+            "error: unable to forward port because pod is not running. Current status={}",
+            pod.status.phase
+        ));
+    }
+    let mut out = Output::default();
+    let mut first_pair: Option<(i32, i32)> = None;
+    for spec in ports {
+        let (local, remote) = spec.split_once(':').unwrap_or((spec.as_str(), spec.as_str()));
+        let Ok(remote_port) = remote.parse::<i32>() else {
+            return Output::err(format!("error: Error parsing remote port '{remote}': invalid syntax"));
+        };
+        let target = match &service {
+            Some(svc) => match svc.spec.ports.iter().find(|sp| sp.port == remote_port) {
+                Some(sp) => match sp.target_port {
+                    Some(crate::api::IntOrString::Int(n)) => n,
+                    _ => remote_port,
+                },
+                None => {
+                    return Output::err(format!("error: Service {name} does not have a service port {remote_port}"));
+                }
+            },
+            None => remote_port,
+        };
+        first_pair.get_or_insert((remote_port, target));
+        let local = if local.is_empty() { "37451" } else { local };
+        out.stdout.push_str(&format!(
+            "Forwarding from 127.0.0.1:{local} -> {target}\nForwarding from [::1]:{local} -> {target}\n"
+        ));
+    }
+    let (remote, target) = first_pair.unwrap_or_default();
+    let from_inside = match &service {
+        Some(svc) => format!("sim curl http://{}:{remote}", svc.metadata.name),
+        None => format!("sim curl http://{}:{target}", pod.status.pod_ip),
+    };
+    out.stderr = format!(
+        "kubeloop: nothing listens on your machine's ports from a sandbox: reach pod {} from inside the cluster \
+         instead ({from_inside}, or kubectl exec into another pod and curl it)\n",
+        pod.metadata.name
+    );
+    out
 }
 
 /// `kubectl edit`: the object is fetched as kubectl would, then there is no editor to open.
