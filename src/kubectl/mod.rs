@@ -28,6 +28,7 @@ mod set;
 pub mod table;
 mod unserved;
 pub mod verbose;
+mod wait;
 pub mod watch;
 pub mod yaml;
 
@@ -94,7 +95,8 @@ const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs",
 const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 /// Rollout, informational and events verbs.
-const VERBS_B: &[&str] = &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config"];
+const VERBS_B: &[&str] =
+    &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config", "wait"];
 /// exec, watch and follow, and the verbs answered without their server side.
 const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale", "port-forward"];
 
@@ -160,6 +162,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "autoscale" => return unserved::autoscale(cluster, &args),
         "port-forward" => return unserved::port_forward(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
+        "wait" => return wait::run(cluster, &args),
         "events" => return events::run(cluster, &args),
         "explain" => return explain::run(&args),
         "api-resources" => return info::api_resources(&args),
