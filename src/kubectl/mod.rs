@@ -5,6 +5,7 @@ pub mod age;
 pub mod args;
 mod create;
 pub mod describe;
+mod diff;
 pub mod edit;
 pub mod events;
 mod exec;
@@ -96,7 +97,7 @@ const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 /// Rollout, informational and events verbs.
 const VERBS_B: &[&str] =
-    &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config", "wait"];
+    &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config", "wait", "diff"];
 /// exec, watch and follow, and the verbs answered without their server side.
 const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale", "port-forward"];
 
@@ -163,6 +164,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "port-forward" => return unserved::port_forward(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
         "wait" => return wait::run(cluster, &args),
+        "diff" => return diff::run(cluster, &args, io),
         "events" => return events::run(cluster, &args),
         "explain" => return explain::run(&args),
         "api-resources" => return info::api_resources(&args),
