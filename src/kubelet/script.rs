@@ -43,7 +43,15 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
     match behaviour {
         Behaviour::Pause => Run::forever(Vec::new()),
         Behaviour::Server { .. } if command.is_empty() || runs_own_binary(image_repo, &argv) => {
-            Run::forever(server_banner(image_repo))
+            // Node as PID 1 has no SIGTERM handler, and PID 1 ignores signals it does not
+            // handle: the Node apps stop only when the grace period ends in SIGKILL.
+            let node_app = matches!(
+                image_repo,
+                "gcr.io/google-samples/kubernetes-bootcamp"
+                    | "jocatalin/kubernetes-bootcamp"
+                    | "gcr.io/google-samples/node-hello"
+            );
+            Run { honours_sigterm: !node_app, ..Run::forever(server_banner(image_repo)) }
         }
         Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => Run {
             lifetime: Some(Duration::millis(50)),
