@@ -199,13 +199,13 @@ impl DeploymentController {
             (want + surge - current).max(0).min(want)
         };
         let revision = max_old + 1;
-        let mut annotations: BTreeMap<String, String> =
+        let mut annotations: BTreeMap<String, String> = crate::sort::btree_map(
             s.d.metadata
                 .annotations
                 .iter()
                 .filter(|(k, _)| *k != crate::kubectl::LAST_APPLIED && *k != REVISION)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         annotations.insert(REVISION.into(), revision.to_string());
         annotations.insert(DESIRED_REPLICAS.into(), want.to_string());
         annotations.insert(MAX_REPLICAS.into(), (want + surge).to_string());
