@@ -30,11 +30,41 @@ impl<T> StableSort<T> for [T] {
     }
 }
 
-/// The indices `0..len` stably sorted by `compare`: the one instance of the sort itself.
+/// The indices `0..len` stably sorted by `compare`: the one instance of the sort itself, a
+/// bottom-up merge sort (the standard library's driftsort is several KiB of wasm even once).
+/// Runs already in order are not merged, so sorted input costs one comparison per item.
 #[inline(never)]
 fn sorted_indices(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
-    order.sort_by(|&a, &b| compare(a, b));
+    let mut merged = vec![0; len];
+    let mut width = 1;
+    while width < len {
+        let mut start = 0;
+        while start < len {
+            let mid = (start + width).min(len);
+            let end = (start + 2 * width).min(len);
+            if mid == end || compare(order[mid], order[mid - 1]) != Ordering::Less {
+                merged[start..end].copy_from_slice(&order[start..end]);
+            } else {
+                let (mut left, mut right) = (start, mid);
+                for slot in &mut merged[start..end] {
+                    // Equal items keep their order: the left run's goes first.
+                    let take_right =
+                        left == mid || (right < end && compare(order[right], order[left]) == Ordering::Less);
+                    if take_right {
+                        *slot = order[right];
+                        right += 1;
+                    } else {
+                        *slot = order[left];
+                        left += 1;
+                    }
+                }
+            }
+            start = end;
+        }
+        std::mem::swap(&mut order, &mut merged);
+        width *= 2;
+    }
     order
 }
 

@@ -218,13 +218,13 @@ impl DeploymentController {
             let current: i32 = s.all().map(replicas).sum();
             (want + surge - current).max(0).min(want)
         };
-        let mut annotations: BTreeMap<String, String> =
+        let mut annotations: BTreeMap<String, String> = crate::sort::btree_map(
             s.d.metadata
                 .annotations
                 .iter()
                 .filter(|(k, _)| *k != crate::kubectl::LAST_APPLIED && *k != REVISION)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         annotations.insert(REVISION.into(), revision.to_string());
         annotations.insert(DESIRED_REPLICAS.into(), want.to_string());
         annotations.insert(MAX_REPLICAS.into(), (want + surge).to_string());

@@ -348,7 +348,7 @@ impl Scheduler {
         };
         let diagnosis = Diagnosis {
             message: message.clone(),
-            node_reasons: rejected.into_iter().map(|(n, r)| (n, r.reasons)).collect(),
+            node_reasons: crate::sort::btree_map(rejected.into_iter().map(|(n, r)| (n, r.reasons))),
         };
         ctx.cause = Some(ctx.decide(|| format!("pod {key} is unschedulable: {message}")));
         self.queue.unschedulable(key, ctx.now);
