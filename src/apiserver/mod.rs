@@ -713,11 +713,9 @@ impl ApiServer {
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
-                } else if let Some((before, after)) =
-                    status_only.then(|| status_source(old).zip(status_source(&object))).flatten()
-                {
+                } else if let Some(entries) = status_only.then(|| record_status_later(&write, old, &object)).flatten() {
                     deferred = true;
-                    write.record_later(old_entries, move || (before(), after()))
+                    entries
                 } else {
                     let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
@@ -1158,18 +1156,19 @@ macro_rules! status_kinds {
             }
         }
 
-        /// `{"status": ...}` alone, serialized without the rest of the object.
-        /// A copy of `object`'s status that gives its `status_view` when called (all a status
-        /// write's field management looks at), for kinds with a status subresource.
-        fn status_source(object: &Object) -> Option<crate::api::object::JsonSource> {
-            match object {
-                $(Object::$variant(o) => {
-                    let status = o.status.clone();
-                    Some(Box::new(move || {
-                        let mut only = serde_json::Map::new();
-                        only.insert("status".into(), serde_json::to_value(&status).unwrap_or(Value::Null));
-                        Value::Object(only)
-                    }))
+        /// A status write's entries, worked out when first read from the statuses before and
+        /// after it, shared as views with the writes next to it (see `StatusView`).
+        fn record_status_later(
+            write: &field_manager::UpdateWrite,
+            old: &Object,
+            new: &Object,
+        ) -> Option<ManagedFields> {
+            match (old, new) {
+                $((Object::$variant(o), Object::$variant(n)) => {
+                    let entries = &o.metadata.managed_fields;
+                    let before = field_manager::StatusView::shared(entries, &o.status);
+                    let after = field_manager::StatusView::new(n.status.clone());
+                    Some(write.record_status_later(entries, before, after))
                 })*
                 _ => None,
             }
