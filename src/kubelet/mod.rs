@@ -238,6 +238,20 @@ impl Kubelet {
         due
     }
 
+    /// The earliest wakeup of a worker whose pod is in the cache. The workers and the cache
+    /// are both sorted by key, so one pass over the two finds them without a lookup each.
+    fn next_worker_wakeup(&self) -> Option<Time> {
+        let mut cached = self.pods.cache.keys().peekable();
+        self.workers
+            .iter()
+            .filter(|(key, _)| {
+                while cached.next_if(|k| k < key).is_some() {}
+                cached.peek() == Some(key)
+            })
+            .filter_map(|(_, (_, w))| w.next_wakeup())
+            .min()
+    }
+
     fn drop_worker(&mut self, key: &str) {
         if let Some((_, worker)) = self.workers.remove(key) {
             // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
@@ -469,12 +483,7 @@ impl Component for Kubelet {
         }
         // Only workers whose pod is in the cache can be stepped; a static pod whose mirror pod
         // is gone (and could not be created again) retries the mirror each second instead.
-        let next_worker = self
-            .workers
-            .iter()
-            .filter(|(k, _)| self.pods.cache.contains_key(k))
-            .filter_map(|(_, (_, w))| w.next_wakeup())
-            .min();
+        let next_worker = self.next_worker_wakeup();
         let mirror_retry =
             self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
         self.unsynced.retain(|k| self.pods.cache.contains_key(k));
