@@ -51,10 +51,45 @@ pub fn template_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -
 }
 
 /// A template without its `pod-template-hash` label, to compare a ReplicaSet's with a Deployment's.
-fn without_hash(template: &PodTemplateSpec) -> PodTemplateSpec {
-    let mut t = template.clone();
-    t.metadata.labels.remove(POD_TEMPLATE_HASH);
-    t
+/// Whether two templates are equal but for their `pod-template-hash` labels: compared in
+/// place, field by field, rather than on copies with the label removed (every sync compares
+/// the Deployment's template with each of its ReplicaSets').
+fn same_but_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
+    fn labels(t: &PodTemplateSpec) -> impl Iterator<Item = (&String, &String)> {
+        t.metadata.labels.iter().filter(|(k, _)| k.as_str() != POD_TEMPLATE_HASH)
+    }
+    let ObjectMeta {
+        name,
+        generate_name,
+        namespace,
+        uid,
+        resource_version,
+        generation,
+        creation_timestamp,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels: _,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields,
+    } = &a.metadata;
+    let m = &b.metadata;
+    labels(a).eq(labels(b))
+        && *name == m.name
+        && *generate_name == m.generate_name
+        && *namespace == m.namespace
+        && *uid == m.uid
+        && *resource_version == m.resource_version
+        && *generation == m.generation
+        && *creation_timestamp == m.creation_timestamp
+        && *deletion_timestamp == m.deletion_timestamp
+        && *deletion_grace_period_seconds == m.deletion_grace_period_seconds
+        && *annotations == m.annotations
+        && *owner_references == m.owner_references
+        && *finalizers == m.finalizers
+        && *managed_fields == m.managed_fields
+        && a.spec == b.spec
 }
 
 fn revision_of(rs: &ReplicaSet) -> i64 {
@@ -697,13 +732,12 @@ impl Reconciler for DeploymentController {
             .into_iter()
             .filter_map(|o| o.as_replica_set().cloned())
             .collect();
-        let wanted = without_hash(&d.spec.template);
         let mut new_rs = None;
         let mut old = Vec::new();
         let mut sorted = owned;
         sorted.stable_sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
         for rs in sorted {
-            if new_rs.is_none() && without_hash(&rs.spec.template) == wanted {
+            if new_rs.is_none() && same_but_hash(&rs.spec.template, &d.spec.template) {
                 new_rs = Some(rs);
             } else {
                 old.push(rs);
