@@ -69,6 +69,11 @@ impl ManagedFields {
         self.0.view.as_ref()
     }
 
+    /// Whether both are the very same entries (one shared value), without working them out.
+    pub fn same(&self, other: &ManagedFields) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     fn depth(&self) -> u32 {
         if self.0.done.get().is_some() { 0 } else { self.0.depth }
     }

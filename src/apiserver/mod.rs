@@ -1133,10 +1133,19 @@ macro_rules! status_kinds {
                         // Everything but the status comes from `old`: copied field by field so
                         // the old status, about to be replaced, is not copied too.
                         let status = std::mem::take(&mut n.status);
+                        // The client usually sends the stored metadata back: then its own is
+                        // kept (it is the same) rather than the stored one copied.
+                        let metadata = if same_meta_but_version(&n.metadata, &o.metadata) {
+                            let mut m = std::mem::take(&mut n.metadata);
+                            m.resource_version.clone_from(&o.metadata.resource_version);
+                            m
+                        } else {
+                            o.metadata.clone()
+                        };
                         n = crate::api::$variant {
                             api_version: o.api_version.clone(),
                             kind: o.kind.clone(),
-                            metadata: o.metadata.clone(),
+                            metadata,
                             spec: o.spec.clone(),
                             status,
                         };
@@ -1277,6 +1286,40 @@ fn untracked_removed(kind: Kind, mut value: Value) -> Value {
         }
     }
     value
+}
+
+/// Whether two objects' metadata are equal in every field but resourceVersion, their
+/// managedFields being the one same shared value (compared without working them out).
+fn same_meta_but_version(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
+    let crate::api::ObjectMeta {
+        name,
+        generate_name,
+        namespace,
+        uid,
+        resource_version: _,
+        generation,
+        creation_timestamp,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields,
+    } = a;
+    *name == b.name
+        && *generate_name == b.generate_name
+        && *namespace == b.namespace
+        && *uid == b.uid
+        && *generation == b.generation
+        && *creation_timestamp == b.creation_timestamp
+        && *deletion_timestamp == b.deletion_timestamp
+        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
+        && *labels == b.labels
+        && *annotations == b.annotations
+        && *owner_references == b.owner_references
+        && *finalizers == b.finalizers
+        && managed_fields.same(&b.managed_fields)
 }
 
 /// Metadata equal but for what the API server maintains itself.
