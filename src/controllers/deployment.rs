@@ -7,7 +7,7 @@
 use super::pods::controller_ref;
 use super::{Action, Reconciler};
 use crate::api::apps::{ReplicaSetSpec, ReplicaSetStatus, WorkloadCondition};
-use crate::api::{Deployment, Kind, LabelSelector, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
+use crate::api::{Deployment, Kind, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
@@ -755,15 +755,14 @@ impl Reconciler for DeploymentController {
         };
         let Some(d) = Shared::<Deployment>::new(object.clone()) else { return Action::AwaitChange };
         // The Deployment's ReplicaSets, adopting orphans its selector matches.
-        let selector: LabelSelector = d.spec.selector.clone().unwrap_or_default();
+        // (A missing selector, like an empty one, adopts nothing.)
+        let selector = d.spec.selector.as_ref().filter(|s| !s.match_labels.is_empty());
         let orphans: Vec<Arc<Object>> = self
             .replica_sets
             .owned_by("")
             .into_iter()
             .filter(|rs| {
-                rs.namespace() == d.metadata.namespace
-                    && !selector.match_labels.is_empty()
-                    && selector.matches(&rs.meta().labels)
+                rs.namespace() == d.metadata.namespace && selector.is_some_and(|s| s.matches(&rs.meta().labels))
             })
             .cloned()
             .collect();
