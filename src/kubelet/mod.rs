@@ -14,6 +14,7 @@ use crate::api::{Kind, Lease, LeaseSpec, Object, ObjectMeta, OwnerReference, Pod
 use crate::apiserver::admission::MIRROR_POD_ANNOTATION;
 use crate::apiserver::{FieldSelector, Request};
 use crate::component::{Component, Ctx, Informer, cache_key};
+use crate::object_cache::FastKeys;
 use crate::record::{Seq, WatchEventType};
 use crate::sim::time::MicroTime;
 use crate::sim::{Duration, Time};
@@ -37,7 +38,7 @@ pub struct Kubelet {
     status_due: Time,
     ips_in_use: BTreeSet<u32>,
     next_ip: u32,
-    causes: HashMap<String, Seq>,
+    causes: HashMap<String, Seq, FastKeys>,
     /// Set on (re)start: the first run syncs every pod, as a kubelet does after a restart.
     resync_all: bool,
     /// The Node's uid, which mirror pods name as their owner.
@@ -63,7 +64,7 @@ impl Kubelet {
             status_due: Time::ZERO,
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
-            causes: HashMap::new(),
+            causes: HashMap::default(),
             unsynced: BTreeSet::new(),
             resync_all: true,
             runtime: Runtime { images: config.preloaded_images.iter().cloned().collect(), ..Runtime::default() },
