@@ -376,15 +376,15 @@ impl PodWorker {
         rng: &mut Rng,
         actions: &mut Vec<Action>,
     ) {
-        let pod_ref = self.pod_ref.clone();
+        let pod_ref = &self.pod_ref;
         let c = &mut self.containers[i];
-        let field_path = format!("spec.containers{{{}}}", c.spec.name);
-        let image = c.spec.image.clone();
+        let (name, image) = (c.spec.name.clone(), c.spec.image.clone());
+        // The field path is spelled out per event: most steps report none.
         let ev = |type_: &'static str, reason: &'static str, message: String| Action::Event {
             type_,
             reason,
             message,
-            field_path: field_path.clone(),
+            field_path: format!("spec.containers{{{name}}}"),
         };
         // 1. The image.
         loop {
