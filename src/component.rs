@@ -91,7 +91,6 @@ impl Ctx<'_> {
     /// Reports an Event about `involved`, as a component's event recorder does: a repeat of
     /// the same event within ten minutes bumps its count instead of creating a new one.
     pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
-        let source = self.recorder.source.clone();
         let meta = involved.meta();
         let key = join(&[
             involved.kind().info().kind,
@@ -128,11 +127,7 @@ impl Ctx<'_> {
         // Names must be unique and, like real ones, sort in creation order within a millisecond.
         let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
         let event = Event {
-            metadata: ObjectMeta {
-                name: format!("{}.{:x}", meta.name, nanos),
-                namespace: namespace.clone(),
-                ..Default::default()
-            },
+            metadata: ObjectMeta { name: format!("{}.{:x}", meta.name, nanos), namespace, ..Default::default() },
             involved_object: ObjectReference {
                 kind: involved.kind().info().kind.to_string(),
                 namespace: meta.namespace.clone(),
@@ -144,13 +139,13 @@ impl Ctx<'_> {
             },
             reason: reason.to_string(),
             message,
-            source: source.clone(),
+            source: self.recorder.source.clone(),
             first_timestamp: Some(now),
             last_timestamp: Some(now),
             count: Some(1),
             type_: type_.to_string(),
-            reporting_component: source.component.clone(),
-            reporting_instance: source.host.clone(),
+            reporting_component: self.recorder.source.component.clone(),
+            reporting_instance: self.recorder.source.host.clone(),
             ..Default::default()
         };
         if let Ok(stored) = self.call_object(Request::create(Object::Event(event))) {

@@ -179,15 +179,16 @@ impl Etcd {
         object.meta_mut().resource_version = revision.to_string();
         let value = Arc::new(object);
         let created = prev.is_none();
-        if !self.kvs.contains_key(key) {
-            self.order.insert(key.to_string());
-        }
-        let entry = self.kvs.entry(key.to_string()).or_insert_with(|| KeyValue {
-            value: value.clone(),
-            create_revision: revision,
-            mod_revision: revision,
-            version: 0,
-        });
+        // An update finds its key by reference; only a new key is copied (for both indexes).
+        let entry = match self.kvs.get_mut(key) {
+            Some(entry) => entry,
+            None => {
+                self.order.insert(key.to_string());
+                let kv =
+                    KeyValue { value: value.clone(), create_revision: revision, mod_revision: revision, version: 0 };
+                self.kvs.entry(key.to_string()).or_insert(kv)
+            }
+        };
         entry.value = value.clone();
         entry.mod_revision = revision;
         entry.version += 1;

@@ -24,7 +24,13 @@ struct Lazy {
     pending: Mutex<Option<Pending>>,
     /// How many unworked writes this one waits on, itself included (0 once worked out).
     depth: u32,
+    /// What a deferred write kept of the revision it wrote (its status), for the next write
+    /// to share rather than copy again; opaque here.
+    view: Option<View>,
 }
+
+/// What a deferred write keeps of the revision it wrote: see `ManagedFields::view`.
+pub type View = Arc<dyn std::any::Any + Send + Sync>;
 
 impl ManagedFields {
     /// How many pending writes may wait on each other before the oldest is worked out (what
@@ -38,18 +44,34 @@ impl ManagedFields {
     pub fn shared(entries: Arc<Vec<ManagedFieldsEntry>>) -> Self {
         let done = OnceLock::new();
         let _ = done.set(entries);
-        ManagedFields(Arc::new(Lazy { done, pending: Mutex::new(None), depth: 0 }))
+        ManagedFields(Arc::new(Lazy { done, pending: Mutex::new(None), depth: 0, view: None }))
     }
 
     /// Entries to be computed on first read, after `previous` (the revision's entries before
     /// this write).
     pub fn later(previous: &ManagedFields, compute: Pending) -> Self {
+        Self::later_with_view(previous, compute, None)
+    }
+
+    /// As `later`, keeping `view` (what the write kept of the revision it wrote) for the next
+    /// write to share.
+    pub fn later_with_view(previous: &ManagedFields, compute: Pending, view: Option<View>) -> Self {
         let mut depth = previous.depth() + 1;
         if depth > Self::MAX_PENDING {
             previous.entries();
             depth = 1;
         }
-        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth }))
+        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth, view }))
+    }
+
+    /// What the write that made these entries kept of the revision it wrote, if it was deferred.
+    pub fn view(&self) -> Option<&View> {
+        self.0.view.as_ref()
+    }
+
+    /// Whether both are the very same entries (one shared value), without working them out.
+    pub fn same(&self, other: &ManagedFields) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     fn depth(&self) -> u32 {

@@ -197,8 +197,24 @@ impl Object {
 
     /// Fills in `apiVersion` and `kind`, as every object the API returns carries them.
     pub fn set_type_meta(&mut self) {
-        let (api_version, kind) = (self.kind().api_version(), self.kind().info().kind.to_string());
-        each_kind!(self, o => { o.api_version = api_version; o.kind = kind; })
+        let of = self.kind();
+        let (group, version, kind) = (of.info().group, of.info().version, of.info().kind);
+        // Most objects written back already carry theirs: they are compared, not rebuilt.
+        let wanted = |v: &str| {
+            if group.is_empty() {
+                v == version
+            } else {
+                v.strip_prefix(group).and_then(|r| r.strip_prefix('/')) == Some(version)
+            }
+        };
+        each_kind!(self, o => {
+            if !wanted(&o.api_version) {
+                o.api_version = of.api_version();
+            }
+            if o.kind != kind {
+                o.kind = kind.to_string();
+            }
+        })
     }
 
     pub fn as_pod(&self) -> Option<&Pod> {

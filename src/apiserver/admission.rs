@@ -89,6 +89,9 @@ fn generate_job_selector(job: &mut crate::api::Job) {
 pub fn default_object(object: &mut Object) {
     let intstr = |s: &str| Some(crate::api::IntOrString::String(s.into()));
     match object {
+        // A pod made from a defaulted template already has its defaults: its spec, shared
+        // with the template, is then not copied to default it again.
+        Object::Pod(p) if pod_spec_defaulted(&p.spec) => {}
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
@@ -207,6 +210,25 @@ fn default_pod_spec(spec: &mut PodSpec) {
             probe.set_defaults();
         }
     }
+}
+
+/// Whether `default_pod_spec` would leave `spec` as it is: every field it defaults is set.
+/// (Conservatively, a container with a probe counts as not defaulted.)
+fn pod_spec_defaulted(spec: &PodSpec) -> bool {
+    spec.restart_policy.is_some()
+        && spec.termination_grace_period_seconds.is_some()
+        && spec.dns_policy.is_some()
+        && spec.scheduler_name.is_some()
+        && spec.security_context.is_some()
+        && spec.init_containers.iter().chain(&spec.containers).all(|c| {
+            c.termination_message_path.is_some()
+                && c.termination_message_policy.is_some()
+                && c.image_pull_policy.is_some()
+                && c.ports.iter().all(|p| p.protocol.is_some())
+                && c.liveness_probe.is_none()
+                && c.readiness_probe.is_none()
+                && c.startup_probe.is_none()
+        })
 }
 
 fn default_port(port: &mut ContainerPort) {

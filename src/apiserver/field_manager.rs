@@ -9,10 +9,11 @@ use crate::api::managed_fields::ManagedFields;
 use crate::api::{FieldSet, Kind, ManagedFieldsEntry};
 use crate::sim::Time;
 use crate::sort::StableSort;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Shares equal field sets between objects: the pods of one ReplicaSet are created with the
 /// same fields, and their entries need not each hold a copy. Only lookups use the hash, so
@@ -272,6 +273,45 @@ pub struct UpdateWrite<'a> {
     pub now: Time,
 }
 
+/// A status a deferred status write looks at, shared between that write (its status after)
+/// and the next one (its status before), so each revision's status is copied once. Its JSON
+/// view is kept between the two computations, which run one after the other when a chain of
+/// pending writes is worked out, so it is serialized once too.
+pub struct StatusView<T> {
+    pub status: T,
+    json: Mutex<Option<Value>>,
+}
+
+impl<T: Serialize + PartialEq + Clone + Send + Sync + 'static> StatusView<T> {
+    pub fn new(status: T) -> Arc<Self> {
+        Arc::new(StatusView { status, json: Mutex::new(None) })
+    }
+
+    /// The view the previous write kept, when it is of `status` (compared, so a view is only
+    /// ever shared by equal statuses); a new one otherwise.
+    pub fn shared(previous: &ManagedFields, status: &T) -> Arc<Self> {
+        previous
+            .view()
+            .and_then(|v| v.clone().downcast::<StatusView<T>>().ok())
+            .filter(|v| v.status == *status)
+            .unwrap_or_else(|| Self::new(status.clone()))
+    }
+
+    /// `{"status": ...}`: the one kept, or serialized now.
+    fn take_json(&self) -> Value {
+        let kept = self.json.lock().unwrap_or_else(|e| e.into_inner()).take();
+        kept.unwrap_or_else(|| {
+            let mut only = Map::new();
+            only.insert("status".into(), serde_json::to_value(&self.status).unwrap_or(Value::Null));
+            Value::Object(only)
+        })
+    }
+
+    fn keep_json(&self, json: Value) {
+        *self.json.lock().unwrap_or_else(|e| e.into_inner()) = Some(json);
+    }
+}
+
 impl UpdateWrite<'_> {
     /// The entries after this write, worked out when first read (see `ManagedFields`): from
     /// the entries before it, `previous`, and the views before and after it that `views` gives.
@@ -280,20 +320,50 @@ impl UpdateWrite<'_> {
         previous: &ManagedFields,
         views: impl FnOnce() -> (Value, Value) + Send + 'static,
     ) -> ManagedFields {
+        self.later(previous, None, move |write, interner, entries| {
+            let (before, after) = views();
+            write.record(interner, entries, &before, &after)
+        })
+    }
+
+    /// As `record_later`, for a status write: the statuses before and after it as shared
+    /// views (see `StatusView`); the one after is kept for the next write.
+    pub fn record_status_later<T: Serialize + PartialEq + Clone + Send + Sync + 'static>(
+        &self,
+        previous: &ManagedFields,
+        before: Arc<StatusView<T>>,
+        after: Arc<StatusView<T>>,
+    ) -> ManagedFields {
+        let view: crate::api::managed_fields::View = after.clone();
+        self.later(previous, Some(view), move |write, interner, entries| {
+            let (old, new) = (before.take_json(), after.take_json());
+            let out = write.record(interner, entries, &old, &new);
+            after.keep_json(new);
+            out
+        })
+    }
+
+    /// Entries worked out on first read by `compute`, given this write, an interner and the
+    /// entries before it (None: the write changed no field).
+    fn later(
+        &self,
+        previous: &ManagedFields,
+        view: Option<crate::api::managed_fields::View>,
+        compute: impl FnOnce(&UpdateWrite, &mut Interner, &[ManagedFieldsEntry]) -> Option<Vec<ManagedFieldsEntry>>
+        + Send
+        + 'static,
+    ) -> ManagedFields {
         let (kind, manager, subresource, api_version, now) =
             (self.kind, self.manager.to_string(), self.subresource.to_string(), self.api_version.clone(), self.now);
         let kept = previous.clone();
-        ManagedFields::later(
+        ManagedFields::later_with_view(
             previous,
             Box::new(move || {
                 let write = UpdateWrite { kind, manager: &manager, subresource: &subresource, api_version, now };
                 let previous = kept.entries();
-                let (before, after) = views();
-                write
-                    .record(&mut Interner::default(), previous, &before, &after)
-                    .map(Arc::new)
-                    .unwrap_or_else(|| previous.clone())
+                compute(&write, &mut Interner::default(), previous).map(Arc::new).unwrap_or_else(|| previous.clone())
             }),
+            view,
         )
     }
 

@@ -713,11 +713,9 @@ impl ApiServer {
                 let write = self.update_write(&req, env);
                 if same_tracked(old, &object, status_only) {
                     old_entries.clone()
-                } else if let Some((before, after)) =
-                    status_only.then(|| status_source(old).zip(status_source(&object))).flatten()
-                {
+                } else if let Some(entries) = status_only.then(|| record_status_later(&write, old, &object)).flatten() {
                     deferred = true;
-                    write.record_later(old_entries, move || (before(), after()))
+                    entries
                 } else {
                     let (before, after) = (tracked_view(old, status_only), tracked_view(&object, status_only));
                     write
@@ -1135,10 +1133,19 @@ macro_rules! status_kinds {
                         // Everything but the status comes from `old`: copied field by field so
                         // the old status, about to be replaced, is not copied too.
                         let status = std::mem::take(&mut n.status);
+                        // The client usually sends the stored metadata back: then its own is
+                        // kept (it is the same) rather than the stored one copied.
+                        let metadata = if same_meta_but_version(&n.metadata, &o.metadata) {
+                            let mut m = std::mem::take(&mut n.metadata);
+                            m.resource_version.clone_from(&o.metadata.resource_version);
+                            m
+                        } else {
+                            o.metadata.clone()
+                        };
                         n = crate::api::$variant {
                             api_version: o.api_version.clone(),
                             kind: o.kind.clone(),
-                            metadata: o.metadata.clone(),
+                            metadata,
                             spec: o.spec.clone(),
                             status,
                         };
@@ -1158,18 +1165,19 @@ macro_rules! status_kinds {
             }
         }
 
-        /// `{"status": ...}` alone, serialized without the rest of the object.
-        /// A copy of `object`'s status that gives its `status_view` when called (all a status
-        /// write's field management looks at), for kinds with a status subresource.
-        fn status_source(object: &Object) -> Option<crate::api::object::JsonSource> {
-            match object {
-                $(Object::$variant(o) => {
-                    let status = o.status.clone();
-                    Some(Box::new(move || {
-                        let mut only = serde_json::Map::new();
-                        only.insert("status".into(), serde_json::to_value(&status).unwrap_or(Value::Null));
-                        Value::Object(only)
-                    }))
+        /// A status write's entries, worked out when first read from the statuses before and
+        /// after it, shared as views with the writes next to it (see `StatusView`).
+        fn record_status_later(
+            write: &field_manager::UpdateWrite,
+            old: &Object,
+            new: &Object,
+        ) -> Option<ManagedFields> {
+            match (old, new) {
+                $((Object::$variant(o), Object::$variant(n)) => {
+                    let entries = &o.metadata.managed_fields;
+                    let before = field_manager::StatusView::shared(entries, &o.status);
+                    let after = field_manager::StatusView::new(n.status.clone());
+                    Some(write.record_status_later(entries, before, after))
                 })*
                 _ => None,
             }
@@ -1278,6 +1286,40 @@ fn untracked_removed(kind: Kind, mut value: Value) -> Value {
         }
     }
     value
+}
+
+/// Whether two objects' metadata are equal in every field but resourceVersion, their
+/// managedFields being the one same shared value (compared without working them out).
+fn same_meta_but_version(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
+    let crate::api::ObjectMeta {
+        name,
+        generate_name,
+        namespace,
+        uid,
+        resource_version: _,
+        generation,
+        creation_timestamp,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields,
+    } = a;
+    *name == b.name
+        && *generate_name == b.generate_name
+        && *namespace == b.namespace
+        && *uid == b.uid
+        && *generation == b.generation
+        && *creation_timestamp == b.creation_timestamp
+        && *deletion_timestamp == b.deletion_timestamp
+        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
+        && *labels == b.labels
+        && *annotations == b.annotations
+        && *owner_references == b.owner_references
+        && *finalizers == b.finalizers
+        && managed_fields.same(&b.managed_fields)
 }
 
 /// Metadata equal but for what the API server maintains itself.

@@ -8,6 +8,7 @@
 use super::fields::FieldSelector;
 use crate::api::{Kind, LabelSelector, Object};
 use crate::etcd::{Change, ChangeKind, Revision};
+use crate::object_cache::FastKeys;
 use crate::record::{ComponentId, Seq, WatchEventType};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -57,8 +58,8 @@ struct Watcher {
 #[derive(Debug, Default)]
 pub struct Watches {
     watchers: Vec<Watcher>,
-    by_kind: HashMap<Kind, Vec<WatchId>>,
-    pods_by_node: HashMap<String, Vec<WatchId>>,
+    by_kind: HashMap<Kind, Vec<WatchId>, FastKeys>,
+    pods_by_node: HashMap<String, Vec<WatchId>, FastKeys>,
 }
 
 /// A notification the API server must send: to whom, and what.

@@ -7,7 +7,7 @@
 use super::pods::controller_ref;
 use super::{Action, Reconciler};
 use crate::api::apps::{ReplicaSetSpec, ReplicaSetStatus, WorkloadCondition};
-use crate::api::{Deployment, Kind, LabelSelector, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
+use crate::api::{Deployment, Kind, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
@@ -51,10 +51,45 @@ pub fn template_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -
 }
 
 /// A template without its `pod-template-hash` label, to compare a ReplicaSet's with a Deployment's.
-fn without_hash(template: &PodTemplateSpec) -> PodTemplateSpec {
-    let mut t = template.clone();
-    t.metadata.labels.remove(POD_TEMPLATE_HASH);
-    t
+/// Whether two templates are equal but for their `pod-template-hash` labels: compared in
+/// place, field by field, rather than on copies with the label removed (every sync compares
+/// the Deployment's template with each of its ReplicaSets').
+fn same_but_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
+    fn labels(t: &PodTemplateSpec) -> impl Iterator<Item = (&String, &String)> {
+        t.metadata.labels.iter().filter(|(k, _)| k.as_str() != POD_TEMPLATE_HASH)
+    }
+    let ObjectMeta {
+        name,
+        generate_name,
+        namespace,
+        uid,
+        resource_version,
+        generation,
+        creation_timestamp,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels: _,
+        annotations,
+        owner_references,
+        finalizers,
+        managed_fields,
+    } = &a.metadata;
+    let m = &b.metadata;
+    labels(a).eq(labels(b))
+        && *name == m.name
+        && *generate_name == m.generate_name
+        && *namespace == m.namespace
+        && *uid == m.uid
+        && *resource_version == m.resource_version
+        && *generation == m.generation
+        && *creation_timestamp == m.creation_timestamp
+        && *deletion_timestamp == m.deletion_timestamp
+        && *deletion_grace_period_seconds == m.deletion_grace_period_seconds
+        && *annotations == m.annotations
+        && *owner_references == m.owner_references
+        && *finalizers == m.finalizers
+        && *managed_fields == m.managed_fields
+        && a.spec == b.spec
 }
 
 fn revision_of(rs: &ReplicaSet) -> i64 {
@@ -110,14 +145,64 @@ impl Default for DeploymentController {
 struct Sync {
     key: String,
     object: Arc<Object>,
-    d: Deployment,
-    new_rs: Option<ReplicaSet>,
-    old: Vec<ReplicaSet>,
+    d: Shared<Deployment>,
+    new_rs: Option<Shared<ReplicaSet>>,
+    old: Vec<Shared<ReplicaSet>>,
 }
 
 impl Sync {
     fn all(&self) -> impl Iterator<Item = &ReplicaSet> {
+        self.shared().map(|rs| &**rs)
+    }
+
+    fn shared(&self) -> impl Iterator<Item = &Shared<ReplicaSet>> {
         self.new_rs.iter().chain(self.old.iter())
+    }
+}
+
+/// A cached object read as its kind: a sync shares the informer's (or the API's reply's)
+/// copy instead of copying it, and copies only what it changes.
+/// (Its fields are named apart from the kinds' own, which it derefs to.)
+struct Shared<T> {
+    arc: Arc<Object>,
+    marker: std::marker::PhantomData<T>,
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared { arc: self.arc.clone(), marker: std::marker::PhantomData }
+    }
+}
+
+/// The kinds a `Shared` holds.
+trait OfObject {
+    fn of(object: &Object) -> Option<&Self>;
+}
+
+impl OfObject for Deployment {
+    fn of(object: &Object) -> Option<&Self> {
+        object.as_deployment()
+    }
+}
+
+impl OfObject for ReplicaSet {
+    fn of(object: &Object) -> Option<&Self> {
+        object.as_replica_set()
+    }
+}
+
+impl<T: OfObject> Shared<T> {
+    /// None when the object is of another kind.
+    fn new(object: Arc<Object>) -> Option<Self> {
+        T::of(&object)?;
+        Some(Shared { arc: object, marker: std::marker::PhantomData })
+    }
+}
+
+impl<T: OfObject> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        T::of(&self.arc).expect("a Shared holds its own kind: checked when it was made")
     }
 }
 
@@ -128,15 +213,15 @@ impl DeploymentController {
     }
 
     /// Scales a ReplicaSet, recording the Deployment's ScalingReplicaSet event.
-    fn scale(&mut self, s: &mut Sync, rs: &ReplicaSet, to: i32, ctx: &mut Ctx) -> Option<ReplicaSet> {
+    fn scale(&mut self, s: &mut Sync, rs: &Shared<ReplicaSet>, to: i32, ctx: &mut Ctx) -> Option<Shared<ReplicaSet>> {
         let (surge, _) = surge_and_unavailable(&s.d);
         let want = s.d.spec.replicas.unwrap_or(1);
         let from = replicas(rs);
-        let mut updated = rs.clone();
+        let mut updated = (**rs).clone();
         updated.spec.replicas = Some(to);
         updated.metadata.annotations.insert(DESIRED_REPLICAS.into(), want.to_string());
         updated.metadata.annotations.insert(MAX_REPLICAS.into(), (want + surge).to_string());
-        if updated == *rs {
+        if updated == **rs {
             return Some(rs.clone());
         }
         updated.metadata.resource_version.clear();
@@ -154,12 +239,12 @@ impl DeploymentController {
                 format!("Scaled {verb} replica set {name} from {from} to {to}"),
             );
         }
-        stored.as_replica_set().cloned()
+        Shared::new(stored)
     }
 
     /// Finds the ReplicaSet whose template is the Deployment's, creating it if asked.
     fn new_replica_set(&mut self, s: &mut Sync, create: bool, ctx: &mut Ctx) {
-        let max_old = s.old.iter().map(revision_of).max().unwrap_or(0);
+        let max_old = s.old.iter().map(|rs| revision_of(rs)).max().unwrap_or(0);
         let (surge, _) = surge_and_unavailable(&s.d);
         let want = s.d.spec.replicas.unwrap_or(1);
         if let Some(rs) = &s.new_rs {
@@ -183,7 +268,7 @@ impl DeploymentController {
     fn update_new_rs(&mut self, s: &mut Sync, revision: i64, max_replicas: i32, ctx: &mut Ctx) {
         let want = s.d.spec.replicas.unwrap_or(1);
         let Some(rs) = &s.new_rs else { return };
-        let mut updated = rs.clone();
+        let mut updated = (**rs).clone();
         // The Deployment's own annotations (a new change-cause) follow it to its new ReplicaSet.
         for (k, v) in &s.d.metadata.annotations {
             if !COPY_SKIPPED.contains(&k.as_str()) {
@@ -194,13 +279,13 @@ impl DeploymentController {
         updated.metadata.annotations.entry(DESIRED_REPLICAS.into()).or_insert_with(|| want.to_string());
         updated.metadata.annotations.entry(MAX_REPLICAS.into()).or_insert_with(|| max_replicas.to_string());
         updated.spec.min_ready_seconds = s.d.spec.min_ready_seconds;
-        if updated == *rs {
+        if updated == **rs {
             return;
         }
         updated.metadata.resource_version.clear();
         if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(updated))) {
             self.replica_sets.assume(stored.clone());
-            s.new_rs = stored.as_replica_set().cloned();
+            s.new_rs = Shared::new(stored.clone());
         }
     }
 
@@ -250,7 +335,7 @@ impl DeploymentController {
         match ctx.call_object(Request::create(Object::ReplicaSet(rs))) {
             Ok(stored) => {
                 self.replica_sets.assume(stored.clone());
-                s.new_rs = stored.as_replica_set().cloned();
+                s.new_rs = Shared::new(stored.clone());
                 if initial > 0 {
                     ctx.event(
                         &s.object,
@@ -272,7 +357,7 @@ impl DeploymentController {
             }
             Err(status) if status.reason == "AlreadyExists" => {
                 // A ReplicaSet with this name but another template: a hash collision.
-                let mut d = s.d.clone();
+                let mut d = (*s.d).clone();
                 d.status.collision_count = Some(collision.unwrap_or(0) + 1);
                 d.metadata.resource_version.clear();
                 if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
@@ -288,12 +373,12 @@ impl DeploymentController {
         if current.as_deref() == Some(revision.to_string().as_str()) {
             return;
         }
-        let mut d = s.d.clone();
+        let mut d = (*s.d).clone();
         d.metadata.annotations.insert(REVISION.into(), revision.to_string());
         d.metadata.resource_version.clear();
         if let Ok(stored) = ctx.call_object(Request::update(Object::Deployment(d))) {
-            if let Some(d) = stored.as_deployment() {
-                s.d = d.clone();
+            if let Some(d) = Shared::new(stored.clone()) {
+                s.d = d;
                 s.object = stored.clone();
             }
             self.deployments.assume(stored);
@@ -301,13 +386,13 @@ impl DeploymentController {
     }
 
     fn set_progressing(&mut self, s: &mut Sync, status: &str, reason: &str, message: String, ctx: &mut Ctx) {
-        let mut d = s.d.clone();
+        let mut d = (*s.d).clone();
         set_condition(&mut d.status.conditions, "Progressing", status, reason, message, ctx.now, true);
         if d.status != s.d.status {
             d.metadata.resource_version.clear();
             if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
-                if let Some(d) = stored.as_deployment() {
-                    s.d = d.clone();
+                if let Some(d) = Shared::new(stored.clone()) {
+                    s.d = d;
                     s.object = stored.clone();
                 }
                 self.deployments.assume(stored);
@@ -345,7 +430,7 @@ impl DeploymentController {
     /// Scale old ReplicaSets down as far as maxUnavailable allows: unhealthy pods first,
     /// then the oldest ReplicaSets.
     fn reconcile_old(&mut self, s: &mut Sync, ctx: &mut Ctx) -> bool {
-        let old_total: i32 = s.old.iter().map(replicas).sum();
+        let old_total: i32 = s.old.iter().map(|rs| replicas(rs)).sum();
         if old_total == 0 {
             return false;
         }
@@ -377,7 +462,7 @@ impl DeploymentController {
             scaled += down;
         }
         // Then healthy ones, oldest first, keeping minAvailable.
-        let available_total: i32 = s.new_rs.iter().chain(olds.iter()).map(available).sum();
+        let available_total: i32 = s.new_rs.iter().chain(olds.iter()).map(|rs| available(rs)).sum();
         let mut budget = available_total - min_available;
         for rs in olds.iter_mut() {
             if budget <= 0 {
@@ -402,7 +487,7 @@ impl DeploymentController {
     fn proportional_scale(&mut self, s: &mut Sync, ctx: &mut Ctx) {
         let want = s.d.spec.replicas.unwrap_or(1);
         let (surge, _) = surge_and_unavailable(&s.d);
-        let active: Vec<ReplicaSet> = s.all().filter(|rs| replicas(rs) > 0).cloned().collect();
+        let active: Vec<Shared<ReplicaSet>> = s.shared().filter(|rs| replicas(rs) > 0).cloned().collect();
         if active.len() <= 1 {
             let target = active.first().cloned().or_else(|| s.new_rs.clone());
             if let Some(rs) = target {
@@ -417,9 +502,9 @@ impl DeploymentController {
             return;
         }
         let allowed = if is_recreate(&s.d) { want } else { want + surge };
-        let total: i32 = active.iter().map(replicas).sum();
+        let total: i32 = active.iter().map(|rs| replicas(rs)).sum();
         let to_add = allowed - total;
-        let mut sizes: Vec<(ReplicaSet, i32)> = active.iter().map(|rs| (rs.clone(), replicas(rs))).collect();
+        let mut sizes: Vec<(Shared<ReplicaSet>, i32)> = active.iter().map(|rs| (rs.clone(), replicas(rs))).collect();
         if to_add != 0 {
             // Largest first (newest on ties) so rounding leftovers go where most pods are.
             sizes.stable_sort_by(|a, b| {
@@ -446,6 +531,7 @@ impl DeploymentController {
         let mut idle: Vec<&ReplicaSet> = s
             .old
             .iter()
+            .map(|rs| &**rs)
             .filter(|rs| replicas(rs) == 0 && rs.status.replicas == 0 && rs.metadata.deletion_timestamp.is_none())
             .collect();
         if idle.len() <= limit {
@@ -675,17 +761,16 @@ impl Reconciler for DeploymentController {
             self.lanes.remove(key);
             return Action::AwaitChange;
         };
-        let Some(d) = object.as_deployment().cloned() else { return Action::AwaitChange };
+        let Some(d) = Shared::<Deployment>::new(object.clone()) else { return Action::AwaitChange };
         // The Deployment's ReplicaSets, adopting orphans its selector matches.
-        let selector: LabelSelector = d.spec.selector.clone().unwrap_or_default();
+        // (A missing selector, like an empty one, adopts nothing.)
+        let selector = d.spec.selector.as_ref().filter(|s| !s.match_labels.is_empty());
         let orphans: Vec<Arc<Object>> = self
             .replica_sets
             .owned_by("")
             .into_iter()
             .filter(|rs| {
-                rs.namespace() == d.metadata.namespace
-                    && !selector.match_labels.is_empty()
-                    && selector.matches(&rs.meta().labels)
+                rs.namespace() == d.metadata.namespace && selector.is_some_and(|s| s.matches(&rs.meta().labels))
             })
             .cloned()
             .collect();
@@ -699,19 +784,14 @@ impl Reconciler for DeploymentController {
                 }
             }
         }
-        let owned: Vec<ReplicaSet> = self
-            .replica_sets
-            .owned_by(&d.metadata.uid)
-            .into_iter()
-            .filter_map(|o| o.as_replica_set().cloned())
-            .collect();
-        let wanted = without_hash(&d.spec.template);
+        let owned: Vec<Shared<ReplicaSet>> =
+            self.replica_sets.owned_by(&d.metadata.uid).into_iter().filter_map(|o| Shared::new(o.clone())).collect();
         let mut new_rs = None;
         let mut old = Vec::new();
         let mut sorted = owned;
         sorted.stable_sort_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()));
         for rs in sorted {
-            if new_rs.is_none() && without_hash(&rs.spec.template) == wanted {
+            if new_rs.is_none() && same_but_hash(&rs.spec.template, &d.spec.template) {
                 new_rs = Some(rs);
             } else {
                 old.push(rs);
@@ -740,7 +820,7 @@ impl Reconciler for DeploymentController {
         }
         if is_recreate(&s.d) {
             // Stop everything old first, then start the new.
-            let olds: Vec<ReplicaSet> = s.old.iter().filter(|rs| replicas(rs) > 0).cloned().collect();
+            let olds: Vec<Shared<ReplicaSet>> = s.old.iter().filter(|rs| replicas(rs) > 0).cloned().collect();
             if !olds.is_empty() {
                 for rs in olds {
                     self.scale(&mut s, &rs, 0, ctx);

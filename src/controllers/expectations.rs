@@ -3,6 +3,7 @@
 //! with. Shared by the ReplicaSet and DaemonSet controllers, as upstream shares its own.
 
 use crate::component::Delta;
+use crate::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use std::collections::HashMap;
@@ -20,7 +21,7 @@ struct Pending {
 /// Outstanding creations and deletions per owner key (`namespace/name`).
 #[derive(Debug, Default)]
 pub struct Expectations {
-    by_owner: HashMap<String, Pending>,
+    by_owner: HashMap<String, Pending, FastKeys>,
 }
 
 impl Expectations {

@@ -10,6 +10,7 @@ use super::{Action, Reconciler};
 use crate::api::{Kind, Object, Pod, ReplicaSet};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::Duration;
 use crate::sort::StableSort;
@@ -32,7 +33,7 @@ pub struct ReplicaSetController {
     replica_sets: Informer,
     pods: Informer,
     /// By owning ReplicaSet's uid.
-    counts: HashMap<String, Counts>,
+    counts: HashMap<String, Counts, FastKeys>,
     expectations: Expectations,
     /// The last decision per ReplicaSet.
     pub lanes: BTreeMap<String, Lane>,
@@ -48,7 +49,7 @@ impl Default for ReplicaSetController {
         ReplicaSetController {
             replica_sets: Informer::new(Kind::ReplicaSet),
             pods: Informer::new(Kind::Pod),
-            counts: HashMap::new(),
+            counts: HashMap::default(),
             expectations: Expectations::default(),
             lanes: BTreeMap::new(),
             strays: HashMap::new(),
@@ -111,7 +112,7 @@ impl ReplicaSetController {
 
     /// Takes orphan pods whose labels match (adoption), as the controller's pod claim does.
     fn adopt(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
-        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
+        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.as_ref()) else { return };
         let orphans: Vec<Arc<Object>> = self
             .pods
             .owned_by("")
@@ -132,8 +133,12 @@ impl ReplicaSetController {
     /// pod claim): the owner reference is removed, the pod runs on as an orphan, and the
     /// ReplicaSet, one short, creates a replacement.
     fn release(&mut self, rs: &Arc<Object>, ctx: &mut Ctx) {
-        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.clone()) else { return };
         let uid = &rs.meta().uid;
+        // Most syncs have no strays to release: checked before anything else.
+        if !self.strays.contains_key(uid) {
+            return;
+        }
+        let Some(selector) = rs.as_replica_set().and_then(|r| r.spec.selector.as_ref()) else { return };
         let Some(keys) = self.strays.remove(uid) else { return };
         let strays: Vec<Arc<Object>> = keys
             .iter()
@@ -152,11 +157,12 @@ impl ReplicaSetController {
     /// Remembers a pod whose labels no longer match its owning ReplicaSet's selector.
     fn note_stray(&mut self, pod: &Arc<Object>) {
         let Some(owner) = pod.controller_ref().filter(|r| r.kind == "ReplicaSet") else { return };
-        let selector = self
+        let stray = self
             .replica_sets
             .get(pod.namespace(), &owner.name)
-            .and_then(|rs| rs.as_replica_set().and_then(|r| r.spec.selector.clone()));
-        if selector.is_some_and(|s| !s.matches(&pod.meta().labels)) {
+            .and_then(|rs| rs.as_replica_set().and_then(|r| r.spec.selector.as_ref()))
+            .is_some_and(|s| !s.matches(&pod.meta().labels));
+        if stray {
             self.strays.entry(owner.uid.clone()).or_default().insert(cache_key(pod.namespace(), pod.name()));
         }
     }
@@ -331,15 +337,22 @@ impl Reconciler for ReplicaSetController {
         status.available_replicas = Some(available);
         status.terminating_replicas = None;
         status.observed_generation = Some(rs.metadata.generation);
+        let requeue = min_ready > Duration::ZERO && status.ready_replicas != status.available_replicas;
         if status != rs.status {
-            let mut updated = rs.clone();
-            updated.status = status.clone();
+            // The ReplicaSet with the new status (its old status is not copied to be replaced).
+            let mut updated = ReplicaSet {
+                api_version: rs.api_version.clone(),
+                kind: rs.kind.clone(),
+                metadata: rs.metadata.clone(),
+                spec: rs.spec.clone(),
+                status,
+            };
             updated.metadata.resource_version.clear();
             if let Ok(stored) = ctx.call_object(Request::update_status(Object::ReplicaSet(updated))) {
                 self.replica_sets.assume(stored);
             }
         }
-        if min_ready > Duration::ZERO && status.ready_replicas != status.available_replicas {
+        if requeue {
             return Action::RequeueAfter(min_ready);
         }
         Action::AwaitChange

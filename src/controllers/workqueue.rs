@@ -1,6 +1,7 @@
 //! A controller's work queue: keys of objects to reconcile, each queued once, with delayed
 //! re-queues on virtual time (client-go's rate-limited delaying queue, minus the rate limit).
 
+use crate::object_cache::FastKeys;
 use crate::record::Seq;
 use crate::sim::Time;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -8,7 +9,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 #[derive(Debug, Default)]
 pub struct WorkQueue {
     ready: VecDeque<String>,
-    queued: HashMap<String, Option<Seq>>,
+    /// Looked up by key, never listed: hashed with the cheap key hasher.
+    queued: HashMap<String, Option<Seq>, FastKeys>,
     delayed: BTreeMap<(Time, u64), String>,
     delayed_seq: u64,
 }

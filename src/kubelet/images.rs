@@ -335,10 +335,19 @@ pub fn digest(reference: &ImageRef) -> String {
             hash ^= u64::from(b);
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
-        out.push_str(&format!("{hash:016x}"));
+        push_hex(&mut out, hash);
     }
     let repo = reference.canonical.rsplit_once(':').map_or(reference.canonical.as_str(), |(r, _)| r);
-    format!("{repo}@sha256:{out}")
+    [repo, "@sha256:", &out].concat()
+}
+
+/// Appends `value` as 16 lowercase hex digits (written out by hand: every pod status the
+/// kubelet builds names its images' digests).
+fn push_hex(out: &mut String, value: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for shift in (0..16).rev() {
+        out.push(char::from(HEX[((value >> (shift * 4)) & 0xf) as usize]));
+    }
 }
 
 /// The registry's state the sandbox can change (`sim image break|fix`): the images it has
@@ -477,6 +486,15 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_written_by_hand_is_the_formatted_hex() {
+        for v in [0, 1, 0xabc, 0x0123_4567_89ab_cdef, u64::MAX] {
+            let mut out = String::new();
+            push_hex(&mut out, v);
+            assert_eq!(out, format!("{v:016x}"));
+        }
+    }
 
     #[test]
     fn short_names_expand_to_docker_hub_library() {

@@ -14,6 +14,7 @@ use crate::api::{Kind, Lease, LeaseSpec, Object, ObjectMeta, OwnerReference, Pod
 use crate::apiserver::admission::MIRROR_POD_ANNOTATION;
 use crate::apiserver::{FieldSelector, Request};
 use crate::component::{Component, Ctx, Informer, cache_key};
+use crate::object_cache::FastKeys;
 use crate::record::{Seq, WatchEventType};
 use crate::sim::time::MicroTime;
 use crate::sim::{Duration, Time};
@@ -37,7 +38,7 @@ pub struct Kubelet {
     status_due: Time,
     ips_in_use: BTreeSet<u32>,
     next_ip: u32,
-    causes: HashMap<String, Seq>,
+    causes: HashMap<String, Seq, FastKeys>,
     /// Set on (re)start: the first run syncs every pod, as a kubelet does after a restart.
     resync_all: bool,
     /// The Node's uid, which mirror pods name as their owner.
@@ -63,7 +64,7 @@ impl Kubelet {
             status_due: Time::ZERO,
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
-            causes: HashMap::new(),
+            causes: HashMap::default(),
             unsynced: BTreeSet::new(),
             resync_all: true,
             runtime: Runtime {
@@ -239,6 +240,20 @@ impl Kubelet {
             }
         }
         due
+    }
+
+    /// The earliest wakeup of a worker whose pod is in the cache. The workers and the cache
+    /// are both sorted by key, so one pass over the two finds them without a lookup each.
+    fn next_worker_wakeup(&self) -> Option<Time> {
+        let mut cached = self.pods.cache.keys().peekable();
+        self.workers
+            .iter()
+            .filter(|(key, _)| {
+                while cached.next_if(|k| k < key).is_some() {}
+                cached.peek() == Some(key)
+            })
+            .filter_map(|(_, (_, w))| w.next_wakeup())
+            .min()
     }
 
     fn drop_worker(&mut self, key: &str) {
@@ -477,12 +492,7 @@ impl Component for Kubelet {
         }
         // Only workers whose pod is in the cache can be stepped; a static pod whose mirror pod
         // is gone (and could not be created again) retries the mirror each second instead.
-        let next_worker = self
-            .workers
-            .iter()
-            .filter(|(k, _)| self.pods.cache.contains_key(k))
-            .filter_map(|(_, (_, w))| w.next_wakeup())
-            .min();
+        let next_worker = self.next_worker_wakeup();
         let mirror_retry =
             self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
         self.unsynced.retain(|k| self.pods.cache.contains_key(k));

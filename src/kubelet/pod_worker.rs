@@ -421,16 +421,16 @@ impl PodWorker {
         actions: &mut Vec<Action>,
         resolves: &dyn Fn(&str) -> bool,
     ) {
-        let pod_ref = self.pod_ref.clone();
+        let pod_ref = &self.pod_ref;
         let c = &mut self.containers[i];
         let list = if c.init { "initContainers" } else { "containers" };
-        let field_path = format!("spec.{list}{{{}}}", c.spec.name);
-        let image = c.spec.image.clone();
+        let (name, image) = (c.spec.name.clone(), c.spec.image.clone());
+        // The field path is spelled out per event: most steps report none.
         let ev = |type_: &'static str, reason: &'static str, message: String| Action::Event {
             type_,
             reason,
             message,
-            field_path: field_path.clone(),
+            field_path: format!("spec.{list}{{{name}}}"),
         };
         // 1. The image.
         loop {
@@ -675,7 +675,11 @@ impl PodWorker {
                         type_: "Normal",
                         reason: "Killing",
                         message: format!("Stopping container {}", c.spec.name),
-                        field_path: format!("spec.containers{{{}}}", c.spec.name),
+                        field_path: format!(
+                            "spec.{}{{{}}}",
+                            if c.init { "initContainers" } else { "containers" },
+                            c.spec.name
+                        ),
                     });
                     let graceful = c.run.as_ref().is_none_or(|r| r.honours_sigterm);
                     let stop = if graceful { now + Duration::millis(rng.between(100, 400)) } else { deadline.max(now) };

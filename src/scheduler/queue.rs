@@ -1,6 +1,7 @@
 //! The scheduling queue: pods waiting for a node, highest priority and oldest first
 //! (PrioritySort), with back-off for pods that did not fit.
 
+use crate::object_cache::FastKeys;
 use crate::record::Seq;
 use crate::sim::{Duration, Time};
 use std::cmp::Reverse;
@@ -19,13 +20,13 @@ struct Order {
 #[derive(Debug, Default)]
 pub struct SchedulingQueue {
     active: BTreeSet<Order>,
-    orders: HashMap<String, Order>,
+    orders: HashMap<String, Order, FastKeys>,
     /// Pods that failed, waiting for a cluster change: attempts so far and the last attempt.
     unschedulable: BTreeMap<String, (u32, Time)>,
     /// Pods moved back after a change, each ready once its back-off has passed.
     backoff: BTreeMap<String, Time>,
     /// The record entry that last made each pod worth (re)trying.
-    pub causes: HashMap<String, Seq>,
+    pub causes: HashMap<String, Seq, FastKeys>,
 }
 
 impl SchedulingQueue {
