@@ -308,10 +308,22 @@ pub fn summarize_pod(pod: &Pod) -> PodSummary {
     let mut last_restart: Option<Time> = None;
     let mut initializing = false;
     let total_init = pod.spec.init_containers.len();
+    // Sidecars (init containers that restart Always) count among the pod's containers.
+    let is_sidecar = |name: &str| {
+        pod.spec.init_containers.iter().any(|c| c.name == name && c.restart_policy.as_deref() == Some("Always"))
+    };
+    let sidecars = pod.spec.init_containers.iter().filter(|c| is_sidecar(&c.name)).count();
     for (i, c) in st.init_container_statuses.iter().enumerate() {
         restarts += c.restart_count;
         if let Some(t) = &c.last_state.terminated {
             last_restart = last_restart.max(t.finished_at);
+        }
+        // A started sidecar lets initialization go on; it counts as ready when it is.
+        if is_sidecar(&c.name) && c.started == Some(true) {
+            if c.ready {
+                ready += 1;
+            }
+            continue;
         }
         if let Some(t) = &c.state.terminated {
             if t.exit_code == 0 {
@@ -374,7 +386,7 @@ pub fn summarize_pod(pod: &Pod) -> PodSummary {
             reason = "Terminating".into();
         }
     }
-    PodSummary { ready, total: pod.spec.containers.len(), status: reason, restarts, last_restart }
+    PodSummary { ready, total: pod.spec.containers.len() + sidecars, status: reason, restarts, last_restart }
 }
 
 fn pod_row(pod: &Pod, now: Time, wide: bool) -> Vec<String> {

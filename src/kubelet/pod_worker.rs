@@ -109,6 +109,9 @@ struct ContainerRun {
     probe_kill: Option<(Time, i32)>,
     /// An init container: it runs to success before the next one, and the app containers, start.
     init: bool,
+    /// A sidecar: an init container that restarts Always. The next one starts once it has
+    /// started, and it runs beside the app until the app is done.
+    sidecar: bool,
     /// When a process waiting on the world (`until nslookup …`) next checks it.
     next_check: Option<Time>,
     /// The current instance holds more memory than its limit: the OOM killer ends it.
@@ -154,19 +157,18 @@ pub struct PodWorker {
 
 impl PodWorker {
     pub fn new(pod: &Pod, now: Time, host_ip: &str) -> Self {
-        // Init containers first, in order; a sidecar (an init container that restarts
-        // Always) runs beside the app containers.
-        let (sidecars, inits): (Vec<&Container>, Vec<&Container>) =
-            pod.spec.init_containers.iter().partition(|c| c.restart_policy.as_deref() == Some("Always"));
-        let n_init = inits.len();
-        let containers = inits
-            .into_iter()
-            .chain(sidecars)
+        // Init containers first, in order (sidecars among them), then the app containers.
+        let n_init = pod.spec.init_containers.len();
+        let containers = pod
+            .spec
+            .init_containers
+            .iter()
             .chain(pod.spec.containers.iter())
             .enumerate()
             .map(|(i, c)| with_namespace_file(c, &pod.metadata.namespace, i < n_init))
             .map(|(c, init)| ContainerRun {
                 init,
+                sidecar: init && c.restart_policy.as_deref() == Some("Always"),
                 next_check: None,
                 oom: false,
                 reference: images::parse_reference(&c.image),
@@ -289,7 +291,21 @@ impl PodWorker {
         // Init containers run one at a time, each to success, before the app containers
         // start; a failed one is retried (OnFailure) unless the pod never restarts.
         let init_policy = if policy == "Never" { "Never" } else { "OnFailure" };
+        // Once the app is done for good (a Job's pod), its sidecars are stopped, not restarted.
+        let app_done = self.app_done(&policy);
         for i in 0..self.containers.len() {
+            if self.containers[i].sidecar {
+                let sidecar_policy = if app_done { "Never" } else { "Always" };
+                if app_done {
+                    self.stop_sidecar(i, now, rng);
+                }
+                self.step_container(i, sidecar_policy, now, runtime, rng, &mut actions, resolves);
+                self.step_probes(i, sidecar_policy, now, rng, &mut actions);
+                if !self.init_done(i) {
+                    return actions;
+                }
+                continue;
+            }
             if self.containers[i].init {
                 if !self.init_done(i) {
                     self.step_container(i, init_policy, now, runtime, rng, &mut actions, resolves);
@@ -302,12 +318,45 @@ impl PodWorker {
             self.step_container(i, &policy, now, runtime, rng, &mut actions, resolves);
             self.step_probes(i, &policy, now, rng, &mut actions);
         }
+        // The app has just finished for good: its sidecars are asked to stop now.
+        if !app_done && self.app_done(&policy) {
+            for i in 0..self.containers.len() {
+                if self.containers[i].sidecar {
+                    self.stop_sidecar(i, now, rng);
+                }
+            }
+        }
         actions
     }
 
-    /// Whether init container `i` has run to success.
+    /// Whether init container `i` lets the next one start: it has run to success, or, a
+    /// sidecar, it has started (or the app is done and it has been stopped).
     fn init_done(&self, i: usize) -> bool {
-        matches!(&self.containers[i].state, State::Terminated(t) if t.exit_code == 0)
+        let c = &self.containers[i];
+        if c.sidecar {
+            return c.started() || matches!(c.state, State::Terminated(_)) && c.restart_at.is_none();
+        }
+        matches!(&c.state, State::Terminated(t) if t.exit_code == 0)
+    }
+
+    /// Whether every app container has finished and will not be started again.
+    fn app_done(&self, policy: &str) -> bool {
+        let apps = || self.containers.iter().filter(|c| !c.init);
+        apps().count() > 0
+            && apps().all(|c| match &c.state {
+                State::Terminated(t) => policy == "Never" || (policy == "OnFailure" && t.exit_code == 0),
+                _ => false,
+            })
+    }
+
+    /// Asks a running sidecar to stop (SIGTERM): it exits shortly, with status 0.
+    fn stop_sidecar(&mut self, i: usize, now: Time, rng: &mut Rng) {
+        let c = &mut self.containers[i];
+        if let State::Running { started, exits_at: None, .. } = c.state {
+            let at = now + Duration::millis(rng.between(100, 400));
+            c.state = State::Running { started, exits_at: Some(at), exit_code: 0 };
+            c.next_check = None;
+        }
     }
 
     /// Whether every init container has run to success.
@@ -329,7 +378,7 @@ impl PodWorker {
             return;
         }
         let ip = self.ip.clone().unwrap_or_default();
-        let field_path = format!("spec.containers{{{}}}", c.spec.name);
+        let field_path = format!("spec.{}{{{}}}", if c.init { "initContainers" } else { "containers" }, c.spec.name);
         for k in 0..c.probes.len() {
             if !c.probes[k].due(now) {
                 continue;
@@ -799,8 +848,11 @@ impl PodWorker {
         };
         let initialized = self.initialized();
         let status_of = |c: &ContainerRun| {
-            let ready = if c.init { matches!(&c.state, State::Terminated(t) if t.exit_code == 0) } else { c.ready() }
-                && !self.terminating;
+            let ready = if c.init && !c.sidecar {
+                matches!(&c.state, State::Terminated(t) if t.exit_code == 0)
+            } else {
+                c.ready()
+            } && !self.terminating;
             let state = match &c.state {
                 State::Waiting { reason, message } => ContainerState {
                     waiting: Some(ContainerStateWaiting {
@@ -895,7 +947,9 @@ impl PodWorker {
         let incomplete: Vec<&str> = self
             .containers
             .iter()
-            .filter(|c| c.init && !matches!(&c.state, State::Terminated(t) if t.exit_code == 0))
+            .enumerate()
+            .filter(|(i, c)| c.init && !self.init_done(*i))
+            .map(|(_, c)| c)
             .map(|c| c.spec.name.as_str())
             .collect();
         let incomplete_message = format!("containers with incomplete status: [{}]", incomplete.join(" "));
@@ -1087,6 +1141,29 @@ mod tests {
         let done = |s: &ContainerStatus| s.state.terminated.as_ref().map(|t| t.reason.as_str()) == Some("Completed");
         assert!(pod.status.init_container_statuses.iter().all(done), "{:?}", pod.status.init_container_statuses);
         assert!(pod.status.conditions.iter().any(|c| c.type_ == "Initialized" && c.status == "True"));
+    }
+
+    #[test]
+    fn a_sidecar_starts_before_the_app_runs_beside_it_and_stops_when_a_job_is_done() {
+        let mut pod = pod(busybox("sleep 3"));
+        Arc::make_mut(&mut pod.spec).restart_policy = Some("Never".into());
+        let sidecar = Container {
+            name: "shipper".into(),
+            restart_policy: Some("Always".into()),
+            ..busybox("tail -F /opt/logs.txt")
+        };
+        Arc::make_mut(&mut pod.spec).init_containers = vec![sidecar];
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(2));
+        let started = events.iter().filter(|(_, e)| e.starts_with("Started:")).count();
+        assert_eq!(started, 2, "the sidecar, then the app: {events:?}");
+        let sidecar = &pod.status.init_container_statuses[0];
+        assert!(sidecar.state.running.is_some() && sidecar.ready, "{sidecar:?}");
+        run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
+        assert_eq!(pod.status.phase, "Succeeded");
+        let sidecar = &pod.status.init_container_statuses[0];
+        assert_eq!(sidecar.state.terminated.as_ref().map(|t| t.exit_code), Some(0), "{sidecar:?}");
     }
 
     #[test]

@@ -494,7 +494,7 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
         "true" | ":" => (Some(Duration::ZERO), vec![], 0),
         "false" => (Some(Duration::ZERO), vec![], 1),
         "date" => (Some(Duration::ZERO), vec!["Thu Jan  1 00:00:00 UTC 2026".into()], 0),
-        "tail" if words.iter().any(|w| w == "-f") => (None, vec![], 0),
+        "tail" if words.iter().any(|w| w == "-f" || w == "-F") => (None, vec![], 0),
         "cat" | "ls" | "env" | "printenv" | "hostname" | "touch" | "mkdir" | "rm" | "wget" | "nslookup" | "ping" => {
             (Some(Duration::millis(10)), vec![], 0)
         }
