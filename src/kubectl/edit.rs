@@ -5,7 +5,7 @@
 
 use super::Output;
 use crate::apiserver::patch::{PatchType, merge_key};
-use crate::apiserver::{Request, Status};
+use crate::apiserver::Request;
 use crate::cluster::Cluster;
 use crate::shell::{Command, shell_quote};
 use serde_json::{Map, Value};
@@ -70,7 +70,7 @@ pub fn save(cluster: &mut Cluster, original: &str, edited: &str) -> Saved {
     let request = Request::patch(kind, &namespace, &name, PatchType::Strategic, patch.clone()).managed_by(MANAGER);
     let output = match cluster.request(request) {
         Ok(_) => Output::ok(format!("{}/{name} edited\n", kind.qualified_singular())),
-        Err(status) => Output::err(refused(&status)),
+        Err(status) => Output::err(status.kubectl_message()),
     };
     let mut line = format!("kubectl patch {} {}", kind.info().resource, shell_quote(&name));
     if !namespace.is_empty() {
@@ -96,11 +96,6 @@ fn single(text: &str) -> Result<super::manifest::Document, String> {
         0 => Err("error: Edit cancelled, saved file was empty.".into()),
         _ => Err("error: the edited file holds more than one object: kubectl edit saves the object it opened".into()),
     }
-}
-
-/// kubectl's wording when the server refuses an edit.
-fn refused(status: &Status) -> String {
-    status.kubectl_message()
 }
 
 /// The strategic merge patch that turns `original` into `modified`: changed and added fields
