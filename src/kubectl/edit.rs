@@ -4,8 +4,8 @@
 //! nothing is sent at all when the text is unchanged.
 
 use super::Output;
-use crate::apiserver::patch::{PatchType, merge_key};
 use crate::apiserver::Request;
+use crate::apiserver::patch::{PatchType, merge_key};
 use crate::cluster::Cluster;
 use crate::shell::{Command, shell_quote};
 use serde_json::{Map, Value};

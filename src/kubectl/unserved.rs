@@ -91,8 +91,7 @@ pub fn port_forward(cluster: &mut Cluster, args: &Args) -> Output {
     // TYPE/NAME (or a pod's bare name), then the ports.
     if p.len() < 2 {
         return Output::err(
-            "error: TYPE/NAME and list of ports are required for port-forward
-See 'kubectl port-forward -h' for help and examples",
+            "error: TYPE/NAME and list of ports are required for port-forward\nSee 'kubectl port-forward -h' for help and examples",
         );
     }
     let (first, ports) = (&p[0], &p[1..]);
