@@ -421,7 +421,7 @@ impl Cluster {
 
     /// Whether any component has work under way, or a notification is still in flight.
     pub fn busy(&self) -> bool {
-        self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy())))
+        self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy_in(&self.api))))
             || self.slots.iter().any(|s| s.running && s.wake_at.is_some_and(|w| w <= self.now + WATCH_LATENCY))
     }
 

@@ -22,6 +22,11 @@ pub trait Component: Any {
     fn busy(&self) -> bool {
         false
     }
+    /// `busy`, or about to act on what the cluster now holds (a container's loop waiting for
+    /// a name that now resolves): what "run until settled" waits for.
+    fn busy_in(&self, _api: &ApiServer) -> bool {
+        self.busy()
+    }
     fn as_any(&self) -> &dyn Any;
     /// The component's informers, for invariant checks (caches agree with the API).
     fn informers(&self) -> Vec<&Informer> {

@@ -504,6 +504,15 @@ impl Component for Kubelet {
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 
+    fn busy_in(&self, api: &crate::apiserver::ApiServer) -> bool {
+        // A pod's loop waiting for a name that now resolves ends at its next check.
+        self.busy()
+            || self.workers.iter().any(|(key, (_, w))| {
+                let namespace = key.split('/').next().unwrap_or_default();
+                w.waiting_for().any(|name| crate::dns::resolve(api, name, namespace).is_ok())
+            })
+    }
+
     fn busy(&self) -> bool {
         self.workers.values().any(|(_, w)| w.busy())
             || self

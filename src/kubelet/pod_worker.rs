@@ -805,6 +805,14 @@ impl PodWorker {
         next
     }
 
+    /// The names its containers' loops wait to see resolve (`until nslookup NAME`).
+    pub fn waiting_for(&self) -> impl Iterator<Item = &str> + '_ {
+        self.containers.iter().filter(|c| c.next_check.is_some()).filter_map(|c| {
+            let wait = c.run.as_ref()?.waits_for.as_ref()?;
+            Some(wait.resolves.as_str())
+        })
+    }
+
     /// Whether the pod will change on its own soon (not waiting out a back-off, not idle).
     pub fn busy(&self) -> bool {
         if self.terminating {
@@ -813,7 +821,12 @@ impl PodWorker {
         if self.ip.is_none() {
             return true;
         }
+        let initialized = self.initialized();
         self.containers.iter().any(|c| {
+            // An app container waiting for init containers still running is not under way.
+            if !c.init && !initialized {
+                return false;
+            }
             matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown)
                 || matches!(c.state, State::Running { exits_at: Some(_), .. })
                 || (matches!(c.state, State::Terminated(_)) && c.restart_at.is_some() && c.restart_count <= 1)
