@@ -216,6 +216,17 @@ impl Args {
         self.flags.get(name).and_then(|v| v.last()).map(String::as_str)
     }
 
+    /// A Go duration flag (`--timeout=90s`): None when not given; kubectl's error, naming
+    /// `kubectl VERB --help`, when it does not parse.
+    pub fn duration(&self, name: &str, verb: &str) -> Result<Option<crate::sim::Duration>, String> {
+        let Some(text) = self.get(name) else { return Ok(None) };
+        parse_go_duration(text).map(Some).ok_or_else(|| {
+            format!(
+                "Error: invalid argument \"{text}\" for \"--{name}\" flag: time: invalid duration \"{text}\"\nSee 'kubectl {verb} --help' for usage."
+            )
+        })
+    }
+
     pub fn all(&self, name: &str) -> Vec<&str> {
         self.flags.get(name).map(|v| v.iter().map(String::as_str).collect()).unwrap_or_default()
     }

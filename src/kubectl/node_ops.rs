@@ -546,17 +546,10 @@ pub(super) fn drain(cluster: &mut Cluster, args: &Args) -> Output {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
-    let timeout = match args.get("timeout") {
-        None => DEFAULT_DRAIN_WAIT,
-        Some(t) => match super::args::parse_go_duration(t) {
-            Some(Duration(0)) => DEFAULT_DRAIN_WAIT,
-            Some(d) => d,
-            None => {
-                return Output::err(format!(
-                    "Error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\"\nSee 'kubectl drain --help' for usage."
-                ));
-            }
-        },
+    let timeout = match args.duration("timeout", "drain") {
+        Ok(Some(d)) if d != Duration::ZERO => d,
+        Ok(_) => DEFAULT_DRAIN_WAIT,
+        Err(e) => return Output::err(e),
     };
     if let Some(sel) = args.get("pod-selector") {
         if crate::api::meta::parse_selector(sel).is_err() {

@@ -202,16 +202,9 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
             ));
         }
     };
-    let timeout = match args.get("timeout") {
-        None => Duration::ZERO,
-        Some(t) => match super::args::parse_go_duration(t) {
-            Some(d) => d,
-            None => {
-                return Output::err(format!(
-                    "Error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\"\nSee 'kubectl rollout status --help' for usage."
-                ));
-            }
-        },
+    let timeout = match args.duration("timeout", "rollout status") {
+        Ok(d) => d.unwrap_or(Duration::ZERO),
+        Err(e) => return Output::err(e),
     };
     if !matches!(object.kind(), Kind::Deployment | Kind::DaemonSet) {
         return Output::err(format!("error: no status viewer has been implemented for {}", group_kind(object.kind())));

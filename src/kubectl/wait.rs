@@ -89,16 +89,9 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
         Ok(c) => c,
         Err(e) => return Output::err(e),
     };
-    let timeout = match args.get("timeout") {
-        None => DEFAULT_TIMEOUT,
-        Some(t) => match super::args::parse_go_duration(t) {
-            Some(d) => d,
-            None => {
-                return Output::err(format!(
-                    "Error: invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\"\nSee 'kubectl wait --help' for usage."
-                ));
-            }
-        },
+    let timeout = match args.duration("timeout", "wait") {
+        Ok(d) => d.unwrap_or(DEFAULT_TIMEOUT),
+        Err(e) => return Output::err(e),
     };
     let namespace = namespace_flag(args);
     let targets = match resolve_targets(&args.positionals) {
