@@ -5,7 +5,7 @@
 
 use super::args::Args;
 use super::manifest::Document;
-use super::{CSA_MANAGER, Io, LAST_APPLIED, Output, document_namespace, merge, read_documents, set_annotation};
+use super::{CSA_MANAGER, Io, Output, document_namespace, last_applied_of, merge, read_documents, with_last_applied};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
 use serde_json::Value;
@@ -64,12 +64,7 @@ fn versions(
     let kind = doc.kind;
     let namespace = document_namespace(args, doc)?;
     let name = doc.name().to_string();
-    let mut body = doc.body.clone();
-    if let Some(ann) = body.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
-        ann.remove(LAST_APPLIED);
-    }
-    let last_applied = serde_json::to_string(&body).unwrap_or_default() + "\n";
-    set_annotation(&mut body, LAST_APPLIED, &last_applied);
+    let body = with_last_applied(doc.body.clone());
     let live = match cluster.request(Request::get(kind, &namespace, &name)) {
         Ok(reply) => reply.object().map(|o| o.to_json_value()),
         Err(status) if status.reason == "NotFound" => None,
@@ -82,11 +77,7 @@ fn versions(
             req
         }
         Some(live) => {
-            let previous = live
-                .pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
-                .and_then(Value::as_str)
-                .and_then(|s| serde_json::from_str::<Value>(s).ok());
-            let merged = merge::three_way(live, previous.as_ref(), &body);
+            let merged = merge::three_way(live, last_applied_of(live).as_ref(), &body);
             if merged == *live {
                 return Ok((Some(live.clone()), live.clone()));
             }

@@ -341,7 +341,7 @@ fn apply_one(
 ) -> Result<String, String> {
     let kind = doc.kind;
     let namespace = document_namespace(args, doc)?;
-    let mut body = doc.body.clone();
+    let body = doc.body.clone();
     let dry = dry_run_suffix(args);
     let server_dry = args.get("dry-run") == Some("server");
     let client_dry = !dry.is_empty() && !server_dry;
@@ -374,12 +374,7 @@ fn apply_one(
             info.resource, info.kind
         ));
     }
-    // The manifest as applied, remembered in an annotation for the next three-way merge.
-    if let Some(ann) = body.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
-        ann.remove(LAST_APPLIED);
-    }
-    let last_applied = serde_json::to_string(&body).unwrap_or_default() + "\n";
-    set_annotation(&mut body, LAST_APPLIED, &last_applied);
+    let body = with_last_applied(body);
     let current = cluster.request(Request::get(kind, &namespace, &name));
     match current {
         Err(status) if status.reason == "NotFound" => {
@@ -397,11 +392,7 @@ fn apply_one(
         Err(status) => Err(server_error(&status, "retrieving current configuration of", source)),
         Ok(reply) => {
             let live = reply.object().map(|o| o.to_json_value()).unwrap_or(Value::Null);
-            let previous = live
-                .pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
-                .and_then(Value::as_str)
-                .and_then(|s| serde_json::from_str::<Value>(s).ok());
-            let merged = merge::three_way(&live, previous.as_ref(), &body);
+            let merged = merge::three_way(&live, last_applied_of(&live).as_ref(), &body);
             // kubectl sends nothing when the three-way patch is empty.
             if merged == live {
                 return Ok(format!("{} unchanged{dry}", type_name(&name)));
@@ -430,6 +421,24 @@ fn apply_one(
             }
         }
     }
+}
+
+/// A manifest as `kubectl apply` sends it: itself, as applied, remembered in the
+/// last-applied annotation for the next three-way merge.
+fn with_last_applied(mut body: Value) -> Value {
+    if let Some(ann) = body.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        ann.remove(LAST_APPLIED);
+    }
+    let last_applied = serde_json::to_string(&body).unwrap_or_default() + "\n";
+    set_annotation(&mut body, LAST_APPLIED, &last_applied);
+    body
+}
+
+/// The configuration the last `kubectl apply` left on a live object, if any.
+fn last_applied_of(live: &Value) -> Option<Value> {
+    live.pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
+        .and_then(Value::as_str)
+        .and_then(|s| serde_json::from_str::<Value>(s).ok())
 }
 
 fn set_annotation(body: &mut Value, key: &str, value: &str) {
