@@ -165,7 +165,7 @@ impl PodWorker {
             .iter()
             .chain(pod.spec.containers.iter())
             .enumerate()
-            .map(|(i, c)| with_namespace_file(c, &pod.metadata.namespace, i < n_init))
+            .map(|(i, c)| (with_namespace_file(c, &pod.metadata.namespace), i < n_init))
             .map(|(c, init)| ContainerRun {
                 init,
                 sidecar: init && c.restart_policy.as_deref() == Some("Always"),
@@ -993,8 +993,8 @@ impl PodWorker {
 
 /// A container as its process sees it: `$(cat …/serviceaccount/namespace)` in its command
 /// reads the namespace file the service account volume mounts (the docs' init containers
-/// build Service names with it). Returned with whether it is an init container.
-fn with_namespace_file(c: &Container, namespace: &str, init: bool) -> (Container, bool) {
+/// build Service names with it).
+fn with_namespace_file(c: &Container, namespace: &str) -> Container {
     const READ_NAMESPACE: &str = "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)";
     let mut c = c.clone();
     for word in c.command.iter_mut().chain(c.args.iter_mut()) {
@@ -1002,7 +1002,7 @@ fn with_namespace_file(c: &Container, namespace: &str, init: bool) -> (Container
             *word = word.replace(READ_NAMESPACE, namespace);
         }
     }
-    (c, init)
+    c
 }
 
 /// Whether a running container's probes are about to decide something on their own: a
