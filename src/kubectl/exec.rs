@@ -14,7 +14,7 @@ use super::args::Args;
 use super::{Output, namespace_flag};
 use crate::api::{Kind, Object, Pod};
 use crate::cluster::Cluster;
-use crate::kubelet::images::{self, Behaviour};
+use crate::kubelet::images::{self, App, Behaviour};
 use crate::sort::StableSort;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -155,21 +155,19 @@ struct Container<'a> {
 impl Container<'_> {
     fn userland(&self) -> Userland {
         let (repo, tag) = (self.image.repository.as_str(), self.image.tag.as_str());
+        // The tutorials' apps: the Node apps and the guestbook frontend (PHP) on Debian with
+        // curl, hello-app on Alpine, agnhost and echoserver on Debian.
+        if let Some(app) = App::of(repo) {
+            return match app {
+                App::HelloApp => Userland::Busybox,
+                App::Agnhost | App::Echoserver => Userland::Debian,
+                App::Bootcamp | App::NodeHello | App::GuestbookFrontend => Userland::DebianCurl,
+            };
+        }
         match repo {
             "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
             _ if tag.contains("alpine") => Userland::Busybox,
             "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
-            // The tutorials' apps: bootcamp (Node on Debian, with curl), the guestbook
-            // frontend (PHP on Debian), hello-app (Alpine), agnhost and echoserver (Debian).
-            "gcr.io/google-samples/kubernetes-bootcamp"
-            | "jocatalin/kubernetes-bootcamp"
-            | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
-            | "gcr.io/google_samples/gb-frontend"
-            | "gcr.io/google-samples/node-hello" => Userland::DebianCurl,
-            "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
-                Userland::Busybox
-            }
-            "registry.k8s.io/e2e-test-images/agnhost" | "registry.k8s.io/echoserver" => Userland::Debian,
             "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
             r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
             _ => Userland::Debian,
@@ -718,7 +716,7 @@ impl Container<'_> {
             (_, 200) => {
                 app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
             }
-            ("registry.k8s.io/e2e-test-images/agnhost", _) => "404 page not found\n".to_string(),
+            _ if server.app == Some(App::Agnhost) => "404 page not found\n".to_string(),
             (_, _) => HTTPD_404.replace("PATH", &path),
         };
         if code != 200 && wget {
@@ -852,6 +850,8 @@ struct Server {
     pod: String,
     image: images::ImageRef,
     port: u16,
+    /// Which tutorial app it is, if one.
+    app: Option<App>,
 }
 
 fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
@@ -868,7 +868,7 @@ fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
         let image = images::parse_reference(&c.image);
         let info = images::lookup(&image).ok()?;
         let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
-        Some(Server { pod: name.to_string(), image, port })
+        Some(Server { pod: name.to_string(), app: App::of(&image.repository), image, port })
     })
 }
 
@@ -876,31 +876,26 @@ fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
 /// student sees a Service spread requests).
 fn app_page(server: &Server, client: &str, path: &str, query: &str, now: crate::sim::Time) -> Option<String> {
     let (pod, tag) = (&server.pod, server.image.tag.as_str());
-    Some(match server.image.repository.as_str() {
-        "gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp" => {
+    Some(match server.app? {
+        App::Bootcamp => {
             let version = tag.trim_start_matches('v');
             format!("Hello Kubernetes bootcamp! | Running on: {pod} | v={version}\n")
         }
-        "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
-            format!("Hello, world!\nVersion: {tag}.0\nHostname: {pod}\n")
-        }
-        "gcr.io/google-samples/node-hello" => "Hello Kubernetes!".to_string(),
-        "registry.k8s.io/e2e-test-images/agnhost" => match path {
+        App::HelloApp => format!("Hello, world!\nVersion: {tag}.0\nHostname: {pod}\n"),
+        App::NodeHello => "Hello Kubernetes!".to_string(),
+        App::Agnhost => match path {
             "/hostname" => pod.to_string(),
             "/echo" => query.split('&').find_map(|kv| kv.strip_prefix("msg=")).unwrap_or_default().to_string(),
             "/healthz" | "/readyz" => "ok".to_string(),
             _ => format!("NOW: {}", now.rfc3339()),
         },
-        "registry.k8s.io/echoserver" => format!(
+        App::Echoserver => format!(
             "CLIENT VALUES:\nclient_address={client}\ncommand=GET\nreal path={path}\nquery={}\nrequest_version=1.1\n\n\
              SERVER VALUES:\nserver_version=nginx: 1.10.0 - lua: 10001\n\nHEADERS RECEIVED:\naccept=*/*\n\
              user-agent=curl/8.5.0\nBODY:\n-no body in request-",
             if query.is_empty() { "nil" } else { query }
         ),
-        "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend" => {
-            GUESTBOOK_INDEX.to_string()
-        }
-        _ => return None,
+        App::GuestbookFrontend => GUESTBOOK_INDEX.to_string(),
     })
 }
 

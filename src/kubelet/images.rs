@@ -237,24 +237,56 @@ pub static CATALOG: &[ImageInfo] = &[
     },
 ];
 
+/// The tutorials' apps, each published under one or more repositories (a registry that
+/// moved, a fork): what they answer, print and ship is decided by the app, not the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// Learn Kubernetes Basics: Node, every path on 8080 names its pod and version.
+    Bootcamp,
+    /// Go, every path on 8080: "Hello, world!", its version and hostname.
+    HelloApp,
+    /// Node, every path on 8080: "Hello Kubernetes!".
+    NodeHello,
+    /// Kubernetes' test server: `netexec` paths on 8080, or the liveness demo.
+    Agnhost,
+    /// nginx echoing the request it got, every path on 8080.
+    Echoserver,
+    /// The guestbook's PHP frontend on 80.
+    GuestbookFrontend,
+}
+
+impl App {
+    pub fn of(repository: &str) -> Option<App> {
+        Some(match repository {
+            "gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp" => App::Bootcamp,
+            "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
+                App::HelloApp
+            }
+            "gcr.io/google-samples/node-hello" => App::NodeHello,
+            "registry.k8s.io/e2e-test-images/agnhost" => App::Agnhost,
+            "registry.k8s.io/echoserver" => App::Echoserver,
+            "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend" => {
+                App::GuestbookFrontend
+            }
+            _ => return None,
+        })
+    }
+
+    /// The paths it serves on its port, the port, and the status of any other path.
+    fn site(self) -> (&'static [&'static str], u16, u16) {
+        match self {
+            // One handler for every path.
+            App::Bootcamp | App::HelloApp | App::NodeHello | App::Echoserver => (&[], 8080, 200),
+            App::Agnhost => (AGNHOST_PATHS, 8080, 404),
+            App::GuestbookFrontend => (&["/", "/index.html", "/guestbook.php"], 80, 404),
+        }
+    }
+}
+
 /// Whether a server image answers HTTP on its port (the others speak their own protocol, or
 /// answer nothing a browser would understand).
 pub fn speaks_http(repository: &str) -> bool {
-    matches!(
-        repository,
-        "nginx"
-            | "httpd"
-            | "registry.k8s.io/hpa-example"
-            | "gcr.io/google-samples/kubernetes-bootcamp"
-            | "jocatalin/kubernetes-bootcamp"
-            | "gcr.io/google-samples/hello-app"
-            | "us-docker.pkg.dev/google-samples/containers/gke/hello-app"
-            | "gcr.io/google-samples/node-hello"
-            | "registry.k8s.io/e2e-test-images/agnhost"
-            | "registry.k8s.io/echoserver"
-            | "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend"
-            | "gcr.io/google_samples/gb-frontend"
-    )
+    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example") || App::of(repository).is_some()
 }
 
 /// What a kind node image ships in its containerd store: the control plane's images, the
@@ -445,18 +477,12 @@ pub const AGNHOST_PATHS: &[&str] = &["/", "/hostname", "/echo", "/clientip", "/h
 pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result<u16, String> {
     const KUBE_HEALTH: &[&str] = &["/livez", "/readyz", "/healthz"];
     // (paths served, over TLS, status for other paths)
+    let app = App::of(repository).map(App::site).filter(|(_, p, _)| *p == port);
     let site: (&[&str], bool, u16) = match (repository, port) {
+        _ if let Some((paths, _, other)) = app => (paths, false, other),
         ("nginx", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
         ("httpd", 80) => (&["/", "/index.html"], false, 404),
         ("registry.k8s.io/hpa-example", 80) => (&["/", "/index.php"], false, 404),
-        // One handler for every path.
-        ("gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp", 8080)
-        | ("gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app", 8080)
-        | ("registry.k8s.io/echoserver" | "gcr.io/google-samples/node-hello", 8080) => (&[], false, 200),
-        ("registry.k8s.io/e2e-test-images/agnhost", 8080) => (AGNHOST_PATHS, false, 404),
-        ("us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend", 80) => {
-            (&["/", "/index.html", "/guestbook.php"], false, 404)
-        }
         ("registry.k8s.io/coredns/coredns", 8080) => (&["/health"], false, 404),
         ("registry.k8s.io/coredns/coredns", 8181) => (&["/ready"], false, 404),
         ("registry.k8s.io/coredns/coredns", 9153) => (&["/metrics"], false, 404),

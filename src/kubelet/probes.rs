@@ -79,7 +79,7 @@ const AGNHOST_HEALTHY_FOR: Duration = Duration::seconds(10);
 /// What the container's server answers: its image's site, except that `agnhost liveness`
 /// (the docs' HTTP liveness example) fails its health check once it has run 10 seconds.
 fn answer(target: &Target, port: u16, tls: bool, path: &str) -> Result<u16, String> {
-    let liveness_demo = target.repository == "registry.k8s.io/e2e-test-images/agnhost"
+    let liveness_demo = super::images::App::of(target.repository) == Some(super::images::App::Agnhost)
         && target.args.first().is_some_and(|a| a == "liveness");
     if liveness_demo && !tls && path.split('?').next() == Some("/healthz") {
         return Ok(if target.age < AGNHOST_HEALTHY_FOR { 200 } else { 500 });

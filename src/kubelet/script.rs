@@ -1,7 +1,7 @@
 //! What a container's process does: a small reading of its command line and shell script,
 //! enough to know how long it runs, what it prints and how it exits.
 
-use super::images::Behaviour;
+use super::images::{App, Behaviour};
 use crate::sim::Duration;
 
 /// The simulated life of one container process.
@@ -45,12 +45,7 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
         Behaviour::Server { .. } if command.is_empty() || runs_own_binary(image_repo, &argv) => {
             // Node as PID 1 has no SIGTERM handler, and PID 1 ignores signals it does not
             // handle: the Node apps stop only when the grace period ends in SIGKILL.
-            let node_app = matches!(
-                image_repo,
-                "gcr.io/google-samples/kubernetes-bootcamp"
-                    | "jocatalin/kubernetes-bootcamp"
-                    | "gcr.io/google-samples/node-hello"
-            );
+            let node_app = matches!(App::of(image_repo), Some(App::Bootcamp | App::NodeHello));
             Run { honours_sigterm: !node_app, ..Run::forever(server_banner(image_repo)) }
         }
         Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => Run {
@@ -76,16 +71,12 @@ fn runs_own_binary(image_repo: &str, argv: &[String]) -> bool {
 /// the process reads when it runs (its pod's hostname, the time): the kubelet fills them in
 /// (`fill_in`).
 fn server_banner(repo: &str) -> Vec<(Duration, String)> {
-    let line = match repo {
-        "gcr.io/google-samples/kubernetes-bootcamp" | "jocatalin/kubernetes-bootcamp" => {
-            "Kubernetes Bootcamp App Started At: $STARTED | Running On:  $HOSTNAME \n"
-        }
-        "gcr.io/google-samples/hello-app" | "us-docker.pkg.dev/google-samples/containers/gke/hello-app" => {
-            "$LOGTIME Server listening on port 8080"
-        }
-        "nginx" => "/docker-entrypoint.sh: Configuration complete; ready for start up",
-        "httpd" => "AH00094: Command line: 'httpd -D FOREGROUND'",
-        "redis" => "* Ready to accept connections tcp",
+    let line = match (App::of(repo), repo) {
+        (Some(App::Bootcamp), _) => "Kubernetes Bootcamp App Started At: $STARTED | Running On:  $HOSTNAME \n",
+        (Some(App::HelloApp), _) => "$LOGTIME Server listening on port 8080",
+        (_, "nginx") => "/docker-entrypoint.sh: Configuration complete; ready for start up",
+        (_, "httpd") => "AH00094: Command line: 'httpd -D FOREGROUND'",
+        (_, "redis") => "* Ready to accept connections tcp",
         _ => "started",
     };
     vec![(Duration::millis(20), line.to_string())]
