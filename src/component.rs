@@ -23,8 +23,9 @@ pub trait Component: Any {
         false
     }
     /// `busy`, or about to act on what the cluster now holds (a container's loop waiting for
-    /// a name that now resolves): what "run until settled" waits for.
-    fn busy_in(&self, _api: &ApiServer) -> bool {
+    /// a name that now resolves), with what it does by `horizon`: what "run until settled"
+    /// waits for.
+    fn busy_in(&self, _api: &ApiServer, _horizon: Time) -> bool {
         self.busy()
     }
     fn as_any(&self) -> &dyn Any;

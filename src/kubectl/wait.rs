@@ -124,8 +124,22 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
                 Err(status) => return Output::err(status.kubectl_message()),
             }
         } else {
-            objects.extend(names.into_iter().map(|n| (kind, ns.clone(), n)));
+            for name in names {
+                // kubectl fetches named objects before it waits: one already gone is no error
+                // when waiting for its deletion, and not waited for at all.
+                if matches!(condition, Condition::Deleted)
+                    && matches!(cluster.request(Request::get(kind, &ns, &name)), Err(s) if s.code == 404)
+                {
+                    continue;
+                }
+                objects.push((kind, ns.clone(), name));
+            }
         }
+    }
+    // Waiting for deletion of what is already gone succeeds at once, silently (kubectl ignores
+    // NotFound for `--for=delete`, by name or by selector alike).
+    if objects.is_empty() && matches!(condition, Condition::Deleted) {
+        return Output::default();
     }
     if objects.is_empty() {
         return Output::err("error: no matching resources found");

@@ -358,6 +358,17 @@ impl Kubelet {
 /// behind them. It publishes each as a mirror pod (read-only, owned by the Node) so the API
 /// shows it, and re-creates the mirror whenever it is deleted.
 impl Kubelet {
+    /// Whether a pod it runs will change on its own by `horizon`, or a pod bound to it has no
+    /// worker yet.
+    fn busy_before(&self, horizon: Time) -> bool {
+        self.workers.values().any(|(_, w)| w.busy(horizon))
+            || self
+                .pods
+                .cache
+                .iter()
+                .any(|(k, o)| !self.workers.contains_key(k) && o.as_pod().is_some_and(|p| !p.is_terminal()))
+    }
+
     /// Reads the manifests as the kubelet's file source does: the pod is named after the node,
     /// bound to it, tolerates every NoExecute taint, and its uid is the hash of the manifest.
     fn read_static_pods(&mut self, now: Time) {
@@ -504,9 +515,9 @@ impl Component for Kubelet {
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 
-    fn busy_in(&self, api: &crate::apiserver::ApiServer) -> bool {
+    fn busy_in(&self, api: &crate::apiserver::ApiServer, horizon: Time) -> bool {
         // A pod's loop waiting for a name that now resolves ends at its next check.
-        self.busy()
+        self.busy_before(horizon)
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
                 w.waiting_for().any(|name| crate::dns::resolve(api, name, namespace).is_ok())
@@ -514,12 +525,7 @@ impl Component for Kubelet {
     }
 
     fn busy(&self) -> bool {
-        self.workers.values().any(|(_, w)| w.busy())
-            || self
-                .pods
-                .cache
-                .iter()
-                .any(|(k, o)| !self.workers.contains_key(k) && o.as_pod().is_some_and(|p| !p.is_terminal()))
+        self.busy_before(Time(u64::MAX))
     }
 
     fn as_any(&self) -> &dyn Any {

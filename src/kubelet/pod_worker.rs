@@ -813,8 +813,9 @@ impl PodWorker {
         })
     }
 
-    /// Whether the pod will change on its own soon (not waiting out a back-off, not idle).
-    pub fn busy(&self) -> bool {
+    /// Whether the pod will change on its own by `horizon` (not waiting out a back-off, not
+    /// idle, not a process that runs on past it, like `sleep 3600`).
+    pub fn busy(&self, horizon: Time) -> bool {
         if self.terminating {
             return !self.delete_sent;
         }
@@ -828,7 +829,7 @@ impl PodWorker {
                 return false;
             }
             matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown)
-                || matches!(c.state, State::Running { exits_at: Some(_), .. })
+                || matches!(c.state, State::Running { exits_at: Some(t), .. } if t <= horizon)
                 || (matches!(c.state, State::Terminated(_)) && c.restart_at.is_some() && c.restart_count <= 1)
                 || matches!(&c.state, State::Waiting { reason, .. } if reason == "ContainerCreating")
                 || (matches!(c.state, State::Running { .. }) && probes_pending(c))
