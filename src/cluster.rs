@@ -6,6 +6,7 @@
 //! same seed and the same commands always replay the same cluster.
 
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
+use crate::apiserver::authorization::Identity;
 use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
 use crate::component::{Component, Ctx, EventRecorder};
 use crate::controllers::ControllerLoop;
@@ -98,6 +99,8 @@ pub struct Cluster {
     /// The namespace of kubectl's kubeconfig context (`kubectl config set-context --current
     /// --namespace=...`); `default` when unset.
     pub context_namespace: Option<String>,
+    /// Whom kubectl's requests impersonate while a command with `--as`/`--as-group` runs.
+    pub acting_as: Option<Identity>,
 }
 
 /// One request kubectl sent and what came back, for `-v` logging.
@@ -122,6 +125,7 @@ impl Cluster {
             registry: Default::default(),
             client_log: None,
             context_namespace: None,
+            acting_as: None,
         };
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
@@ -133,6 +137,7 @@ impl Cluster {
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
+        crate::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
@@ -461,8 +466,18 @@ impl Cluster {
 
     fn request_as(&mut self, actor: ComponentId, req: Request) -> Result<Reply, Status> {
         let user = self.slots.get(actor.0 as usize).map(|s| s.user.clone()).unwrap_or_default();
-        let mut env =
-            Env { now: self.now, rng: &mut self.api_rng, record: &mut self.record, actor, user: &user, cause: None };
+        // The person at kubectl is judged by RBAC, as whoever `--as` names when it is given.
+        let identity =
+            (actor == ComponentId::USER).then(|| self.acting_as.clone().unwrap_or_else(|| Identity::of(&user, &[])));
+        let mut env = Env {
+            now: self.now,
+            rng: &mut self.api_rng,
+            record: &mut self.record,
+            actor,
+            user: &user,
+            cause: None,
+            identity,
+        };
         let result = self.api.handle(req, &mut env);
         self.schedule_woken();
         result
@@ -581,6 +596,7 @@ impl Cluster {
             actor: ComponentId::USER,
             user: "etcdctl",
             cause: None,
+            identity: None,
         };
         let result = f(&mut self.api, &mut env);
         self.schedule_woken();

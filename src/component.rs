@@ -74,6 +74,7 @@ impl Ctx<'_> {
             actor: self.me,
             user: self.user,
             cause: self.cause,
+            identity: None,
         };
         self.api.handle(req, &mut env)
     }

@@ -455,7 +455,8 @@ mod tests {
         run(&mut s, "sleep 30s");
         let requests = s.cluster.record.last_seq() - before;
         assert!(requests < 5_000, "{requests} record entries in 30 s");
-        assert!(run(&mut s, "kubectl get pods -A").stderr.starts_with("No resources found"));
+        // The RBAC policy was in etcd too: kubeadm's admin is now an ordinary user.
+        assert!(run(&mut s, "kubectl get pods -A").stderr.contains("is forbidden: User \"kubernetes-admin\""));
     }
 
     #[test]

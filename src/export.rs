@@ -32,6 +32,10 @@ const TOOL_ANNOTATIONS: &[&str] =
 const ORDER: &[Kind] = &[
     Kind::Namespace,
     Kind::ServiceAccount,
+    Kind::ClusterRole,
+    Kind::Role,
+    Kind::ClusterRoleBinding,
+    Kind::RoleBinding,
     Kind::Secret,
     Kind::ConfigMap,
     Kind::Service,

@@ -25,6 +25,7 @@ pub mod lessons;
 pub mod object_cache;
 pub mod overview;
 pub mod pipes;
+pub mod rbac_policy;
 pub mod record;
 pub mod scheduler;
 pub mod shell;

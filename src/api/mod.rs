@@ -14,6 +14,7 @@ pub mod node;
 pub mod object;
 pub mod pod;
 pub mod quantity;
+pub mod rbac;
 pub mod service;
 pub mod value_de;
 
@@ -31,4 +32,5 @@ pub use node::{Node, NodeCondition, Taint};
 pub use object::{DecodeError, Kind, KindInfo, Object};
 pub use pod::{Container, Pod, PodCondition, PodSpec, PodStatus, Toleration};
 pub use quantity::Quantity;
+pub use rbac::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
 pub use service::{EndpointSlice, Endpoints, Service};

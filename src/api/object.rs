@@ -109,6 +109,10 @@ kinds! {
     Job(Job) = "batch", "v1", "jobs", "job", true, [];
     EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
     Lease(Lease) = "coordination.k8s.io", "v1", "leases", "lease", true, [];
+    Role(Role) = "rbac.authorization.k8s.io", "v1", "roles", "role", true, [];
+    ClusterRole(ClusterRole) = "rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", false, [];
+    RoleBinding(RoleBinding) = "rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", true, [];
+    ClusterRoleBinding(ClusterRoleBinding) = "rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", false, [];
     ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
 }
 

@@ -93,6 +93,7 @@ pub fn default_object(object: &mut Object) {
         // with the template, is then not copied to default it again.
         Object::Pod(p) if pod_spec_defaulted(&p.spec) => {}
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
+        Object::RoleBinding(_) | Object::ClusterRoleBinding(_) => super::rbac_validation::default_subjects(object),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
         }

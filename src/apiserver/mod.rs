@@ -9,11 +9,13 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
+pub mod authorization;
 pub mod bypass;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
 pub mod patch;
+pub mod rbac_validation;
 pub mod request;
 pub mod status;
 pub mod validation;
@@ -49,6 +51,9 @@ pub struct Env<'a> {
     pub user: &'a str,
     /// The record entry that led the caller to make this request.
     pub cause: Option<Seq>,
+    /// Whom RBAC judges the request as: the person at kubectl (or whom they impersonate).
+    /// `None` for the control plane's own components, which act under their bootstrap policy.
+    pub identity: Option<authorization::Identity>,
 }
 
 #[derive(Debug, Default)]
@@ -175,7 +180,13 @@ impl ApiServer {
         if req.kind == Kind::ComponentStatus {
             return self.component_statuses(&req);
         }
-        // Authorization: every built-in identity and the cluster admin are allowed.
+        if let Some(who) = &env.identity {
+            let sub = req.subresource.map(|s| s.as_str());
+            let attrs = authorization::Attributes::new(req.verb.as_str(), req.kind, sub, &req.namespace, &req.name);
+            if let Err(message) = authorization::authorize(&self.etcd, who, &attrs) {
+                return Err((Stage::Authorization, Status::forbidden(message)));
+            }
+        }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
             Verb::List => self.list(&req).map(|r| (200, r)),

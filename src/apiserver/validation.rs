@@ -28,6 +28,10 @@ pub fn validate(object: &Object) -> Vec<String> {
     let meta = object.meta();
     if meta.name.is_empty() {
         errors.push("metadata.name: Required value: name or generateName is required".into());
+    } else if object.kind().info().group == "rbac.authorization.k8s.io" {
+        if let Some(problem) = super::rbac_validation::name_problem(&meta.name) {
+            errors.push(invalid("metadata.name", &meta.name, problem));
+        }
     } else if !is_dns_subdomain(&meta.name) {
         errors.push(invalid("metadata.name", &meta.name, DNS_SUBDOMAIN_MSG));
     }
@@ -83,7 +87,7 @@ pub fn validate(object: &Object) -> Vec<String> {
                 }
             }
         }
-        _ => {}
+        _ => super::rbac_validation::validate(object, &mut errors),
     }
     errors
 }
@@ -219,7 +223,7 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
             vec!["spec.template: Invalid value: {...}: field is immutable".into()]
         }
-        _ => Vec::new(),
+        _ => super::rbac_validation::validate_update(old, new),
     }
 }
 

@@ -80,6 +80,9 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "max", short: None, takes_value: true },
     FlagSpec { long: "min", short: None, takes_value: true },
     FlagSpec { long: "cpu-percent", short: None, takes_value: true },
+    // impersonation, for any verb
+    FlagSpec { long: "as", short: None, takes_value: true },
+    FlagSpec { long: "as-group", short: None, takes_value: true },
 ];
 
 /// Every long flag name, for completion.

@@ -207,6 +207,10 @@ pub(super) fn is_generator(args: &Args) -> bool {
                     | "job"
                     | "service"
                     | "svc"
+                    | "role"
+                    | "clusterrole"
+                    | "rolebinding"
+                    | "clusterrolebinding"
             )
         })
 }
@@ -221,6 +225,10 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "configmap" | "cm" => ("create configmap", Kind::ConfigMap),
         "serviceaccount" | "sa" => ("create serviceaccount", Kind::ServiceAccount),
         "job" => ("create job", Kind::Job),
+        "role" => ("create role", Kind::Role),
+        "clusterrole" => ("create clusterrole", Kind::ClusterRole),
+        "rolebinding" => ("create rolebinding", Kind::RoleBinding),
+        "clusterrolebinding" => ("create clusterrolebinding", Kind::ClusterRoleBinding),
         "service" | "svc" => match names.get(1).map(String::as_str) {
             Some("clusterip") => ("create service clusterip", Kind::Service),
             Some("nodeport") => ("create service nodeport", Kind::Service),
@@ -271,6 +279,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         Kind::Secret => secret(args, &name),
         Kind::Job => job(args, &name, &command),
         Kind::Service => service(args, &name, path),
+        Kind::Role | Kind::ClusterRole => super::create_rbac::role(args, &name, kind),
+        Kind::RoleBinding | Kind::ClusterRoleBinding => super::create_rbac::binding(args, &name, kind),
         _ => Ok(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})),
     };
     let mut object = match built {
@@ -295,7 +305,9 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
             Output::ok(print_object(args, kind, &created, "created", dry))
         }
         // create namespace returns the server's error as it is; the others wrap it.
-        Err(status) if kind == Kind::Namespace => Output::err(status.kubectl_message()),
+        Err(status) if kind == Kind::Namespace || kind.info().group == "rbac.authorization.k8s.io" => {
+            Output::err(status.kubectl_message())
+        }
         Err(status) => {
             let what = match kind {
                 Kind::Deployment => "deployment: ".to_string(),

@@ -750,6 +750,43 @@ fn endpoints_of(slices: &[EndpointSlice], port_name: &str) -> String {
     text
 }
 
+/// A Role or ClusterRole: its rules, one row per resource.
+pub fn describe_role(meta: &crate::api::ObjectMeta, rules: &[crate::api::PolicyRule]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", meta.name);
+    labels_multiline(&mut out, "Labels", &meta.labels);
+    annotations_multiline(&mut out, "Annotations", &meta.annotations);
+    out.push_str("PolicyRule:\n");
+    out.push_str("  Resources\tNon-Resource URLs\tResource Names\tVerbs\n");
+    out.push_str("  ---------\t-----------------\t--------------\t-----\n");
+    for row in super::auth::rule_rows(rules) {
+        let _ = writeln!(out, "  {}", row.join("\t"));
+    }
+    layout(&out)
+}
+
+/// A RoleBinding or ClusterRoleBinding: the role it grants and to whom.
+pub fn describe_binding(
+    meta: &crate::api::ObjectMeta,
+    role: &crate::api::RoleRef,
+    subjects: &[crate::api::Subject],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", meta.name);
+    labels_multiline(&mut out, "Labels", &meta.labels);
+    annotations_multiline(&mut out, "Annotations", &meta.annotations);
+    out.push_str("Role:\n");
+    let _ = writeln!(out, "  Kind:\t{}", role.kind);
+    let _ = writeln!(out, "  Name:\t{}", role.name);
+    out.push_str("Subjects:\n");
+    out.push_str("  Kind\tName\tNamespace\n");
+    out.push_str("  ----\t----\t---------\n");
+    for s in subjects {
+        let _ = writeln!(out, "  {}\t{}\t{}", s.kind, s.name, s.namespace);
+    }
+    layout(&out)
+}
+
 /// A short generic description for kinds without their own describer.
 pub fn describe_generic(object: &crate::api::Object, events: &[Event], now: Time) -> String {
     let mut out = String::new();

@@ -835,6 +835,134 @@ const TYPES: &[(&str, &str, &[Field])] = &[
         ],
     ),
     (
+        "Role",
+        "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("rules", "[]PolicyRule", false, "Rules holds all the PolicyRules for this Role"),
+        ],
+    ),
+    (
+        "ClusterRole",
+        "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
+        &[
+            (
+                "aggregationRule",
+                "AggregationRule",
+                false,
+                "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.",
+            ),
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("rules", "[]PolicyRule", false, "Rules holds all the PolicyRules for this ClusterRole"),
+        ],
+    ),
+    (
+        "RoleBinding",
+        "RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "roleRef",
+                "RoleRef",
+                true,
+                "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.",
+            ),
+            ("subjects", "[]Subject", false, "Subjects holds references to the objects the role applies to."),
+        ],
+    ),
+    (
+        "ClusterRoleBinding",
+        "ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "roleRef",
+                "RoleRef",
+                true,
+                "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.",
+            ),
+            ("subjects", "[]Subject", false, "Subjects holds references to the objects the role applies to."),
+        ],
+    ),
+    (
+        "PolicyRule",
+        "PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.",
+        &[
+            (
+                "apiGroups",
+                "[]string",
+                false,
+                "APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. \"\" represents the core API group and \"*\" represents all API groups.",
+            ),
+            (
+                "nonResourceURLs",
+                "[]string",
+                false,
+                "NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as \"pods\" or \"secrets\") or non-resource URL paths (such as \"/api\"),  but not both.",
+            ),
+            (
+                "resourceNames",
+                "[]string",
+                false,
+                "ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.",
+            ),
+            (
+                "resources",
+                "[]string",
+                false,
+                "Resources is a list of resources this rule applies to. '*' represents all resources.",
+            ),
+            (
+                "verbs",
+                "[]string",
+                true,
+                "Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.",
+            ),
+        ],
+    ),
+    (
+        "RoleRef",
+        "RoleRef contains information that points to the role being used",
+        &[
+            ("apiGroup", "string", true, "APIGroup is the group for the resource being referenced"),
+            ("kind", "string", true, "Kind is the type of resource being referenced"),
+            ("name", "string", true, "Name is the name of resource being referenced"),
+        ],
+    ),
+    (
+        "Subject",
+        "Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.",
+        &[
+            (
+                "apiGroup",
+                "string",
+                false,
+                "APIGroup holds the API group of the referenced subject. Defaults to \"\" for ServiceAccount subjects. Defaults to \"rbac.authorization.k8s.io\" for User and Group subjects.",
+            ),
+            (
+                "kind",
+                "string",
+                true,
+                "Kind of object being referenced. Values defined by this API group are \"User\", \"Group\", and \"ServiceAccount\". If the Authorizer does not recognized the kind value, the Authorizer should report an error.",
+            ),
+            ("name", "string", true, "Name of the object being referenced."),
+            (
+                "namespace",
+                "string",
+                false,
+                "Namespace of the referenced object.  If the object kind is non-namespace, such as \"User\" or \"Group\", and this value is not empty the Authorizer should report an error.",
+            ),
+        ],
+    ),
+    (
         "Endpoints",
         "Endpoints is a collection of endpoints that implement the actual service. Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.",
         &[
@@ -1023,6 +1151,7 @@ mod tests {
                     || matches!(
                         ty,
                         "Object"
+                            | "AggregationRule"
                             | "IntOrString"
                             | "Affinity"
                             | "Volume"

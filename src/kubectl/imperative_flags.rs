@@ -59,6 +59,16 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     value("clusterip"),
     value("external-name"),
     value("from"),
+    // create role / clusterrole / rolebinding / clusterrolebinding
+    value("verb"),
+    value("resource"),
+    value("resource-name"),
+    value("non-resource-url"),
+    value("role"),
+    value("clusterrole"),
+    value("user"),
+    value("group"),
+    value("serviceaccount"),
 ];
 
 /// `-l` is `--labels` for `run` and `expose` (a selector everywhere else); `run` has `-i`,

@@ -3,7 +3,9 @@
 
 pub mod age;
 pub mod args;
+pub mod auth;
 mod create;
+mod create_rbac;
 pub mod describe;
 mod diff;
 pub mod edit;
@@ -96,8 +98,18 @@ const VERBS: &[&str] = &["apply", "create", "get", "delete", "describe", "logs",
 const IMPERATIVE_VERBS: &[&str] =
     &["run", "expose", "label", "annotate", "set", "taint", "cordon", "uncordon", "drain", "replace"];
 /// Rollout, informational and events verbs.
-const VERBS_B: &[&str] =
-    &["rollout", "events", "explain", "api-resources", "api-versions", "cluster-info", "config", "wait", "diff"];
+const VERBS_B: &[&str] = &[
+    "rollout",
+    "events",
+    "explain",
+    "api-resources",
+    "api-versions",
+    "cluster-info",
+    "config",
+    "wait",
+    "diff",
+    "auth",
+];
 /// exec, watch and follow, and the verbs answered without their server side.
 const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale", "port-forward"];
 
@@ -156,7 +168,19 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     if let Some(out) = unserved::unreachable(cluster, verb) {
         return out;
     }
+    // `--as` / `--as-group`: every request this command sends impersonates that identity.
+    match auth::impersonation(&args) {
+        Err(e) => return Output::err(e),
+        Ok(Some(who)) if cluster.acting_as.is_none() => {
+            cluster.acting_as = Some(who);
+            let out = run(cluster, words, io);
+            cluster.acting_as = None;
+            return out;
+        }
+        Ok(_) => {}
+    }
     match verb.as_str() {
+        "auth" => return auth::run(cluster, &args),
         "exec" => return exec::exec(cluster, &args, &rest),
         "top" => return unserved::top(&args),
         "edit" => return unserved::edit(cluster, &args),
@@ -932,6 +956,10 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     };
                     describe::describe_service(svc, &slices, &events, now)
                 }
+                Object::Role(r) => describe::describe_role(&r.metadata, &r.rules),
+                Object::ClusterRole(r) => describe::describe_role(&r.metadata, &r.rules),
+                Object::RoleBinding(b) => describe::describe_binding(&b.metadata, &b.role_ref, &b.subjects),
+                Object::ClusterRoleBinding(b) => describe::describe_binding(&b.metadata, &b.role_ref, &b.subjects),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -38,6 +38,10 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
         Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
         Kind::ServiceAccount => (&["NAME", "SECRETS", "AGE"], &[]),
+        Kind::Role | Kind::ClusterRole => (&["NAME", "CREATED AT"], &[]),
+        Kind::RoleBinding | Kind::ClusterRoleBinding => {
+            (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
+        }
     };
     let mut h = base.to_vec();
     if wide {
@@ -265,7 +269,40 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ServiceAccount(sa) => {
             vec![sa.metadata.name.clone(), sa.secrets.len().to_string(), age(sa.metadata.creation_timestamp, now)]
         }
+        Object::Role(r) => role_row(&r.metadata),
+        Object::ClusterRole(r) => role_row(&r.metadata),
+        Object::RoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
+        Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
     }
+}
+
+/// A role's row: its name and when it was created (roles print no AGE).
+fn role_row(meta: &crate::api::ObjectMeta) -> Vec<String> {
+    vec![meta.name.clone(), meta.creation_timestamp.map(Time::rfc3339).unwrap_or_default()]
+}
+
+/// A binding's row: the role it grants as `Kind/name`; wide adds its users, groups and
+/// service accounts (`namespace/name`).
+fn binding_row(
+    meta: &crate::api::ObjectMeta,
+    role: &crate::api::RoleRef,
+    subjects: &[crate::api::Subject],
+    now: Time,
+    wide: bool,
+) -> Vec<String> {
+    let mut row = vec![meta.name.clone(), format!("{}/{}", role.kind, role.name), age(meta.creation_timestamp, now)];
+    if wide {
+        let of = |kind: &str| -> String {
+            let names: Vec<String> = subjects
+                .iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| if kind == "ServiceAccount" { format!("{}/{}", s.namespace, s.name) } else { s.name.clone() })
+                .collect();
+            names.join(", ")
+        };
+        row.extend([of("User"), of("Group"), of("ServiceAccount")]);
+    }
+    row
 }
 
 /// CONTAINERS, IMAGES and SELECTOR, as workloads' `-o wide` shows them.
