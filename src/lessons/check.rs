@@ -179,7 +179,7 @@ pub fn read_only_problem(line: &str) -> Option<String> {
 fn command_problem(words: &[String]) -> Option<String> {
     let refuse = || {
         Some(format!(
-            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, rollout history, rollout status --watch=false, etcdctl, sim curl)",
+            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, auth can-i, rollout history, rollout status --watch=false, etcdctl, sim curl)",
             words.join(" ")
         ))
     };
@@ -196,6 +196,7 @@ fn command_problem(words: &[String]) -> Option<String> {
                 | "version" => !watching,
                 "logs" => !watching,
                 "config" => matches!(sub, "view" | "current-context" | "get-contexts"),
+                "auth" => matches!(sub, "can-i" | "whoami"),
                 "rollout" => sub == "history" || (sub == "status" && rest.iter().any(|w| w == "--watch=false")),
                 _ => false,
             };
