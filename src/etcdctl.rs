@@ -187,13 +187,13 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
         let kvs: Vec<String> = entries
             .iter()
             .map(|e| {
-                let mut kv = format!("{{\"key\":\"{}\"", base64(e.key.as_bytes()));
+                let mut kv = format!("{{\"key\":\"{}\"", crate::base64::encode(e.key.as_bytes()));
                 if let Some((create, modified, version)) = e.revisions {
                     let _ =
                         write!(kv, ",\"create_revision\":{create},\"mod_revision\":{modified},\"version\":{version}");
                 }
                 if !keys_only {
-                    let _ = write!(kv, ",\"value\":\"{}\"", base64(e.value.as_bytes()));
+                    let _ = write!(kv, ",\"value\":\"{}\"", crate::base64::encode(e.value.as_bytes()));
                 }
                 kv + "}"
             })
@@ -271,35 +271,9 @@ fn human_size(bytes: usize) -> String {
     }
 }
 
-/// Standard base64 with padding, as etcd's JSON output encodes keys and values.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_pads_like_the_standard_alphabet() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"/registry/pods"), "L3JlZ2lzdHJ5L3BvZHM=");
-    }
 
     #[test]
     fn sizes_print_in_decimal_units() {

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod base64;
 pub mod bootstrap;
 pub mod chaos;
 pub mod cluster;

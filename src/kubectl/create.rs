@@ -528,7 +528,7 @@ fn secret(args: &Args, name: &str) -> Result<Value, Output> {
         if data.contains_key(&key) {
             return Err(Output::err(format!("error: cannot add key {key}, another key by that name already exists")));
         }
-        data.insert(key, json!(crate::apiserver::admission::base64(value.as_bytes())));
+        data.insert(key, json!(crate::base64::encode(value.as_bytes())));
     }
     let mut secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}});
     if !data.is_empty() {

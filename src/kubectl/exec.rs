@@ -472,7 +472,7 @@ impl Container<'_> {
             );
             let token = format!(
                 "eyJhbGciOiJSUzI1NiIsImtpZCI6Imt1YmVsb29wIn0.{}.c2ltdWxhdGVk",
-                crate::apiserver::admission::base64(claims.as_bytes()).trim_end_matches('=')
+                crate::base64::encode(claims.as_bytes()).trim_end_matches('=')
             );
             files.insert(format!("{sa_dir}/token"), token);
         }
