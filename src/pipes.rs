@@ -165,12 +165,21 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
             }
             Ok(join(out))
         }
-        "wc" => Ok(if words.iter().any(|w| w == "-l") {
-            format!("{}\n", lines.len())
-        } else {
-            let w: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
-            format!("{:>7} {w:>7} {:>7}\n", lines.len(), input.len())
-        }),
+        "wc" => {
+            // Lines count newlines, as wc does (a last line without one is not counted).
+            let counts =
+                [('l', input.matches('\n').count()), ('w', input.split_whitespace().count()), ('c', input.len())];
+            let asked: Vec<usize> = counts
+                .iter()
+                .filter(|(flag, _)| words[1..].iter().any(|w| w.starts_with('-') && w.contains(*flag)))
+                .map(|(_, n)| *n)
+                .collect();
+            Ok(match asked.as_slice() {
+                [] => format!("{:>7} {:>7} {:>7}\n", counts[0].1, counts[1].1, counts[2].1),
+                [one] => format!("{one}\n"),
+                many => many.iter().map(|n| format!("{n:>7}")).collect::<Vec<_>>().join(" ") + "\n",
+            })
+        }
         "sort" => {
             let mut sorted = lines;
             sorted.stable_sort();
@@ -262,6 +271,18 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                 .collect())
         }
         "cat" => Ok(input.to_string()),
+        "base64" => {
+            if words[1..].iter().any(|w| matches!(w.as_str(), "-d" | "--decode")) {
+                let bytes = crate::base64::decode(input).ok_or_else(|| "base64: invalid input".to_string())?;
+                Ok(String::from_utf8_lossy(&bytes).into_owned())
+            } else {
+                // GNU base64 wraps its output at 76 columns.
+                let encoded = crate::base64::encode(input.as_bytes());
+                let wrapped: Vec<String> =
+                    encoded.as_bytes().chunks(76).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+                Ok(join(wrapped.iter().map(String::as_str).collect()))
+            }
+        }
         other => Err(format!("sh: {other}: command not found")),
     }
 }
@@ -272,6 +293,14 @@ mod tests {
 
     fn w(s: &str) -> Vec<String> {
         crate::shell::split_words(s).unwrap()
+    }
+
+    #[test]
+    fn base64_decodes_what_a_secret_holds_and_encodes_with_a_newline() {
+        assert_eq!(filter(&w("base64 --decode"), "UyFCXCpkJHpEc2I9").unwrap(), "S!B\\*d$zDsb=");
+        assert_eq!(filter(&w("base64 -d"), "YWRtaW4=\n").unwrap(), "admin");
+        assert_eq!(filter(&w("base64"), "admin").unwrap(), "YWRtaW4=\n");
+        assert_eq!(filter(&w("base64 -d"), "not base64!").unwrap_err(), "base64: invalid input");
     }
 
     #[test]

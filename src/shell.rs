@@ -163,6 +163,20 @@ sim: control the sandbox itself (not part of Kubernetes)
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms)
 ";
 
+/// `echo [-n] WORDS…`: the words, then a newline unless `-n`, for pipelines such as
+/// `echo -n admin | base64`.
+fn echo(words: &[String]) -> String {
+    let (newline, words) = match words.first().map(String::as_str) {
+        Some("-n") => (false, &words[1..]),
+        _ => (true, words),
+    };
+    let mut out = words.join(" ");
+    if newline {
+        out.push('\n');
+    }
+    out
+}
+
 /// A sandbox session: a cluster, the files it can read, and the commands it ran.
 pub struct Session {
     pub cluster: Cluster,
@@ -294,6 +308,7 @@ impl Session {
             "sim" => self.sim(rest),
             "etcdctl" => crate::etcd_snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
+            "echo" => Output { stdout: echo(rest), ..Default::default() },
             other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
         }
     }

@@ -750,6 +750,61 @@ fn endpoints_of(slices: &[EndpointSlice], port_name: &str) -> String {
     text
 }
 
+/// A ConfigMap: each key, a `----` rule and its value; binary keys by size.
+pub fn describe_config_map(cm: &crate::api::ConfigMap, events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", cm.metadata.name);
+    let _ = writeln!(out, "Namespace:\t{}", cm.metadata.namespace);
+    labels_multiline(&mut out, "Labels", &cm.metadata.labels);
+    annotations_multiline(&mut out, "Annotations", &cm.metadata.annotations);
+    out.push_str("\nData\n====\n");
+    for (k, v) in &cm.data {
+        let _ = writeln!(out, "{k}:\n----\n{v}");
+    }
+    out.push_str("\nBinaryData\n====\n");
+    for (k, v) in &cm.binary_data {
+        let size = crate::base64::decode(v).map_or(0, |b| b.len());
+        let _ = writeln!(out, "{k}: {size} bytes");
+    }
+    out.push('\n');
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// A Secret: its type and each key's size, never the values.
+pub fn describe_secret(secret: &crate::api::Secret) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", secret.metadata.name);
+    let _ = writeln!(out, "Namespace:\t{}", secret.metadata.namespace);
+    labels_multiline(&mut out, "Labels", &secret.metadata.labels);
+    annotations_multiline(&mut out, "Annotations", &secret.metadata.annotations);
+    let type_ = if secret.type_.is_empty() { "Opaque" } else { &secret.type_ };
+    let _ = writeln!(out, "\nType:\t{type_}\n\nData\n====");
+    for (k, v) in &secret.data {
+        let size = crate::base64::decode(v).map_or(0, |b| b.len());
+        let _ = writeln!(out, "{k}:\t{size} bytes");
+    }
+    layout(&out)
+}
+
+/// A ServiceAccount: its pull secrets, mountable secrets and tokens.
+pub fn describe_service_account(sa: &crate::api::ServiceAccount, events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", sa.metadata.name);
+    let _ = writeln!(out, "Namespace:\t{}", sa.metadata.namespace);
+    labels_multiline(&mut out, "Labels", &sa.metadata.labels);
+    annotations_multiline(&mut out, "Annotations", &sa.metadata.annotations);
+    let names = |list: &[serde_json::Value]| -> String {
+        let names: Vec<&str> = list.iter().filter_map(|s| s.get("name").and_then(|n| n.as_str())).collect();
+        if names.is_empty() { "<none>".to_string() } else { names.join("\n\t") }
+    };
+    let _ = writeln!(out, "Image pull secrets:\t{}", names(&sa.image_pull_secrets));
+    let _ = writeln!(out, "Mountable secrets:\t{}", names(&sa.secrets));
+    out.push_str("Tokens:\t<none>\n");
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
 /// A Role or ClusterRole: its rules, one row per resource.
 pub fn describe_role(meta: &crate::api::ObjectMeta, rules: &[crate::api::PolicyRule]) -> String {
     let mut out = String::new();

@@ -956,6 +956,9 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     };
                     describe::describe_service(svc, &slices, &events, now)
                 }
+                Object::ConfigMap(cm) => describe::describe_config_map(cm, &events, now),
+                Object::Secret(secret) => describe::describe_secret(secret),
+                Object::ServiceAccount(sa) => describe::describe_service_account(sa, &events, now),
                 Object::Role(r) => describe::describe_role(&r.metadata, &r.rules),
                 Object::ClusterRole(r) => describe::describe_role(&r.metadata, &r.rules),
                 Object::RoleBinding(b) => describe::describe_binding(&b.metadata, &b.role_ref, &b.subjects),
