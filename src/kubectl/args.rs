@@ -32,6 +32,7 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "all", short: None, takes_value: false },
     FlagSpec { long: "ignore-not-found", short: None, takes_value: false },
     FlagSpec { long: "show-labels", short: None, takes_value: false },
+    FlagSpec { long: "label-columns", short: Some('L'), takes_value: true },
     FlagSpec { long: "watch", short: Some('w'), takes_value: false },
     FlagSpec { long: "container", short: Some('c'), takes_value: true },
     FlagSpec { long: "previous", short: Some('p'), takes_value: false },

@@ -603,15 +603,14 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
             continue;
         }
         let now = cluster.now();
+        let label_columns = printers::LabelColumns::from_args(args);
         let mut rows = Vec::new();
         if !args.has("no-headers") {
             let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
             if all_ns && kind.info().namespaced {
                 header.insert(0, "NAMESPACE".into());
             }
-            if args.has("show-labels") {
-                header.push("LABELS".into());
-            }
+            header.extend(label_columns.headers());
             rows.push(header);
         }
         for obj in &objects {
@@ -622,10 +621,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
             if all_ns && kind.info().namespaced {
                 row.insert(0, obj.namespace().to_string());
             }
-            if args.has("show-labels") {
-                let labels: Vec<String> = obj.meta().labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                row.push(if labels.is_empty() { "<none>".into() } else { labels.join(",") });
-            }
+            row.extend(label_columns.cells(&obj.meta().labels));
             rows.push(row);
         }
         tables.push(table::render(&rows));

@@ -65,6 +65,44 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
     h
 }
 
+/// The label columns kubectl adds after a kind's own: one per `-L KEY` (headed by the key's
+/// last path segment, upper-cased), then LABELS for `--show-labels`.
+pub struct LabelColumns {
+    keys: Vec<String>,
+    all: bool,
+}
+
+impl LabelColumns {
+    pub fn from_args(args: &super::args::Args) -> LabelColumns {
+        let keys = args
+            .all("label-columns")
+            .iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .collect();
+        LabelColumns { keys, all: args.has("show-labels") }
+    }
+
+    pub fn headers(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.keys.iter().map(|k| k.rsplit('/').next().unwrap_or(k).to_uppercase()).collect();
+        if self.all {
+            out.push("LABELS".into());
+        }
+        out
+    }
+
+    pub fn cells(&self, labels: &crate::api::Labels) -> Vec<String> {
+        let mut out: Vec<String> = self.keys.iter().map(|k| labels.get(k).cloned().unwrap_or_default()).collect();
+        if self.all {
+            let all: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.push(if all.is_empty() { "<none>".into() } else { all.join(",") });
+        }
+        out
+    }
+}
+
 /// One object's cells, in header order.
 pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
     match object {

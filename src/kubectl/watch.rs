@@ -216,6 +216,7 @@ impl Printer {
                 let wide = self.output == "wide";
                 let kind = objects[0].kind();
                 let namespaced = kind.info().namespaced;
+                let label_columns = printers::LabelColumns::from_args(&self.args);
                 let mut rows = Vec::new();
                 if !self.headed && !self.args.has("no-headers") {
                     let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
@@ -225,9 +226,7 @@ impl Printer {
                     if self.events {
                         header.insert(0, "EVENT".into());
                     }
-                    if self.args.has("show-labels") {
-                        header.push("LABELS".into());
-                    }
+                    header.extend(label_columns.headers());
                     rows.push(header);
                 }
                 self.headed = true;
@@ -239,10 +238,7 @@ impl Printer {
                     if self.events {
                         row.insert(0, event.to_string());
                     }
-                    if self.args.has("show-labels") {
-                        let labels: Vec<String> = o.meta().labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                        row.push(if labels.is_empty() { "<none>".into() } else { labels.join(",") });
-                    }
+                    row.extend(label_columns.cells(&o.meta().labels));
                     rows.push(row);
                 }
                 render(&rows, &mut self.widths)
