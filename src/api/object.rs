@@ -103,6 +103,8 @@ kinds! {
     ConfigMap(ConfigMap) = "", "v1", "configmaps", "configmap", true, ["cm"];
     Secret(Secret) = "", "v1", "secrets", "secret", true, [];
     ServiceAccount(ServiceAccount) = "", "v1", "serviceaccounts", "serviceaccount", true, ["sa"];
+    ResourceQuota(ResourceQuota) = "", "v1", "resourcequotas", "resourcequota", true, ["quota"];
+    LimitRange(LimitRange) = "", "v1", "limitranges", "limitrange", true, ["limits"];
     Deployment(Deployment) = "apps", "v1", "deployments", "deployment", true, ["deploy"];
     ReplicaSet(ReplicaSet) = "apps", "v1", "replicasets", "replicaset", true, ["rs"];
     DaemonSet(DaemonSet) = "apps", "v1", "daemonsets", "daemonset", true, ["ds"];

@@ -835,6 +835,116 @@ const TYPES: &[(&str, &str, &[Field])] = &[
         ],
     ),
     (
+        "ResourceQuota",
+        "ResourceQuota sets aggregate quota restrictions enforced per namespace",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "ResourceQuotaSpec",
+                false,
+                "Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+            (
+                "status",
+                "ResourceQuotaStatus",
+                false,
+                "Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+        ],
+    ),
+    (
+        "ResourceQuotaSpec",
+        "ResourceQuotaSpec defines the desired hard limits to enforce for Quota.",
+        &[
+            (
+                "hard",
+                "map[string]Quantity",
+                false,
+                "hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/",
+            ),
+            (
+                "scopeSelector",
+                "Object",
+                false,
+                "scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.",
+            ),
+            (
+                "scopes",
+                "[]string",
+                false,
+                "A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.",
+            ),
+        ],
+    ),
+    (
+        "ResourceQuotaStatus",
+        "ResourceQuotaStatus defines the enforced hard limits and observed use.",
+        &[
+            (
+                "hard",
+                "map[string]Quantity",
+                false,
+                "Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/",
+            ),
+            (
+                "used",
+                "map[string]Quantity",
+                false,
+                "Used is the current observed total usage of the resource in the namespace.",
+            ),
+        ],
+    ),
+    (
+        "LimitRange",
+        "LimitRange sets resource usage limits for each kind of resource in a Namespace.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "LimitRangeSpec",
+                false,
+                "Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+        ],
+    ),
+    (
+        "LimitRangeSpec",
+        "LimitRangeSpec defines a min/max usage limit for resources that match on kind.",
+        &[("limits", "[]LimitRangeItem", true, "Limits is the list of LimitRangeItem objects that are enforced.")],
+    ),
+    (
+        "LimitRangeItem",
+        "LimitRangeItem defines a min/max usage limit for any resource that matches on kind.",
+        &[
+            (
+                "default",
+                "map[string]Quantity",
+                false,
+                "Default resource requirement limit value by resource name if resource limit is omitted.",
+            ),
+            (
+                "defaultRequest",
+                "map[string]Quantity",
+                false,
+                "DefaultRequest is the default resource requirement request value by resource name if resource request is omitted.",
+            ),
+            ("max", "map[string]Quantity", false, "Max usage constraints on this kind by resource name."),
+            (
+                "maxLimitRequestRatio",
+                "map[string]Quantity",
+                false,
+                "MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource.",
+            ),
+            ("min", "map[string]Quantity", false, "Min usage constraints on this kind by resource name."),
+            ("type", "string", true, "Type of resource that this limit applies to."),
+        ],
+    ),
+    (
         "Role",
         "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
         &[

@@ -38,7 +38,8 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
         Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
         Kind::ServiceAccount => (&["NAME", "SECRETS", "AGE"], &[]),
-        Kind::Role | Kind::ClusterRole => (&["NAME", "CREATED AT"], &[]),
+        Kind::Role | Kind::ClusterRole | Kind::LimitRange => (&["NAME", "CREATED AT"], &[]),
+        Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
@@ -307,11 +308,24 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ServiceAccount(sa) => {
             vec![sa.metadata.name.clone(), sa.secrets.len().to_string(), age(sa.metadata.creation_timestamp, now)]
         }
+        Object::ResourceQuota(q) => quota_row(q, now),
+        Object::LimitRange(l) => role_row(&l.metadata),
         Object::Role(r) => role_row(&r.metadata),
         Object::ClusterRole(r) => role_row(&r.metadata),
         Object::RoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
         Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
     }
+}
+
+/// A quota's row: `resource: used/hard` for each resource it caps, limits apart.
+fn quota_row(q: &crate::api::ResourceQuota, now: Time) -> Vec<String> {
+    let (mut requests, mut limits) = (Vec::new(), Vec::new());
+    for (resource, hard) in &q.status.hard {
+        let used = q.status.used.get(resource).map_or("0", |u| u.as_str());
+        let cell = format!("{resource}: {used}/{hard}");
+        if resource.starts_with("limits.") { limits.push(cell) } else { requests.push(cell) }
+    }
+    vec![q.metadata.name.clone(), age(q.metadata.creation_timestamp, now), requests.join(", "), limits.join(", ")]
 }
 
 /// A role's row: its name and when it was created (roles print no AGE).
