@@ -124,6 +124,23 @@ impl Kubelet {
         worker.crash(container, now)
     }
 
+    /// A container's main process exits with `code` (a shell attached to a terminal that
+    /// typed `exit`); the kubelet's next run handles it as any exit.
+    pub fn exit_process(
+        &mut self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        code: i32,
+        now: Time,
+    ) -> Result<(), String> {
+        let (_, worker) = self
+            .workers
+            .get_mut(&cache_key(namespace, pod))
+            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
+        worker.exit_process(container, code, now)
+    }
+
     fn register(&mut self, ctx: &mut Ctx) {
         let node = Object::Node(self.config.node_object(ctx.now));
         let registered = match ctx.call_object(Request::create(node.clone())) {

@@ -222,6 +222,18 @@ impl PodWorker {
         crashed
     }
 
+    /// The container's process exits on its own with `code`, now.
+    pub fn exit_process(&mut self, container: &str, code: i32, now: Time) -> Result<(), String> {
+        let ended = self.kill(container, now);
+        if let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container)
+            && let State::Running { exit_code, .. } = &mut c.state
+        {
+            *exit_code = code;
+        }
+        self.wakeup = self.compute_wakeup();
+        ended
+    }
+
     fn kill(&mut self, container: &str, now: Time) -> Result<(), String> {
         let c = self
             .containers
@@ -587,6 +599,13 @@ impl PodWorker {
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
                 let mut run = script::plan(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                // A shell given a stdin waits on it until someone attaches and types `exit`.
+                if c.spec.stdin
+                    && script::interactive_shell(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args)
+                        .is_some()
+                {
+                    run.lifetime = None;
+                }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
                 c.container_id = format!(
                     "containerd://{:016x}{:016x}{:016x}{:016x}",

@@ -60,6 +60,26 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
     }
 }
 
+/// The shell a container runs as its main process with nothing to do but read its input
+/// (`sh`, or no command in an image whose default is a shell): what `kubectl run -it` and
+/// `kubectl attach -it` talk to. Debian and Ubuntu images start bash, the others `sh`.
+pub fn interactive_shell(
+    behaviour: Behaviour,
+    image_repo: &str,
+    command: &[String],
+    args: &[String],
+) -> Option<String> {
+    let mut argv: Vec<String> = command.to_vec();
+    argv.extend(args.iter().cloned());
+    match argv.as_slice() {
+        [] if behaviour == Behaviour::Shell => {
+            Some(if matches!(image_repo, "ubuntu" | "debian") { "bash" } else { "sh" }.to_string())
+        }
+        [shell] if matches!(shell.rsplit('/').next(), Some("sh" | "bash" | "ash")) => Some(shell.clone()),
+        _ => None,
+    }
+}
+
 /// Whether the command starts the image's own server binary (`etcd` in `registry.k8s.io/etcd`,
 /// `/usr/local/bin/kube-proxy` in `registry.k8s.io/kube-proxy`).
 fn runs_own_binary(image_repo: &str, argv: &[String]) -> bool {
