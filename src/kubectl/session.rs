@@ -226,3 +226,50 @@ fn after_main(cluster: &mut Cluster, t: &Attach, main: &MainProcess) -> Output {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{Command, Session};
+
+    fn session(lines: &[&str]) -> Session {
+        let mut s = Session::new(3);
+        for line in lines {
+            s.execute(&Command::new(line));
+        }
+        s
+    }
+
+    #[test]
+    fn a_shell_session_keeps_its_directory_and_variables_until_exit() {
+        let mut s = session(&["kubectl run b --image=busybox -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"]);
+        assert_eq!(s.prompt(), Some("/ # "));
+        s.execute(&Command::new("cd /etc"));
+        assert_eq!(s.prompt(), Some("/etc # "));
+        s.execute(&Command::new("export A=1"));
+        assert_eq!(s.execute(&Command::new("echo $A; pwd")).stdout, "1\n/etc\n");
+        let out = s.execute(&Command::new("exit 3"));
+        assert_eq!((out.stderr.as_str(), out.code), ("command terminated with exit code 3\n", 3));
+        assert_eq!(s.prompt(), None);
+    }
+
+    #[test]
+    fn deleting_the_pod_ends_the_session_as_its_container_is_killed() {
+        let mut s = session(&["kubectl run b --image=busybox -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"]);
+        s.cluster.request(crate::apiserver::Request::delete(crate::api::Kind::Pod, "default", "b")).unwrap();
+        let out = s.poll().unwrap();
+        assert_eq!((out.stderr.as_str(), out.code), ("command terminated with exit code 137\n", 137));
+        assert_eq!(s.prompt(), None);
+    }
+
+    #[test]
+    fn exit_in_a_run_it_shell_ends_the_container_and_rm_deletes_the_pod() {
+        let mut s = session(&["kubectl run -it --rm t --image=busybox -- sh"]);
+        assert_eq!(s.prompt(), Some("/ # "));
+        let out = s.execute(&Command::new("exit"));
+        assert_eq!(
+            out.stdout,
+            "Session ended, resume using 'kubectl attach t -c t -i -t' command when the pod is running\npod \"t\" deleted\n"
+        );
+        assert!(s.cluster.api().peek(crate::api::Kind::Pod, "default", "t").is_none());
+    }
+}

@@ -116,6 +116,8 @@ struct ContainerRun {
     next_check: Option<Time>,
     /// The current instance holds more memory than its limit: the OOM killer ends it.
     oom: bool,
+    /// The current instance's log has placeholders for the cluster to fill in.
+    unfilled: bool,
 }
 
 impl ContainerRun {
@@ -171,6 +173,7 @@ impl PodWorker {
                 sidecar: init && c.restart_policy.as_deref() == Some("Always"),
                 next_check: None,
                 oom: false,
+                unfilled: false,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -232,6 +235,40 @@ impl PodWorker {
         }
         self.wakeup = self.compute_wakeup();
         ended
+    }
+
+    /// The commands whose output each just-started container's log awaits, in order: what the
+    /// cluster runs in that container to fill them in (`fill`).
+    pub fn unfilled(&self) -> Vec<(String, Vec<String>)> {
+        self.containers
+            .iter()
+            .filter(|c| c.unfilled)
+            .map(|c| {
+                let cmds = c.logs.iter().filter_map(|(_, l)| script::placeholder(l)).map(|(cmd, _)| cmd.to_string());
+                (c.spec.name.clone(), cmds.collect())
+            })
+            .collect()
+    }
+
+    /// Fills a container's placeholders in with what each command printed (in order), and,
+    /// when its last command decides the process's exit code, that code.
+    pub fn fill(&mut self, container: &str, results: &[(Vec<String>, i32)]) {
+        let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container) else { return };
+        let mut results = results.iter();
+        let mut logs = Vec::with_capacity(c.logs.len());
+        for (t, line) in std::mem::take(&mut c.logs) {
+            let Some((_, decides)) = script::placeholder(&line) else {
+                logs.push((t, line));
+                continue;
+            };
+            let Some((lines, code)) = results.next() else { continue };
+            logs.extend(lines.iter().map(|l| (t, l.clone())));
+            if decides && let State::Running { exits_at: Some(_), exit_code, .. } = &mut c.state {
+                *exit_code = *code;
+            }
+        }
+        c.logs = logs;
+        c.unfilled = false;
     }
 
     fn kill(&mut self, container: &str, now: Time) -> Result<(), String> {
@@ -619,6 +656,7 @@ impl PodWorker {
                 for (offset, line) in &run.logs {
                     c.logs.push((now + *offset, line.clone()));
                 }
+                c.unfilled = run.logs.iter().any(|(_, l)| l.starts_with(script::PLACEHOLDER));
                 // A process that holds more memory than its limit is killed by the kernel's
                 // OOM killer as it allocates it.
                 let limit = c.spec.resources.limits.get("memory").map(|q| q.value().max(0) as u64);

@@ -9,6 +9,8 @@
 //! image without a command (all of them lack some; the control plane's distroless images have
 //! no shell at all) fails as runc fails: exit code 126.
 
+pub mod process;
+
 use crate::api::{Kind, Object, Pod};
 use crate::cluster::Cluster;
 use crate::kubelet::images::{self, App, Behaviour};
