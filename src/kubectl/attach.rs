@@ -44,7 +44,8 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
     };
     let quiet = args.has("quiet");
     if args.has("tty") && !spec.tty && !quiet {
-        out.stderr.push_str(&format!("error: Unable to use a TTY - container {name} did not allocate one\n"));
+        // Printed before what the container prints next, as a terminal shows it.
+        out.stdout.push_str(&format!("error: Unable to use a TTY - container {name} did not allocate one\n"));
     }
     let running = pod.status.container_statuses.iter().any(|s| s.name == name && s.state.running.is_some());
     if !running {
@@ -53,7 +54,7 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
         return out;
     }
     if !quiet {
-        out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
+        out.stdout.push_str("If you don't see a command prompt, try pressing enter.\n");
     }
     let image = crate::kubelet::images::parse_reference(&spec.image);
     let shell = crate::kubelet::images::lookup(&image).ok().and_then(|info| {
