@@ -86,6 +86,8 @@ fn save(journal: &mut Journal, now: crate::sim::Time, persist: bool) {
 #[derive(Clone, PartialEq)]
 enum Line {
     Command(String),
+    /// A line typed at a container shell's prompt, shown after that prompt (`/ # hostname`).
+    Typed(String),
     Out(String),
     Err(String),
 }
@@ -193,17 +195,25 @@ pub fn app(props: &AppProps) -> Html {
         let evaluate = evaluate.clone();
         let poll_watch = poll_watch.clone();
         let redraws = redraws.clone();
+        let scrollback = scrollback.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
                 let journal = journal.clone();
                 let evaluate = evaluate.clone();
                 let poll_watch = poll_watch.clone();
+                let scrollback = scrollback.clone();
                 let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
                     clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
                     ticks += 1;
                     poll_watch();
+                    // A container shell's session ends when its container stops.
+                    let ended = session.borrow_mut().poll();
+                    if let Some(out) = ended {
+                        push_output(&mut scrollback.borrow_mut(), &out);
+                        redraw.force_update();
+                    }
                     if ticks % TICKS_PER_S == 0 {
                         evaluate();
                     }
@@ -232,6 +242,21 @@ pub fn app(props: &AppProps) -> Html {
         let (editor, editing) = (editor.clone(), editing.clone());
         let (live_watch, poll_watch) = (live_watch.clone(), poll_watch.clone());
         Callback::from(move |(shown, command): (String, Command)| {
+            // Attached to a container's shell: the line goes to it, shown after its prompt.
+            let prompt = session.borrow().prompt().map(String::from);
+            if let Some(prompt) = prompt {
+                let now = session.borrow().cluster.now();
+                journal.borrow_mut().command(now, &command);
+                let out = session.borrow_mut().execute(&command);
+                evaluate();
+                save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+                let mut sb = scrollback.borrow_mut();
+                sb.push(Line::Typed(format!("{prompt}{shown}")));
+                push_output(&mut sb, &out);
+                drop(sb);
+                redraw.force_update();
+                return;
+            }
             let words = crate::shell::split_words(&command.line).unwrap_or_default();
             let live = match words.split_first() {
                 Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
@@ -498,13 +523,21 @@ pub fn app(props: &AppProps) -> Html {
                     *cursor.borrow_mut() = history.borrow().len();
                     redraw.force_update();
                 }
+                // Ctrl-D at a container shell's empty prompt ends it, as `exit` does.
+                "d" if e.ctrl_key() && field.value().is_empty() && session.borrow().prompt().is_some() => {
+                    e.prevent_default();
+                    run.emit(("exit".to_string(), Command::new("exit")));
+                }
                 "Enter" => {
                     let line = field.value();
-                    if line.trim().is_empty() {
+                    // Enter alone shows a container shell's prompt again.
+                    if line.trim().is_empty() && session.borrow().prompt().is_none() {
                         return;
                     }
                     field.set_value("");
-                    history.borrow_mut().push(line.clone());
+                    if !line.trim().is_empty() {
+                        history.borrow_mut().push(line.clone());
+                    }
                     *cursor.borrow_mut() = history.borrow().len();
                     run.emit((line.clone(), Command::new(&line)));
                 }
@@ -752,12 +785,13 @@ pub fn app(props: &AppProps) -> Html {
                         <pre id="terminal-output" aria-live="polite">
                         { for scrollback.borrow().iter().map(|l| match l {
                             Line::Command(c) => html! { <div class="cmd">{format!("$ {c}")}</div> },
+                            Line::Typed(c) => html! { <div class="cmd">{c}</div> },
                             Line::Out(o) => html! { <div class="out">{o}</div> },
                             Line::Err(e) => html! { <div class="err">{e}</div> },
                         }) }
                         </pre>
                         <div class="prompt">
-                            <span aria-hidden="true">{"$"}</span>
+                            <span id="terminal-prompt" aria-hidden="true">{session.borrow().prompt().unwrap_or("$ ").trim_end().to_string()}</span>
                             <input id="terminal-input" ref={terminal_input} onkeydown={on_terminal_key} autocomplete="off" spellcheck="false"
                                 aria-label="Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" placeholder="kubectl get pods" />
                         </div>
