@@ -213,12 +213,10 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
     if args.has("rm") && !attach {
         return usage_error("run", "--rm should only be used for attached containers");
     }
-    if attach {
-        if dry != DryRun::None {
-            return Output::err(
-                "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
-            );
-        }
+    if attach && dry != DryRun::None {
+        return Output::err(
+            "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
+        );
     }
     if let Err(e) = check_output(args) {
         return Output::err(e);
