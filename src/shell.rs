@@ -295,6 +295,11 @@ impl Session {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
         };
+        // The heredoc's `<<EOF` is the shell's redirection, not a word of the command.
+        let words: Vec<String> = match stdin {
+            Some(_) => words.into_iter().filter(|w| !w.starts_with("<<")).collect(),
+            None => words,
+        };
         let Some(program) = words.first().map(String::as_str) else { return Output::default() };
         if program.starts_with('#') {
             return Output::default();

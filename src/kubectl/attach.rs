@@ -62,7 +62,7 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
     });
     match shell {
         Some(shell) if args.has("stdin") && spec.stdin && spec.tty => {
-            out.attach = Some(Box::new(Attach::main(&pod, &name, &shell, None, quiet)));
+            out.attach = Some(Box::new(Attach::main(&pod, &name, &shell, None, true, quiet)));
             out
         }
         _ => {

@@ -342,7 +342,7 @@ fn attach_to(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, re
                     out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
                 }
                 let after = Some(RunAfter { rm: args.has("rm") });
-                out.attach = Some(Box::new(Attach::main(p, name, &shell, after, quiet)));
+                out.attach = Some(Box::new(Attach::main(p, name, &shell, after, args.has("tty"), quiet)));
                 return out;
             }
         }

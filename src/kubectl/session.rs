@@ -28,6 +28,8 @@ pub struct Attach {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MainProcess {
     pub restart_policy: String,
+    /// Attached with a terminal (`-t`): kubectl then says how to resume.
+    pub tty: bool,
     /// `kubectl run`'s work after the session (wait for the exit code, `--rm`), if it started it.
     pub run: Option<RunAfter>,
     pub quiet: bool,
@@ -53,9 +55,9 @@ impl Attach {
     }
 
     /// The container's own shell, PID 1.
-    pub fn main(pod: &Pod, container: &str, shell: &str, run: Option<RunAfter>, quiet: bool) -> Attach {
+    pub fn main(pod: &Pod, container: &str, shell: &str, run: Option<RunAfter>, tty: bool, quiet: bool) -> Attach {
         let restart_policy = pod.spec.restart_policy.clone().unwrap_or_else(|| "Always".to_string());
-        Attach { main: Some(MainProcess { restart_policy, run, quiet }), ..Attach::exec(pod, container, shell) }
+        Attach { main: Some(MainProcess { restart_policy, tty, run, quiet }), ..Attach::exec(pod, container, shell) }
     }
 
     fn program(&self) -> &str {
@@ -212,7 +214,7 @@ impl Session {
 /// resume (a container that restarts), then `run`'s own ending (`--rm`, the exit code).
 fn after_main(cluster: &mut Cluster, t: &Attach, main: &MainProcess) -> Output {
     let mut out = Output::default();
-    if main.restart_policy == "Always" && !main.quiet {
+    if main.restart_policy == "Always" && main.tty && !main.quiet {
         out.stdout.push_str(&format!(
             "Session ended, resume using 'kubectl attach {} -c {} -i -t' command when the pod is running\n",
             t.pod, t.container

@@ -607,7 +607,8 @@ impl<'a> Container<'a> {
                 let _ = writeln!(run.stdout, "{dir}");
                 continue;
             }
-            if names.is_empty() && !files.contains_key(&prefix) {
+            let known = path == "/root" || ROOT.iter().any(|d| path == format!("/{d}"));
+            if names.is_empty() && !files.contains_key(&prefix) && !known {
                 if self.busybox() {
                     let _ = writeln!(run.stderr, "ls: {dir}: No such file or directory");
                 } else {
