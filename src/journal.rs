@@ -59,11 +59,12 @@ impl Journal {
     /// Runs the journal on a fresh session: time advances to each entry, which then runs.
     /// The session's clock ends at `until` (where the original was), or at the last entry.
     pub fn replay(&self, until: Option<Time>) -> Session {
-        self.replay_showing(until, |_, _| {})
+        self.replay_showing(until, |_, _, _| {})
     }
 
-    /// Replays, handing each command and what it printed to `shown` (the terminal's scrollback).
-    pub fn replay_showing(&self, until: Option<Time>, shown: impl FnMut(&Command, &Output)) -> Session {
+    /// Replays, handing each command, the container shell's prompt it was typed at (None: the
+    /// sandbox's `$`) and what it printed to `shown` (the terminal's scrollback).
+    pub fn replay_showing(&self, until: Option<Time>, shown: impl FnMut(&Command, Option<&str>, &Output)) -> Session {
         let lesson = self.lesson.as_deref().and_then(crate::lessons::find);
         self.replay_in(lesson.as_ref(), until, shown)
     }
@@ -74,7 +75,7 @@ impl Journal {
         &self,
         lesson: Option<&crate::lessons::Lesson>,
         until: Option<Time>,
-        mut shown: impl FnMut(&Command, &Output),
+        mut shown: impl FnMut(&Command, Option<&str>, &Output),
     ) -> Session {
         let mut session = match lesson {
             Some(lesson) => lesson.start(),
@@ -87,8 +88,9 @@ impl Journal {
             } else {
                 let heredoc = entry.stdin.clone().map(|body| ("EOF".to_string(), body));
                 let command = Command { line: entry.line.clone(), heredoc };
+                let prompt = session.prompt().map(String::from);
                 let out = session.execute(&command);
-                shown(&command, &out);
+                shown(&command, prompt.as_deref(), &out);
             }
         }
         if let Some(t) = until {

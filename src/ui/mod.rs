@@ -119,8 +119,11 @@ pub fn app(props: &AppProps) -> Html {
                 return Session::new(seed);
             }
             let mut sb = scrollback.borrow_mut();
-            j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, out| {
-                sb.push(Line::Command(command.line.clone()));
+            j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, prompt, out| {
+                sb.push(match prompt {
+                    Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
+                    None => Line::Command(command.line.clone()),
+                });
                 push_output(&mut sb, out);
             })
         })
@@ -246,7 +249,10 @@ pub fn app(props: &AppProps) -> Html {
             let prompt = session.borrow().prompt().map(String::from);
             if let Some(prompt) = prompt {
                 let now = session.borrow().cluster.now();
-                journal.borrow_mut().command(now, &command);
+                // An empty line changes nothing (and an empty journal entry is a step).
+                if !command.line.trim().is_empty() {
+                    journal.borrow_mut().command(now, &command);
+                }
                 let out = session.borrow_mut().execute(&command);
                 evaluate();
                 save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);

@@ -188,7 +188,8 @@ impl<'a> Container<'a> {
     pub fn script(&mut self, shell: &str, script: &str) -> Run {
         let mut all = Run::default();
         for (part, op) in crate::kubelet::script::commands(script) {
-            if !op.runs_after(all.code) {
+            // A comment: the rest of the line is for people.
+            if !op.runs_after(all.code) || part.trim_start().starts_with('#') {
                 continue;
             }
             let words = match crate::shell::split_words(part.trim()) {
