@@ -214,6 +214,17 @@ impl Session {
         ended
     }
 
+    /// Runs a command beside the terminal, as from a second terminal (the page's buttons and
+    /// editor): a container shell the terminal is attached to stays attached and does not see it.
+    pub fn execute_beside(&mut self, command: &Command) -> Output {
+        let attached = self.attached.take();
+        let out = self.execute(command);
+        if self.attached.is_none() {
+            self.attached = attached;
+        }
+        out
+    }
+
     /// Ends a session whose container has gone (time passed, the pod was deleted) and returns
     /// what kubectl printed as it returned; None while it goes on, or when not attached.
     pub fn poll(&mut self) -> Option<Output> {
@@ -477,6 +488,27 @@ mod tests {
     fn words_split_like_a_shell() {
         assert_eq!(split_words("a 'b c' \"d\\\"e\" f\\ g").unwrap(), ["a", "b c", "d\"e", "f g"]);
         assert!(split_words("echo 'open").is_err());
+    }
+
+    #[test]
+    fn a_command_beside_the_terminal_runs_in_the_sandbox_and_leaves_the_container_shell_attached() {
+        let mut s = Session::new(2);
+        for line in ["kubectl run b --image=busybox -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"] {
+            s.execute(&Command::new(line));
+        }
+        assert_eq!(s.execute(&Command::new("sim time")).stderr, "sh: sim: not found\n");
+        assert!(s.execute_beside(&Command::new("sim time")).stdout.starts_with("virtual time"));
+        assert_eq!(s.prompt(), Some("/ # "));
+    }
+
+    #[test]
+    fn a_transcript_reads_lines_typed_at_a_container_prompt_back_as_commands() {
+        let mut s = Session::new(2);
+        let script =
+            "kubectl run b --image=busybox -- sleep 3600\nsleep 10s\nkubectl exec -it b -- sh\ncd /tmp\npwd\nexit\n";
+        let transcript = s.transcript(script);
+        assert!(transcript.contains("/ # cd /tmp\n/tmp # pwd\n/tmp\n/tmp # exit\n"), "{transcript}");
+        assert_eq!(Session::new(2).replay(&transcript), transcript);
     }
 
     #[test]

@@ -172,6 +172,10 @@ async fn exec_it_opens_the_container_shell_with_its_prompt_until_exit() {
     press(&input, "Tab", false).await;
     assert_eq!(input.value(), "hostn", "completion leaves a container's commands alone");
     input.set_value("");
+    // The page's controls run beside the shell, as a second terminal would.
+    click(&root, "#settle").await;
+    assert_eq!(text(&root, "#terminal-prompt"), "#");
+    assert!(text(&root, "#terminal-output").contains("$ sim settle"));
     type_command(&root, "exit").await;
     assert_eq!(text(&root, "#terminal-prompt"), "$");
     type_command(&root, "kubectl get pod web").await;

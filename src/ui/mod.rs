@@ -245,24 +245,9 @@ pub fn app(props: &AppProps) -> Html {
         let (editor, editing) = (editor.clone(), editing.clone());
         let (live_watch, poll_watch) = (live_watch.clone(), poll_watch.clone());
         Callback::from(move |(shown, command): (String, Command)| {
-            // Attached to a container's shell: the line goes to it, shown after its prompt.
-            let prompt = session.borrow().prompt().map(String::from);
-            if let Some(prompt) = prompt {
-                let now = session.borrow().cluster.now();
-                // An empty line changes nothing (and an empty journal entry is a step).
-                if !command.line.trim().is_empty() {
-                    journal.borrow_mut().command(now, &command);
-                }
-                let out = session.borrow_mut().execute(&command);
-                evaluate();
-                save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
-                let mut sb = scrollback.borrow_mut();
-                sb.push(Line::Typed(format!("{prompt}{shown}")));
-                push_output(&mut sb, &out);
-                drop(sb);
-                redraw.force_update();
-                return;
-            }
+            // While the terminal is attached to a container's shell, a page control runs its
+            // command beside it, as a second terminal would.
+            let beside = session.borrow().prompt().is_some();
             let words = crate::shell::split_words(&command.line).unwrap_or_default();
             let live = match words.split_first() {
                 Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
@@ -289,8 +274,8 @@ pub fn app(props: &AppProps) -> Html {
             if let Some(get) = edit_as_get(&command.line) {
                 let now = session.borrow().cluster.now();
                 let get = Command::new(&get);
-                journal.borrow_mut().command(now, &get);
-                let out = session.borrow_mut().execute(&get);
+                journal.borrow_mut().command_beside(now, &get, beside);
+                let out = session.borrow_mut().execute_beside(&get);
                 let mut sb = scrollback.borrow_mut();
                 sb.push(Line::Command(shown));
                 if out.code == 0 {
@@ -312,8 +297,8 @@ pub fn app(props: &AppProps) -> Html {
                 return;
             }
             let now = session.borrow().cluster.now();
-            journal.borrow_mut().command(now, &command);
-            let out = session.borrow_mut().execute(&command);
+            journal.borrow_mut().command_beside(now, &command, beside);
+            let out = session.borrow_mut().execute_beside(&command);
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let mut sb = scrollback.borrow_mut();
@@ -321,6 +306,33 @@ pub fn app(props: &AppProps) -> Html {
             push_output(&mut sb, &out);
             drop(sb);
             poll_watch();
+            redraw.force_update();
+        })
+    };
+
+    // A line typed in the terminal: to the container's shell while attached to one (shown
+    // after its prompt), else run as any command.
+    let typed = {
+        let (session, scrollback, redraw) = (session.clone(), scrollback.clone(), redraw.clone());
+        let (journal, evaluate, run) = (journal.clone(), evaluate.clone(), run.clone());
+        Callback::from(move |(shown, command): (String, Command)| {
+            let prompt = session.borrow().prompt().map(String::from);
+            let Some(prompt) = prompt else {
+                run.emit((shown, command));
+                return;
+            };
+            let now = session.borrow().cluster.now();
+            // An empty line changes nothing (and an empty journal entry is a step).
+            if !command.line.trim().is_empty() {
+                journal.borrow_mut().command(now, &command);
+            }
+            let out = session.borrow_mut().execute(&command);
+            evaluate();
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+            let mut sb = scrollback.borrow_mut();
+            sb.push(Line::Typed(format!("{prompt}{shown}")));
+            push_output(&mut sb, &out);
+            drop(sb);
             redraw.force_update();
         })
     };
@@ -339,7 +351,8 @@ pub fn app(props: &AppProps) -> Html {
                 let saved = crate::kubectl::edit::save(&mut session.borrow_mut().cluster, &open.opened, &text);
                 // The session keeps the request the save sent, so that it replays.
                 if let Some(replay) = &saved.replay {
-                    journal.borrow_mut().command(now, replay);
+                    let beside = session.borrow().prompt().is_some();
+                    journal.borrow_mut().command_beside(now, replay, beside);
                 }
                 evaluate();
                 save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
@@ -358,8 +371,9 @@ pub fn app(props: &AppProps) -> Html {
             let line = manifest::command_line(action);
             let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
             let now = session.borrow().cluster.now();
-            journal.borrow_mut().command(now, &command);
-            let out = session.borrow_mut().execute(&command);
+            let beside = session.borrow().prompt().is_some();
+            journal.borrow_mut().command_beside(now, &command, beside);
+            let out = session.borrow_mut().execute_beside(&command);
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let ok = out.code == 0;
@@ -496,7 +510,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |line: String| run.emit((line.clone(), Command::new(&line))))
     };
     let on_terminal_key = {
-        let run = run.clone();
+        let run = typed.clone();
         let input = terminal_input.clone();
         let history = history.clone();
         let cursor = use_mut_ref(|| 0usize);
@@ -524,7 +538,11 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(watch) = live_watch.borrow_mut().take() {
                         watch.stop(&mut session.borrow_mut().cluster);
                     }
-                    scrollback.borrow_mut().push(Line::Command(format!("{}^C", field.value())));
+                    let line = match session.borrow().prompt() {
+                        Some(prompt) => Line::Typed(format!("{prompt}{}^C", field.value())),
+                        None => Line::Command(format!("{}^C", field.value())),
+                    };
+                    scrollback.borrow_mut().push(line);
                     field.set_value("");
                     *cursor.borrow_mut() = history.borrow().len();
                     redraw.force_update();
