@@ -143,6 +143,7 @@ impl Session {
         let mut c = Container::new(cluster, &pod, spec, true);
         c.state = self.state.clone();
         let mut run = c.script(&shell, stages.first().map_or("", String::as_str));
+        let prompt = self.prompt.clone();
         self.state = c.state;
         for stage in stages.iter().skip(1) {
             let words = crate::shell::split_words(stage).unwrap_or_default();
@@ -154,6 +155,16 @@ impl Session {
                     run.stderr.push_str(&format!("{shell}: {program}: not found\n"));
                     run.code = 127;
                 }
+            }
+        }
+        // A container's own shell writes to its terminal, which the container's log records:
+        // the echo of each line typed and what it printed.
+        if self.target.main.is_some() {
+            let mut lines = vec![format!("{prompt}{line}")];
+            lines.extend(run.stdout.lines().chain(run.stderr.lines()).map(String::from));
+            let (now, t) = (cluster.now(), &self.target);
+            if let Some(kubelet) = cluster.kubelet_unwoken_mut(&pod.spec.node_name) {
+                kubelet.append_logs(&t.namespace, &t.pod, &t.container, &lines, now);
             }
         }
         if run.slept > crate::sim::Duration::ZERO {

@@ -127,6 +127,13 @@ impl Kubelet {
         worker.crash(container, now)
     }
 
+    /// Lines a container's process wrote now (see `PodWorker::append_logs`).
+    pub fn append_logs(&mut self, namespace: &str, pod: &str, container: &str, lines: &[String], now: Time) {
+        if let Some((_, worker)) = self.workers.get_mut(&cache_key(namespace, pod)) {
+            worker.append_logs(container, lines, now);
+        }
+    }
+
     /// A container's main process exits with `code` (a shell attached to a terminal that
     /// typed `exit`); the kubelet's next run handles it as any exit.
     pub fn exit_process(

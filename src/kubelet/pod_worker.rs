@@ -225,6 +225,14 @@ impl PodWorker {
         crashed
     }
 
+    /// Lines a container's process wrote now (its terminal's echo and output, for a shell
+    /// attached to one).
+    pub fn append_logs(&mut self, container: &str, lines: &[String], now: Time) {
+        if let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container) {
+            c.logs.extend(lines.iter().map(|l| (now, l.clone())));
+        }
+    }
+
     /// The container's process exits on its own with `code`, now.
     pub fn exit_process(&mut self, container: &str, code: i32, now: Time) -> Result<(), String> {
         let ended = self.kill(container, now);
