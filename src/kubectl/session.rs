@@ -149,11 +149,16 @@ impl Session {
             let words = crate::shell::split_words(stage).unwrap_or_default();
             match crate::pipes::filter(&words, &run.stdout) {
                 Ok(text) => run.stdout = text,
-                Err(_) => {
-                    let program = words.first().cloned().unwrap_or_default();
+                Err(e) => {
                     run.stdout.clear();
-                    run.stderr.push_str(&format!("{shell}: {program}: not found\n"));
-                    run.code = 127;
+                    // A program the pipe cannot run, in this shell's words.
+                    let (message, code) =
+                        match e.strip_prefix("sh: ").and_then(|m| m.strip_suffix(": command not found")) {
+                            Some(program) => (format!("{shell}: {program}: not found"), 127),
+                            None => (e, 2),
+                        };
+                    run.stderr.push_str(&(message + "\n"));
+                    run.code = code;
                 }
             }
         }
