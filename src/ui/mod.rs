@@ -736,6 +736,9 @@ pub fn app(props: &AppProps) -> Html {
         Some((ok, m)) => (*ok, m.clone()),
         None => (true, String::new()),
     };
+    // Attached to a container's shell, the terminal shows that shell's prompt.
+    let prompt = session.borrow().prompt().unwrap_or("$ ").trim_end().to_string();
+    let attached = session.borrow().prompt().is_some();
     html! {
         <div class={classes!("app", presenter.then_some("presenter"), props.embed.then_some("embed"))}>
             <header class="topbar">
@@ -815,9 +818,10 @@ pub fn app(props: &AppProps) -> Html {
                         }) }
                         </pre>
                         <div class="prompt">
-                            <span id="terminal-prompt" aria-hidden="true">{session.borrow().prompt().unwrap_or("$ ").trim_end().to_string()}</span>
+                            <span id="terminal-prompt" aria-hidden="true">{prompt}</span>
                             <input id="terminal-input" ref={terminal_input} onkeydown={on_terminal_key} autocomplete="off" spellcheck="false"
-                                aria-label="Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" placeholder="kubectl get pods" />
+                                aria-label={if attached { "Command for the container's shell; exit or Ctrl-D leaves it" } else { "Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" }}
+                                placeholder={if attached { "" } else { "kubectl get pods" }} />
                         </div>
                     </div>
                 </section>
