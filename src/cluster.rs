@@ -323,6 +323,16 @@ impl Cluster {
         any.downcast_mut::<Kubelet>()
     }
 
+    /// The kubelet on `node`, without waking it (the cluster filling in what its containers
+    /// printed, right after it ran).
+    pub(crate) fn kubelet_unwoken_mut(&mut self, node: &str) -> Option<&mut Kubelet> {
+        self.slots.iter_mut().find_map(|s| {
+            let component: &mut dyn Component = s.component.as_deref_mut()?;
+            let any: &mut dyn std::any::Any = component;
+            any.downcast_mut::<Kubelet>().filter(|k| k.node_name() == node)
+        })
+    }
+
     /// The registry the nodes pull from (`sim image break|fix`).
     pub fn registry(&self) -> &crate::kubelet::images::Registry {
         &self.registry
@@ -390,9 +400,19 @@ impl Cluster {
             };
             if started { component.run(&mut ctx) } else { component.start(&mut ctx) }
         };
+        // A kubelet that started containers leaves what their commands print for the cluster
+        // to fill in, from the userland `kubectl exec` uses.
+        let node = component
+            .as_any()
+            .downcast_ref::<Kubelet>()
+            .filter(|k| k.has_unfilled())
+            .map(|k| k.node_name().to_string());
         let slot = &mut self.slots[idx as usize];
         slot.not_before = component.busy_until().unwrap_or(self.now);
         slot.component = Some(component);
+        if let Some(node) = node {
+            crate::userland::process::fill(self, &node);
+        }
         if let Some(at) = next {
             self.wake(idx, at.max(self.now));
         }

@@ -26,7 +26,7 @@ const CONFIG: &[&str] = &["current-context", "get-contexts", "set-context", "use
 /// Verbs whose next word is a resource type (then names of that type).
 const TYPED_VERBS: &[&str] = &["get", "describe", "delete", "edit", "label", "annotate", "scale", "patch", "explain"];
 /// Verbs whose arguments are pods, or nodes.
-const POD_VERBS: &[&str] = &["logs", "exec"];
+const POD_VERBS: &[&str] = &["logs", "exec", "attach"];
 const NODE_VERBS: &[&str] = &["cordon", "uncordon", "drain"];
 
 pub fn complete(session: &Session, line: &str) -> Completion {

@@ -18,6 +18,9 @@ pub struct Entry {
     pub line: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<String>,
+    /// Run beside the terminal (a page control) while it was attached to a container shell.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,23 +50,30 @@ impl Journal {
 
     /// Notes a command about to run at `now`.
     pub fn command(&mut self, now: Time, command: &Command) {
+        self.command_beside(now, command, false);
+    }
+
+    /// Notes a command run at `now`; `beside`: by a page control while the terminal was
+    /// attached to a container shell (`Session::execute_beside`).
+    pub fn command_beside(&mut self, now: Time, command: &Command, beside: bool) {
         let stdin = command.heredoc.as_ref().map(|(_, body)| body.clone());
-        self.entries.push(Entry { at: now.0, line: command.line.clone(), stdin });
+        self.entries.push(Entry { at: now.0, line: command.line.clone(), stdin, beside });
     }
 
     /// Notes a single step of the clock taken at `now`.
     pub fn step(&mut self, now: Time) {
-        self.entries.push(Entry { at: now.0, line: String::new(), stdin: None });
+        self.entries.push(Entry { at: now.0, line: String::new(), stdin: None, beside: false });
     }
 
     /// Runs the journal on a fresh session: time advances to each entry, which then runs.
     /// The session's clock ends at `until` (where the original was), or at the last entry.
     pub fn replay(&self, until: Option<Time>) -> Session {
-        self.replay_showing(until, |_, _| {})
+        self.replay_showing(until, |_, _, _| {})
     }
 
-    /// Replays, handing each command and what it printed to `shown` (the terminal's scrollback).
-    pub fn replay_showing(&self, until: Option<Time>, shown: impl FnMut(&Command, &Output)) -> Session {
+    /// Replays, handing each command, the container shell's prompt it was typed at (None: the
+    /// sandbox's `$`) and what it printed to `shown` (the terminal's scrollback).
+    pub fn replay_showing(&self, until: Option<Time>, shown: impl FnMut(&Command, Option<&str>, &Output)) -> Session {
         let lesson = self.lesson.as_deref().and_then(crate::lessons::find);
         self.replay_in(lesson.as_ref(), until, shown)
     }
@@ -74,7 +84,7 @@ impl Journal {
         &self,
         lesson: Option<&crate::lessons::Lesson>,
         until: Option<Time>,
-        mut shown: impl FnMut(&Command, &Output),
+        mut shown: impl FnMut(&Command, Option<&str>, &Output),
     ) -> Session {
         let mut session = match lesson {
             Some(lesson) => lesson.start(),
@@ -87,8 +97,12 @@ impl Journal {
             } else {
                 let heredoc = entry.stdin.clone().map(|body| ("EOF".to_string(), body));
                 let command = Command { line: entry.line.clone(), heredoc };
-                let out = session.execute(&command);
-                shown(&command, &out);
+                let (prompt, out) = if entry.beside {
+                    (None, session.execute_beside(&command))
+                } else {
+                    (session.prompt().map(String::from), session.execute(&command))
+                };
+                shown(&command, prompt.as_deref(), &out);
             }
         }
         if let Some(t) = until {

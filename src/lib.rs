@@ -32,6 +32,7 @@ pub mod scheduler;
 pub mod shell;
 pub mod sim;
 pub mod sort;
+pub mod userland;
 pub mod yaml;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -184,6 +184,8 @@ pub struct Session {
     /// Files `etcdctl snapshot save` wrote.
     pub snapshots: crate::etcd_snapshot::SnapshotFiles,
     log: Vec<Command>,
+    /// The container shell the terminal is attached to, if any (`kubectl exec -it … -- sh`).
+    attached: Option<kubectl::session::Session>,
 }
 
 impl Session {
@@ -195,7 +197,7 @@ impl Session {
         let mut cluster = Cluster::new(config);
         // A cluster is up for a while before anyone types, as a fresh kind cluster is.
         cluster.advance(BOOT_TIME);
-        Session { cluster, files: BTreeMap::new(), snapshots: BTreeMap::new(), log: Vec::new() }
+        Session { cluster, files: BTreeMap::new(), snapshots: BTreeMap::new(), log: Vec::new(), attached: None }
     }
 
     /// The commands run so far, in order.
@@ -203,10 +205,51 @@ impl Session {
         &self.log
     }
 
-    /// Runs one command and returns what it printed.
+    /// Runs one command and returns what it printed. While attached to a container's shell,
+    /// the line goes to that shell.
     pub fn execute(&mut self, command: &Command) -> Output {
         self.log.push(command.clone());
-        self.run_line(&command.line, command.heredoc.as_ref().map(|(_, body)| body.as_str()))
+        let mut ended = self.poll().unwrap_or_default();
+        if let Some(mut attached) = self.attached.take() {
+            let (out, done) = attached.line(&mut self.cluster, &command.line);
+            if !done {
+                self.attached = Some(attached);
+            }
+            return out;
+        }
+        let mut out = self.run_line(&command.line, command.heredoc.as_ref().map(|(_, body)| body.as_str()));
+        if let Some(target) = out.attach.take() {
+            self.attached = Some(kubectl::session::Session::new(&self.cluster, *target));
+        }
+        ended.stdout.push_str(&out.stdout);
+        ended.stderr.push_str(&out.stderr);
+        ended.warnings.push_str(&out.warnings);
+        ended.code = out.code;
+        ended
+    }
+
+    /// Runs a command beside the terminal, as from a second terminal (the page's buttons and
+    /// editor): a container shell the terminal is attached to stays attached and does not see it.
+    pub fn execute_beside(&mut self, command: &Command) -> Output {
+        let attached = self.attached.take();
+        let out = self.execute(command);
+        if self.attached.is_none() {
+            self.attached = attached;
+        }
+        out
+    }
+
+    /// Ends a session whose container has gone (time passed, the pod was deleted) and returns
+    /// what kubectl printed as it returned; None while it goes on, or when not attached.
+    pub fn poll(&mut self) -> Option<Output> {
+        let out = self.attached.as_ref()?.check(&mut self.cluster)?;
+        self.attached = None;
+        Some(out)
+    }
+
+    /// The container shell's prompt while attached to one (`/ # `), else None (`$ `).
+    pub fn prompt(&self) -> Option<&str> {
+        self.attached.as_ref().map(|a| a.prompt())
     }
 
     /// Runs a command that only looks (a lesson's check): it is not logged and nothing it
@@ -249,6 +292,7 @@ impl Session {
                     stderr: out.stderr + &result.stderr,
                     code: result.code,
                     warnings: out.warnings + &result.warnings,
+                    attach: None,
                 };
                 continue;
             }
@@ -275,6 +319,11 @@ impl Session {
         let words = match split_words(line) {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
+        };
+        // The heredoc's `<<EOF` is the shell's redirection, not a word of the command.
+        let words: Vec<String> = match stdin {
+            Some(_) => words.into_iter().filter(|w| !w.starts_with("<<")).collect(),
+            None => words,
         };
         let Some(program) = words.first().map(String::as_str) else { return Output::default() };
         if program.starts_with('#') {
@@ -372,18 +421,67 @@ impl Session {
     /// A script may also be a transcript (lines starting `$ `): then only those lines run.
     pub fn transcript(&mut self, script: &str) -> String {
         let is_transcript = script.lines().any(|l| l.starts_with("$ "));
-        let commands = if is_transcript { parse_transcript(script) } else { parse_script(script) };
-        self.run_commands(&commands)
+        if is_transcript {
+            return self.replay(script);
+        }
+        self.run_commands(&parse_script(script))
     }
 
-    /// Runs commands and returns their transcript.
+    /// Runs commands and returns their transcript: each after the prompt it was typed at
+    /// (`$ `, or a container shell's while attached), then its output.
     pub fn run_commands(&mut self, commands: &[Command]) -> String {
         let mut out = String::new();
         for command in commands {
-            out.push_str("$ ");
+            self.echo(command, &mut out);
+        }
+        out
+    }
+
+    /// Appends what a terminal shows for one command: anything printed as a session ended
+    /// while idle, the prompt and the command, then its output.
+    fn echo(&mut self, command: &Command, out: &mut String) {
+        if let Some(ended) = self.poll() {
+            out.push_str(&ended.combined());
+        }
+        out.push_str(self.prompt().unwrap_or("$ "));
+        out.push_str(&command.display());
+        out.push('\n');
+        out.push_str(&self.execute(command).combined());
+    }
+
+    /// Runs a transcript's commands and returns the new transcript. Which lines are commands
+    /// depends on the session: those after `$ `, and while attached to a container's shell,
+    /// those after its prompt (`/ # hostname`); every other line is output.
+    pub fn replay(&mut self, transcript: &str) -> String {
+        let mut out = String::new();
+        let mut lines = transcript.lines();
+        while let Some(line) = lines.next() {
+            if let Some(ended) = self.poll() {
+                out.push_str(&ended.combined());
+            }
+            let prompt = self.prompt().unwrap_or("$ ").to_string();
+            let typed = match line.strip_prefix(prompt.as_str()) {
+                Some(typed) => typed,
+                // An empty line typed at a prompt loses its trailing space in a file.
+                None if self.attached.is_some() && line == prompt.trim_end() => "",
+                None => continue,
+            };
+            let heredoc = heredoc_word(typed).filter(|_| self.attached.is_none()).map(|word| {
+                let mut body = String::new();
+                for l in lines.by_ref() {
+                    if l.trim_end() == word {
+                        break;
+                    }
+                    body.push_str(l);
+                    body.push('\n');
+                }
+                (word, body)
+            });
+            let command = Command { line: typed.to_string(), heredoc };
+            out.push_str(&prompt);
             out.push_str(&command.display());
             out.push('\n');
-            out.push_str(&self.execute(command).combined());
+            out.push_str(&self.execute(&command).combined());
         }
         out
     }
@@ -405,6 +503,27 @@ mod tests {
     fn words_split_like_a_shell() {
         assert_eq!(split_words("a 'b c' \"d\\\"e\" f\\ g").unwrap(), ["a", "b c", "d\"e", "f g"]);
         assert!(split_words("echo 'open").is_err());
+    }
+
+    #[test]
+    fn a_command_beside_the_terminal_runs_in_the_sandbox_and_leaves_the_container_shell_attached() {
+        let mut s = Session::new(2);
+        for line in ["kubectl run b --image=busybox -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"] {
+            s.execute(&Command::new(line));
+        }
+        assert_eq!(s.execute(&Command::new("sim time")).stderr, "sh: sim: not found\n");
+        assert!(s.execute_beside(&Command::new("sim time")).stdout.starts_with("virtual time"));
+        assert_eq!(s.prompt(), Some("/ # "));
+    }
+
+    #[test]
+    fn a_transcript_reads_lines_typed_at_a_container_prompt_back_as_commands() {
+        let mut s = Session::new(2);
+        let script =
+            "kubectl run b --image=busybox -- sleep 3600\nsleep 10s\nkubectl exec -it b -- sh\ncd /tmp\npwd\nexit\n";
+        let transcript = s.transcript(script);
+        assert!(transcript.contains("/ # cd /tmp\n/tmp # pwd\n/tmp\n/tmp # exit\n"), "{transcript}");
+        assert_eq!(Session::new(2).replay(&transcript), transcript);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Scenario transcripts: each file in `tests/scenarios/` is a session as `kubeloop run` prints
-//! it — commands after `$ `, then their output. The test replays the commands on a fresh
-//! sandbox (seed 1, or `# seed: N` on the first line) and expects the same transcript, byte
-//! for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
+//! it — commands after `$ ` (or, typed into a container's shell, after its prompt), then their
+//! output. The test replays the commands on a fresh sandbox (seed 1, or `# seed: N` on the
+//! first line) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
 
-use kubeloop::shell::{Session, parse_transcript};
+use kubeloop::shell::Session;
 use std::path::Path;
 
 fn seed_of(text: &str) -> u64 {
@@ -42,7 +42,7 @@ fn every_scenario_transcript_replays_exactly() {
     for path in &files {
         let expected = std::fs::read_to_string(path).unwrap();
         let mut session = Session::new(seed_of(&expected));
-        let actual = session.run_commands(&parse_transcript(&expected));
+        let actual = session.replay(&expected);
         if actual != expected {
             if update {
                 std::fs::write(path, &actual).unwrap();

@@ -154,6 +154,35 @@ async fn tab_completes_commands_and_names_and_ctrl_c_abandons_the_line() {
 }
 
 #[wasm_bindgen_test]
+async fn exec_it_opens_the_container_shell_with_its_prompt_until_exit() {
+    let root = mount().await;
+    set_manifest(&root, POD);
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    type_command(&root, "kubectl exec -it web -- sh").await;
+    assert_eq!(text(&root, "#terminal-prompt"), "#");
+    type_command(&root, "hostname").await;
+    let out = text(&root, "#terminal-output");
+    assert!(out.contains("# hostname"), "{out}");
+    let outs = root.query_selector_all("#terminal-output .out").unwrap();
+    let printed: Vec<String> = (0..outs.length()).filter_map(|i| outs.item(i)?.text_content()).collect();
+    assert_eq!(printed.last().map(String::as_str), Some("web"), "{out}");
+    let input = find(&root, "#terminal-input").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_value("hostn");
+    press(&input, "Tab", false).await;
+    assert_eq!(input.value(), "hostn", "completion leaves a container's commands alone");
+    input.set_value("");
+    // The page's controls run beside the shell, as a second terminal would.
+    click(&root, "#settle").await;
+    assert_eq!(text(&root, "#terminal-prompt"), "#");
+    assert!(text(&root, "#terminal-output").contains("$ sim settle"));
+    type_command(&root, "exit").await;
+    assert_eq!(text(&root, "#terminal-prompt"), "$");
+    type_command(&root, "kubectl get pod web").await;
+    assert!(text(&root, "#terminal-output").contains("$ kubectl get pod web"));
+}
+
+#[wasm_bindgen_test]
 async fn deleting_a_pod_from_the_table_removes_it() {
     let root = mount().await;
     set_manifest(&root, POD);

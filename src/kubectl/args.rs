@@ -109,9 +109,9 @@ fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
     static QUIET: FlagSpec = FlagSpec { long: "quiet", short: None, takes_value: false };
     match (verb, c) {
         ("logs", 'f') => Some(&FOLLOW),
-        ("exec", 'i') => Some(&STDIN),
-        ("exec", 't') => Some(&TTY),
-        ("exec", 'q') => Some(&QUIET),
+        ("exec" | "attach", 'i') => Some(&STDIN),
+        ("exec" | "attach", 't') => Some(&TTY),
+        ("exec" | "attach", 'q') => Some(&QUIET),
         ("patch", 'p') => FLAGS.iter().find(|f| f.long == "patch"),
         (_, 'p') => FLAGS.iter().find(|f| f.long == "previous"),
         _ => FLAGS.iter().find(wanted),

@@ -221,6 +221,44 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
     }
 }
 
+/// `kubectl attach` without a shell to talk to: the container's output from now on, as
+/// virtual time passes, until its process ends (or the follow cap, as Ctrl-C would).
+pub(super) fn follow_from_now(cluster: &mut Cluster, namespace: &str, pod: &Pod, container: &str) -> Output {
+    let mut out = Output::default();
+    let mut stream = Stream {
+        namespace: namespace.to_string(),
+        pod: pod.metadata.name.clone(),
+        node: pod.spec.node_name.clone(),
+        container: container.to_string(),
+        seen: None,
+        printed: 0,
+    };
+    stream.printed = read(cluster, &stream, false).map_or(0, |l| l.len());
+    let deadline = cluster.now() + FOLLOW_CAP;
+    loop {
+        if !is_running(cluster, &stream) {
+            return out;
+        }
+        if cluster.now() >= deadline {
+            let _ = writeln!(
+                out.stderr,
+                "kubeloop: stopped following after {FOLLOW_CAP} of virtual time (as Ctrl-C would)"
+            );
+            return out;
+        }
+        cluster.step_toward(deadline);
+        let Some(lines) = read(cluster, &stream, false) else { continue };
+        if lines.len() < stream.printed {
+            // The process ended and a new instance started: the attached stream has ended.
+            return out;
+        }
+        for (t, line) in &lines[stream.printed..] {
+            out.stdout.push_str(&format_line(&stream, *t, line, false, false));
+        }
+        stream.printed = lines.len();
+    }
+}
+
 /// The pod a `POD`, `pod/NAME` or workload `TYPE/NAME` argument names.
 pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out: &mut Output) -> Result<Pod, Output> {
     let (kind, name) = match target.split_once('/') {

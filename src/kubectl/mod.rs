@@ -3,6 +3,7 @@
 
 pub mod age;
 pub mod args;
+mod attach;
 pub mod auth;
 mod create;
 mod create_rbac;
@@ -27,6 +28,7 @@ mod replace;
 pub mod rollout;
 mod run;
 mod server_side;
+pub mod session;
 mod set;
 pub mod table;
 mod unserved;
@@ -55,6 +57,9 @@ pub struct Output {
     pub code: i32,
     /// Warnings from the server, which kubectl prints (to stderr) before its output.
     pub warnings: String,
+    /// The command opened an interactive session (`exec -it`, `run -it`, `attach -it`): the
+    /// terminal's next lines go to this shell.
+    pub attach: Option<Box<session::Attach>>,
 }
 
 impl Output {
@@ -111,7 +116,7 @@ const VERBS_B: &[&str] = &[
     "auth",
 ];
 /// exec, watch and follow, and the verbs answered without their server side.
-const VERBS_C: &[&str] = &["exec", "top", "edit", "autoscale", "port-forward"];
+const VERBS_C: &[&str] = &["exec", "attach", "top", "edit", "autoscale", "port-forward"];
 
 /// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
 /// (the page's); None when `words` is not such a command.
@@ -181,7 +186,8 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     }
     match verb.as_str() {
         "auth" => return auth::run(cluster, &args),
-        "exec" => return exec::exec(cluster, &args, &rest),
+        "exec" => return exec::exec(cluster, &args, &rest, io.stdin),
+        "attach" => return attach::attach(cluster, &args),
         "top" => return unserved::top(&args),
         "edit" => return unserved::edit(cluster, &args),
         "autoscale" => return unserved::autoscale(cluster, &args),

@@ -7,6 +7,7 @@ use super::create::{
     CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, save_config,
     split_at_dash, usage_error,
 };
+use super::session::{Attach, RunAfter};
 use crate::api::{Kind, Pod};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
@@ -87,7 +88,6 @@ fn valid_reference(image: &str) -> bool {
 fn build_pod(args: &Args, name: &str, extra: &[String]) -> Result<Value, String> {
     let image = args.get("image").unwrap_or("");
     let restart = match args.get("restart") {
-        None if args.has("stdin") => "OnFailure",
         None => "Always",
         Some(p @ ("Always" | "OnFailure" | "Never")) => p,
         Some(other) => {
@@ -128,6 +128,13 @@ fn build_pod(args: &Args, name: &str, extra: &[String]) -> Result<Value, String>
         container.insert("ports".into(), json!([{"containerPort": port}]));
     }
     container.insert("resources".into(), json!({}));
+    if args.has("stdin") {
+        container.insert("stdin".into(), json!(true));
+        container.insert("stdinOnce".into(), json!(true));
+    }
+    if args.has("tty") {
+        container.insert("tty".into(), json!(true));
+    }
     if args.has("privileged") {
         container.insert("securityContext".into(), json!({"privileged": true}));
     }
@@ -206,18 +213,10 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
     if args.has("rm") && !attach {
         return usage_error("run", "--rm should only be used for attached containers");
     }
-    if attach {
-        if dry != DryRun::None {
-            return Output::err(
-                "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
-            );
-        }
-        if args.has("stdin") && args.positionals.len() < 2 {
-            return Output::err(format!(
-                "error: the sandbox has no interactive terminal, so -i needs a command to run: kubectl run {} --image={image} -i --rm --restart=Never -- echo hello",
-                args.positionals[0]
-            ));
-        }
+    if attach && dry != DryRun::None {
+        return Output::err(
+            "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
+        );
     }
     if let Err(e) = check_output(args) {
         return Output::err(e);
@@ -283,6 +282,7 @@ pub(super) fn run(cluster: &mut Cluster, args: &Args, words: &[String]) -> Outpu
         out.stdout.push_str(&attached.stdout);
         out.stderr.push_str(&attached.stderr);
         out.code = attached.code;
+        out.attach = attached.attach;
         return out;
     }
     out.stdout.push_str(&print_object(args, Kind::Pod, &created, "created", dry));
@@ -315,64 +315,149 @@ fn wait_for_pod(
     }
 }
 
-/// `run -i`/`-t`/`--attach`: wait for the pod, show what its container printed, and with
-/// `--rm` delete it. The sandbox has no interactive terminal, so a container that keeps
-/// running is shown up to now and then left (or removed with `--rm`).
+/// `run -i`/`-t`/`--attach`: wait for the pod to run, then attach to its container. A shell
+/// reading its input (`-it … -- sh`) opens an interactive session; any other process's
+/// output is shown until it exits (or the sandbox's cap), then, with `--rm`, the pod deleted.
 fn attach_to(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, restart: &str) -> Output {
-    let mut out = Output::default();
     let running_or_done = |p: &Pod| p.status.phase == "Running" || p.is_terminal();
-    let mut pod = wait_for_pod(cluster, namespace, name, POD_RUNNING_TIMEOUT, &running_or_done);
-    let mut failure: Option<(String, i32)> = None;
+    let pod = wait_for_pod(cluster, namespace, name, POD_RUNNING_TIMEOUT, &running_or_done);
+    let quiet = args.has("quiet");
+    let mut out = Output::default();
     match &pod {
-        None => failure = Some((format!("error: pods \"{name}\" not found"), 1)),
-        Some(p) if !running_or_done(p) => failure = Some(("error: timed out waiting for the condition".into(), 1)),
-        Some(_) => {
-            let wait_for_exit = matches!(restart, "Never" | "OnFailure");
-            let exited = |p: &Pod| if restart == "OnFailure" { p.status.phase == "Succeeded" } else { p.is_terminal() };
-            if wait_for_exit {
-                pod = wait_for_pod(cluster, namespace, name, ATTACH_LIMIT, &exited);
-            }
-            let node = pod.as_ref().map(|p| p.spec.node_name.clone()).unwrap_or_default();
-            let now = cluster.now();
-            let lines =
-                cluster.kubelet(&node).and_then(|k| k.logs(namespace, name, name, false, now)).unwrap_or_default();
-            for line in lines {
-                out.stdout.push_str(&line);
-                out.stdout.push('\n');
-            }
-            match &pod {
-                Some(p) if wait_for_exit && exited(p) && p.status.phase == "Failed" => {
-                    let state = p.status.container_statuses.first().and_then(|s| s.state.terminated.clone());
-                    let code = state.as_ref().map_or(1, |t| t.exit_code);
-                    let reason = state.map(|t| t.reason).unwrap_or_default();
-                    failure = Some((format!("error: pod {namespace}/{name} terminated ({reason})"), code.max(1)));
+        None => {
+            return with_rm(cluster, args, namespace, name, fail(out, format!("error: pods \"{name}\" not found"), 1));
+        }
+        Some(p) if !running_or_done(p) => {
+            return with_rm(
+                cluster,
+                args,
+                namespace,
+                name,
+                fail(out, "error: timed out waiting for the condition".into(), 1),
+            );
+        }
+        Some(p) => {
+            if let Some(shell) = interactive(p).filter(|_| args.has("stdin") && p.status.phase == "Running") {
+                if !quiet {
+                    out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
                 }
-                Some(p) if wait_for_exit && exited(p) => {}
-                Some(_) => {
-                    failure = Some((
-                        format!(
-                            "error: the sandbox has no interactive terminal: pod/{name} is still running (see kubectl logs {name})"
-                        ),
-                        1,
-                    ))
-                }
-                None => {}
+                let after = Some(RunAfter { rm: args.has("rm") });
+                out.attach = Some(Box::new(Attach::main(p, name, &shell, after, args.has("tty"), quiet)));
+                return out;
             }
         }
     }
-    if args.has("rm") {
-        let mut req = Request::delete(Kind::Pod, namespace, name);
-        req.grace_period_seconds = None;
-        if cluster.request(req).is_ok() {
-            let _ = wait_for_pod(cluster, namespace, name, Duration::seconds(120), &|_| false);
-            if !args.has("quiet") {
-                out.stdout.push_str(&format!("pod \"{name}\" deleted\n"));
-            }
+    let first = pod.as_ref().map(|p| container_id(p, name)).unwrap_or_default();
+    // The attached stream ends with the process: the pod's end (Never, OnFailure) or, for a
+    // container that restarts, the end of the instance attached to.
+    let ended = |p: &Pod| match restart {
+        "Always" => container_id(p, name) != first || !running(p, name),
+        _ => p.is_terminal(),
+    };
+    let pod = wait_for_pod(cluster, namespace, name, ATTACH_LIMIT, &ended);
+    let node = pod.as_ref().map(|p| p.spec.node_name.clone()).unwrap_or_default();
+    let restarted = pod.as_ref().is_some_and(|p| container_id(p, name) != first);
+    let now = cluster.now();
+    let lines = cluster.kubelet(&node).and_then(|k| k.logs(namespace, name, name, restarted, now)).unwrap_or_default();
+    for line in lines {
+        out.stdout.push_str(&line);
+        out.stdout.push('\n');
+    }
+    if pod.as_ref().is_some_and(|p| !ended(p)) {
+        out = fail(
+            out,
+            format!(
+                "kubeloop: stopped following pod/{name} after {ATTACH_LIMIT} of virtual time (as Ctrl-C would); it is still running (see kubectl logs {name})"
+            ),
+            1,
+        );
+        return with_rm(cluster, args, namespace, name, out);
+    }
+    let end = after_attach(cluster, namespace, name, restart, args.has("rm"), quiet);
+    out.stdout.push_str(&end.stdout);
+    out.stderr.push_str(&end.stderr);
+    out.code = end.code;
+    out
+}
+
+fn fail(mut out: Output, message: String, code: i32) -> Output {
+    out.stderr.push_str(&(message + "\n"));
+    out.code = code;
+    out
+}
+
+/// The shell a pod's (first) container runs reading its input, if it does.
+fn interactive(pod: &Pod) -> Option<String> {
+    let c = pod.spec.containers.first()?;
+    if !c.stdin {
+        return None;
+    }
+    let image = crate::kubelet::images::parse_reference(&c.image);
+    let behaviour = crate::kubelet::images::lookup(&image).ok()?.behaviour;
+    crate::kubelet::script::interactive_shell(behaviour, &image.repository, &c.command, &c.args)
+}
+
+fn container_id(pod: &Pod, container: &str) -> String {
+    pod.status
+        .container_statuses
+        .iter()
+        .find(|s| s.name == container)
+        .map(|s| s.container_id.clone())
+        .unwrap_or_default()
+}
+
+fn running(pod: &Pod, container: &str) -> bool {
+    pod.status.container_statuses.iter().any(|s| s.name == container && s.state.running.is_some())
+}
+
+/// Deletes the pod for `--rm` after a failed attach, keeping the failure last.
+fn with_rm(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, out: Output) -> Output {
+    if !args.has("rm") {
+        return out;
+    }
+    let deleted = delete_pod(cluster, namespace, name, args.has("quiet"));
+    Output { stdout: out.stdout + &deleted, ..out }
+}
+
+fn delete_pod(cluster: &mut Cluster, namespace: &str, name: &str, quiet: bool) -> String {
+    let mut req = Request::delete(Kind::Pod, namespace, name);
+    req.grace_period_seconds = None;
+    if cluster.request(req).is_ok() {
+        let _ = wait_for_pod(cluster, namespace, name, Duration::seconds(120), &|_| false);
+        if !quiet {
+            return format!("pod \"{name}\" deleted\n");
         }
+    }
+    String::new()
+}
+
+/// What `run` does once its attached process has ended: with restart policy Never or
+/// OnFailure, wait for the pod's end to learn the exit code; with `--rm`, delete the pod; a
+/// failed pod is an error carrying the container's exit code.
+pub(super) fn after_attach(
+    cluster: &mut Cluster,
+    namespace: &str,
+    name: &str,
+    restart: &str,
+    rm: bool,
+    quiet: bool,
+) -> Output {
+    let mut out = Output::default();
+    let wait_for_exit = matches!(restart, "Never" | "OnFailure");
+    let exited = |p: &Pod| if restart == "OnFailure" { p.status.phase == "Succeeded" } else { p.is_terminal() };
+    let pod = if wait_for_exit { wait_for_pod(cluster, namespace, name, ATTACH_LIMIT, &exited) } else { None };
+    let mut failure = None;
+    if let Some(p) = pod.as_ref().filter(|p| exited(p) && p.status.phase == "Failed") {
+        let state = p.status.container_statuses.first().and_then(|s| s.state.terminated.clone());
+        let code = state.as_ref().map_or(1, |t| t.exit_code);
+        let reason = state.map(|t| t.reason).unwrap_or_default();
+        failure = Some((format!("error: pod {namespace}/{name} terminated ({reason})"), code.max(1)));
+    }
+    if rm {
+        out.stdout.push_str(&delete_pod(cluster, namespace, name, quiet));
     }
     if let Some((message, code)) = failure {
-        out.stderr.push_str(&(message + "\n"));
-        out.code = code;
+        out = fail(out, message, code);
     }
     out
 }

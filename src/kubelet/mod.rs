@@ -32,6 +32,8 @@ pub struct Kubelet {
     pub config: NodeConfig,
     pods: Informer,
     workers: BTreeMap<String, (String, PodWorker)>,
+    /// Pods with a container whose log awaits the cluster's filling in (see `script::PLACEHOLDER`).
+    unfilled: BTreeSet<String>,
     runtime: Runtime,
     registered: bool,
     lease_due: Time,
@@ -59,6 +61,7 @@ impl Kubelet {
         Kubelet {
             pods: Informer::new(Kind::Pod).with_fields(selector),
             workers: BTreeMap::new(),
+            unfilled: BTreeSet::new(),
             registered: false,
             lease_due: Time::ZERO,
             status_due: Time::ZERO,
@@ -122,6 +125,56 @@ impl Kubelet {
             .get_mut(&cache_key(namespace, pod))
             .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
         worker.crash(container, now)
+    }
+
+    /// Lines a container's process wrote now (see `PodWorker::append_logs`).
+    pub fn append_logs(&mut self, namespace: &str, pod: &str, container: &str, lines: &[String], now: Time) {
+        if let Some((_, worker)) = self.workers.get_mut(&cache_key(namespace, pod)) {
+            worker.append_logs(container, lines, now);
+        }
+    }
+
+    /// A container's main process exits with `code` (a shell attached to a terminal that
+    /// typed `exit`); the kubelet's next run handles it as any exit.
+    pub fn exit_process(
+        &mut self,
+        namespace: &str,
+        pod: &str,
+        container: &str,
+        code: i32,
+        now: Time,
+    ) -> Result<(), String> {
+        let (_, worker) = self
+            .workers
+            .get_mut(&cache_key(namespace, pod))
+            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
+        worker.exit_process(container, code, now)
+    }
+
+    /// Whether a container started with output for the cluster to fill in.
+    pub fn has_unfilled(&self) -> bool {
+        !self.unfilled.is_empty()
+    }
+
+    /// The commands whose output containers started since the last call await: namespace,
+    /// pod, container and the commands, in order.
+    pub fn take_unfilled(&mut self) -> Vec<(String, String, String, Vec<String>)> {
+        let mut out = Vec::new();
+        for key in std::mem::take(&mut self.unfilled) {
+            let Some((_, worker)) = self.workers.get(&key) else { continue };
+            let (namespace, pod) = key.split_once('/').unwrap_or(("", &key));
+            for (container, cmds) in worker.unfilled() {
+                out.push((namespace.to_string(), pod.to_string(), container, cmds));
+            }
+        }
+        out
+    }
+
+    /// Fills in a container's placeholders (see `PodWorker::fill`).
+    pub fn fill(&mut self, namespace: &str, pod: &str, container: &str, results: &[(Vec<String>, i32)]) {
+        if let Some((_, worker)) = self.workers.get_mut(&cache_key(namespace, pod)) {
+            worker.fill(container, results);
+        }
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
@@ -306,6 +359,9 @@ impl Kubelet {
         let namespace = pod.metadata.namespace.as_str();
         let resolves = |name: &str| crate::dns::resolve(api, name, namespace).is_ok();
         let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip, &resolves);
+        if !worker.unfilled().is_empty() {
+            self.unfilled.insert(key.to_string());
+        }
         let status = worker.status(pod, ctx.now);
         let mut delete = false;
         for action in actions {

@@ -116,6 +116,8 @@ struct ContainerRun {
     next_check: Option<Time>,
     /// The current instance holds more memory than its limit: the OOM killer ends it.
     oom: bool,
+    /// The current instance's log has placeholders for the cluster to fill in.
+    unfilled: bool,
 }
 
 impl ContainerRun {
@@ -171,6 +173,7 @@ impl PodWorker {
                 sidecar: init && c.restart_policy.as_deref() == Some("Always"),
                 next_check: None,
                 oom: false,
+                unfilled: false,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -220,6 +223,60 @@ impl PodWorker {
         let crashed = self.kill(container, now);
         self.wakeup = self.compute_wakeup();
         crashed
+    }
+
+    /// Lines a container's process wrote now (its terminal's echo and output, for a shell
+    /// attached to one).
+    pub fn append_logs(&mut self, container: &str, lines: &[String], now: Time) {
+        if let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container) {
+            c.logs.extend(lines.iter().map(|l| (now, l.clone())));
+        }
+    }
+
+    /// The container's process exits on its own with `code`, now.
+    pub fn exit_process(&mut self, container: &str, code: i32, now: Time) -> Result<(), String> {
+        let ended = self.kill(container, now);
+        if let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container)
+            && let State::Running { exit_code, .. } = &mut c.state
+        {
+            *exit_code = code;
+        }
+        self.wakeup = self.compute_wakeup();
+        ended
+    }
+
+    /// The commands whose output each just-started container's log awaits, in order: what the
+    /// cluster runs in that container to fill them in (`fill`).
+    pub fn unfilled(&self) -> Vec<(String, Vec<String>)> {
+        self.containers
+            .iter()
+            .filter(|c| c.unfilled)
+            .map(|c| {
+                let cmds = c.logs.iter().filter_map(|(_, l)| script::placeholder(l)).map(|(cmd, _)| cmd.to_string());
+                (c.spec.name.clone(), cmds.collect())
+            })
+            .collect()
+    }
+
+    /// Fills a container's placeholders in with what each command printed (in order), and,
+    /// when its last command decides the process's exit code, that code.
+    pub fn fill(&mut self, container: &str, results: &[(Vec<String>, i32)]) {
+        let Some(c) = self.containers.iter_mut().find(|c| c.spec.name == container) else { return };
+        let mut results = results.iter();
+        let mut logs = Vec::with_capacity(c.logs.len());
+        for (t, line) in std::mem::take(&mut c.logs) {
+            let Some((_, decides)) = script::placeholder(&line) else {
+                logs.push((t, line));
+                continue;
+            };
+            let Some((lines, code)) = results.next() else { continue };
+            logs.extend(lines.iter().map(|l| (t, l.clone())));
+            if decides && let State::Running { exits_at: Some(_), exit_code, .. } = &mut c.state {
+                *exit_code = *code;
+            }
+        }
+        c.logs = logs;
+        c.unfilled = false;
     }
 
     fn kill(&mut self, container: &str, now: Time) -> Result<(), String> {
@@ -587,6 +644,13 @@ impl PodWorker {
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
                 let mut run = script::plan(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                // A shell given a stdin waits on it until someone attaches and types `exit`.
+                if c.spec.stdin
+                    && script::interactive_shell(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args)
+                        .is_some()
+                {
+                    run.lifetime = None;
+                }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
                 c.container_id = format!(
                     "containerd://{:016x}{:016x}{:016x}{:016x}",
@@ -600,6 +664,7 @@ impl PodWorker {
                 for (offset, line) in &run.logs {
                     c.logs.push((now + *offset, line.clone()));
                 }
+                c.unfilled = run.logs.iter().any(|(_, l)| l.starts_with(script::PLACEHOLDER));
                 // A process that holds more memory than its limit is killed by the kernel's
                 // OOM killer as it allocates it.
                 let limit = c.spec.resources.limits.get("memory").map(|q| q.value().max(0) as u64);

@@ -4,6 +4,22 @@
 use super::images::{App, Behaviour};
 use crate::sim::Duration;
 
+/// Starts a log line that stands for a command's output (`nslookup web`, `wget -qO- URL`,
+/// `cat FILE`): what it prints depends on the cluster, so the cluster fills it in as the
+/// container starts, from the same userland `kubectl exec` uses (see `userland::process`).
+pub const PLACEHOLDER: char = '\u{0}';
+/// After [`PLACEHOLDER`]: the command is the process's last, so its exit code is the process's.
+pub const DECIDES_EXIT: char = '!';
+
+/// The command a placeholder log line stands for, and whether its exit code ends the process.
+pub fn placeholder(line: &str) -> Option<(&str, bool)> {
+    let rest = line.strip_prefix(PLACEHOLDER)?;
+    Some(match rest.strip_prefix(DECIDES_EXIT) {
+        Some(cmd) => (cmd, true),
+        None => (rest, false),
+    })
+}
+
 /// The simulated life of one container process.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
@@ -57,6 +73,26 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
             memory: 0,
         },
         _ => run_argv(&argv),
+    }
+}
+
+/// The shell a container runs as its main process with nothing to do but read its input
+/// (`sh`, or no command in an image whose default is a shell): what `kubectl run -it` and
+/// `kubectl attach -it` talk to. Debian and Ubuntu images start bash, the others `sh`.
+pub fn interactive_shell(
+    behaviour: Behaviour,
+    image_repo: &str,
+    command: &[String],
+    args: &[String],
+) -> Option<String> {
+    let mut argv: Vec<String> = command.to_vec();
+    argv.extend(args.iter().cloned());
+    match argv.as_slice() {
+        [] if behaviour == Behaviour::Shell => {
+            Some(if matches!(image_repo, "ubuntu" | "debian") { "bash" } else { "sh" }.to_string())
+        }
+        [shell] if matches!(shell.rsplit('/').next(), Some("sh" | "bash" | "ash")) => Some(shell.clone()),
+        _ => None,
     }
 }
 
@@ -256,6 +292,8 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
     let mut files = Vec::new();
     let statements = split_statements(script);
     let mut last_code = 0;
+    // The log line of the last command when that command's output is a placeholder.
+    let mut last_placeholder: Option<usize> = None;
     let mut i = 0;
     while i < statements.len() {
         let stmt = statements[i].trim();
@@ -327,8 +365,12 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             let (cmd, target) = redirection(part);
             let (d, out, code) = simple_command(&cmd);
             touch_files(&mut files, &cmd, target, &out, elapsed);
+            last_placeholder = None;
             if target.is_none() {
                 for line in out {
+                    if line.starts_with(PLACEHOLDER) {
+                        last_placeholder = Some(logs.len());
+                    }
                     logs.push((elapsed, line));
                 }
             }
@@ -343,6 +385,9 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
             }
             last_code = code;
         }
+    }
+    if let Some(line) = last_placeholder.and_then(|i| logs.get_mut(i)) {
+        line.1.insert(PLACEHOLDER.len_utf8(), DECIDES_EXIT);
     }
     let lifetime = Some(elapsed.max(Duration::millis(10)));
     (Run { lifetime, exit_code: last_code, logs, honours_sigterm: false, waits_for: None, memory: 0 }, files)
@@ -392,7 +437,8 @@ fn touch_files(files: &mut Vec<FileSpan>, cmd: &str, target: Option<&str>, out: 
         _ => {}
     }
     if let Some(path) = target {
-        create(files, path, out.join("\n"));
+        let written: Vec<&str> = out.iter().map(String::as_str).filter(|l| !l.starts_with(PLACEHOLDER)).collect();
+        create(files, path, written.join("\n"));
     }
 }
 
@@ -481,14 +527,17 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
             Some(arg) => (Some(Duration::parse(arg).unwrap_or(Duration::ZERO)), vec![], 0),
             None => (Some(Duration::ZERO), vec!["sleep: missing operand".into()], 1),
         },
+        // `$VAR` is the container's environment, which the cluster knows.
+        "echo" if cmd.contains('$') => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
         "echo" => (Some(Duration::ZERO), vec![words[1..].join(" ")], 0),
         "true" | ":" => (Some(Duration::ZERO), vec![], 0),
         "false" => (Some(Duration::ZERO), vec![], 1),
         "date" => (Some(Duration::ZERO), vec!["Thu Jan  1 00:00:00 UTC 2026".into()], 0),
         "tail" if words.iter().any(|w| w == "-f" || w == "-F") => (None, vec![], 0),
-        "cat" | "ls" | "env" | "printenv" | "hostname" | "touch" | "mkdir" | "rm" | "wget" | "nslookup" | "ping" => {
-            (Some(Duration::millis(10)), vec![], 0)
-        }
+        // What these print depends on the cluster: a placeholder the cluster fills in.
+        "cat" | "ls" | "env" | "printenv" | "hostname" | "wget" | "curl" | "nslookup" | "ps" | "id" | "whoami"
+        | "uname" | "pwd" => (Some(Duration::millis(10)), vec![format!("{PLACEHOLDER}{cmd}")], 0),
+        "touch" | "mkdir" | "rm" | "ping" => (Some(Duration::millis(10)), vec![], 0),
         other => (Some(Duration::ZERO), vec![format!("sh: {other}: not found")], 127),
     }
 }
@@ -640,6 +689,26 @@ mod tests {
         assert_eq!(listening(Behaviour::Server { port: 80 }, "nginx", &[], &[]), vec![80]);
         assert!(listening(Behaviour::Server { port: 80 }, "nginx", &["sh".into()], &["-c".into()]).is_empty());
         assert_eq!(listening(Behaviour::Server { port: 2379 }, "registry.k8s.io/etcd", &["etcd".into()], &[]).len(), 3);
+    }
+
+    #[test]
+    fn a_command_whose_output_depends_on_the_cluster_leaves_a_placeholder_that_decides_the_exit_when_last() {
+        let run = sh("nslookup web; echo done; cat /etc/hostname");
+        let lines: Vec<Option<(&str, bool)>> = run.logs.iter().map(|(_, l)| placeholder(l)).collect();
+        assert_eq!(lines, [Some(("nslookup web", false)), None, Some(("cat /etc/hostname", true))]);
+        assert_eq!(run.logs[1].1, "done");
+    }
+
+    #[test]
+    fn a_shell_alone_reads_its_input_and_with_a_script_it_does_not() {
+        let shell = |argv: &[&str]| {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            interactive_shell(Behaviour::Shell, "busybox", &argv, &[])
+        };
+        assert_eq!(shell(&[]).as_deref(), Some("sh"));
+        assert_eq!(shell(&["/bin/bash"]).as_deref(), Some("/bin/bash"));
+        assert_eq!(shell(&["sh", "-c", "echo hi"]), None);
+        assert_eq!(interactive_shell(Behaviour::Shell, "ubuntu", &[], &[]).as_deref(), Some("bash"));
     }
 
     #[test]

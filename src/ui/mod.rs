@@ -86,6 +86,8 @@ fn save(journal: &mut Journal, now: crate::sim::Time, persist: bool) {
 #[derive(Clone, PartialEq)]
 enum Line {
     Command(String),
+    /// A line typed at a container shell's prompt, shown after that prompt (`/ # hostname`).
+    Typed(String),
     Out(String),
     Err(String),
 }
@@ -117,8 +119,11 @@ pub fn app(props: &AppProps) -> Html {
                 return Session::new(seed);
             }
             let mut sb = scrollback.borrow_mut();
-            j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, out| {
-                sb.push(Line::Command(command.line.clone()));
+            j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, prompt, out| {
+                sb.push(match prompt {
+                    Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
+                    None => Line::Command(command.line.clone()),
+                });
                 push_output(&mut sb, out);
             })
         })
@@ -193,17 +198,25 @@ pub fn app(props: &AppProps) -> Html {
         let evaluate = evaluate.clone();
         let poll_watch = poll_watch.clone();
         let redraws = redraws.clone();
+        let scrollback = scrollback.clone();
         use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
             let interval = playing.then(|| {
                 let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
                 let journal = journal.clone();
                 let evaluate = evaluate.clone();
                 let poll_watch = poll_watch.clone();
+                let scrollback = scrollback.clone();
                 let mut ticks = 0u32;
                 Interval::new(TICK_MS, move || {
                     clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
                     ticks += 1;
                     poll_watch();
+                    // A container shell's session ends when its container stops.
+                    let ended = session.borrow_mut().poll();
+                    if let Some(out) = ended {
+                        push_output(&mut scrollback.borrow_mut(), &out);
+                        redraw.force_update();
+                    }
                     if ticks % TICKS_PER_S == 0 {
                         evaluate();
                     }
@@ -232,6 +245,9 @@ pub fn app(props: &AppProps) -> Html {
         let (editor, editing) = (editor.clone(), editing.clone());
         let (live_watch, poll_watch) = (live_watch.clone(), poll_watch.clone());
         Callback::from(move |(shown, command): (String, Command)| {
+            // While the terminal is attached to a container's shell, a page control runs its
+            // command beside it, as a second terminal would.
+            let beside = session.borrow().prompt().is_some();
             let words = crate::shell::split_words(&command.line).unwrap_or_default();
             let live = match words.split_first() {
                 Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
@@ -258,8 +274,8 @@ pub fn app(props: &AppProps) -> Html {
             if let Some(get) = edit_as_get(&command.line) {
                 let now = session.borrow().cluster.now();
                 let get = Command::new(&get);
-                journal.borrow_mut().command(now, &get);
-                let out = session.borrow_mut().execute(&get);
+                journal.borrow_mut().command_beside(now, &get, beside);
+                let out = session.borrow_mut().execute_beside(&get);
                 let mut sb = scrollback.borrow_mut();
                 sb.push(Line::Command(shown));
                 if out.code == 0 {
@@ -281,8 +297,8 @@ pub fn app(props: &AppProps) -> Html {
                 return;
             }
             let now = session.borrow().cluster.now();
-            journal.borrow_mut().command(now, &command);
-            let out = session.borrow_mut().execute(&command);
+            journal.borrow_mut().command_beside(now, &command, beside);
+            let out = session.borrow_mut().execute_beside(&command);
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let mut sb = scrollback.borrow_mut();
@@ -290,6 +306,33 @@ pub fn app(props: &AppProps) -> Html {
             push_output(&mut sb, &out);
             drop(sb);
             poll_watch();
+            redraw.force_update();
+        })
+    };
+
+    // A line typed in the terminal: to the container's shell while attached to one (shown
+    // after its prompt), else run as any command.
+    let typed = {
+        let (session, scrollback, redraw) = (session.clone(), scrollback.clone(), redraw.clone());
+        let (journal, evaluate, run) = (journal.clone(), evaluate.clone(), run.clone());
+        Callback::from(move |(shown, command): (String, Command)| {
+            let prompt = session.borrow().prompt().map(String::from);
+            let Some(prompt) = prompt else {
+                run.emit((shown, command));
+                return;
+            };
+            let now = session.borrow().cluster.now();
+            // An empty line changes nothing (and an empty journal entry is a step).
+            if !command.line.trim().is_empty() {
+                journal.borrow_mut().command(now, &command);
+            }
+            let out = session.borrow_mut().execute(&command);
+            evaluate();
+            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+            let mut sb = scrollback.borrow_mut();
+            sb.push(Line::Typed(format!("{prompt}{shown}")));
+            push_output(&mut sb, &out);
+            drop(sb);
             redraw.force_update();
         })
     };
@@ -308,7 +351,8 @@ pub fn app(props: &AppProps) -> Html {
                 let saved = crate::kubectl::edit::save(&mut session.borrow_mut().cluster, &open.opened, &text);
                 // The session keeps the request the save sent, so that it replays.
                 if let Some(replay) = &saved.replay {
-                    journal.borrow_mut().command(now, replay);
+                    let beside = session.borrow().prompt().is_some();
+                    journal.borrow_mut().command_beside(now, replay, beside);
                 }
                 evaluate();
                 save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
@@ -327,8 +371,9 @@ pub fn app(props: &AppProps) -> Html {
             let line = manifest::command_line(action);
             let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
             let now = session.borrow().cluster.now();
-            journal.borrow_mut().command(now, &command);
-            let out = session.borrow_mut().execute(&command);
+            let beside = session.borrow().prompt().is_some();
+            journal.borrow_mut().command_beside(now, &command, beside);
+            let out = session.borrow_mut().execute_beside(&command);
             evaluate();
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
             let ok = out.code == 0;
@@ -465,7 +510,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |line: String| run.emit((line.clone(), Command::new(&line))))
     };
     let on_terminal_key = {
-        let run = run.clone();
+        let run = typed.clone();
         let input = terminal_input.clone();
         let history = history.clone();
         let cursor = use_mut_ref(|| 0usize);
@@ -493,18 +538,30 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(watch) = live_watch.borrow_mut().take() {
                         watch.stop(&mut session.borrow_mut().cluster);
                     }
-                    scrollback.borrow_mut().push(Line::Command(format!("{}^C", field.value())));
+                    let line = match session.borrow().prompt() {
+                        Some(prompt) => Line::Typed(format!("{prompt}{}^C", field.value())),
+                        None => Line::Command(format!("{}^C", field.value())),
+                    };
+                    scrollback.borrow_mut().push(line);
                     field.set_value("");
                     *cursor.borrow_mut() = history.borrow().len();
                     redraw.force_update();
                 }
+                // Ctrl-D at a container shell's empty prompt ends it, as `exit` does.
+                "d" if e.ctrl_key() && field.value().is_empty() && session.borrow().prompt().is_some() => {
+                    e.prevent_default();
+                    run.emit(("exit".to_string(), Command::new("exit")));
+                }
                 "Enter" => {
                     let line = field.value();
-                    if line.trim().is_empty() {
+                    // Enter alone shows a container shell's prompt again.
+                    if line.trim().is_empty() && session.borrow().prompt().is_none() {
                         return;
                     }
                     field.set_value("");
-                    history.borrow_mut().push(line.clone());
+                    if !line.trim().is_empty() {
+                        history.borrow_mut().push(line.clone());
+                    }
                     *cursor.borrow_mut() = history.borrow().len();
                     run.emit((line.clone(), Command::new(&line)));
                 }
@@ -679,6 +736,9 @@ pub fn app(props: &AppProps) -> Html {
         Some((ok, m)) => (*ok, m.clone()),
         None => (true, String::new()),
     };
+    // Attached to a container's shell, the terminal shows that shell's prompt.
+    let prompt = session.borrow().prompt().unwrap_or("$ ").trim_end().to_string();
+    let attached = session.borrow().prompt().is_some();
     html! {
         <div class={classes!("app", presenter.then_some("presenter"), props.embed.then_some("embed"))}>
             <header class="topbar">
@@ -752,14 +812,16 @@ pub fn app(props: &AppProps) -> Html {
                         <pre id="terminal-output" aria-live="polite">
                         { for scrollback.borrow().iter().map(|l| match l {
                             Line::Command(c) => html! { <div class="cmd">{format!("$ {c}")}</div> },
+                            Line::Typed(c) => html! { <div class="cmd">{c}</div> },
                             Line::Out(o) => html! { <div class="out">{o}</div> },
                             Line::Err(e) => html! { <div class="err">{e}</div> },
                         }) }
                         </pre>
                         <div class="prompt">
-                            <span aria-hidden="true">{"$"}</span>
+                            <span id="terminal-prompt" aria-hidden="true">{prompt}</span>
                             <input id="terminal-input" ref={terminal_input} onkeydown={on_terminal_key} autocomplete="off" spellcheck="false"
-                                aria-label="Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" placeholder="kubectl get pods" />
+                                aria-label={if attached { "Command for the container's shell; exit or Ctrl-D leaves it" } else { "Command (kubectl, etcdctl, sleep, sim); Tab completes, arrows recall history" }}
+                                placeholder={if attached { "" } else { "kubectl get pods" }} />
                         </div>
                     </div>
                 </section>

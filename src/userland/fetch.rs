@@ -1,0 +1,192 @@
+//! `curl`, `wget` and `nslookup` in a container: cluster DNS, then the node's kube-proxy
+//! rules to a ready endpoint, and what the server there answers.
+
+use super::pages::{HTTPD_404, HTTPD_INDEX, NGINX_50X, NGINX_404, NGINX_INDEX, app_page, served_by};
+use super::{Container, Run};
+use crate::kubelet::images::{self, App};
+use std::fmt::Write;
+
+impl Container<'_> {
+    /// `curl URL` / `wget -qO- URL`: through cluster DNS and this node's kube-proxy rules.
+    pub(super) fn fetch(&mut self, args: &[&str], wget: bool) -> Run {
+        let Some(url) = args.iter().copied().find(|a| !a.starts_with('-') && *a != "-") else {
+            return if wget {
+                Run::fail(
+                    1,
+                    "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [-O FILE] URL"
+                        .into(),
+                )
+            } else {
+                Run::fail(2, "curl: try 'curl --help' or 'curl --manual' for more information".into())
+            };
+        };
+        let quiet_body = !wget || args.iter().any(|a| a.contains("O-") || *a == "-O" || a.starts_with("-qO"));
+        let (host, port, path) = match crate::kube_proxy::parse_url(url) {
+            Ok((_, host, port)) => (host, port, url_path(url)),
+            Err(e) => return Run::fail(3, e),
+        };
+        // The container's own loopback is its pod's network namespace: the pod itself.
+        let own = if matches!(host.as_str(), "localhost" | "127.0.0.1") && !self.pod.status.pod_ip.is_empty() {
+            Some(url.replacen(host.as_str(), &self.pod.status.pod_ip, 1))
+        } else {
+            None
+        };
+        let url = own.as_deref().unwrap_or(url);
+        let seq = self.cluster.record.last_seq();
+        let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("exec {seq} {url}"));
+        let result = crate::kube_proxy::curl(
+            self.cluster,
+            url,
+            &self.pod.spec.node_name,
+            &self.pod.metadata.namespace,
+            args.contains(&"-k"),
+            &mut rng,
+        );
+        if result.code != 0 {
+            let message = result.stderr.trim_end().to_string();
+            if !wget {
+                return match message.strip_prefix("sim curl: ") {
+                    Some(_) => Run::fail(56, "curl: (56) Recv failure: Connection reset by peer".into()),
+                    None => Run::fail(result.code, message),
+                };
+            }
+            let text = match result.code {
+                6 => format!("wget: bad address '{host}'"),
+                7 => format!(
+                    "wget: can't connect to remote host ({}): Connection refused",
+                    resolve_for_wget(self, &host)
+                ),
+                28 => "wget: download timed out".to_string(),
+                _ => "wget: error getting response: Connection reset by peer".to_string(),
+            };
+            return Run::fail(1, text);
+        }
+        // Which server answered: the pod the sim request reached.
+        let Some(server) = served_by(self.cluster, &result.stdout) else {
+            // The API server, over plain HTTP or TLS.
+            return Run::ok(result.stdout);
+        };
+        let repository = server.image.repository.as_str();
+        let code = images::http_answer(repository, server.port, false, &path).unwrap_or(404);
+        let query = url.split_once('?').map_or("", |(_, q)| q);
+        let body = match (repository, code) {
+            ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
+            ("nginx", 200) => NGINX_INDEX.to_string(),
+            ("httpd", 200) => HTTPD_INDEX.to_string(),
+            ("registry.k8s.io/hpa-example", 200) => "OK!".to_string(),
+            ("nginx", _) => NGINX_404.to_string(),
+            (_, 200) => {
+                app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
+            }
+            _ if server.app == Some(App::Agnhost) => "404 page not found\n".to_string(),
+            (_, _) => HTTPD_404.replace("PATH", &path),
+        };
+        if code != 200 && wget {
+            return Run::fail(1, format!("wget: server returned error: HTTP/1.1 {code} Not Found"));
+        }
+        let size = body.len();
+        let mut run = Run::ok(if quiet_body { body } else { String::new() });
+        if wget && !args.iter().any(|a| a.starts_with("-q")) {
+            // BusyBox wget's progress, on stderr; without -O- the page goes to a file.
+            let ip = resolve_for_wget(self, &host);
+            let file = if quiet_body { "-".to_string() } else { file_name(&path) };
+            let (start, end) = if quiet_body {
+                ("writing to stdout\n".to_string(), "written to stdout\n".to_string())
+            } else {
+                (format!("saving to '{file}'\n"), format!("'{file}' saved\n"))
+            };
+            run.stderr = format!(
+                "Connecting to {host} ({ip}:{port})\n{start}{file:<20} 100% |{}| {size:>5}  0:00:00 ETA\n{end}",
+                "*".repeat(32)
+            );
+        }
+        run
+    }
+
+    pub(super) fn nslookup(&self, args: &[&str]) -> Run {
+        let Some(name) = args.iter().copied().find(|a| !a.starts_with('-')) else {
+            return Run::fail(1, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]".into());
+        };
+        let files = self.files();
+        let server = files
+            .get("/etc/resolv.conf")
+            .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
+            .unwrap_or_default();
+        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}:53\n\n");
+        let api = self.cluster.api();
+        let ns = &self.pod.metadata.namespace;
+        let found = crate::dns::candidates(name, ns)
+            .into_iter()
+            .find_map(|fqdn| crate::dns::lookup(api, &fqdn, 0).ok().map(|a| (fqdn, a)));
+        match found {
+            Some((fqdn, addresses)) => {
+                for a in addresses {
+                    let _ = writeln!(out, "Name:\t{fqdn}\nAddress: {a}\n");
+                }
+                Run::ok(out)
+            }
+            None => {
+                let _ = writeln!(out, "** server can't find {name}: NXDOMAIN\n");
+                Run { stdout: out, code: 1, ..Default::default() }
+            }
+        }
+    }
+}
+
+/// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
+/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`. Writing to a
+/// terminal (`-t`), it shows no meter.
+pub(super) fn curl_output(mut run: Run, args: &[&str], tty: bool) -> Run {
+    let short = |c: char| args.iter().any(|a| !a.starts_with("--") && a.starts_with('-') && a.contains(c));
+    let silent = short('s') || args.contains(&"--silent");
+    let show_error = short('S') || args.contains(&"--show-error");
+    if tty && !silent {
+        return run;
+    }
+    if silent {
+        if !show_error {
+            run.stderr.clear();
+        }
+        return run;
+    }
+    let size = run.stdout.len();
+    let progress = if run.code == 0 {
+        let speed = format!("{}k", (size * 1000 / 1024).max(1));
+        format!("100 {size:>5}  100 {size:>5}    0     0  {speed:>5}      0 --:--:-- --:--:-- --:--:-- {speed:>5}\n")
+    } else {
+        "  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\n".to_string()
+    };
+    run.stderr = format!(
+        "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n{progress}{}",
+        run.stderr
+    );
+    run
+}
+
+/// The file wget saves a path to: its last segment, `index.html` for a directory.
+pub(super) fn file_name(path: &str) -> String {
+    match path.rsplit('/').next() {
+        Some(last) if !last.is_empty() => last.to_string(),
+        _ => "index.html".to_string(),
+    }
+}
+
+/// The path of a URL (`/` when it has none).
+pub(super) fn url_path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    match rest.find('/') {
+        Some(i) => rest[i..].split(['?', '#']).next().unwrap_or("/").to_string(),
+        None => "/".to_string(),
+    }
+}
+
+/// The address wget names when a connection is refused: the resolved one.
+pub(super) fn resolve_for_wget(container: &Container, host: &str) -> String {
+    if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        return host.to_string();
+    }
+    crate::dns::resolve(container.cluster.api(), host, &container.pod.metadata.namespace)
+        .ok()
+        .and_then(|a| a.into_iter().next())
+        .unwrap_or_else(|| host.to_string())
+}

@@ -1,0 +1,222 @@
+//! A container's userland: what the programs an image ships print when they run in it, the
+//! same whether `kubectl exec` starts them or they are the container's own process.
+//!
+//! The commands are a small set, answered from the cluster's state: `env` (the container's
+//! variables and the Service links the kubelet injects), `cat` (/etc/hostname, /etc/hosts,
+//! /etc/resolv.conf, the service account's files, ConfigMap and Secret volumes, a web server's
+//! pages), `ls`, `hostname`, `echo`, `curl`/`wget` (cluster DNS, then the node's kube-proxy
+//! rules to ready endpoints), `nslookup`, `ps`, and a shell's `cd`, `export` and `exit`. An
+//! image without a command (all of them lack some; the control plane's distroless images have
+//! no shell at all) fails as runc fails: exit code 126.
+
+mod environment;
+mod fetch;
+mod files;
+mod pages;
+pub mod process;
+mod shell;
+
+use crate::api::Pod;
+use crate::cluster::Cluster;
+use crate::kubelet::images::{self, App, Behaviour};
+use crate::sim::Duration;
+use fetch::curl_output;
+
+/// Whether a program is a shell (`sh`, `bash`, `ash`, by name or path).
+pub fn is_shell(program: &str) -> bool {
+    matches!(program.rsplit('/').next().unwrap_or(program), "sh" | "bash" | "ash")
+}
+
+/// What a command printed inside the container and its exit status.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+    /// How long its `sleep`s took: a terminal waits that long for the prompt.
+    pub slept: Duration,
+    /// The shell ran `exit`.
+    pub exited: bool,
+}
+
+/// What an interactive shell remembers between lines: its working directory and the
+/// variables set or exported in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellState {
+    pub cwd: Option<String>,
+    pub vars: Vec<(String, String)>,
+}
+
+impl Run {
+    fn ok(stdout: String) -> Run {
+        Run { stdout, ..Default::default() }
+    }
+    fn fail(code: i32, stderr: String) -> Run {
+        Run { stderr: stderr + "\n", code, ..Default::default() }
+    }
+}
+
+/// The image family, which decides what is installed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Userland {
+    /// busybox and alpine: BusyBox applets (wget, nslookup, ps…).
+    Busybox,
+    /// Debian or Ubuntu based, with curl (nginx, full python and perl images).
+    DebianCurl,
+    /// Debian or Ubuntu based, without network tools.
+    Debian,
+    /// No shell, no tools: distroless images and pause.
+    Distroless,
+}
+
+/// One container's userland, as a process started in it (by `exec`, or as its main process)
+/// sees it.
+pub struct Container<'a> {
+    cluster: &'a Cluster,
+    pod: &'a Pod,
+    spec: &'a crate::api::Container,
+    image: images::ImageRef,
+    /// `-t`: the command's output is a terminal (curl then shows no progress meter).
+    tty: bool,
+    /// The shell's working directory and variables.
+    pub state: ShellState,
+}
+
+impl<'a> Container<'a> {
+    pub fn new(cluster: &'a Cluster, pod: &'a Pod, spec: &'a crate::api::Container, tty: bool) -> Container<'a> {
+        let image = images::parse_reference(&spec.image);
+        Container { cluster, pod, spec, image, tty, state: ShellState::default() }
+    }
+
+    /// The working directory: the shell's (after `cd`), else the container's `workingDir`.
+    fn cwd(&self) -> &str {
+        self.state.cwd.as_deref().or(self.spec.working_dir.as_deref()).unwrap_or("/")
+    }
+
+    pub fn userland(&self) -> Userland {
+        let (repo, tag) = (self.image.repository.as_str(), self.image.tag.as_str());
+        // The tutorials' apps: the Node apps and the guestbook frontend (PHP) on Debian with
+        // curl, hello-app on Alpine, agnhost and echoserver on Debian.
+        if let Some(app) = App::of(repo) {
+            return match app {
+                App::HelloApp => Userland::Busybox,
+                App::Agnhost | App::Echoserver => Userland::Debian,
+                App::Bootcamp | App::NodeHello | App::GuestbookFrontend => Userland::DebianCurl,
+            };
+        }
+        match repo {
+            "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
+            _ if tag.contains("alpine") => Userland::Busybox,
+            "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
+            "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
+            r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
+            _ => Userland::Debian,
+        }
+    }
+
+    pub fn installed(&self, program: &str) -> bool {
+        let basic = [
+            "sh", "ls", "cat", "env", "printenv", "echo", "hostname", "true", "false", "pwd", "whoami", "id", "sleep",
+            "uname", "date",
+        ];
+        match self.userland() {
+            Userland::Distroless => false,
+            Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
+            Userland::DebianCurl => basic.contains(&program) || matches!(program, "bash" | "curl"),
+            Userland::Debian => basic.contains(&program) || program == "bash",
+        }
+    }
+
+    /// Runs one command line (argv), as runc starts it: no shell unless the command is one.
+    pub fn run(&mut self, argv: &[String]) -> Run {
+        let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
+        if !self.installed(&program) {
+            let p = &argv[0];
+            let why = if p.contains('/') {
+                format!("stat {p}: no such file or directory")
+            } else {
+                "executable file not found in $PATH".to_string()
+            };
+            return Run::fail(
+                126,
+                format!(
+                    "OCI runtime exec failed: exec failed: unable to start container process: exec: \"{p}\": {why}: unknown"
+                ),
+            );
+        }
+        let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+        match program.as_str() {
+            "sh" | "bash" | "ash" => match args.as_slice() {
+                ["-c", script, ..] => self.script(&program, script),
+                // No terminal and no input: the shell reads nothing and exits.
+                [] => Run::default(),
+                [file, ..] => Run::fail(127, format!("{program}: {file}: not found")),
+            },
+            "env" | "printenv" => match args.first() {
+                Some(var) if program == "printenv" => match self.environment().into_iter().find(|(k, _)| k == var) {
+                    Some((_, v)) => Run::ok(format!("{v}\n")),
+                    None => Run { code: 1, ..Default::default() },
+                },
+                _ => Run::ok(self.environment().into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()),
+            },
+            "echo" => Run::ok(format!("{}\n", args.join(" "))),
+            "hostname" => Run::ok(format!("{}\n", self.hostname())),
+            "true" => Run::default(),
+            "sleep" => match args.first().and_then(|d| Duration::parse(d)) {
+                Some(slept) => Run { slept, ..Default::default() },
+                None => Run::fail(1, "sleep: invalid number".into()),
+            },
+            "false" => Run { code: 1, ..Default::default() },
+            "pwd" => Run::ok(format!("{}\n", self.cwd())),
+            "whoami" => Run::ok("root\n".into()),
+            "id" => Run::ok("uid=0(root) gid=0(root) groups=0(root)\n".into()),
+            "uname" => Run::ok(if args.contains(&"-a") {
+                format!("Linux {} 6.8.0-kubeloop #1 SMP x86_64 GNU/Linux\n", self.hostname())
+            } else {
+                "Linux\n".into()
+            }),
+            "date" => Run::ok(format!("{}\n", self.cluster.now().rfc1123z())),
+            "cat" => self.cat(&args),
+            "ls" => self.ls(&args),
+            "ps" => self.ps(),
+            "curl" => curl_output(self.fetch(&args, false), &args, self.tty),
+            "wget" => self.fetch(&args, true),
+            "nslookup" => self.nslookup(&args),
+            _ => Run::fail(126, format!("{program}: not simulated")),
+        }
+    }
+
+    pub fn hostname(&self) -> String {
+        self.pod.spec.hostname.clone().unwrap_or_else(|| self.pod.metadata.name.clone())
+    }
+
+    pub fn busybox(&self) -> bool {
+        self.userland() == Userland::Busybox
+    }
+
+    fn ps(&self) -> Run {
+        let mut argv: Vec<String> = self.spec.command.clone();
+        argv.extend(self.spec.args.iter().cloned());
+        if argv.is_empty() {
+            argv.push(match images::lookup(&self.image).map(|i| i.behaviour) {
+                Ok(Behaviour::Shell) => "sh".to_string(),
+                _ => self.image.repository.rsplit('/').next().unwrap_or_default().to_string(),
+            });
+        }
+        Run::ok(format!(
+            "PID   USER     TIME  COMMAND\n    1 root      0:00 {}\n    7 root      0:00 ps\n",
+            argv.join(" ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fetch::url_path;
+
+    #[test]
+    fn url_paths_default_to_the_root() {
+        assert_eq!(url_path("http://web"), "/");
+        assert_eq!(url_path("web:8080/a/b?x=1"), "/a/b");
+    }
+}

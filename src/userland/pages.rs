@@ -1,0 +1,137 @@
+//! What the web servers in the sandbox answer: nginx's and httpd's pages and the tutorials'
+//! apps, which name the pod that answered.
+
+use crate::api::Kind;
+use crate::cluster::Cluster;
+use crate::kubelet::images::{self, App};
+
+/// The server that answered a request: its pod, image and port.
+pub(super) struct Server {
+    pub(super) pod: String,
+    pub(super) image: images::ImageRef,
+    pub(super) port: u16,
+    /// Which tutorial app it is, if one.
+    pub(super) app: Option<App>,
+}
+
+/// The server in the pod that answered a `sim curl` request (its one-line summary names the
+/// pod and its IP), if a pod answered.
+pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
+    let rest = summary.split(" from pod ").nth(1)?;
+    let (name, rest) = rest.split_once(" (")?;
+    let ip = rest.split(')').next()?;
+    let pod = cluster
+        .api()
+        .peek_list(Kind::Pod, "")
+        .into_iter()
+        .find(|p| p.name() == name && p.as_pod().is_some_and(|p| p.status.pod_ip == ip))?;
+    let pod = pod.as_pod()?;
+    pod.spec.containers.iter().find_map(|c| {
+        let image = images::parse_reference(&c.image);
+        let info = images::lookup(&image).ok()?;
+        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
+        Some(Server { pod: name.to_string(), app: App::of(&image.repository), image, port })
+    })
+}
+
+/// The page a tutorial app answers with, if it is one (it names the pod that answered, so a
+/// student sees a Service spread requests).
+pub(super) fn app_page(
+    server: &Server,
+    client: &str,
+    path: &str,
+    query: &str,
+    now: crate::sim::Time,
+) -> Option<String> {
+    let (pod, tag) = (&server.pod, server.image.tag.as_str());
+    Some(match server.app? {
+        App::Bootcamp => {
+            let version = tag.trim_start_matches('v');
+            format!("Hello Kubernetes bootcamp! | Running on: {pod} | v={version}\n")
+        }
+        App::HelloApp => format!("Hello, world!\nVersion: {tag}.0\nHostname: {pod}\n"),
+        App::NodeHello => "Hello Kubernetes!".to_string(),
+        App::Agnhost => match path {
+            "/hostname" => pod.to_string(),
+            "/echo" => query.split('&').find_map(|kv| kv.strip_prefix("msg=")).unwrap_or_default().to_string(),
+            "/healthz" | "/readyz" => "ok".to_string(),
+            _ => format!("NOW: {}", now.rfc3339()),
+        },
+        App::Echoserver => format!(
+            "CLIENT VALUES:\nclient_address={client}\ncommand=GET\nreal path={path}\nquery={}\nrequest_version=1.1\n\n\
+             SERVER VALUES:\nserver_version=nginx: 1.10.0 - lua: 10001\n\nHEADERS RECEIVED:\naccept=*/*\n\
+             user-agent=curl/8.5.0\nBODY:\n-no body in request-",
+            if query.is_empty() { "nil" } else { query }
+        ),
+        App::GuestbookFrontend => GUESTBOOK_INDEX.to_string(),
+    })
+}
+
+pub(super) const NGINX_INDEX: &str = "<!DOCTYPE html>
+<html>
+<head>
+<title>Welcome to nginx!</title>
+<style>
+html { color-scheme: light dark; }
+body { width: 35em; margin: 0 auto;
+font-family: Tahoma, Verdana, Arial, sans-serif; }
+</style>
+</head>
+<body>
+<h1>Welcome to nginx!</h1>
+<p>If you see this page, the nginx web server is successfully installed and
+working. Further configuration is required.</p>
+
+<p>For online documentation and support please refer to
+<a href=\"http://nginx.org/\">nginx.org</a>.<br/>
+Commercial support is available at
+<a href=\"http://nginx.com/\">nginx.com</a>.</p>
+
+<p><em>Thank you for using nginx.</em></p>
+</body>
+</html>
+";
+
+pub(super) const NGINX_50X: &str = "<!DOCTYPE html>
+<html>
+<head>
+<title>Error</title>
+<style>
+html { color-scheme: light dark; }
+body { width: 35em; margin: 0 auto;
+font-family: Tahoma, Verdana, Arial, sans-serif; }
+</style>
+</head>
+<body>
+<h1>An error occurred.</h1>
+<p>Sorry, the page you are looking for is currently unavailable.<br/>
+Please try again later.</p>
+<p>If you are the system administrator of this resource then you should check
+the error log for details.</p>
+<p><em>Faithfully yours, nginx.</em></p>
+</body>
+</html>
+";
+
+pub(super) const NGINX_404: &str = "<html>
+<head><title>404 Not Found</title></head>
+<body>
+<center><h1>404 Not Found</h1></center>
+<hr><center>nginx</center>
+</body>
+</html>
+";
+
+/// The guestbook frontend's page (its script then talks to Redis through guestbook.php).
+pub(super) const GUESTBOOK_INDEX: &str = "<html ng-app=\"redis\">\n  <head>\n    <title>Guestbook</title>\n  </head>\n  <body ng-controller=\"RedisCtrl\">\n    <div style=\"width: 50%; margin-left: 20px\">\n      <h2>Guestbook</h2>\n    <form>\n    <fieldset>\n    <input ng-model=\"msg\" placeholder=\"Messages\" class=\"form-control\" type=\"text\" name=\"input\"><br>\n    <button type=\"button\" class=\"btn btn-primary\" ng-click=\"controller.onRedis()\">Submit</button>\n    </fieldset>\n    </form>\n    </div>\n  </body>\n</html>\n";
+
+pub(super) const HTTPD_INDEX: &str = "<html><body><h1>It works!</h1></body></html>\n";
+
+pub(super) const HTTPD_404: &str = "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">
+<html><head>
+<title>404 Not Found</title>
+</head><body>
+<h1>Not Found</h1>
+<p>The requested URL was not found on this server.</p>
+</body></html>
+";

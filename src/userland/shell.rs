@@ -1,0 +1,166 @@
+//! A container's shell reading a script or a terminal's lines: `;`, `&&`, `||`, `$VAR`,
+//! `exit`, the builtins that change it (`cd`, `export`, `NAME=value`) and the prompt it shows.
+
+use super::files::{ROOT, absolute, is_dir};
+use super::{Container, Run};
+use std::collections::BTreeMap;
+
+impl Container<'_> {
+    /// `sh -c SCRIPT`: its simple commands joined by `;`, `&&` and `||` (read as every
+    /// script in the sandbox is), each split into words; `exit N` ends it.
+    pub fn script(&mut self, shell: &str, script: &str) -> Run {
+        let mut all = Run::default();
+        for (part, op) in crate::kubelet::script::commands(script) {
+            // A comment: the rest of the line is for people.
+            if !op.runs_after(all.code) || part.trim_start().starts_with('#') {
+                continue;
+            }
+            let words = match crate::shell::split_words(part.trim()) {
+                Ok(w) => w,
+                Err(_) => return Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")),
+            };
+            let words: Vec<String> = words.into_iter().map(|w| self.expand(&w)).collect();
+            if words.is_empty() {
+                continue;
+            }
+            if words[0] == "exit" {
+                all.code = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(all.code);
+                all.exited = true;
+                break;
+            }
+            let program = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
+            let run = if let Some(run) = self.builtin(shell, &words) {
+                run
+            } else if self.installed(&program) {
+                self.run(&words)
+            } else {
+                // BusyBox ash, dash (Debian's sh) and bash each say it their way.
+                let message = match (shell, self.busybox()) {
+                    ("bash", _) => format!("bash: line 1: {}: command not found", words[0]),
+                    (_, true) => format!("{shell}: {}: not found", words[0]),
+                    _ => format!("{shell}: 1: {}: not found", words[0]),
+                };
+                Run::fail(127, message)
+            };
+            all.stdout.push_str(&run.stdout);
+            all.stderr.push_str(&run.stderr);
+            all.code = run.code;
+            all.slept = all.slept + run.slept;
+        }
+        all
+    }
+
+    /// The shell's own commands that change it: `cd`, `export` and `NAME=value`.
+    pub(super) fn builtin(&mut self, shell: &str, words: &[String]) -> Option<Run> {
+        match words[0].as_str() {
+            "cd" => {
+                let target = words.get(1).map_or("/root", String::as_str);
+                let path = normalize(&absolute(target, Some(self.cwd())));
+                let files = self.files();
+                if path == "/root" || ROOT.iter().any(|d| path == format!("/{d}")) || is_dir(&files, &path) {
+                    self.state.cwd = Some(path);
+                    return Some(Run::default());
+                }
+                let message = match (shell, self.busybox()) {
+                    ("bash", _) => format!("bash: cd: {target}: No such file or directory"),
+                    (_, true) => format!("{shell}: cd: can't cd to {target}: No such file or directory"),
+                    _ => format!("{shell}: 1: cd: can't cd to {target}"),
+                };
+                Some(Run::fail(if shell == "bash" || self.busybox() { 1 } else { 2 }, message))
+            }
+            "export" => {
+                for w in &words[1..] {
+                    if let Some((k, v)) = assignment(w) {
+                        self.set_var(k, v);
+                    }
+                }
+                Some(Run::default())
+            }
+            w if words.len() == 1 && assignment(w).is_some() => {
+                let (k, v) = assignment(w)?;
+                self.set_var(k, v);
+                Some(Run::default())
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn set_var(&mut self, name: &str, value: &str) {
+        self.state.vars.retain(|(k, _)| k != name);
+        self.state.vars.push((name.to_string(), value.to_string()));
+    }
+
+    /// The prompt an interactive shell shows: BusyBox ash `/ # `, bash `root@POD:/# `, and
+    /// dash (Debian's `sh`) `# `. Home is `~`.
+    pub fn prompt(&self, shell: &str) -> String {
+        let cwd = self.cwd();
+        let shown = match cwd {
+            "/root" => "~".to_string(),
+            c => c.strip_prefix("/root/").map_or_else(|| c.to_string(), |rest| format!("~/{rest}")),
+        };
+        match (shell.rsplit('/').next().unwrap_or(shell), self.busybox()) {
+            ("bash", _) => format!("root@{}:{shown}# ", self.hostname()),
+            (_, true) => format!("{shown} # "),
+            _ => "# ".to_string(),
+        }
+    }
+
+    /// `$VAR` and `${VAR}` from the container's environment, as the shell expands them.
+    pub(super) fn expand(&self, word: &str) -> String {
+        if !word.contains('$') {
+            return word.to_string();
+        }
+        let mut env: BTreeMap<String, String> = crate::sort::btree_map(self.environment());
+        env.extend(self.state.vars.iter().cloned());
+        let mut out = String::new();
+        let mut chars = word.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '$' {
+                out.push(c);
+                continue;
+            }
+            let braced = chars.peek() == Some(&'{');
+            if braced {
+                chars.next();
+            }
+            let mut name = String::new();
+            while let Some(&n) = chars.peek() {
+                if n.is_ascii_alphanumeric() || n == '_' {
+                    name.push(n);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if braced && chars.peek() == Some(&'}') {
+                chars.next();
+            }
+            if name.is_empty() {
+                out.push('$');
+            } else {
+                out.push_str(env.get(&name).map_or("", String::as_str));
+            }
+        }
+        out
+    }
+}
+
+/// `NAME=value`, as a shell reads an assignment.
+pub(super) fn assignment(word: &str) -> Option<(&str, &str)> {
+    word.split_once('=').filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// A path without `.` and `..` segments.
+pub(super) fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
