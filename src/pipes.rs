@@ -72,6 +72,25 @@ pub fn find_substitution(line: &str) -> Option<(usize, usize, String)> {
     None
 }
 
+/// Whether `line` holds `pattern`: text as written, anchored at the start by `^` and at the
+/// end by `$` (the part of grep's regular expressions that commands use most).
+fn line_matches(line: &str, pattern: &str) -> bool {
+    let (start, rest) = match pattern.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, pattern),
+    };
+    let (end, text) = match rest.strip_suffix('$') {
+        Some(text) => (true, text),
+        None => (false, rest),
+    };
+    match (start, end) {
+        (true, true) => line == text,
+        (true, false) => line.starts_with(text),
+        (false, true) => line.ends_with(text),
+        (false, false) => line.contains(text),
+    }
+}
+
 /// Applies one filter stage to `input`. `Err` is the shell's complaint.
 pub fn filter(words: &[String], input: &str) -> Result<String, String> {
     let Some(program) = words.first() else { return Ok(input.to_string()) };
@@ -140,7 +159,7 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
             }
             let matches = |l: &str| {
                 patterns.iter().any(|p| {
-                    if ignore_case { l.to_lowercase().contains(&p.to_lowercase()) } else { l.contains(p.as_str()) }
+                    if ignore_case { line_matches(&l.to_lowercase(), &p.to_lowercase()) } else { line_matches(l, p) }
                 })
             };
             let hits: Vec<usize> =

@@ -94,6 +94,7 @@ pub fn default_object(object: &mut Object) {
         Object::Pod(p) if pod_spec_defaulted(&p.spec) => {}
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::RoleBinding(_) | Object::ClusterRoleBinding(_) => super::rbac_validation::default_subjects(object),
+        Object::LimitRange(range) => super::limit_ranger::default_limit_range(range),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
         }
@@ -189,6 +190,12 @@ fn default_pod_spec(spec: &mut PodSpec) {
         for port in &mut c.ports {
             default_port(port);
         }
+        // A limit without its request: the request is the limit.
+        for (resource, limit) in &c.resources.limits {
+            if !c.resources.requests.contains_key(resource) {
+                c.resources.requests.insert(resource.clone(), limit.clone());
+            }
+        }
         for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
             probe.set_defaults();
         }
@@ -208,6 +215,7 @@ fn pod_spec_defaulted(spec: &PodSpec) -> bool {
                 && c.termination_message_policy.is_some()
                 && c.image_pull_policy.is_some()
                 && c.ports.iter().all(|p| p.protocol.is_some())
+                && c.resources.limits.keys().all(|r| c.resources.requests.contains_key(r))
                 && c.liveness_probe.is_none()
                 && c.readiness_probe.is_none()
                 && c.startup_probe.is_none()

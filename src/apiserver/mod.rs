@@ -14,7 +14,9 @@ pub mod bypass;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
+pub mod limit_ranger;
 pub mod patch;
+pub mod quota;
 pub mod rbac_validation;
 pub mod request;
 pub mod status;
@@ -411,6 +413,12 @@ impl ApiServer {
                 })
             }
         };
+        // Mutating admission: LimitRanger gives containers the namespace's default resources.
+        if let Object::Pod(pod) = &mut object {
+            if let Some(note) = limit_ranger::set_defaults(&self.etcd, pod) {
+                pod.metadata.annotations.insert("kubernetes.io/limit-ranger".into(), note);
+            }
+        }
         admission::admit_create(&mut object, env.rng);
         // Validation.
         let errors = validation::validate(&object);
@@ -435,6 +443,23 @@ impl ApiServer {
                 }
                 _ => {}
             }
+        }
+        // Validating admission: LimitRanger (containers within the namespace's bounds), then
+        // ResourceQuota (within every quota of the namespace).
+        let refused = |why: String| {
+            let what = format!("{} \"{}\"", req.kind.qualified_resource(), object.name());
+            (Stage::ValidatingAdmission, Status::forbidden(format!("{what} is forbidden: {why}")))
+        };
+        if let Object::Pod(pod) = &object {
+            let problems = limit_ranger::violations(&self.etcd, pod);
+            match problems.len() {
+                0 => {}
+                1 => return Err(refused(problems.join(""))),
+                _ => return Err(refused(format!("[{}]", problems.join(", ")))),
+            }
+        }
+        if let Some(why) = quota::refusal(&self.etcd, &object) {
+            return Err(refused(why));
         }
         // Validating admission: ServiceAccount (the account a pod names must exist).
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
@@ -892,7 +917,24 @@ impl ApiServer {
         for d in self.watches.deliveries(&change) {
             self.send(d.watch, d.owner, d.type_, d.object, change.revision, env, seq);
         }
+        let namespace = change.value.namespace();
+        if !namespace.is_empty() {
+            let namespace = namespace.to_string();
+            self.refresh_quotas(&namespace, env, seq);
+        }
         change.value
+    }
+
+    /// Brings the namespace's quotas' status up to date with what it now holds (a write of
+    /// its own, seen by whoever watches quotas).
+    fn refresh_quotas(&mut self, namespace: &str, env: &mut Env, seq: Seq) {
+        for q in quota::quotas(&self.etcd, namespace) {
+            let Some(next) = quota::refreshed(&self.etcd, &q) else { continue };
+            let key = Etcd::key_for("resourcequotas", namespace, &q.metadata.name);
+            if let Ok(change) = self.etcd.update(&key, Object::ResourceQuota(next), None) {
+                self.publish(change, env, seq);
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -78,10 +78,22 @@ pub(super) const RECORD_DEPRECATED: &str =
 
 /// `--overrides`: inline JSON merged (strategically) over the generated object.
 pub(super) fn apply_overrides(args: &Args, object: Value) -> Result<Value, Output> {
+    use crate::apiserver::patch::PatchType;
     let Some(text) = args.get("overrides") else { return Ok(object) };
+    // `--override-type` is a JSON merge patch unless told otherwise: a list in the override
+    // (such as `containers`) replaces the generated one.
+    let kind = match args.get("override-type").unwrap_or("merge") {
+        "merge" => PatchType::Merge,
+        "strategic" => PatchType::Strategic,
+        "json" => PatchType::Json,
+        other => {
+            return Err(Output::err(format!(
+                "error: --override-type must be one of (json, merge, strategic), not \"{other}\""
+            )));
+        }
+    };
     let patch: Value = serde_json::from_str(text).map_err(|e| Output::err(format!("error: {e}")))?;
-    crate::apiserver::patch::apply(&object, crate::apiserver::patch::PatchType::Strategic, &patch)
-        .map_err(|e| Output::err(format!("error: {e}")))
+    crate::apiserver::patch::apply(&object, kind, &patch).map_err(|e| Output::err(format!("error: {e}")))
 }
 
 /// The objects a command names, as kubectl's resource builder finds them: `TYPE NAME...` and
@@ -207,6 +219,8 @@ pub(super) fn is_generator(args: &Args) -> bool {
                     | "job"
                     | "service"
                     | "svc"
+                    | "quota"
+                    | "resourcequota"
                     | "role"
                     | "clusterrole"
                     | "rolebinding"
@@ -225,6 +239,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "configmap" | "cm" => ("create configmap", Kind::ConfigMap),
         "serviceaccount" | "sa" => ("create serviceaccount", Kind::ServiceAccount),
         "job" => ("create job", Kind::Job),
+        "quota" | "resourcequota" => ("create quota", Kind::ResourceQuota),
         "role" => ("create role", Kind::Role),
         "clusterrole" => ("create clusterrole", Kind::ClusterRole),
         "rolebinding" => ("create rolebinding", Kind::RoleBinding),
@@ -279,6 +294,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         Kind::Secret => secret(args, &name),
         Kind::Job => job(args, &name, &command),
         Kind::Service => service(args, &name, path),
+        Kind::ResourceQuota => quota(args, &name),
         Kind::Role | Kind::ClusterRole => super::create_rbac::role(args, &name, kind),
         Kind::RoleBinding | Kind::ClusterRoleBinding => super::create_rbac::binding(args, &name, kind),
         _ => Ok(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})),
@@ -305,7 +321,10 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
             Output::ok(print_object(args, kind, &created, "created", dry))
         }
         // create namespace returns the server's error as it is; the others wrap it.
-        Err(status) if kind == Kind::Namespace || kind.info().group == "rbac.authorization.k8s.io" => {
+        Err(status)
+            if matches!(kind, Kind::Namespace | Kind::ResourceQuota)
+                || kind.info().group == "rbac.authorization.k8s.io" =>
+        {
             Output::err(status.kubectl_message())
         }
         Err(status) => {
@@ -493,6 +512,26 @@ fn check_sources(args: &Args) -> Result<(), Output> {
         ));
     }
     Ok(())
+}
+
+/// `create quota NAME --hard=pods=2,requests.cpu=1 [--scopes=...]`.
+fn quota(args: &Args, name: &str) -> Result<Value, Output> {
+    let mut hard = Map::new();
+    for pair in args.all("hard").iter().flat_map(|v| v.split(',')).filter(|p| !p.is_empty()) {
+        let Some((resource, value)) = pair.split_once('=') else {
+            return Err(Output::err(format!("error: invalid resource specification: {pair}")));
+        };
+        if crate::api::Quantity::parse(value).is_err() {
+            return Err(Output::err(format!("error: {}", crate::api::quantity::QUANTITY_ERROR)));
+        }
+        hard.insert(resource.trim().to_string(), json!(value));
+    }
+    let mut spec = json!({"hard": hard});
+    let scopes: Vec<&str> = args.all("scopes").iter().flat_map(|v| v.split(',')).filter(|s| !s.is_empty()).collect();
+    if !scopes.is_empty() {
+        spec["scopes"] = json!(scopes);
+    }
+    Ok(json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name}, "spec": spec, "status": {}}))
 }
 
 fn config_map(args: &Args, name: &str) -> Result<Value, Output> {

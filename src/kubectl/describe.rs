@@ -805,6 +805,112 @@ pub fn describe_service_account(sa: &crate::api::ServiceAccount, events: &[Event
     layout(&out)
 }
 
+/// A Namespace: its phase and conditions, then its quotas and limit ranges.
+pub fn describe_namespace(
+    ns: &crate::api::Namespace,
+    quotas: &[crate::api::ResourceQuota],
+    ranges: &[crate::api::LimitRange],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", ns.metadata.name);
+    labels_multiline(&mut out, "Labels", &ns.metadata.labels);
+    annotations_multiline(&mut out, "Annotations", &ns.metadata.annotations);
+    let phase = if ns.status.phase.is_empty() { "Active" } else { &ns.status.phase };
+    let _ = writeln!(out, "Status:\t{phase}");
+    if !ns.status.conditions.is_empty() {
+        out.push_str("Conditions:\n");
+        out.push_str("  Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
+        out.push_str("  ----\t------\t------------------\t------\t-------\n");
+        for c in &ns.status.conditions {
+            let _ = writeln!(
+                out,
+                "  {}\t{}\t{}\t{}\t{}",
+                c.type_,
+                c.status,
+                c.last_transition_time.unwrap_or_default().rfc1123z(),
+                c.reason,
+                c.message
+            );
+        }
+    }
+    out.push('\n');
+    if quotas.is_empty() {
+        out.push_str("No resource quota.\n");
+    } else {
+        out.push_str("Resource Quotas\n");
+        for q in quotas {
+            let _ = writeln!(out, "  Name:\t{}", q.metadata.name);
+            out.push_str("  Resource\tUsed\tHard\n  --------\t---\t---\n");
+            for (resource, hard) in &q.status.hard {
+                let used = q.status.used.get(resource).map_or("0", |u| u.as_str());
+                let _ = writeln!(out, "  {resource}\t{used}\t{hard}");
+            }
+        }
+    }
+    out.push('\n');
+    if ranges.is_empty() {
+        out.push_str("No LimitRange resource.\n");
+    } else {
+        out.push_str(
+            "Resource Limits\n Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n",
+        );
+        out.push_str(" ----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
+        for range in ranges {
+            limit_rows(&mut out, range, " ");
+        }
+    }
+    layout(&out)
+}
+
+/// A ResourceQuota: each resource it caps, used against hard.
+pub fn describe_quota(q: &crate::api::ResourceQuota) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", q.metadata.name);
+    let _ = writeln!(out, "Namespace:\t{}", q.metadata.namespace);
+    if !q.spec.scopes.is_empty() {
+        let _ = writeln!(out, "Scopes:\t{}", q.spec.scopes.join(", "));
+    }
+    out.push_str("Resource\tUsed\tHard\n--------\t----\t----\n");
+    for (resource, hard) in &q.status.hard {
+        let used = q.status.used.get(resource).map_or("0", |u| u.as_str());
+        let _ = writeln!(out, "{resource}\t{used}\t{hard}");
+    }
+    layout(&out)
+}
+
+/// A LimitRange: per type and resource, its bounds and defaults (`-` where it sets none).
+pub fn describe_limit_range(range: &crate::api::LimitRange) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", range.metadata.name);
+    let _ = writeln!(out, "Namespace:\t{}", range.metadata.namespace);
+    out.push_str("Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n");
+    out.push_str("----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
+    limit_rows(&mut out, range, "");
+    layout(&out)
+}
+
+fn limit_rows(out: &mut String, range: &crate::api::LimitRange, indent: &str) {
+    for item in &range.spec.limits {
+        let maps = [&item.min, &item.max, &item.default_request, &item.default, &item.max_limit_request_ratio];
+        let resources: std::collections::BTreeSet<&String> = maps.iter().flat_map(|m| m.keys()).collect();
+        for resource in resources {
+            let cell = |m: &std::collections::BTreeMap<String, crate::api::Quantity>| {
+                m.get(resource).map_or("-".to_string(), |q| q.to_string())
+            };
+            let _ = writeln!(
+                out,
+                "{indent}{}\t{resource}\t{}\t{}\t{}\t{}\t{}",
+                item.type_,
+                cell(&item.min),
+                cell(&item.max),
+                cell(&item.default_request),
+                cell(&item.default),
+                cell(&item.max_limit_request_ratio)
+            );
+        }
+    }
+}
+
 /// A Role or ClusterRole: its rules, one row per resource.
 pub fn describe_role(meta: &crate::api::ObjectMeta, rules: &[crate::api::PolicyRule]) -> String {
     let mut out = String::new();
@@ -852,28 +958,6 @@ pub fn describe_generic(object: &crate::api::Object, events: &[Event], now: Time
     }
     labels_multiline(&mut out, "Labels", &m.labels);
     annotations_multiline(&mut out, "Annotations", &m.annotations);
-    if let crate::api::Object::Namespace(ns) = object {
-        let phase = if ns.status.phase.is_empty() { "Active" } else { &ns.status.phase };
-        let _ = writeln!(out, "Status:\t{phase}");
-        if !ns.status.conditions.is_empty() {
-            out.push_str("Conditions:\n");
-            out.push_str("  Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
-            out.push_str("  ----\t------\t------------------\t------\t-------\n");
-            for c in &ns.status.conditions {
-                let _ = writeln!(
-                    out,
-                    "  {}\t{}\t{}\t{}\t{}",
-                    c.type_,
-                    c.status,
-                    c.last_transition_time.unwrap_or_default().rfc1123z(),
-                    c.reason,
-                    c.message
-                );
-            }
-        }
-        out.push_str("\nNo resource quota.\n\nNo LimitRange resource.\n");
-        return layout(&out);
-    }
     events_section(&mut out, events, now);
     layout(&out)
 }

@@ -37,6 +37,7 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     switch("expose"),
     switch("privileged"),
     value("overrides"),
+    value("override-type"),
     value("from-literal"),
     value("from-file"),
     value("from-env-file"),
@@ -69,6 +70,9 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     value("user"),
     value("group"),
     value("serviceaccount"),
+    // create quota
+    value("hard"),
+    value("scopes"),
 ];
 
 /// `-l` is `--labels` for `run` and `expose` (a selector everywhere else); `run` has `-i`,

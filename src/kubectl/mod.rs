@@ -965,6 +965,25 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::ClusterRole(r) => describe::describe_role(&r.metadata, &r.rules),
                 Object::RoleBinding(b) => describe::describe_binding(&b.metadata, &b.role_ref, &b.subjects),
                 Object::ClusterRoleBinding(b) => describe::describe_binding(&b.metadata, &b.role_ref, &b.subjects),
+                Object::ResourceQuota(q) => describe::describe_quota(q),
+                Object::LimitRange(l) => describe::describe_limit_range(l),
+                Object::Namespace(ns) => {
+                    let of = |cluster: &mut Cluster, kind: Kind| match cluster
+                        .request(Request::list(kind, &ns.metadata.name))
+                    {
+                        Ok(Reply::List { items, .. }) => items,
+                        _ => Vec::new(),
+                    };
+                    let quotas: Vec<crate::api::ResourceQuota> = of(cluster, Kind::ResourceQuota)
+                        .iter()
+                        .filter_map(|o| if let Object::ResourceQuota(q) = &**o { Some(q.clone()) } else { None })
+                        .collect();
+                    let ranges: Vec<crate::api::LimitRange> = of(cluster, Kind::LimitRange)
+                        .iter()
+                        .filter_map(|o| if let Object::LimitRange(l) = &**o { Some(l.clone()) } else { None })
+                        .collect();
+                    describe::describe_namespace(ns, &quotas, &ranges)
+                }
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);
