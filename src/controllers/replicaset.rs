@@ -42,6 +42,15 @@ pub struct ReplicaSetController {
     strays: HashMap<String, BTreeSet<String>>,
     /// The pods the last sync went through (its worker time).
     last_work: usize,
+    /// Syncs in a row whose creates were refused, by key: the work queue's rate limiter
+    /// retries such a key after a back-off that doubles each time.
+    failures: HashMap<String, u32>,
+}
+
+/// The work queue's per-item back-off: 5 ms, doubling with each failure, at most 1000 s.
+fn failure_backoff(failures: u32) -> Duration {
+    let millis = 5u64.saturating_mul(1u64 << failures.saturating_sub(1).min(30));
+    Duration::millis(millis.min(1_000_000))
 }
 
 impl Default for ReplicaSetController {
@@ -54,6 +63,7 @@ impl Default for ReplicaSetController {
             lanes: BTreeMap::new(),
             strays: HashMap::new(),
             last_work: 0,
+            failures: HashMap::new(),
         }
     }
 }
@@ -167,7 +177,8 @@ impl ReplicaSetController {
         }
     }
 
-    fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, have: i32, ctx: &mut Ctx) {
+    /// Creates or deletes pods towards the wanted count; false when a create was refused.
+    fn manage(&mut self, key: &str, rs_obj: &Arc<Object>, rs: &ReplicaSet, have: i32, ctx: &mut Ctx) -> bool {
         let want = rs.spec.replicas.unwrap_or(1);
         let diff = have - want;
         let mut lane = Lane { want, have, action: String::new() };
@@ -203,6 +214,10 @@ impl ReplicaSetController {
                 batch *= 2;
             }
             self.expectations.lower_adds(key, count - created);
+            if created < count {
+                self.lanes.insert(key.to_string(), lane);
+                return false;
+            }
         } else if diff > 0 {
             let count = (diff as usize).min(BURST_REPLICAS);
             lane.action = format!("delete {count}");
@@ -241,6 +256,7 @@ impl ReplicaSetController {
             }
         }
         self.lanes.insert(key.to_string(), lane);
+        true
     }
 }
 
@@ -303,6 +319,7 @@ impl Reconciler for ReplicaSetController {
         let Some(rs_obj) = self.replica_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.lanes.remove(key);
+            self.failures.remove(key);
             return Action::AwaitChange;
         };
         let Some(rs) = rs_obj.as_replica_set() else { return Action::AwaitChange };
@@ -311,10 +328,20 @@ impl Reconciler for ReplicaSetController {
             self.adopt(&rs_obj, ctx);
             self.release(&rs_obj, ctx);
         }
+        let mut refused = false;
         if !deleting && self.expectations.satisfied(key, ctx.now) {
             let have = self.counts.get(&rs.metadata.uid).map_or(0, |c| c.active);
-            self.manage(key, &rs_obj, rs, have, ctx);
+            refused = !self.manage(key, &rs_obj, rs, have, ctx);
         }
+        // A refused create (a quota, a terminating namespace) is retried after a back-off.
+        let retry = if refused {
+            let failures = self.failures.entry(key.to_string()).or_default();
+            *failures += 1;
+            Some(failure_backoff(*failures))
+        } else {
+            self.failures.remove(key);
+            None
+        };
         // Status, from what the cache shows now (the next sync sees this sync's writes).
         let min_ready = Duration::seconds(rs.spec.min_ready_seconds.unwrap_or(0).max(0) as u64);
         let counts = self.counts.get(&rs.metadata.uid).copied().unwrap_or_default();
@@ -352,10 +379,12 @@ impl Reconciler for ReplicaSetController {
                 self.replica_sets.assume(stored);
             }
         }
-        if requeue {
-            return Action::RequeueAfter(min_ready);
+        match (retry, requeue) {
+            (Some(backoff), true) => Action::RequeueAfter(backoff.min(min_ready)),
+            (Some(backoff), false) => Action::RequeueAfter(backoff),
+            (None, true) => Action::RequeueAfter(min_ready),
+            (None, false) => Action::AwaitChange,
         }
-        Action::AwaitChange
     }
 
     fn summary(&self) -> String {
@@ -366,6 +395,30 @@ impl Reconciler for ReplicaSetController {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refused_creates_are_retried_after_a_back_off_that_doubles_up_to_1000_seconds() {
+        assert_eq!(failure_backoff(1), Duration::millis(5));
+        assert_eq!(failure_backoff(2), Duration::millis(10));
+        assert_eq!(failure_backoff(11), Duration::millis(5120));
+        assert_eq!(failure_backoff(40), Duration::seconds(1000));
+    }
+
+    #[test]
+    fn a_replica_set_refused_by_a_quota_fills_the_room_a_deleted_pod_leaves() {
+        let mut s = crate::shell::Session::new(1);
+        let run = |s: &mut crate::shell::Session, line: &str| s.execute(&crate::shell::Command::new(line));
+        run(&mut s, "kubectl create quota two --hard=pods=2");
+        run(&mut s, "kubectl run solo --image=nginx");
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=2");
+        run(&mut s, "sleep 10s");
+        let ready =
+            |s: &mut crate::shell::Session| run(s, "kubectl get deploy web -o jsonpath={.status.readyReplicas}").stdout;
+        assert_eq!(ready(&mut s), "1");
+        run(&mut s, "kubectl delete pod solo");
+        run(&mut s, "sleep 30s");
+        assert_eq!(ready(&mut s), "2", "the refused replica is created once the quota has room");
+    }
     use crate::api::PodCondition;
     use crate::sim::Time;
 
