@@ -20,7 +20,8 @@
 use super::deployment::template_hash;
 use super::expectations::Expectations;
 pub use super::lane::Lane;
-use super::pods::{is_available, pod_from_template, ready_since};
+use super::pods::{is_available, pod_from_template, ready_since, slow_start};
+use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
 use crate::apiserver::Request;
@@ -201,6 +202,8 @@ pub struct DaemonSetController {
     pub lanes: BTreeMap<String, Lane>,
     /// The nodes and pods the last sync went through (its worker time).
     last_work: usize,
+    /// DaemonSets whose creates were refused, retried after a back-off.
+    refusals: Refusals,
 }
 
 impl Default for DaemonSetController {
@@ -213,6 +216,7 @@ impl Default for DaemonSetController {
             failed_backoff: HashMap::new(),
             lanes: BTreeMap::new(),
             last_work: 0,
+            refusals: Refusals::default(),
         }
     }
 }
@@ -334,12 +338,12 @@ impl DaemonSetController {
         delete: Vec<Pod>,
         hash: &str,
         ctx: &mut Ctx,
-    ) {
-        let Some(ds) = as_daemon_set(obj) else { return };
+    ) -> bool {
+        let Some(ds) = as_daemon_set(obj) else { return true };
         let create: Vec<String> = create.into_iter().take(BURST_REPLICAS).collect();
         let delete: Vec<Pod> = delete.into_iter().take(BURST_REPLICAS).collect();
         if create.is_empty() && delete.is_empty() {
-            return;
+            return true;
         }
         self.expectations.expect(key, create.len(), delete.len(), ctx.now);
         let mut template = ds.spec.template.clone();
@@ -347,26 +351,23 @@ impl DaemonSetController {
         template.metadata.labels.insert(TEMPLATE_GENERATION_LABEL.into(), ds.metadata.generation.to_string());
         template.metadata.labels.insert(REVISION_HASH_LABEL.into(), hash.to_string());
         // Slow start: batches of 1, 2, 4, … stop at the first failure.
-        let mut created = 0;
-        let mut batch = 1;
-        'batches: while created < create.len() {
-            for node in create.iter().skip(created).take(batch) {
-                let mut pod = pod_from_template(&template, obj, &format!("{}-", ds.metadata.name));
-                let spec = Arc::make_mut(&mut pod.spec);
-                spec.affinity = Some(affinity_for_node(spec.affinity.as_ref(), node));
-                match ctx.call_object(Request::create(Object::Pod(pod))) {
-                    Ok(p) => {
-                        ctx.event(obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                        created += 1;
-                    }
-                    Err(status) => {
-                        ctx.event(obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-                        break 'batches;
-                    }
+        let mut nodes = create.iter();
+        let created = slow_start(create.len(), || {
+            let Some(node) = nodes.next() else { return false };
+            let mut pod = pod_from_template(&template, obj, &format!("{}-", ds.metadata.name));
+            let spec = Arc::make_mut(&mut pod.spec);
+            spec.affinity = Some(affinity_for_node(spec.affinity.as_ref(), node));
+            match ctx.call_object(Request::create(Object::Pod(pod))) {
+                Ok(p) => {
+                    ctx.event(obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+                    true
+                }
+                Err(status) => {
+                    ctx.event(obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
+                    false
                 }
             }
-            batch *= 2;
-        }
+        });
         let missing = create.len() - created;
         for victim in delete {
             let req = Request::delete(Kind::Pod, &victim.metadata.namespace, &victim.metadata.name);
@@ -381,6 +382,7 @@ impl DaemonSetController {
             }
         }
         self.expectations.lower_adds(key, missing);
+        missing == 0
     }
 
     /// Old pods to delete for a rolling update: unavailable ones always, available ones while
@@ -524,6 +526,7 @@ impl Reconciler for DaemonSetController {
         let Some(obj) = self.daemon_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.failed_backoff.retain(|(k, _), _| k != key);
+            self.refusals.admitted(key);
             self.lanes.remove(key);
             return Action::AwaitChange;
         };
@@ -550,14 +553,20 @@ impl Reconciler for DaemonSetController {
                     (c, d) => format!("create {c}, delete {d}"),
                 };
                 ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: {}", lane.action)));
-                self.sync_nodes(key, &obj, create, delete, &hash, ctx);
+                // A refused create is tried again after the work queue's back-off.
+                if self.sync_nodes(key, &obj, create, delete, &hash, ctx) {
+                    self.refusals.admitted(key);
+                } else {
+                    let d = self.refusals.refused(key);
+                    requeue = Some(requeue.map_or(d, |r: Duration| r.min(d)));
+                }
             } else {
                 let desired = placement.iter().filter(|p| p.should_run).count() as i32;
                 let old = Self::rolling_update(&ds, &by_node, desired, &hash, ctx.now);
                 if !old.is_empty() {
                     lane.action = format!("update: delete {}", old.len());
                     ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: rolling update: {}", lane.action)));
-                    self.sync_nodes(key, &obj, Vec::new(), old, &hash, ctx);
+                    let _ = self.sync_nodes(key, &obj, Vec::new(), old, &hash, ctx);
                 }
             }
         }

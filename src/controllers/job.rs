@@ -15,8 +15,9 @@
 //! backoffLimitPerIndex, adoption of orphan pods, and `ttlSecondsAfterFinished` (that is
 //! another controller upstream).
 
-use super::pods::{pod_from_template, ready_since};
+use super::pods::{pod_from_template, ready_since, slow_start};
 use super::replicaset::deletion_order;
+use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::batch::{JobCondition, JobStatus};
 use crate::api::{Job, Kind, Object, Pod};
@@ -277,6 +278,8 @@ pub struct JobController {
     backoff: HashMap<String, BackoffRecord>,
     /// The last decision per Job.
     pub lanes: BTreeMap<String, Lane>,
+    /// Jobs whose pod creates were refused, retried after a back-off.
+    refusals: Refusals,
 }
 
 impl Default for JobController {
@@ -287,6 +290,7 @@ impl Default for JobController {
             expectations: HashMap::new(),
             backoff: HashMap::new(),
             lanes: BTreeMap::new(),
+            refusals: Refusals::default(),
         }
     }
 }
@@ -491,26 +495,27 @@ impl JobController {
         if !template.metadata.finalizers.iter().any(|f| f == TRACKING_FINALIZER) {
             template.metadata.finalizers.push(TRACKING_FINALIZER.into());
         }
-        // Slow start: batches of 1, 2, 4, … stop at the first failure.
-        let mut created = 0;
-        let mut batch = 1;
-        'batches: while created < count {
-            for _ in 0..batch.min(count - created) {
-                let pod = pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name));
-                match ctx.call_object(Request::create(Object::Pod(pod))) {
-                    Ok(p) => {
-                        ctx.event(&s.obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                        created += 1;
-                    }
-                    Err(status) => {
-                        ctx.event(&s.obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-                        break 'batches;
-                    }
+        let created = slow_start(count, || {
+            let pod = pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name));
+            match ctx.call_object(Request::create(Object::Pod(pod))) {
+                Ok(p) => {
+                    ctx.event(&s.obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+                    true
+                }
+                Err(status) => {
+                    ctx.event(&s.obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
+                    false
                 }
             }
-            batch *= 2;
-        }
+        });
         let missing = count - created;
+        // A refused create is tried again after the work queue's back-off.
+        if missing > 0 {
+            let d = self.refusals.refused(&s.key);
+            s.requeue_after(d);
+        } else {
+            self.refusals.admitted(&s.key);
+        }
         s.active -= missing as i32;
         if let Some(e) = self.expectations.get_mut(&s.key) {
             e.adds -= missing as i64;
@@ -820,6 +825,7 @@ impl Reconciler for JobController {
         let Some(obj) = self.jobs.cache.get(key).cloned() else {
             self.expectations.remove(key);
             self.backoff.remove(key);
+            self.refusals.admitted(key);
             self.lanes.remove(key);
             return Action::AwaitChange;
         };

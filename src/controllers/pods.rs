@@ -49,3 +49,20 @@ pub fn ready_since(pod: &Pod) -> Option<Time> {
 pub fn is_available(pod: &Pod, min_ready: Duration, now: Time) -> bool {
     ready_since(pod).is_some_and(|t| now.since(t) >= min_ready)
 }
+
+/// Creates pods as controllers do, in batches of 1, 2, 4, … until `count` are made, stopping
+/// at the first refusal (`create` says whether one was made); returns how many were made.
+pub fn slow_start(count: usize, mut create: impl FnMut() -> bool) -> usize {
+    let mut created = 0;
+    let mut batch = 1;
+    while created < count {
+        for _ in 0..batch.min(count - created) {
+            if !create() {
+                return created;
+            }
+            created += 1;
+        }
+        batch *= 2;
+    }
+    created
+}

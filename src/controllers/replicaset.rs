@@ -5,7 +5,8 @@
 
 use super::expectations::Expectations;
 pub use super::lane::Lane;
-use super::pods::{controller_ref, is_active, is_available, pod_from_template, ready_since};
+use super::pods::{controller_ref, is_active, is_available, pod_from_template, ready_since, slow_start};
+use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::{Kind, Object, Pod, ReplicaSet};
 use crate::apiserver::Request;
@@ -42,15 +43,8 @@ pub struct ReplicaSetController {
     strays: HashMap<String, BTreeSet<String>>,
     /// The pods the last sync went through (its worker time).
     last_work: usize,
-    /// Syncs in a row whose creates were refused, by key: the work queue's rate limiter
-    /// retries such a key after a back-off that doubles each time.
-    failures: HashMap<String, u32>,
-}
-
-/// The work queue's per-item back-off: 5 ms, doubling with each failure, at most 1000 s.
-fn failure_backoff(failures: u32) -> Duration {
-    let millis = 5u64.saturating_mul(1u64 << failures.saturating_sub(1).min(30));
-    Duration::millis(millis.min(1_000_000))
+    /// Keys whose creates were refused, retried after a back-off.
+    refusals: Refusals,
 }
 
 impl Default for ReplicaSetController {
@@ -63,7 +57,7 @@ impl Default for ReplicaSetController {
             lanes: BTreeMap::new(),
             strays: HashMap::new(),
             last_work: 0,
-            failures: HashMap::new(),
+            refusals: Refusals::default(),
         }
     }
 }
@@ -187,32 +181,19 @@ impl ReplicaSetController {
             lane.action = format!("create {count}");
             ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: create {count}")));
             self.expectations.expect(key, count, 0, ctx.now);
-            // Slow start: batches of 1, 2, 4, … stop at the first failure.
-            let mut created = 0;
-            let mut batch = 1;
-            'batches: while created < count {
-                let n = batch.min(count - created);
-                for _ in 0..n {
-                    let pod = pod_from_template(&rs.spec.template, rs_obj, &format!("{}-", rs.metadata.name));
-                    match ctx.call_object(Request::create(Object::Pod(pod))) {
-                        Ok(p) => {
-                            ctx.event(rs_obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                            created += 1;
-                        }
-                        Err(status) => {
-                            ctx.event(
-                                rs_obj,
-                                "",
-                                "Warning",
-                                "FailedCreate",
-                                format!("Error creating: {}", status.message),
-                            );
-                            break 'batches;
-                        }
+            let created = slow_start(count, || {
+                let pod = pod_from_template(&rs.spec.template, rs_obj, &format!("{}-", rs.metadata.name));
+                match ctx.call_object(Request::create(Object::Pod(pod))) {
+                    Ok(p) => {
+                        ctx.event(rs_obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+                        true
+                    }
+                    Err(status) => {
+                        ctx.event(rs_obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
+                        false
                     }
                 }
-                batch *= 2;
-            }
+            });
             self.expectations.lower_adds(key, count - created);
             if created < count {
                 self.lanes.insert(key.to_string(), lane);
@@ -319,7 +300,7 @@ impl Reconciler for ReplicaSetController {
         let Some(rs_obj) = self.replica_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.lanes.remove(key);
-            self.failures.remove(key);
+            self.refusals.admitted(key);
             return Action::AwaitChange;
         };
         let Some(rs) = rs_obj.as_replica_set() else { return Action::AwaitChange };
@@ -335,11 +316,9 @@ impl Reconciler for ReplicaSetController {
         }
         // A refused create (a quota, a terminating namespace) is retried after a back-off.
         let retry = if refused {
-            let failures = self.failures.entry(key.to_string()).or_default();
-            *failures += 1;
-            Some(failure_backoff(*failures))
+            Some(self.refusals.refused(key))
         } else {
-            self.failures.remove(key);
+            self.refusals.admitted(key);
             None
         };
         // Status, from what the cache shows now (the next sync sees this sync's writes).
@@ -395,14 +374,6 @@ impl Reconciler for ReplicaSetController {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn refused_creates_are_retried_after_a_back_off_that_doubles_up_to_1000_seconds() {
-        assert_eq!(failure_backoff(1), Duration::millis(5));
-        assert_eq!(failure_backoff(2), Duration::millis(10));
-        assert_eq!(failure_backoff(11), Duration::millis(5120));
-        assert_eq!(failure_backoff(40), Duration::seconds(1000));
-    }
 
     #[test]
     fn a_replica_set_refused_by_a_quota_fills_the_room_a_deleted_pod_leaves() {

@@ -98,3 +98,49 @@ mod tests {
         assert_eq!(q.pop().map(|(k, _)| k), Some("a".to_string()));
     }
 }
+
+/// The work queue's per-item rate limiter, for keys whose sync had a create refused (a quota,
+/// a missing service account): the key is tried again after 5 ms, doubling with each refusal
+/// in a row up to 1000 s, and starts over once a sync gets through.
+#[derive(Debug, Default)]
+pub struct Refusals {
+    in_a_row: HashMap<String, u32, FastKeys>,
+}
+
+impl Refusals {
+    /// Counts a refusal for `key`; returns how long until it is tried again.
+    pub fn refused(&mut self, key: &str) -> crate::sim::Duration {
+        let n = self.in_a_row.entry(key.to_string()).or_default();
+        *n += 1;
+        backoff(*n)
+    }
+
+    /// A sync of `key` got its creates through (or made none): the back-off starts over.
+    pub fn admitted(&mut self, key: &str) {
+        self.in_a_row.remove(key);
+    }
+}
+
+/// The delay after `n` refusals in a row: 5 ms · 2^(n-1), at most 1000 s.
+fn backoff(n: u32) -> crate::sim::Duration {
+    let millis = 5u64.saturating_mul(1u64 << n.saturating_sub(1).min(30));
+    crate::sim::Duration::millis(millis.min(1_000_000))
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+    use crate::sim::Duration;
+
+    #[test]
+    fn refused_keys_wait_5_ms_doubling_up_to_1000_seconds_and_start_over_once_admitted() {
+        let mut r = Refusals::default();
+        assert_eq!(r.refused("a"), Duration::millis(5));
+        assert_eq!(r.refused("a"), Duration::millis(10));
+        assert_eq!(r.refused("b"), Duration::millis(5));
+        r.admitted("a");
+        assert_eq!(r.refused("a"), Duration::millis(5));
+        assert_eq!(backoff(11), Duration::millis(5120));
+        assert_eq!(backoff(40), Duration::seconds(1000));
+    }
+}
