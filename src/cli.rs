@@ -112,9 +112,11 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
         _ => State { seed, commands: Vec::new() },
     };
     let mut session = Session::new(state.seed);
+    // Each call is a kubectl of its own: a shell it attached to has seen its input end.
     for saved in &state.commands {
         session.files = saved.files.clone();
         session.execute(&to_command(saved));
+        session.hang_up();
     }
     let files = read_local_files(words);
     session.files = files.clone();
@@ -132,7 +134,10 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
         None
     };
     let saved = SavedCommand { line, stdin, files };
-    let out = session.execute(&to_command(&saved));
+    let mut out = session.execute(&to_command(&saved));
+    let ended = session.hang_up();
+    out.stdout.push_str(&ended.stdout);
+    out.stderr.push_str(&ended.stderr);
     eprint!("{}", out.warnings);
     print!("{}", out.stdout);
     eprint!("{}", out.stderr);

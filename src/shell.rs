@@ -228,6 +228,16 @@ impl Session {
         ended
     }
 
+    /// Closes the terminal's input, as a one-shot `kubectl exec -it` from a script does when it
+    /// returns: an attached shell reads end-of-file and exits as `exit` would. Returns what
+    /// kubectl then prints (nothing when no shell was attached).
+    pub fn hang_up(&mut self) -> Output {
+        match self.attached.take() {
+            Some(mut attached) => attached.line(&mut self.cluster, "exit").0,
+            None => Output::default(),
+        }
+    }
+
     /// Runs a command beside the terminal, as from a second terminal (the page's buttons and
     /// editor): a container shell the terminal is attached to stays attached and does not see it.
     pub fn execute_beside(&mut self, command: &Command) -> Output {
@@ -514,6 +524,19 @@ mod tests {
         assert_eq!(s.execute(&Command::new("sim time")).stderr, "sh: sim: not found\n");
         assert!(s.execute_beside(&Command::new("sim time")).stdout.starts_with("virtual time"));
         assert_eq!(s.prompt(), Some("/ # "));
+    }
+
+    #[test]
+    fn hanging_up_ends_the_attached_shell_as_end_of_input_does() {
+        let mut s = Session::new(2);
+        for line in ["kubectl run b --image=busybox -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"] {
+            s.execute(&Command::new(line));
+        }
+        assert_eq!(s.prompt(), Some("/ # "));
+        s.hang_up();
+        assert_eq!(s.prompt(), None);
+        assert!(s.execute(&Command::new("sim time")).stdout.starts_with("virtual time"));
+        assert_eq!(s.hang_up().stdout, "", "nothing is attached any more");
     }
 
     #[test]
