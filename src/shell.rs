@@ -42,14 +42,7 @@ pub fn parse_script(script: &str) -> Vec<Command> {
         }
         let line = line.strip_prefix("$ ").unwrap_or(line);
         let heredoc = heredoc_word(line).map(|word| {
-            let mut body = String::new();
-            for l in lines.by_ref() {
-                if l.trim_end() == word {
-                    break;
-                }
-                body.push_str(l);
-                body.push('\n');
-            }
+            let body = heredoc_body(&mut lines, &word);
             (word, body)
         });
         commands.push(Command { line: line.to_string(), heredoc });
@@ -65,19 +58,25 @@ pub fn parse_transcript(transcript: &str) -> Vec<Command> {
     while let Some(line) = lines.next() {
         let Some(line) = line.strip_prefix("$ ") else { continue };
         let heredoc = heredoc_word(line).map(|word| {
-            let mut body = String::new();
-            for l in lines.by_ref() {
-                if l.trim_end() == word {
-                    break;
-                }
-                body.push_str(l);
-                body.push('\n');
-            }
+            let body = heredoc_body(&mut lines, &word);
             (word, body)
         });
         commands.push(Command { line: line.to_string(), heredoc });
     }
     commands
+}
+
+/// The lines up to the heredoc's terminator `word` (which is consumed), each with its newline.
+fn heredoc_body<'a>(lines: &mut impl Iterator<Item = &'a str>, word: &str) -> String {
+    let mut body = String::new();
+    for l in lines.by_ref() {
+        if l.trim_end() == word {
+            break;
+        }
+        body.push_str(l);
+        body.push('\n');
+    }
+    body
 }
 
 /// The terminator of `<<EOF` / `<<'EOF'` / `<<-EOF` in a line, if any.
@@ -477,14 +476,7 @@ impl Session {
                 None => continue,
             };
             let heredoc = heredoc_word(typed).filter(|_| self.attached.is_none()).map(|word| {
-                let mut body = String::new();
-                for l in lines.by_ref() {
-                    if l.trim_end() == word {
-                        break;
-                    }
-                    body.push_str(l);
-                    body.push('\n');
-                }
+                let body = heredoc_body(&mut lines, &word);
                 (word, body)
             });
             let command = Command { line: typed.to_string(), heredoc };

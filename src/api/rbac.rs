@@ -95,9 +95,11 @@ pub struct RoleRef {
     pub name: String,
 }
 
+/// A RoleBinding or ClusterRoleBinding: the two kinds have the same fields (the role a
+/// RoleBinding grants applies in its namespace only).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RoleBinding {
+pub struct Binding {
     #[serde(default)]
     pub api_version: String,
     #[serde(default)]
@@ -110,20 +112,8 @@ pub struct RoleBinding {
     pub role_ref: RoleRef,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ClusterRoleBinding {
-    #[serde(default)]
-    pub api_version: String,
-    #[serde(default)]
-    pub kind: String,
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subjects: Vec<Subject>,
-    #[serde(default)]
-    pub role_ref: RoleRef,
-}
+pub type RoleBinding = Binding;
+pub type ClusterRoleBinding = Binding;
 
 impl Subject {
     /// Whether this subject names the identity `user` with `groups`; `namespace` is the

@@ -6,13 +6,11 @@ use crate::api::{Container, LimitRange, LimitRangeItem, Object, Pod, Quantity};
 use crate::etcd::Etcd;
 use std::collections::BTreeMap;
 
-/// The namespace's LimitRanges, in name order (none, cheaply, when no namespace has any).
+/// The namespace's LimitRanges, in name order.
 fn limit_ranges(etcd: &Etcd, namespace: &str) -> Vec<LimitRange> {
-    if etcd.range("/registry/limitranges/").next().is_none() {
-        return Vec::new();
-    }
-    etcd.range(&format!("/registry/limitranges/{namespace}/"))
-        .filter_map(|(_, kv)| match kv.value.as_ref() {
+    super::namespace_objects(etcd, "/registry/limitranges/", namespace)
+        .iter()
+        .filter_map(|o| match o.as_ref() {
             Object::LimitRange(l) => Some(l.clone()),
             _ => None,
         })

@@ -10,13 +10,11 @@ use std::collections::BTreeMap;
 /// The compute resources a quota on which makes every container say its own.
 const COMPUTE: &[&str] = &["cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"];
 
-/// The namespace's quotas, in name order (none, cheaply, when no namespace has any).
+/// The namespace's quotas, in name order.
 pub fn quotas(etcd: &Etcd, namespace: &str) -> Vec<ResourceQuota> {
-    if namespace.is_empty() || etcd.range("/registry/resourcequotas/").next().is_none() {
-        return Vec::new();
-    }
-    etcd.range(&format!("/registry/resourcequotas/{namespace}/"))
-        .filter_map(|(_, kv)| match kv.value.as_ref() {
+    super::namespace_objects(etcd, "/registry/resourcequotas/", namespace)
+        .iter()
+        .filter_map(|o| match o.as_ref() {
             Object::ResourceQuota(q) => Some(q.clone()),
             _ => None,
         })

@@ -20,7 +20,7 @@
 use super::deployment::template_hash;
 use super::expectations::Expectations;
 pub use super::lane::Lane;
-use super::pods::{is_available, pod_from_template, ready_since, slow_start};
+use super::pods::{create_reporting, is_available, pod_from_template, ready_since, slow_start};
 use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
@@ -357,16 +357,7 @@ impl DaemonSetController {
             let mut pod = pod_from_template(&template, obj, &format!("{}-", ds.metadata.name));
             let spec = Arc::make_mut(&mut pod.spec);
             spec.affinity = Some(affinity_for_node(spec.affinity.as_ref(), node));
-            match ctx.call_object(Request::create(Object::Pod(pod))) {
-                Ok(p) => {
-                    ctx.event(obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                    true
-                }
-                Err(status) => {
-                    ctx.event(obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-                    false
-                }
-            }
+            create_reporting(ctx, obj, pod)
         });
         let missing = create.len() - created;
         for victim in delete {

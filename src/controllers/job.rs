@@ -15,7 +15,7 @@
 //! backoffLimitPerIndex, adoption of orphan pods, and `ttlSecondsAfterFinished` (that is
 //! another controller upstream).
 
-use super::pods::{pod_from_template, ready_since, slow_start};
+use super::pods::{create_reporting, pod_from_template, ready_since, slow_start};
 use super::replicaset::deletion_order;
 use super::workqueue::Refusals;
 use super::{Action, Reconciler};
@@ -497,16 +497,7 @@ impl JobController {
         }
         let created = slow_start(count, || {
             let pod = pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name));
-            match ctx.call_object(Request::create(Object::Pod(pod))) {
-                Ok(p) => {
-                    ctx.event(&s.obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                    true
-                }
-                Err(status) => {
-                    ctx.event(&s.obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-                    false
-                }
-            }
+            create_reporting(ctx, &s.obj, pod)
         });
         let missing = count - created;
         // A refused create is tried again after the work queue's back-off.

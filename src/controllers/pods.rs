@@ -50,6 +50,21 @@ pub fn is_available(pod: &Pod, min_ready: Duration, now: Time) -> bool {
     ready_since(pod).is_some_and(|t| now.since(t) >= min_ready)
 }
 
+/// Creates `pod` through the API for `owner`, reporting `SuccessfulCreate` or `FailedCreate`
+/// on the owner as the workload controllers do; whether the pod was made.
+pub fn create_reporting(ctx: &mut crate::component::Ctx, owner: &Object, pod: Pod) -> bool {
+    match ctx.call_object(crate::apiserver::Request::create(Object::Pod(pod))) {
+        Ok(p) => {
+            ctx.event(owner, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+            true
+        }
+        Err(status) => {
+            ctx.event(owner, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
+            false
+        }
+    }
+}
+
 /// Creates pods as controllers do, in batches of 1, 2, 4, … until `count` are made, stopping
 /// at the first refusal (`create` says whether one was made); returns how many were made.
 pub fn slow_start(count: usize, mut create: impl FnMut() -> bool) -> usize {

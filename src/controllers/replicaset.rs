@@ -5,7 +5,9 @@
 
 use super::expectations::Expectations;
 pub use super::lane::Lane;
-use super::pods::{controller_ref, is_active, is_available, pod_from_template, ready_since, slow_start};
+use super::pods::{
+    controller_ref, create_reporting, is_active, is_available, pod_from_template, ready_since, slow_start,
+};
 use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::{Kind, Object, Pod, ReplicaSet};
@@ -183,16 +185,7 @@ impl ReplicaSetController {
             self.expectations.expect(key, count, 0, ctx.now);
             let created = slow_start(count, || {
                 let pod = pod_from_template(&rs.spec.template, rs_obj, &format!("{}-", rs.metadata.name));
-                match ctx.call_object(Request::create(Object::Pod(pod))) {
-                    Ok(p) => {
-                        ctx.event(rs_obj, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
-                        true
-                    }
-                    Err(status) => {
-                        ctx.event(rs_obj, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-                        false
-                    }
-                }
+                create_reporting(ctx, rs_obj, pod)
             });
             self.expectations.lower_adds(key, count - created);
             if created < count {

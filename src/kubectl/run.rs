@@ -7,7 +7,7 @@ use super::create::{
     CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, save_config,
     split_at_dash, usage_error,
 };
-use super::session::{Attach, RunAfter};
+use super::session::{Attach, RunAfter, container_id};
 use crate::api::{Kind, Pod};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
@@ -395,15 +395,6 @@ fn interactive(pod: &Pod) -> Option<String> {
     let image = crate::kubelet::images::parse_reference(&c.image);
     let behaviour = crate::kubelet::images::lookup(&image).ok()?.behaviour;
     crate::kubelet::script::interactive_shell(behaviour, &image.repository, &c.command, &c.args)
-}
-
-fn container_id(pod: &Pod, container: &str) -> String {
-    pod.status
-        .container_statuses
-        .iter()
-        .find(|s| s.name == container)
-        .map(|s| s.container_id.clone())
-        .unwrap_or_default()
 }
 
 fn running(pod: &Pod, container: &str) -> bool {

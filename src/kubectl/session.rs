@@ -65,7 +65,8 @@ impl Attach {
     }
 }
 
-fn container_id(pod: &Pod, container: &str) -> String {
+/// The runtime's id of the container now running as `container` (a restart changes it).
+pub(super) fn container_id(pod: &Pod, container: &str) -> String {
     pod.status
         .container_statuses
         .iter()
