@@ -160,6 +160,7 @@ impl Cluster {
         cluster.add_controller("deployment-controller", Box::new(ControllerLoop::new(DeploymentController::default())));
         cluster.add_controller("replicaset-controller", Box::new(ControllerLoop::new(ReplicaSetController::default())));
         cluster.add_controller("job-controller", crate::controllers::job::JobController::boxed());
+        cluster.add_controller("cronjob-controller", crate::controllers::cronjob::CronJobController::boxed());
         cluster.add_controller("daemonset-controller", crate::controllers::daemonset::DaemonSetController::boxed());
         cluster.add_controller(
             "endpointslice-controller",

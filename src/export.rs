@@ -42,6 +42,7 @@ const ORDER: &[Kind] = &[
     Kind::Deployment,
     Kind::DaemonSet,
     Kind::ReplicaSet,
+    Kind::CronJob,
     Kind::Job,
     Kind::Pod,
 ];

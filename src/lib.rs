@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod completion;
 pub mod component;
 pub mod controllers;
+pub mod cron;
 pub mod dns;
 pub mod editor;
 pub mod etcd;

@@ -100,3 +100,62 @@ pub struct JobCondition {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }
+
+/// A CronJob (batch/v1): a Job made from its template each time its schedule fires.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CronJob {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: CronJobSpec,
+    #[serde(default)]
+    pub status: CronJobStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CronJobSpec {
+    #[serde(default)]
+    pub schedule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_deadline_seconds: Option<i64>,
+    /// `Allow` (the default), `Forbid` or `Replace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
+    /// Boxed: two ObjectMetas and a JobSpec inline would make every stored object bigger.
+    #[serde(default)]
+    pub job_template: Box<JobTemplateSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub successful_jobs_history_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_jobs_history_limit: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobTemplateSpec {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: JobSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CronJobStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<super::ObjectReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_time: Option<Time>,
+}

@@ -20,7 +20,7 @@ pub mod service;
 pub mod value_de;
 
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
-pub use batch::Job;
+pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;
 pub use config::{ConfigMap, Secret, ServiceAccount};
 pub use event::{Event, EventSource};

@@ -109,6 +109,7 @@ kinds! {
     ReplicaSet(ReplicaSet) = "apps", "v1", "replicasets", "replicaset", true, ["rs"];
     DaemonSet(DaemonSet) = "apps", "v1", "daemonsets", "daemonset", true, ["ds"];
     Job(Job) = "batch", "v1", "jobs", "job", true, [];
+    CronJob(CronJob) = "batch", "v1", "cronjobs", "cronjob", true, ["cj"];
     EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
     Lease(Lease) = "coordination.k8s.io", "v1", "leases", "lease", true, [];
     Role(Role) = "rbac.authorization.k8s.io", "v1", "roles", "role", true, [];

@@ -138,6 +138,14 @@ pub fn default_object(object: &mut Object) {
             spec.pod_replacement_policy.get_or_insert_with(|| "TerminatingOrFailed".into());
             default_pod_spec(Arc::make_mut(&mut spec.template.spec));
         }
+        Object::CronJob(cj) => {
+            let spec = &mut cj.spec;
+            spec.concurrency_policy.get_or_insert_with(|| "Allow".into());
+            spec.suspend.get_or_insert(false);
+            spec.successful_jobs_history_limit.get_or_insert(3);
+            spec.failed_jobs_history_limit.get_or_insert(1);
+            default_pod_spec(Arc::make_mut(&mut spec.job_template.spec.template.spec));
+        }
         Object::Service(svc) => {
             let spec = &mut svc.spec;
             let type_ = spec.type_.get_or_insert_with(|| "ClusterIP".into()).clone();

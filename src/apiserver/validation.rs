@@ -64,6 +64,34 @@ pub fn validate(object: &Object) -> Vec<String> {
                 );
             }
         }
+        Object::CronJob(cj) => {
+            if cj.spec.schedule.is_empty() {
+                errors.push("spec.schedule: Required value".into());
+            } else if let Err(e) = crate::cron::parse(&cj.spec.schedule) {
+                errors.push(invalid("spec.schedule", &cj.spec.schedule, &e));
+            }
+            if let Some(p) =
+                cj.spec.concurrency_policy.as_deref().filter(|p| !["Allow", "Forbid", "Replace"].contains(p))
+            {
+                errors.push(format!(
+                    "spec.concurrencyPolicy: Unsupported value: \"{p}\": supported values: \"Allow\", \"Forbid\", \"Replace\""
+                ));
+            }
+            let template = &cj.spec.job_template.spec.template;
+            validate_pod_spec(&template.spec, "spec.jobTemplate.spec.template.spec", &mut errors);
+            let policy = template.spec.restart_policy.as_deref().unwrap_or("Always");
+            if !["OnFailure", "Never"].contains(&policy) {
+                errors.push(
+                    "spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""
+                        .to_string(),
+                );
+            }
+            // A Job is named after its CronJob and the minute it was scheduled for (11 more
+            // characters), and must fit in 63.
+            if cj.metadata.name.len() > 52 {
+                errors.push(invalid("metadata.name", &cj.metadata.name, "must be no more than 52 characters"));
+            }
+        }
         Object::Service(svc) => {
             if let Some(t) = svc.spec.type_.as_deref() {
                 if !["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"].contains(&t) {

@@ -18,6 +18,7 @@ pub const WATCHED: &[Kind] = &[
     Kind::Pod,
     Kind::DaemonSet,
     Kind::Job,
+    Kind::CronJob,
     Kind::Service,
     Kind::EndpointSlice,
     // Mirror pods are owned by their Node.

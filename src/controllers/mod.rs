@@ -3,6 +3,7 @@
 //! queue, and reconciles one key at a time: it compares what is desired with what is, and
 //! acts only through the API server.
 
+pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod endpoints;

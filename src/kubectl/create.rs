@@ -217,6 +217,8 @@ pub(super) fn is_generator(args: &Args) -> bool {
                     | "serviceaccount"
                     | "sa"
                     | "job"
+                    | "cronjob"
+                    | "cj"
                     | "service"
                     | "svc"
                     | "quota"
@@ -239,6 +241,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "configmap" | "cm" => ("create configmap", Kind::ConfigMap),
         "serviceaccount" | "sa" => ("create serviceaccount", Kind::ServiceAccount),
         "job" => ("create job", Kind::Job),
+        "cronjob" | "cj" => ("create cronjob", Kind::CronJob),
         "quota" | "resourcequota" => ("create quota", Kind::ResourceQuota),
         "role" => ("create role", Kind::Role),
         "clusterrole" => ("create clusterrole", Kind::ClusterRole),
@@ -292,7 +295,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         }
         Kind::ConfigMap => config_map(args, &name),
         Kind::Secret => secret(args, &name),
-        Kind::Job => job(args, &name, &command),
+        Kind::Job => job(cluster, args, &name, &command),
+        Kind::CronJob => cron_job(args, &name, &command),
         Kind::Service => service(args, &name, path),
         Kind::ResourceQuota => quota(args, &name),
         Kind::Role | Kind::ClusterRole => super::create_rbac::role(args, &name, kind),
@@ -333,6 +337,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
                 Kind::ConfigMap => "configmap: ".to_string(),
                 Kind::Secret => "secret ".to_string(),
                 Kind::Job => "job: ".to_string(),
+                Kind::CronJob => "cronjob: ".to_string(),
                 Kind::Service => format!("{} service: ", object_type(path)),
                 _ => "serviceaccount: ".to_string(),
             };
@@ -354,14 +359,14 @@ fn object_type(path: &str) -> &'static str {
 }
 
 /// `create job NAME --image=IMAGE [-- COMMAND]`: a Job whose pod never restarts.
-fn job(args: &Args, name: &str, command: &[String]) -> Result<Value, Output> {
+fn job(cluster: &mut Cluster, args: &Args, name: &str, command: &[String]) -> Result<Value, Output> {
     let image = args.get("image").unwrap_or("");
     let from = args.get("from");
     if image.is_empty() == from.is_none() {
         return Err(Output::err("error: either --image or --from must be specified"));
     }
-    if from.is_some() {
-        return Err(Output::err("error: creating a job --from a cronjob is not supported in this sandbox"));
+    if let Some(from) = from {
+        return job_from_cron_job(cluster, args, name, from);
     }
     let mut container = Map::new();
     if !command.is_empty() {
@@ -375,6 +380,73 @@ fn job(args: &Args, name: &str, command: &[String]) -> Result<Value, Output> {
         "kind": "Job",
         "metadata": {"name": name},
         "spec": {"template": {"metadata": {}, "spec": {"containers": [container], "restartPolicy": "Never"}}},
+        "status": {},
+    }))
+}
+
+/// `create job NAME --from=cronjob/X`: a Job from the CronJob's template, now, marked as
+/// started by hand and owned by the CronJob.
+fn job_from_cron_job(cluster: &mut Cluster, args: &Args, name: &str, from: &str) -> Result<Value, Output> {
+    let (type_, source) = from.split_once('/').unwrap_or((from, ""));
+    let kind = Kind::from_resource_arg(type_)
+        .ok_or_else(|| Output::err(format!("error: the server doesn't have a resource type \"{type_}\"")))?;
+    if kind != Kind::CronJob {
+        return Err(Output::err(format!(
+            "error: from must be an existing cronjob: unknown object type {}",
+            kind.info().kind
+        )));
+    }
+    let namespace = super::namespace_flag(args);
+    let object = match cluster.request(Request::get(Kind::CronJob, &namespace, source)) {
+        Ok(reply) => reply.object(),
+        Err(status) => return Err(Output::err(status.kubectl_message())),
+    };
+    let Some(Object::CronJob(cj)) = object.as_deref() else {
+        return Err(Output::err("error: from must be an existing cronjob"));
+    };
+    let template = &cj.spec.job_template;
+    let mut annotations = template.metadata.annotations.clone();
+    annotations.insert("cronjob.kubernetes.io/instantiate".into(), "manual".into());
+    Ok(json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "annotations": annotations,
+            "labels": template.metadata.labels,
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob", "name": cj.metadata.name,
+                "uid": cj.metadata.uid, "controller": true}],
+        },
+        "spec": template.spec,
+    }))
+}
+
+/// `create cronjob NAME --image=IMAGE --schedule='*/1 * * * *' [--restart=OnFailure] [-- COMMAND]`.
+fn cron_job(args: &Args, name: &str, command: &[String]) -> Result<Value, Output> {
+    let (Some(image), Some(schedule)) = (args.get("image"), args.get("schedule")) else {
+        let missing: Vec<&str> = ["image", "schedule"].into_iter().filter(|f| args.get(f).is_none()).collect();
+        return Err(Output::err(format!("error: required flag(s) \"{}\" not set", missing.join("\", \""))));
+    };
+    let restart = args.get("restart").unwrap_or("OnFailure");
+    if !["OnFailure", "Never"].contains(&restart) {
+        return Err(Output::err(format!("error: invalid restart policy: {restart}")));
+    }
+    let mut container = Map::new();
+    if !command.is_empty() {
+        container.insert("command".into(), json!(command));
+    }
+    container.insert("image".into(), json!(image));
+    container.insert("name".into(), json!(name));
+    container.insert("resources".into(), json!({}));
+    Ok(json!({
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": name},
+        "spec": {
+            "jobTemplate": {"metadata": {"name": name}, "spec": {"template": {"metadata": {},
+                "spec": {"containers": [container], "restartPolicy": restart}}}},
+            "schedule": schedule,
+        },
         "status": {},
     }))
 }

@@ -593,6 +593,94 @@ const TYPES: &[(&str, &str, &[Field])] = &[
         ],
     ),
     (
+        "CronJob",
+        "CronJob represents the configuration of a single cron job.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "CronJobSpec",
+                false,
+                "Specification of the desired behavior of a cron job, including the schedule. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+            (
+                "status",
+                "Object",
+                false,
+                "Current status of a cron job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+        ],
+    ),
+    (
+        "CronJobSpec",
+        "CronJobSpec describes how the job execution will look like and when it will actually run.",
+        &[
+            (
+                "concurrencyPolicy",
+                "string",
+                false,
+                "Specifies how to treat concurrent executions of a Job. Valid values are:\n\n- \"Allow\" (default): allows CronJobs to run concurrently; - \"Forbid\": forbids concurrent runs, skipping next run if previous run hasn't finished yet; - \"Replace\": cancels currently running job and replaces it with a new one",
+            ),
+            (
+                "failedJobsHistoryLimit",
+                "integer",
+                false,
+                "The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.",
+            ),
+            (
+                "jobTemplate",
+                "JobTemplateSpec",
+                true,
+                "Specifies the job that will be created when executing a CronJob.",
+            ),
+            ("schedule", "string", true, "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+            (
+                "startingDeadlineSeconds",
+                "integer",
+                false,
+                "Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.",
+            ),
+            (
+                "successfulJobsHistoryLimit",
+                "integer",
+                false,
+                "The number of successful finished jobs to retain. Value must be non-negative integer. Defaults to 3.",
+            ),
+            (
+                "suspend",
+                "boolean",
+                false,
+                "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.",
+            ),
+            (
+                "timeZone",
+                "string",
+                false,
+                "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process.",
+            ),
+        ],
+    ),
+    (
+        "JobTemplateSpec",
+        "JobTemplateSpec describes the data a Job should have when created from a template",
+        &[
+            (
+                "metadata",
+                "ObjectMeta",
+                false,
+                "Standard object's metadata of the jobs created from this template. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+            ),
+            (
+                "spec",
+                "JobSpec",
+                false,
+                "Specification of the desired behavior of the job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
+            ),
+        ],
+    ),
+    (
         "JobSpec",
         "JobSpec describes how the job execution will look like.",
         &[

@@ -72,6 +72,7 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     value("serviceaccount"),
     // create quota
     value("hard"),
+    value("schedule"),
     value("scopes"),
 ];
 

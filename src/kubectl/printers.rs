@@ -31,6 +31,10 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::CronJob => (
+            &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
+            &["CONTAINERS", "IMAGES", "SELECTOR"],
+        ),
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
         Kind::ComponentStatus => (&["NAME", "STATUS", "MESSAGE", "ERROR"], &[]),
@@ -307,6 +311,24 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         ],
         Object::ServiceAccount(sa) => {
             vec![sa.metadata.name.clone(), sa.secrets.len().to_string(), age(sa.metadata.creation_timestamp, now)]
+        }
+        Object::CronJob(cj) => {
+            let mut row = vec![
+                cj.metadata.name.clone(),
+                cj.spec.schedule.clone(),
+                cj.spec.time_zone.clone().unwrap_or_else(|| "<none>".into()),
+                if cj.spec.suspend == Some(true) { "True".into() } else { "False".into() },
+                cj.status.active.len().to_string(),
+                cj.status.last_schedule_time.map_or("<none>".into(), |t| age(Some(t), now)),
+                age(cj.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(
+                    &cj.spec.job_template.spec.template,
+                    cj.spec.job_template.spec.selector.as_ref(),
+                ));
+            }
+            row
         }
         Object::ResourceQuota(q) => quota_row(q, now),
         Object::LimitRange(l) => role_row(&l.metadata),

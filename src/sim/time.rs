@@ -258,7 +258,7 @@ fn push_digits(out: &mut String, n: u64, width: u32) {
 }
 
 /// Unix seconds as (year, month, day, seconds into the day) in UTC.
-fn civil_parts(unix: i64) -> (i64, i64, i64, i64) {
+pub fn civil_parts(unix: i64) -> (i64, i64, i64, i64) {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
     // Howard Hinnant's civil-from-days algorithm.
