@@ -232,6 +232,20 @@ pub struct Informer {
     last_revision: crate::etcd::Revision,
     /// Scratch space for building cache keys.
     key_buf: String,
+    /// When this cache is kube-controller-manager's shared one, lent to a controller: who
+    /// borrowed it and what it assumed (see `crate::controllers::shared_informer`).
+    pub(crate) lending: Option<Lending>,
+    /// Kept to itself even inside kube-controller-manager (its owner reads it between runs).
+    own_cache: bool,
+}
+
+/// A shared cache on loan to one controller while it runs.
+#[derive(Debug)]
+pub(crate) struct Lending {
+    pub borrower: ComponentId,
+    /// What each key held before the borrower assumed its own write there: the others still
+    /// see that as the old version when the write's notification arrives.
+    pub assumed: HashMap<String, Option<Arc<Object>>, FastKeys>,
 }
 
 impl Informer {
@@ -245,7 +259,15 @@ impl Informer {
             by_owner: HashMap::default(),
             last_revision: 0,
             key_buf: String::new(),
+            lending: None,
+            own_cache: false,
         }
+    }
+
+    /// An informer whose cache is never shared: its owner reads it between runs too.
+    pub fn with_own_cache(mut self) -> Self {
+        self.own_cache = true;
+        self
     }
 
     pub fn with_fields(mut self, fields: FieldSelector) -> Self {
@@ -281,18 +303,7 @@ impl Informer {
         let mut deltas = Vec::with_capacity(events.len());
         for ev in events {
             // A watch delivers each change once, in order.
-            debug_assert!(
-                ev.revision > self.last_revision,
-                "{:?} informer got revision {} after {}",
-                self.kind,
-                ev.revision,
-                self.last_revision
-            );
-            self.last_revision = ev.revision;
-            let old = match ev.type_ {
-                WatchEventType::Deleted => self.remove(ev.object.namespace(), ev.object.name()),
-                _ => self.put(ev.object.clone()),
-            };
+            let old = self.apply(ev.type_, &ev.object, ev.revision);
             deltas.push(Delta { type_: ev.type_, object: ev.object, old, seq: ev.seq });
         }
         deltas
@@ -327,7 +338,52 @@ impl Informer {
     /// Records a write the component itself made, so its cache is not staler than its
     /// own actions until the watch catches up.
     pub fn assume(&mut self, object: Arc<Object>) {
-        self.put(object);
+        let key = self.lending.is_some().then(|| cache_key(object.namespace(), object.name()));
+        let old = self.put(object);
+        if let (Some(lending), Some(key)) = (self.lending.as_mut(), key) {
+            lending.assumed.entry(key).or_insert(old);
+        }
+    }
+
+    /// Whether a shared cache can serve it: it watches every object of its kind, and its
+    /// owner reads the cache only while it runs.
+    pub fn shareable(&self) -> bool {
+        self.namespace.is_empty() && self.fields.is_none() && !self.own_cache
+    }
+
+    pub fn watch_id(&self) -> Option<WatchId> {
+        self.watch
+    }
+
+    /// Exchanges caches with `other` (watches stay where they are): how a controller borrows
+    /// kube-controller-manager's shared cache while it runs, and gives it back.
+    pub(crate) fn swap_cache(&mut self, other: &mut Informer) {
+        std::mem::swap(&mut self.cache, &mut other.cache);
+        std::mem::swap(&mut self.by_owner, &mut other.by_owner);
+        std::mem::swap(&mut self.last_revision, &mut other.last_revision);
+        std::mem::swap(&mut self.lending, &mut other.lending);
+    }
+
+    /// Applies one notification to the cache, returning what the key held before; checks
+    /// that notifications arrive once each, in order.
+    pub(crate) fn apply(
+        &mut self,
+        type_: WatchEventType,
+        object: &Arc<Object>,
+        revision: crate::etcd::Revision,
+    ) -> Option<Arc<Object>> {
+        debug_assert!(
+            revision > self.last_revision,
+            "{:?} informer got revision {} after {}",
+            self.kind,
+            revision,
+            self.last_revision
+        );
+        self.last_revision = revision;
+        match type_ {
+            WatchEventType::Deleted => self.remove(object.namespace(), object.name()),
+            _ => self.put(object.clone()),
+        }
     }
 
     fn owner_uid(object: &Object) -> &str {

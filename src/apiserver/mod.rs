@@ -92,6 +92,11 @@ impl ApiServer {
         self.watches.drain(id)
     }
 
+    /// Whether a watch still delivers (its owner's process has not stopped).
+    pub fn watch_is_open(&self, id: WatchId) -> bool {
+        self.watches.is_open(id)
+    }
+
     pub fn close_watches_of(&mut self, owner: ComponentId) {
         self.watches.close_all_of(owner);
     }
