@@ -97,6 +97,11 @@ impl ApiServer {
         self.watches.is_open(id)
     }
 
+    /// How many notifications wait on a watch.
+    pub fn watch_pending(&self, id: WatchId) -> usize {
+        self.watches.pending(id)
+    }
+
     pub fn close_watches_of(&mut self, owner: ComponentId) {
         self.watches.close_all_of(owner);
     }

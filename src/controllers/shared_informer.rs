@@ -62,6 +62,12 @@ impl SharedInformer {
     /// and queued for every member that was told of it, with the old version that member
     /// knew.
     pub fn sync(&mut self, api: &mut ApiServer) {
+        // Every open watch holds the same changes (each opens right after a sync, when the
+        // others hold none): when one holds nothing, there is nothing to do.
+        let open = self.members.iter().find_map(|m| m.watch.filter(|w| api.watch_is_open(*w)));
+        if open.is_none_or(|w| api.watch_pending(w) == 0) {
+            return;
+        }
         let mut streams: Vec<Vec<WatchEvent>> = Vec::with_capacity(self.members.len());
         for m in &mut self.members {
             match m.watch.filter(|w| api.watch_is_open(*w)) {
