@@ -131,8 +131,12 @@ impl Ctx<'_> {
         let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
         // Names must be unique and, like real ones, sort in creation order within a millisecond.
         let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
+        let mut name = String::with_capacity(meta.name.len() + 17);
+        name.push_str(&meta.name);
+        name.push('.');
+        push_hex(&mut name, nanos as u128);
         let event = Event {
-            metadata: ObjectMeta { name: format!("{}.{:x}", meta.name, nanos), namespace, ..Default::default() },
+            metadata: ObjectMeta { name, namespace, ..Default::default() },
             involved_object: ObjectReference {
                 kind: involved.kind().info().kind.to_string(),
                 namespace: meta.namespace.clone(),
@@ -157,6 +161,22 @@ impl Ctx<'_> {
             self.recorder.remember(key, stored);
         }
     }
+}
+
+/// Appends `value` in lowercase hexadecimal, as `{:x}` writes it (a signed value's bits as
+/// they are), without the formatting machinery.
+fn push_hex(out: &mut String, mut value: u128) {
+    let mut digits = [0u8; 32];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b"0123456789abcdef"[(value & 0xf) as usize];
+        value >>= 4;
+        if value == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// How many recent events a recorder remembers for aggregation (client-go's cache size).
@@ -436,5 +456,19 @@ impl Informer {
     /// The objects whose controller has this uid (`""`: objects with no controller).
     pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
         self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_name_suffixes_are_written_in_hex_as_format_writes_them() {
+        for nanos in [0i128, 0xf, 0x10, 1_700_000_000_123_456_789, i128::MAX, -1] {
+            let mut out = String::from("web.");
+            push_hex(&mut out, nanos as u128);
+            assert_eq!(out, format!("web.{nanos:x}"));
+        }
     }
 }
