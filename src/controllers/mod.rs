@@ -163,8 +163,18 @@ impl ControllerLoop {
     /// Lists and watches, into the shared caches where the loop has them.
     fn start_informers(&mut self, ctx: &mut Ctx) {
         if let Some(factory) = &self.factory {
-            self.shared =
-                self.reconciler.informers().iter().map(|i| i.shareable().then(|| factory.for_kind(i.kind))).collect();
+            // One shared cache per kind: a second informer of a kind keeps its own.
+            let mut kinds = Vec::new();
+            self.shared = self
+                .reconciler
+                .informers()
+                .iter()
+                .map(|i| {
+                    let first = !kinds.contains(&i.kind);
+                    kinds.push(i.kind);
+                    (first && i.shareable()).then(|| factory.for_kind(i.kind))
+                })
+                .collect();
         }
         let me: ComponentId = ctx.me;
         for (i, informer) in self.reconciler.informers().into_iter().enumerate() {
