@@ -235,7 +235,7 @@ impl Scheduler {
         let total = self.node_order.len();
         let wanted = Self::nodes_to_find(total);
         // Feasible nodes with their state, borrowed from the scheduler's node map.
-        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
+        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::with_capacity(wanted.min(total));
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
         let named = plugins::node_affinity::required_node_names(&pod.spec);
         if let Some(names) = &named {
@@ -284,12 +284,16 @@ impl Scheduler {
         let mut totals = vec![0i64; feasible.len()];
         let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, info)| *info).collect();
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
+        // One buffer for every plugin's scores; a plugin's weight is asked once, not per node.
+        let mut scores: Vec<i64> = Vec::with_capacity(infos.len());
         for scorer in self.scorers.iter_mut() {
             scorer.pre_score(pod, &cluster, &infos);
-            let mut scores: Vec<i64> = infos.iter().map(|info| scorer.score(pod, info)).collect();
+            scores.clear();
+            scores.extend(infos.iter().map(|info| scorer.score(pod, info)));
             scorer.normalize(&mut scores);
-            for (t, s) in totals.iter_mut().zip(scores) {
-                *t += s * scorer.weight();
+            let weight = scorer.weight();
+            for (t, s) in totals.iter_mut().zip(&scores) {
+                *t += s * weight;
             }
         }
         // Highest score wins; ties are broken at random, as upstream's selectHost does.
