@@ -232,6 +232,9 @@ impl Scheduler {
         for f in self.filters.iter_mut() {
             f.pre_filter(pod, &cluster);
         }
+        // The filters with something to check for this pod; the others pass every node.
+        let filters: Vec<&dyn FilterPlugin> =
+            self.filters.iter().map(|f| f.as_ref()).filter(|f| !f.skips(pod)).collect();
         let total = self.node_order.len();
         let wanted = Self::nodes_to_find(total);
         // Feasible nodes with their state, borrowed from the scheduler's node map.
@@ -241,7 +244,7 @@ impl Scheduler {
         if let Some(names) = &named {
             // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
             for (name, info) in names.iter().filter_map(|n| self.node_infos.get_key_value(n)) {
-                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
                     Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
@@ -267,7 +270,7 @@ impl Scheduler {
                     break;
                 }
                 visited += 1;
-                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
                     Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
@@ -288,6 +291,9 @@ impl Scheduler {
         let mut scores: Vec<i64> = Vec::with_capacity(infos.len());
         for scorer in self.scorers.iter_mut() {
             scorer.pre_score(pod, &cluster, &infos);
+            if scorer.skips(pod) {
+                continue;
+            }
             scores.clear();
             scores.extend(infos.iter().map(|info| scorer.score(pod, info)));
             scorer.normalize(&mut scores);

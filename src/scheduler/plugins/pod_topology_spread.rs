@@ -263,6 +263,11 @@ impl FilterPlugin for PodTopologySpread {
         };
     }
 
+    /// No `DoNotSchedule` constraint.
+    fn skips(&self, _pod: &Pod) -> bool {
+        self.filtering.constraints.is_empty()
+    }
+
     fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         let state = &self.filtering;
         for (i, c) in state.constraints.iter().enumerate() {
