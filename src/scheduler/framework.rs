@@ -246,6 +246,11 @@ pub trait ScorePlugin {
         false
     }
     fn score(&self, pod: &Pod, node: &NodeInfo) -> i64;
+    /// Scores every node, in order, into `out`: one call per cycle, so that the per-node
+    /// calls are made inside the plugin rather than dispatched one by one.
+    fn score_all(&self, pod: &Pod, nodes: &[&NodeInfo], out: &mut Vec<i64>) {
+        out.extend(nodes.iter().map(|node| self.score(pod, node)));
+    }
     /// Rescales raw scores across the feasible nodes to 0..=100 (default: leave them).
     fn normalize(&self, _scores: &mut [i64]) {}
 }

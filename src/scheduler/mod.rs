@@ -295,7 +295,7 @@ impl Scheduler {
                 continue;
             }
             scores.clear();
-            scores.extend(infos.iter().map(|info| scorer.score(pod, info)));
+            scorer.score_all(pod, &infos, &mut scores);
             scorer.normalize(&mut scores);
             let weight = scorer.weight();
             for (t, s) in totals.iter_mut().zip(&scores) {
