@@ -18,6 +18,7 @@ use crate::controllers::namespace::NamespaceController;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::replicaset::ReplicaSetController;
 use crate::controllers::serviceaccount::ServiceAccountController;
+use crate::controllers::shared_informer::InformerFactory;
 use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::kube_proxy::KubeProxy;
 use crate::kubelet::{Kubelet, NodeConfig};
@@ -101,6 +102,8 @@ pub struct Cluster {
     pub context_namespace: Option<String>,
     /// Whom kubectl's requests impersonate while a command with `--as`/`--as-group` runs.
     pub acting_as: Option<Identity>,
+    /// kube-controller-manager's shared informers, one cache per kind for all its controllers.
+    pub controller_informers: InformerFactory,
 }
 
 /// One request kubectl sent and what came back, for `-v` logging.
@@ -126,6 +129,7 @@ impl Cluster {
             client_log: None,
             context_namespace: None,
             acting_as: None,
+            controller_informers: InformerFactory::default(),
         };
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
@@ -148,30 +152,25 @@ impl Cluster {
             "default-scheduler",
             "",
         );
+        cluster.add_controller("node-lifecycle-controller", ControllerLoop::new(NodeLifecycleController::default()));
+        cluster.add_controller("taint-eviction-controller", ControllerLoop::new(TaintEvictionController::default()));
+        cluster.add_controller("garbage-collector", ControllerLoop::new(GarbageCollector::default()));
+        cluster.add_controller("deployment-controller", ControllerLoop::new(DeploymentController::default()));
+        cluster.add_controller("replicaset-controller", ControllerLoop::new(ReplicaSetController::default()));
+        cluster
+            .add_controller("job-controller", ControllerLoop::new(crate::controllers::job::JobController::default()));
         cluster.add_controller(
-            "node-lifecycle-controller",
-            Box::new(ControllerLoop::new(NodeLifecycleController::default())),
+            "cronjob-controller",
+            ControllerLoop::new(crate::controllers::cronjob::CronJobController::default()),
         );
         cluster.add_controller(
-            "taint-eviction-controller",
-            Box::new(ControllerLoop::new(TaintEvictionController::default())),
+            "daemonset-controller",
+            ControllerLoop::new(crate::controllers::daemonset::DaemonSetController::default()),
         );
-        cluster.add_controller("garbage-collector", Box::new(ControllerLoop::new(GarbageCollector::default())));
-        cluster.add_controller("deployment-controller", Box::new(ControllerLoop::new(DeploymentController::default())));
-        cluster.add_controller("replicaset-controller", Box::new(ControllerLoop::new(ReplicaSetController::default())));
-        cluster.add_controller("job-controller", crate::controllers::job::JobController::boxed());
-        cluster.add_controller("cronjob-controller", crate::controllers::cronjob::CronJobController::boxed());
-        cluster.add_controller("daemonset-controller", crate::controllers::daemonset::DaemonSetController::boxed());
-        cluster.add_controller(
-            "endpointslice-controller",
-            Box::new(ControllerLoop::new(EndpointSliceController::default())),
-        );
-        cluster.add_controller("endpoints-controller", Box::new(ControllerLoop::new(EndpointsController::default())));
-        cluster.add_controller("namespace-controller", Box::new(ControllerLoop::new(NamespaceController::default())));
-        cluster.add_controller(
-            "serviceaccount-controller",
-            Box::new(ControllerLoop::new(ServiceAccountController::default())),
-        );
+        cluster.add_controller("endpointslice-controller", ControllerLoop::new(EndpointSliceController::default()));
+        cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));
+        cluster.add_controller("namespace-controller", ControllerLoop::new(NamespaceController::default()));
+        cluster.add_controller("serviceaccount-controller", ControllerLoop::new(ServiceAccountController::default()));
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
         cluster.add_node(cp);
         for i in 1..=config.workers {
@@ -224,9 +223,11 @@ impl Cluster {
         idx
     }
 
-    /// Adds a controller of kube-controller-manager, with its own service account.
-    fn add_controller(&mut self, name: &str, component: Box<dyn Component>) -> u32 {
+    /// Adds a controller of kube-controller-manager, with its own service account; it shares
+    /// the manager's informers.
+    fn add_controller(&mut self, name: &str, controller: ControllerLoop) -> u32 {
         let user = format!("system:serviceaccount:kube-system:{name}");
+        let component = Box::new(controller.in_manager(&self.controller_informers));
         self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, name, "")
     }
 
@@ -705,7 +706,8 @@ mod tests {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.settle(Duration::seconds(30));
         let slow = Slow { informer: Informer::new(Kind::ConfigMap), runs: 0, seen: 0, until: None };
-        cluster.add_controller("slow", Box::new(slow));
+        let role = Role::Controller { name: "slow".into() };
+        cluster.add_component("slow", "system:serviceaccount:kube-system:slow", role, Box::new(slow), "slow", "");
         cluster.advance(Duration::millis(5));
         for i in 0..10 {
             let mut cm = ConfigMap::default();

@@ -133,8 +133,12 @@ impl Ctx<'_> {
         let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
         // Names must be unique and, like real ones, sort in creation order within a millisecond.
         let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
+        let mut name = String::with_capacity(meta.name.len() + 17);
+        name.push_str(&meta.name);
+        name.push('.');
+        push_hex(&mut name, nanos as u128);
         let event = Event {
-            metadata: ObjectMeta { name: format!("{}.{:x}", meta.name, nanos), namespace, ..Default::default() },
+            metadata: ObjectMeta { name, namespace, ..Default::default() },
             involved_object: ObjectReference {
                 kind: involved.kind().info().kind.to_string(),
                 namespace: meta.namespace.clone(),
@@ -159,6 +163,22 @@ impl Ctx<'_> {
             self.recorder.remember(key, stored);
         }
     }
+}
+
+/// Appends `value` in lowercase hexadecimal, as `{:x}` writes it (a signed value's bits as
+/// they are), without the formatting machinery.
+fn push_hex(out: &mut String, mut value: u128) {
+    let mut digits = [0u8; 32];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b"0123456789abcdef"[(value & 0xf) as usize];
+        value >>= 4;
+        if value == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// How many recent events a recorder remembers for aggregation (client-go's cache size).
@@ -234,6 +254,20 @@ pub struct Informer {
     last_revision: crate::etcd::Revision,
     /// Scratch space for building cache keys.
     key_buf: String,
+    /// When this cache is kube-controller-manager's shared one, lent to a controller: who
+    /// borrowed it and what it assumed (see `crate::controllers::shared_informer`).
+    pub(crate) lending: Option<Lending>,
+    /// Kept to itself even inside kube-controller-manager (its owner reads it between runs).
+    own_cache: bool,
+}
+
+/// A shared cache on loan to one controller while it runs.
+#[derive(Debug)]
+pub(crate) struct Lending {
+    pub borrower: ComponentId,
+    /// What each key held before the borrower assumed its own write there: the others still
+    /// see that as the old version when the write's notification arrives.
+    pub assumed: HashMap<String, Option<Arc<Object>>, FastKeys>,
 }
 
 impl Informer {
@@ -247,7 +281,15 @@ impl Informer {
             by_owner: HashMap::default(),
             last_revision: 0,
             key_buf: String::new(),
+            lending: None,
+            own_cache: false,
         }
+    }
+
+    /// An informer whose cache is never shared: its owner reads it between runs too.
+    pub fn with_own_cache(mut self) -> Self {
+        self.own_cache = true;
+        self
     }
 
     pub fn with_fields(mut self, fields: FieldSelector) -> Self {
@@ -283,18 +325,7 @@ impl Informer {
         let mut deltas = Vec::with_capacity(events.len());
         for ev in events {
             // A watch delivers each change once, in order.
-            debug_assert!(
-                ev.revision > self.last_revision,
-                "{:?} informer got revision {} after {}",
-                self.kind,
-                ev.revision,
-                self.last_revision
-            );
-            self.last_revision = ev.revision;
-            let old = match ev.type_ {
-                WatchEventType::Deleted => self.remove(ev.object.namespace(), ev.object.name()),
-                _ => self.put(ev.object.clone()),
-            };
+            let old = self.apply(ev.type_, &ev.object, ev.revision);
             deltas.push(Delta { type_: ev.type_, object: ev.object, old, seq: ev.seq });
         }
         deltas
@@ -329,7 +360,52 @@ impl Informer {
     /// Records a write the component itself made, so its cache is not staler than its
     /// own actions until the watch catches up.
     pub fn assume(&mut self, object: Arc<Object>) {
-        self.put(object);
+        let key = self.lending.is_some().then(|| cache_key(object.namespace(), object.name()));
+        let old = self.put(object);
+        if let (Some(lending), Some(key)) = (self.lending.as_mut(), key) {
+            lending.assumed.entry(key).or_insert(old);
+        }
+    }
+
+    /// Whether a shared cache can serve it: it watches every object of its kind, and its
+    /// owner reads the cache only while it runs.
+    pub fn shareable(&self) -> bool {
+        self.namespace.is_empty() && self.fields.is_none() && !self.own_cache
+    }
+
+    pub fn watch_id(&self) -> Option<WatchId> {
+        self.watch
+    }
+
+    /// Exchanges caches with `other` (watches stay where they are): how a controller borrows
+    /// kube-controller-manager's shared cache while it runs, and gives it back.
+    pub(crate) fn swap_cache(&mut self, other: &mut Informer) {
+        std::mem::swap(&mut self.cache, &mut other.cache);
+        std::mem::swap(&mut self.by_owner, &mut other.by_owner);
+        std::mem::swap(&mut self.last_revision, &mut other.last_revision);
+        std::mem::swap(&mut self.lending, &mut other.lending);
+    }
+
+    /// Applies one notification to the cache, returning what the key held before; checks
+    /// that notifications arrive once each, in order.
+    pub(crate) fn apply(
+        &mut self,
+        type_: WatchEventType,
+        object: &Arc<Object>,
+        revision: crate::etcd::Revision,
+    ) -> Option<Arc<Object>> {
+        debug_assert!(
+            revision > self.last_revision,
+            "{:?} informer got revision {} after {}",
+            self.kind,
+            revision,
+            self.last_revision
+        );
+        self.last_revision = revision;
+        match type_ {
+            WatchEventType::Deleted => self.remove(object.namespace(), object.name()),
+            _ => self.put(object.clone()),
+        }
     }
 
     fn owner_uid(object: &Object) -> &str {
@@ -382,5 +458,19 @@ impl Informer {
     /// The objects whose controller has this uid (`""`: objects with no controller).
     pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
         self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_name_suffixes_are_written_in_hex_as_format_writes_them() {
+        for nanos in [0i128, 0xf, 0x10, 1_700_000_000_123_456_789, i128::MAX, -1] {
+            let mut out = String::from("web.");
+            push_hex(&mut out, nanos as u128);
+            assert_eq!(out, format!("web.{nanos:x}"));
+        }
     }
 }

@@ -109,6 +109,16 @@ impl ApiServer {
         self.watches.drain(id)
     }
 
+    /// Whether a watch still delivers (its owner's process has not stopped).
+    pub fn watch_is_open(&self, id: WatchId) -> bool {
+        self.watches.is_open(id)
+    }
+
+    /// How many notifications wait on a watch.
+    pub fn watch_pending(&self, id: WatchId) -> usize {
+        self.watches.pending(id)
+    }
+
     pub fn close_watches_of(&mut self, owner: ComponentId) {
         self.watches.close_all_of(owner);
     }

@@ -77,11 +77,6 @@ fn job_for(cj_obj: &Object, cj: &CronJob, scheduled: Time) -> Job {
 }
 
 impl CronJobController {
-    /// The controller as a kube-controller-manager component.
-    pub fn boxed() -> Box<dyn crate::component::Component> {
-        Box::new(super::ControllerLoop::new(Self::default()))
-    }
-
     /// The CronJob's Jobs (by controller reference), oldest scheduled first.
     fn children(&self, cj: &CronJob) -> Vec<Arc<Object>> {
         let mut jobs: Vec<Arc<Object>> = self.jobs.owned_by(&cj.metadata.uid).into_iter().cloned().collect();

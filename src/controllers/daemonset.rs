@@ -233,11 +233,6 @@ fn as_daemon_set(o: &Object) -> Option<&DaemonSet> {
 }
 
 impl DaemonSetController {
-    /// The controller as a kube-controller-manager component.
-    pub fn boxed() -> Box<dyn crate::component::Component> {
-        Box::new(super::ControllerLoop::new(Self::default()))
-    }
-
     fn all_keys(&self) -> Vec<String> {
         self.daemon_sets.cache.keys().cloned().collect()
     }

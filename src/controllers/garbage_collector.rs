@@ -43,8 +43,10 @@ impl Default for GarbageCollector {
     }
 }
 
+/// `informer|namespace/name` (built by hand: it is made for every change the collector sees).
 fn key_of(informer: usize, cache_key: &str) -> String {
-    format!("{informer}|{cache_key}")
+    let index = informer.to_string();
+    crate::component::join(&[&index, "|", cache_key])
 }
 
 impl GarbageCollector {

@@ -320,11 +320,6 @@ impl Sync {
 }
 
 impl JobController {
-    /// The controller as a kube-controller-manager component.
-    pub fn boxed() -> Box<dyn crate::component::Component> {
-        Box::new(super::ControllerLoop::new(Self::default()))
-    }
-
     fn observe(&mut self, job_key: &str, delta: &Delta) {
         if let Some(e) = self.expectations.get_mut(job_key) {
             let meta = delta.object.meta();

@@ -1,7 +1,7 @@
 //! kube-controller-manager: independent, level-triggered control loops. Each controller
-//! watches what it cares about through informers, turns every change into a key in its work
-//! queue, and reconciles one key at a time: it compares what is desired with what is, and
-//! acts only through the API server.
+//! watches what it cares about through informers (whose caches the process shares, one per
+//! kind), turns every change into a key in its work queue, and reconciles one key at a time:
+//! it compares what is desired with what is, and acts only through the API server.
 
 pub mod cronjob;
 pub mod daemonset;
@@ -17,12 +17,15 @@ pub mod node_lifecycle;
 pub mod pods;
 pub mod replicaset;
 pub mod serviceaccount;
+pub mod shared_informer;
 pub mod taint_eviction;
 pub mod workqueue;
 
 use crate::api::Object;
 use crate::component::{Component, Ctx, Delta, Informer};
+use crate::record::ComponentId;
 use crate::sim::{Duration, Time};
+use shared_informer::{InformerFactory, Shared};
 use std::any::Any;
 use workqueue::WorkQueue;
 
@@ -102,6 +105,10 @@ pub struct ControllerLoop {
     resync_on_start: bool,
     /// Until when the worker is busy with the last run's syncs.
     busy_until: Option<Time>,
+    /// kube-controller-manager's shared informers, when the loop runs inside it.
+    factory: Option<InformerFactory>,
+    /// Per informer of the reconciler: the shared cache it borrows while the loop runs.
+    shared: Vec<Option<Shared>>,
 }
 
 impl ControllerLoop {
@@ -111,13 +118,32 @@ impl ControllerLoop {
             queue: WorkQueue::default(),
             resync_on_start: true,
             busy_until: None,
+            factory: None,
+            shared: Vec::new(),
         }
     }
 
+    /// Runs the loop inside kube-controller-manager: its informers use the process's shared
+    /// caches where they can.
+    pub fn in_manager(mut self, factory: &InformerFactory) -> Self {
+        self.factory = Some(factory.clone());
+        self
+    }
+
+    /// Syncs the informers, borrowing the shared caches until `give_back`; queues the keys
+    /// the changes make dirty.
     fn sync(&mut self, ctx: &mut Ctx) {
         let mut deltas: Vec<(usize, Delta)> = Vec::new();
         for (i, informer) in self.reconciler.informers().into_iter().enumerate() {
-            deltas.extend(informer.sync(ctx.api).into_iter().map(|d| (i, d)));
+            match self.shared.get(i).and_then(Option::as_ref) {
+                Some(shared) => {
+                    let mut shared = shared.borrow_mut();
+                    shared.sync(ctx.api);
+                    deltas.extend(shared.take_pending(ctx.me).into_iter().map(|d| (i, d)));
+                    shared.lend(ctx.me, informer);
+                }
+                None => deltas.extend(informer.sync(ctx.api).into_iter().map(|d| (i, d))),
+            }
         }
         for (i, delta) in deltas {
             for key in self.reconciler.keys_for(i, &delta) {
@@ -125,13 +151,54 @@ impl ControllerLoop {
             }
         }
     }
+
+    /// Returns the shared caches borrowed for this run.
+    fn give_back(&mut self) {
+        for (i, informer) in self.reconciler.informers().into_iter().enumerate() {
+            if let Some(shared) = self.shared.get(i).and_then(Option::as_ref) {
+                shared.borrow_mut().give_back(informer);
+            }
+        }
+    }
+
+    /// Lists and watches, into the shared caches where the loop has them.
+    fn start_informers(&mut self, ctx: &mut Ctx) {
+        if let Some(factory) = &self.factory {
+            // One shared cache per kind: a second informer of a kind keeps its own.
+            let mut kinds = Vec::new();
+            self.shared = self
+                .reconciler
+                .informers()
+                .iter()
+                .map(|i| {
+                    let first = !kinds.contains(&i.kind);
+                    kinds.push(i.kind);
+                    (first && i.shareable()).then(|| factory.for_kind(i.kind))
+                })
+                .collect();
+        }
+        let me: ComponentId = ctx.me;
+        for (i, informer) in self.reconciler.informers().into_iter().enumerate() {
+            match self.shared.get(i).and_then(Option::as_ref) {
+                Some(shared) => {
+                    let mut shared = shared.borrow_mut();
+                    // The other members' changes so far are theirs; the list replaces the cache.
+                    shared.sync(ctx.api);
+                    shared.lend(me, informer);
+                    let _ = informer.start(ctx);
+                    shared.join(me, informer);
+                }
+                None => {
+                    let _ = informer.start(ctx);
+                }
+            }
+        }
+    }
 }
 
 impl Component for ControllerLoop {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        for informer in self.reconciler.informers() {
-            let _ = informer.start(ctx);
-        }
+        self.start_informers(ctx);
         self.reconciler.on_start();
         if self.resync_on_start {
             // Reconcile every object that exists at start, as a controller does once its
@@ -142,6 +209,7 @@ impl Component for ControllerLoop {
                 self.queue.add(&key, None);
             }
         }
+        self.give_back();
         Some(ctx.now)
     }
 
@@ -170,6 +238,7 @@ impl Component for ControllerLoop {
             }
         }
         ctx.cause = None;
+        self.give_back();
         let busy = Duration::millis(work * WORK_PER_OBJECT_MICROS / 1000);
         self.busy_until = (busy > Duration::ZERO).then(|| ctx.now + busy);
         self.queue.next_delayed()

@@ -47,7 +47,11 @@ pub struct NamespaceController {
 
 impl Default for NamespaceController {
     fn default() -> Self {
-        NamespaceController { namespaces: Informer::new(Kind::Namespace), changed: BTreeSet::new() }
+        NamespaceController {
+            // `busy` reads it between runs, so it is not kube-controller-manager's shared one.
+            namespaces: Informer::new(Kind::Namespace).with_own_cache(),
+            changed: BTreeSet::new(),
+        }
     }
 }
 

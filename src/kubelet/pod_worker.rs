@@ -1031,7 +1031,12 @@ impl PodWorker {
             .map(|(_, c)| c)
             .map(|c| c.spec.name.as_str())
             .collect();
-        let incomplete_message = format!("containers with incomplete status: [{}]", incomplete.join(" "));
+        // Only an unmet condition carries the message.
+        let incomplete_message = if incomplete.is_empty() {
+            String::new()
+        } else {
+            format!("containers with incomplete status: [{}]", incomplete.join(" "))
+        };
         let conditions = [
             cond("PodReadyToStartContainers", sandbox, "", String::new()),
             cond("Initialized", incomplete.is_empty(), "ContainersNotInitialized", incomplete_message),

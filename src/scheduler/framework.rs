@@ -225,6 +225,11 @@ pub trait FilterPlugin {
     /// needs the whole cluster (counts per topology domain). The plugin keeps the result for
     /// this cycle's `filter` calls, as upstream keeps it in the cycle state.
     fn pre_filter(&mut self, _pod: &Pod, _cluster: &Snapshot) {}
+    /// Whether, after `pre_filter`, the plugin lets every node through for this pod (what
+    /// upstream's PreFilter reports as `Skip`): its `filter` is not called this cycle.
+    fn skips(&self, _pod: &Pod) -> bool {
+        false
+    }
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection>;
 }
 
@@ -235,7 +240,17 @@ pub trait ScorePlugin {
     /// PreScore: runs once per scheduling cycle with the feasible nodes, in the order `score`
     /// and `normalize` will see them; what it works out is kept for this cycle.
     fn pre_score(&mut self, _pod: &Pod, _cluster: &Snapshot, _feasible: &[&NodeInfo]) {}
+    /// Whether, after `pre_score`, every node would score 0 once normalized (upstream's
+    /// PreScore `Skip`): the plugin adds nothing this cycle, so it is not asked per node.
+    fn skips(&self, _pod: &Pod) -> bool {
+        false
+    }
     fn score(&self, pod: &Pod, node: &NodeInfo) -> i64;
+    /// Scores every node, in order, into `out`: one call per cycle, so that the per-node
+    /// calls are made inside the plugin rather than dispatched one by one.
+    fn score_all(&self, pod: &Pod, nodes: &[&NodeInfo], out: &mut Vec<i64>) {
+        out.extend(nodes.iter().map(|node| self.score(pod, node)));
+    }
     /// Rescales raw scores across the feasible nodes to 0..=100 (default: leave them).
     fn normalize(&self, _scores: &mut [i64]) {}
 }

@@ -232,16 +232,19 @@ impl Scheduler {
         for f in self.filters.iter_mut() {
             f.pre_filter(pod, &cluster);
         }
+        // The filters with something to check for this pod; the others pass every node.
+        let filters: Vec<&dyn FilterPlugin> =
+            self.filters.iter().map(|f| f.as_ref()).filter(|f| !f.skips(pod)).collect();
         let total = self.node_order.len();
         let wanted = Self::nodes_to_find(total);
         // Feasible nodes with their state, borrowed from the scheduler's node map.
-        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::new();
+        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::with_capacity(wanted.min(total));
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
         let named = plugins::node_affinity::required_node_names(&pod.spec);
         if let Some(names) = &named {
             // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
             for (name, info) in names.iter().filter_map(|n| self.node_infos.get_key_value(n)) {
-                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
                     Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
@@ -267,7 +270,7 @@ impl Scheduler {
                     break;
                 }
                 visited += 1;
-                match self.filters.iter().try_for_each(|f| f.filter(pod, info)) {
+                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
                     Ok(()) => feasible.push((name, info)),
                     Err(r) => {
                         rejected.insert(name.clone(), r);
@@ -284,12 +287,19 @@ impl Scheduler {
         let mut totals = vec![0i64; feasible.len()];
         let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, info)| *info).collect();
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
+        // One buffer for every plugin's scores; a plugin's weight is asked once, not per node.
+        let mut scores: Vec<i64> = Vec::with_capacity(infos.len());
         for scorer in self.scorers.iter_mut() {
             scorer.pre_score(pod, &cluster, &infos);
-            let mut scores: Vec<i64> = infos.iter().map(|info| scorer.score(pod, info)).collect();
+            if scorer.skips(pod) {
+                continue;
+            }
+            scores.clear();
+            scorer.score_all(pod, &infos, &mut scores);
             scorer.normalize(&mut scores);
-            for (t, s) in totals.iter_mut().zip(scores) {
-                *t += s * scorer.weight();
+            let weight = scorer.weight();
+            for (t, s) in totals.iter_mut().zip(&scores) {
+                *t += s * weight;
             }
         }
         // Highest score wins; ties are broken at random, as upstream's selectHost does.

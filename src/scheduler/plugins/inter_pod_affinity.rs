@@ -163,6 +163,14 @@ impl FilterPlugin for InterPodAffinity {
         self.filtering = state;
     }
 
+    /// No required term of its own, and no placed pod's required anti-affinity selects it.
+    fn skips(&self, _pod: &Pod) -> bool {
+        let state = &self.filtering;
+        state.terms.required_affinity.is_empty()
+            && state.terms.required_anti_affinity.is_empty()
+            && state.existing_anti_affinity.is_empty()
+    }
+
     fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         if !self.satisfies_affinity(node) {
             return Err(Rejection::unresolvable(AFFINITY_RULES_NOT_MATCH));
@@ -218,6 +226,11 @@ impl ScorePlugin for InterPodAffinity {
             }
         }
         self.scores = scores;
+    }
+
+    /// No domain counts anything: every node scores 0, which normalizes to 0.
+    fn skips(&self, _pod: &Pod) -> bool {
+        self.scores.is_empty()
     }
 
     fn score(&self, _pod: &Pod, node: &NodeInfo) -> i64 {

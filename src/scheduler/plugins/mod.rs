@@ -37,3 +37,39 @@ pub fn default_scorers() -> Vec<Box<dyn ScorePlugin>> {
         Box::new(balanced_allocation::BalancedAllocation::default()),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Pod;
+    use crate::scheduler::framework::{PodIndex, Snapshot};
+    use std::collections::BTreeMap;
+
+    /// The names of the default filters that skip `pod` after PreFilter on an empty cluster.
+    fn skipped(pod: &Pod) -> Vec<&'static str> {
+        let (nodes, pods) = (BTreeMap::new(), PodIndex::default());
+        let cluster = Snapshot { nodes: &nodes, pods: &pods };
+        let mut filters = default_filters();
+        filters.iter_mut().for_each(|f| f.pre_filter(pod, &cluster));
+        filters.iter().filter(|f| f.skips(pod)).map(|f| f.name()).collect()
+    }
+
+    #[test]
+    fn a_plain_pod_skips_the_filters_it_gives_nothing_to_check_and_a_node_selector_brings_node_affinity_back() {
+        let mut pod = Pod::default();
+        assert_eq!(skipped(&pod), ["NodeName", "NodeAffinity", "NodePorts", "PodTopologySpread", "InterPodAffinity"]);
+        std::sync::Arc::make_mut(&mut pod.spec).node_selector.insert("disktype".into(), "ssd".into());
+        assert_eq!(skipped(&pod), ["NodeName", "NodePorts", "PodTopologySpread", "InterPodAffinity"]);
+    }
+
+    #[test]
+    fn a_plain_pod_is_not_scored_by_node_affinity_or_inter_pod_affinity_which_would_give_every_node_0() {
+        let (nodes, pods) = (BTreeMap::new(), PodIndex::default());
+        let cluster = Snapshot { nodes: &nodes, pods: &pods };
+        let pod = Pod::default();
+        let mut scorers = default_scorers();
+        scorers.iter_mut().for_each(|s| s.pre_score(&pod, &cluster, &[]));
+        let skipped: Vec<&str> = scorers.iter().filter(|s| s.skips(&pod)).map(|s| s.name()).collect();
+        assert_eq!(skipped, ["NodeAffinity", "InterPodAffinity"]);
+    }
+}

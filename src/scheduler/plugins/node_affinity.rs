@@ -51,12 +51,23 @@ fn term_matches(term: &Value, labels: &Labels, node_name: &str) -> bool {
 /// labels and this name.
 pub fn fits(spec: &crate::api::PodSpec, labels: &Labels, node_name: &str) -> bool {
     let selector_ok = spec.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
-    let terms = spec
-        .affinity
+    selector_ok && required_terms(spec).is_none_or(|terms| terms.iter().any(|t| term_matches(t, labels, node_name)))
+}
+
+/// The pod's preferred node affinity terms, if it has any list of them.
+fn preferred_terms(spec: &crate::api::PodSpec) -> Option<&Vec<Value>> {
+    spec.affinity
+        .as_ref()
+        .and_then(|a| a.pointer("/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution"))
+        .and_then(Value::as_array)
+}
+
+/// The pod's required `nodeSelectorTerms`, if it has any list of them.
+fn required_terms(spec: &crate::api::PodSpec) -> Option<&Vec<Value>> {
+    spec.affinity
         .as_ref()
         .and_then(|a| a.pointer("/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms"))
-        .and_then(Value::as_array);
-    selector_ok && terms.is_none_or(|terms| terms.iter().any(|t| term_matches(t, labels, node_name)))
+        .and_then(Value::as_array)
 }
 
 /// The nodes a pod's required node affinity names outright (`matchFields` on `metadata.name`,
@@ -85,6 +96,11 @@ impl FilterPlugin for NodeAffinity {
         "NodeAffinity"
     }
 
+    /// Nothing to match: no nodeSelector and no required terms.
+    fn skips(&self, pod: &Pod) -> bool {
+        pod.spec.node_selector.is_empty() && required_terms(&pod.spec).is_none()
+    }
+
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         if fits(&pod.spec, &node.node.metadata.labels, node.name()) {
             Ok(())
@@ -103,15 +119,14 @@ impl ScorePlugin for NodeAffinity {
         2
     }
 
+    /// No preferred term: every node scores 0.
+    fn skips(&self, pod: &Pod) -> bool {
+        preferred_terms(&pod.spec).is_none_or(|prefs| prefs.is_empty())
+    }
+
     /// Raw score: the summed weights of the preferred terms this node matches.
     fn score(&self, pod: &Pod, node: &NodeInfo) -> i64 {
-        let Some(prefs) = pod
-            .spec
-            .affinity
-            .as_ref()
-            .and_then(|a| a.pointer("/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution"))
-            .and_then(Value::as_array)
-        else {
+        let Some(prefs) = preferred_terms(&pod.spec) else {
             return 0;
         };
         prefs

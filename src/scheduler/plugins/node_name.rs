@@ -10,6 +10,11 @@ impl FilterPlugin for NodeName {
         "NodeName"
     }
 
+    /// No node named.
+    fn skips(&self, pod: &Pod) -> bool {
+        pod.spec.node_name.is_empty()
+    }
+
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         if !pod.spec.node_name.is_empty() && pod.spec.node_name != node.name() {
             return Err(Rejection::unresolvable("node(s) didn't match the requested node name"));

@@ -19,6 +19,11 @@ impl FilterPlugin for NodePorts {
         self.wanted = host_ports(pod);
     }
 
+    /// No host port asked for.
+    fn skips(&self, _pod: &Pod) -> bool {
+        self.wanted.is_empty()
+    }
+
     fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         if self.wanted.iter().any(|p| node.used_ports.contains(p)) {
             return Err(Rejection::unschedulable(vec![

@@ -263,6 +263,11 @@ impl FilterPlugin for PodTopologySpread {
         };
     }
 
+    /// No `DoNotSchedule` constraint.
+    fn skips(&self, _pod: &Pod) -> bool {
+        self.filtering.constraints.is_empty()
+    }
+
     fn filter(&self, _pod: &Pod, node: &NodeInfo) -> Result<(), Rejection> {
         let state = &self.filtering;
         for (i, c) in state.constraints.iter().enumerate() {
@@ -390,17 +395,18 @@ impl ScorePlugin for PodTopologySpread {
         if !state.active {
             return;
         }
+        let scale = |s: i64, min: i64, max: i64| if max == 0 { 100 } else { 100 * (max + min - s) / max };
+        if !state.ignored.iter().any(|i| *i) {
+            // No node ignored (always so for the system defaults): one plain pass each.
+            let (min, max) = (scores.iter().copied().min().unwrap_or(0), scores.iter().copied().max().unwrap_or(0));
+            scores.iter_mut().for_each(|s| *s = scale(*s, min, max));
+            return;
+        }
         let ignored = |i: usize| state.ignored.get(i).copied().unwrap_or(false);
         let valid = || scores.iter().enumerate().filter(|(i, _)| !ignored(*i)).map(|(_, s)| *s);
         let (min, max) = (valid().min().unwrap_or(0), valid().max().unwrap_or(0));
         for (i, s) in scores.iter_mut().enumerate() {
-            *s = if ignored(i) {
-                0
-            } else if max == 0 {
-                100
-            } else {
-                100 * (max + min - *s) / max
-            };
+            *s = if ignored(i) { 0 } else { scale(*s, min, max) };
         }
     }
 }
