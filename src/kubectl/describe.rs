@@ -653,6 +653,15 @@ pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now
         let _ = writeln!(out, "Controlled By:\t{}/{}", owner.kind, owner.name);
     }
     let _ = writeln!(out, "Replicas:\t{} current / {} desired", rs.status.replicas, rs.spec.replicas.unwrap_or(1));
+    pods_status(&mut out, pods);
+    pod_template(&mut out, &rs.spec.template);
+    workload_conditions(&mut out, &rs.status.conditions);
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// `Pods Status: 2 Running / 0 Waiting / 0 Succeeded / 0 Failed`.
+fn pods_status(out: &mut String, pods: &[Pod]) {
     let count = |phase: &str| pods.iter().filter(|p| p.status.phase == phase).count();
     let waiting = pods.iter().filter(|p| p.status.phase == "Pending" || p.status.phase.is_empty()).count();
     let _ = writeln!(
@@ -662,8 +671,101 @@ pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now
         count("Succeeded"),
         count("Failed")
     );
-    pod_template(&mut out, &rs.spec.template);
-    workload_conditions(&mut out, &rs.status.conditions);
+}
+
+/// `kubectl describe daemonset`: how many nodes should run its pod, and how many do.
+pub fn describe_daemon_set(ds: &crate::api::DaemonSet, pods: &[Pod], events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &ds.metadata;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    let _ = writeln!(out, "Selector:\t{}", selector_text(ds.spec.selector.as_ref()));
+    let node_selector: Vec<String> =
+        ds.spec.template.spec.node_selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let node_selector = if node_selector.is_empty() { "<none>".to_string() } else { node_selector.join(",") };
+    let _ = writeln!(out, "Node-Selector:\t{node_selector}");
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let st = &ds.status;
+    let _ = writeln!(out, "Desired Number of Nodes Scheduled: {}", st.desired_number_scheduled);
+    let _ = writeln!(out, "Current Number of Nodes Scheduled: {}", st.current_number_scheduled);
+    let _ =
+        writeln!(out, "Number of Nodes Scheduled with Up-to-date Pods: {}", st.updated_number_scheduled.unwrap_or(0));
+    let _ = writeln!(out, "Number of Nodes Scheduled with Available Pods: {}", st.number_available.unwrap_or(0));
+    let _ = writeln!(out, "Number of Nodes Misscheduled: {}", st.number_misscheduled);
+    pods_status(&mut out, pods);
+    pod_template(&mut out, &ds.spec.template);
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// `kubectl describe job`: parallelism and completions, when it ran, and its pods' counts.
+pub fn describe_job(job: &crate::api::Job, pods: &[Pod], events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &job.metadata;
+    let spec = &job.spec;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    let _ = writeln!(out, "Selector:\t{}", selector_text(spec.selector.as_ref()));
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    if let Some(owner) = m.owner_references.iter().find(|o| o.controller == Some(true)) {
+        let _ = writeln!(out, "Controlled By:\t{}/{}", owner.kind, owner.name);
+    }
+    let unset = |v: Option<i32>| v.map_or("<unset>".to_string(), |n| n.to_string());
+    let _ = writeln!(out, "Parallelism:\t{}", unset(spec.parallelism));
+    let _ = writeln!(out, "Completions:\t{}", unset(spec.completions));
+    let _ = writeln!(out, "Completion Mode:\t{}", spec.completion_mode.as_deref().unwrap_or("NonIndexed"));
+    let _ = writeln!(out, "Suspend:\t{}", spec.suspend.unwrap_or(false));
+    let _ = writeln!(out, "Backoff Limit:\t{}", spec.backoff_limit.unwrap_or(6));
+    if let Some(start) = job.status.start_time {
+        let _ = writeln!(out, "Start Time:\t{}", start.rfc1123z());
+        if let Some(done) = job.status.completion_time {
+            let _ = writeln!(out, "Completed At:\t{}", done.rfc1123z());
+            let _ = writeln!(out, "Duration:\t{}", super::age::human_duration(done.since(start)));
+        }
+    }
+    let ready = pods.iter().filter(|p| p.is_ready()).count();
+    let _ = writeln!(
+        out,
+        "Pods Statuses:\t{} Active ({ready} Ready) / {} Succeeded / {} Failed",
+        job.status.active.unwrap_or(0),
+        job.status.succeeded.unwrap_or(0),
+        job.status.failed.unwrap_or(0)
+    );
+    pod_template(&mut out, &spec.template);
+    events_section(&mut out, events, now);
+    layout(&out)
+}
+
+/// `kubectl describe cronjob`: its schedule and policies, the Job template, and its active Jobs.
+pub fn describe_cron_job(cj: &crate::api::CronJob, events: &[Event], now: Time) -> String {
+    let mut out = String::new();
+    let m = &cj.metadata;
+    let spec = &cj.spec;
+    let job = &spec.job_template.spec;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let _ = writeln!(out, "Schedule:\t{}", spec.schedule);
+    let _ = writeln!(out, "Concurrency Policy:\t{}", spec.concurrency_policy.as_deref().unwrap_or("Allow"));
+    let _ = writeln!(out, "Suspend:\t{}", if spec.suspend == Some(true) { "True" } else { "False" });
+    let unset = |v: Option<i64>| v.map_or("<unset>".to_string(), |n| n.to_string());
+    let _ =
+        writeln!(out, "Successful Job History Limit:\t{}", unset(spec.successful_jobs_history_limit.map(i64::from)));
+    let _ = writeln!(out, "Failed Job History Limit:\t{}", unset(spec.failed_jobs_history_limit.map(i64::from)));
+    let _ = writeln!(out, "Starting Deadline Seconds:\t{}", unset(spec.starting_deadline_seconds));
+    let selector = job.selector.as_ref().map_or("<unset>".to_string(), |s| selector_text(Some(s)));
+    let _ = writeln!(out, "Selector:\t{selector}");
+    let _ = writeln!(out, "Parallelism:\t{}", unset(job.parallelism.map(i64::from)));
+    let _ = writeln!(out, "Completions:\t{}", unset(job.completions.map(i64::from)));
+    pod_template(&mut out, &job.template);
+    let last = cj.status.last_schedule_time.map_or("<unset>".to_string(), |t| t.rfc1123z());
+    let _ = writeln!(out, "Last Schedule Time:\t{last}");
+    let active: Vec<&str> = cj.status.active.iter().map(|r| r.name.as_str()).collect();
+    let active = if active.is_empty() { "<none>".to_string() } else { active.join(", ") };
+    let _ = writeln!(out, "Active Jobs:\t{active}");
     events_section(&mut out, events, now);
     layout(&out)
 }

@@ -243,6 +243,18 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     }
 }
 
+/// The pods `owner` controls, as a describer lists them for its status line.
+fn controlled_pods(cluster: &mut Cluster, owner: &Object) -> Vec<crate::api::Pod> {
+    match cluster.request(Request::list(Kind::Pod, owner.namespace())) {
+        Ok(Reply::List { items, .. }) => items
+            .iter()
+            .filter(|o| o.controller_ref().is_some_and(|r| r.uid == owner.meta().uid))
+            .filter_map(|o| o.as_pod().cloned())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Edit distance, for "Did you mean this?".
 fn strsim(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -930,17 +942,18 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     describe::describe_deployment(d, new, &old, &events, now)
                 }
                 Object::ReplicaSet(rs) => {
-                    let pods: Vec<crate::api::Pod> =
-                        match cluster.request(Request::list(Kind::Pod, &rs.metadata.namespace)) {
-                            Ok(Reply::List { items, .. }) => items
-                                .iter()
-                                .filter(|o| o.controller_ref().is_some_and(|r| r.uid == rs.metadata.uid))
-                                .filter_map(|o| o.as_pod().cloned())
-                                .collect(),
-                            _ => Vec::new(),
-                        };
+                    let pods = controlled_pods(cluster, &object);
                     describe::describe_replica_set(rs, &pods, &events, now)
                 }
+                Object::DaemonSet(ds) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe::describe_daemon_set(ds, &pods, &events, now)
+                }
+                Object::Job(job) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe::describe_job(job, &pods, &events, now)
+                }
+                Object::CronJob(cj) => describe::describe_cron_job(cj, &events, now),
                 Object::Service(svc) => {
                     let mut list = Request::list(Kind::EndpointSlice, &svc.metadata.namespace);
                     list.label_selector = crate::api::meta::parse_selector(&format!(
