@@ -210,11 +210,21 @@ fn parse_path(text: &str) -> Result<Vec<Step>, String> {
                     i += 1;
                     continue;
                 }
-                let start = i;
-                while i < chars.len() && is_name_char(chars[i]) {
-                    i += 1;
+                // A name may hold escaped dots: `annotations.cronjob\.kubernetes\.io/instantiate`.
+                let mut name = String::new();
+                while i < chars.len() {
+                    match chars[i] {
+                        '\\' if chars.get(i + 1) == Some(&'.') => {
+                            name.push('.');
+                            i += 2;
+                        }
+                        c if is_name_char(c) => {
+                            name.push(c);
+                            i += 1;
+                        }
+                        _ => break,
+                    }
                 }
-                let name: String = chars[start..i].iter().collect();
                 if name.is_empty() {
                     if recursive || (i < chars.len() && chars[i] != '[') {
                         return Err(format!("unrecognized character in action: {}", chars.get(i).unwrap_or(&'.')));
@@ -546,6 +556,14 @@ mod tests {
 
     fn run(t: &str) -> String {
         Template::parse(t).unwrap().execute(&list()).unwrap()
+    }
+
+    #[test]
+    fn escaped_dots_belong_to_the_field_name() {
+        let value = serde_json::json!({"metadata": {"annotations": {"a.b/c": "yes"}}, "data": {"tls.crt": "x"}});
+        let run = |t: &str| Template::parse(t).unwrap().execute(&value).unwrap();
+        assert_eq!(run("{.metadata.annotations.a\\.b/c}"), "yes");
+        assert_eq!(run("{.data.tls\\.crt}"), "x");
     }
 
     #[test]
