@@ -165,6 +165,29 @@ fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
     containers(out, title, specs, Some(statuses), "");
 }
 
+/// Where a `valueFrom` variable's value comes from, as describe shows it.
+fn value_from_text(from: Option<&Value>) -> String {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let optional = |v: &Value| v.get("optional").and_then(Value::as_bool).unwrap_or(false);
+    let Some(from) = from else { return String::new() };
+    if let Some(f) = from.get("fieldRef") {
+        let version = f.get("apiVersion").and_then(Value::as_str).unwrap_or("v1");
+        return format!(" ({version}:{})", text(f, "fieldPath"));
+    }
+    if let Some(r) = from.get("resourceFieldRef") {
+        return format!(" ({})", text(r, "resource"));
+    }
+    if let Some(r) = from.get("configMapKeyRef") {
+        let (key, name) = (text(r, "key"), text(r, "name"));
+        return format!("<set to the key '{key}' of config map '{name}'>\tOptional: {}", optional(r));
+    }
+    if let Some(r) = from.get("secretKeyRef") {
+        let (key, name) = (text(r, "key"), text(r, "name"));
+        return format!("<set to the key '{key}' in secret '{name}'>\tOptional: {}", optional(r));
+    }
+    String::new()
+}
+
 /// Containers as describe lists them; `space` indents a pod template's (with no statuses).
 fn containers(
     out: &mut String,
@@ -248,7 +271,7 @@ fn containers(
                         }
                     }
                     None if e.value_from.is_some() => {
-                        let _ = writeln!(out, "      {}:\t (v1:metadata.name)", e.name);
+                        let _ = writeln!(out, "      {}:\t{}", e.name, value_from_text(e.value_from.as_ref()));
                     }
                     None => {
                         let _ = writeln!(out, "      {}:\t", e.name);

@@ -1,5 +1,5 @@
-//! A container's environment as its processes see it: its own variables, `valueFrom`
-//! (downward API, ConfigMap and Secret keys) and the Service links the kubelet injects.
+//! A container's environment as its processes see it: its own variables (`env`, `envFrom`,
+//! resolved as the kubelet does) and the Service links the kubelet injects.
 
 use super::Container;
 use crate::api::{Kind, Object};
@@ -12,14 +12,7 @@ impl Container<'_> {
             ("PATH".to_string(), "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string()),
             ("HOSTNAME".to_string(), self.hostname()),
         ];
-        for var in &self.spec.env {
-            let value = match (&var.value, &var.value_from) {
-                (Some(v), _) => v.clone(),
-                (None, Some(from)) => self.value_from(from),
-                (None, None) => String::new(),
-            };
-            env.push((var.name.clone(), value));
-        }
+        env.extend(crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec));
         if self.pod.spec.enable_service_links != Some(false) {
             env.extend(self.service_links());
         }
@@ -31,35 +24,12 @@ impl Container<'_> {
         env
     }
 
-    /// `valueFrom`: the downward API's common fields, ConfigMap and Secret keys.
-    pub(super) fn value_from(&self, from: &serde_json::Value) -> String {
-        let api = self.cluster.api();
-        let ns = &self.pod.metadata.namespace;
-        let s = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or_default().to_string();
-        if let Some(field) = from.get("fieldRef") {
-            return match s(field, "fieldPath").as_str() {
-                "metadata.name" => self.pod.metadata.name.clone(),
-                "metadata.namespace" => ns.clone(),
-                "metadata.uid" => self.pod.metadata.uid.clone(),
-                "spec.nodeName" => self.pod.spec.node_name.clone(),
-                "spec.serviceAccountName" => self.pod.spec.service_account_name.clone().unwrap_or_default(),
-                "status.podIP" => self.pod.status.pod_ip.clone(),
-                "status.hostIP" => self.pod.status.host_ip.clone(),
-                _ => String::new(),
-            };
-        }
-        if let Some(r) = from.get("configMapKeyRef") {
-            if let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, &s(r, "name")).as_deref() {
-                return cm.data.get(&s(r, "key")).cloned().unwrap_or_default();
-            }
-        }
-        if let Some(r) = from.get("secretKeyRef") {
-            if let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, &s(r, "name")).as_deref() {
-                let data = secret.data.get(&s(r, "key")).cloned().unwrap_or_default();
-                return String::from_utf8_lossy(&crate::base64::decode(&data).unwrap_or_default()).into_owned();
-            }
-        }
-        String::new()
+    /// The container's command and args as its process got them: `$(VAR)` references
+    /// expanded from its variables.
+    pub(super) fn command_line(&self) -> (Vec<String>, Vec<String>) {
+        use crate::kubelet::expansion::expand_all;
+        let env = crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec);
+        (expand_all(&self.spec.command, &env), expand_all(&self.spec.args, &env))
     }
 
     /// When this container last started running, if it is running.

@@ -69,6 +69,8 @@ impl Container<'_> {
         let repository = server.image.repository.as_str();
         let code = images::http_answer(repository, server.port, false, &path).unwrap_or(404);
         let query = url.split_once('?').map_or("", |(_, q)| q);
+        // The StatefulSet tutorial's nginx-slim serves nginx's pages.
+        let repository = if repository == "registry.k8s.io/nginx-slim" { "nginx" } else { repository };
         let body = match (repository, code) {
             ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
             ("nginx", 200) => NGINX_INDEX.to_string(),
@@ -103,6 +105,15 @@ impl Container<'_> {
         run
     }
 
+    /// The name server the container's resolv.conf names.
+    pub(super) fn nameserver(&self) -> String {
+        let files = self.files();
+        files
+            .get("/etc/resolv.conf")
+            .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
+            .unwrap_or_default()
+    }
+
     pub(super) fn nslookup(&self, args: &[&str]) -> Run {
         let Some(name) = args.iter().copied().find(|a| !a.starts_with('-')) else {
             return Run::fail(1, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]".into());
@@ -112,7 +123,9 @@ impl Container<'_> {
             .get("/etc/resolv.conf")
             .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
             .unwrap_or_default();
-        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}:53\n\n");
+        // BIND's nslookup names the server's port after `#`, BusyBox's after `:`.
+        let sep = if self.userland() == super::Userland::DnsUtils { '#' } else { ':' };
+        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}{sep}53\n\n");
         let api = self.cluster.api();
         let ns = &self.pod.metadata.namespace;
         let found = crate::dns::candidates(name, ns)

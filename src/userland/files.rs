@@ -68,9 +68,11 @@ impl Container<'_> {
                 .and_then(|l| l.pointer("/postStart/exec/command"))
                 .and_then(|c| c.as_array())
                 .map(|words| words.iter().filter_map(|w| w.as_str().map(String::from)).collect());
-            let mut scripts = vec![crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args)];
+            let (command, args) = self.command_line();
+            let repo = info.repository;
+            let mut scripts = vec![crate::kubelet::script::files(info.behaviour, repo, &command, &args)];
             if let Some(hook) = hook.filter(|h| !h.is_empty()) {
-                scripts.push(crate::kubelet::script::files(images::Behaviour::Shell, &hook, &[]));
+                scripts.push(crate::kubelet::script::files(images::Behaviour::Shell, "busybox", &hook, &[]));
             }
             for spans in &scripts {
                 for span in spans {

@@ -9,6 +9,7 @@
 //! image without a command (all of them lack some; the control plane's distroless images have
 //! no shell at all) fails as runc fails: exit code 126.
 
+mod dns_tools;
 mod environment;
 mod fetch;
 mod files;
@@ -61,10 +62,15 @@ impl Run {
 pub enum Userland {
     /// busybox and alpine: BusyBox applets (wget, nslookup, ps…).
     Busybox,
-    /// Debian or Ubuntu based, with curl (nginx, full python and perl images).
+    /// Alpine with curl installed (curlimages/curl).
+    BusyboxCurl,
+    /// glibc based with bash and curl: Debian or Ubuntu (nginx, full python and perl images,
+    /// WordPress) and the RHEL family (centos, fedora, rockylinux).
     DebianCurl,
     /// Debian or Ubuntu based, without network tools.
     Debian,
+    /// Debian with BIND's DNS tools: `nslookup`, `dig`, `host` (the DNS debugging pod).
+    DnsUtils,
     /// No shell, no tools: distroless images and pause.
     Distroless,
 }
@@ -99,15 +105,20 @@ impl<'a> Container<'a> {
         // curl, hello-app on Alpine, agnhost and echoserver on Debian.
         if let Some(app) = App::of(repo) {
             return match app {
-                App::HelloApp => Userland::Busybox,
+                App::HelloApp | App::NginxHello => Userland::Busybox,
                 App::Agnhost | App::Echoserver => Userland::Debian,
-                App::Bootcamp | App::NodeHello | App::GuestbookFrontend => Userland::DebianCurl,
+                App::Bootcamp | App::NodeHello | App::GuestbookFrontend | App::WordPress => Userland::DebianCurl,
+                // A static Go binary in an empty image.
+                App::HttpEcho => Userland::Distroless,
             };
         }
         match repo {
             "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
+            "curlimages/curl" => Userland::BusyboxCurl,
+            "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Userland::DnsUtils,
+            "vish/stress" => Userland::Distroless,
             _ if tag.contains("alpine") => Userland::Busybox,
-            "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
+            "nginx" | "registry.k8s.io/hpa-example" | "centos" | "fedora" | "rockylinux" => Userland::DebianCurl,
             "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
             r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
             _ => Userland::Debian,
@@ -122,8 +133,12 @@ impl<'a> Container<'a> {
         match self.userland() {
             Userland::Distroless => false,
             Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
+            Userland::BusyboxCurl => {
+                basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash" | "curl")
+            }
             Userland::DebianCurl => basic.contains(&program) || matches!(program, "bash" | "curl"),
             Userland::Debian => basic.contains(&program) || program == "bash",
+            Userland::DnsUtils => basic.contains(&program) || matches!(program, "bash" | "nslookup" | "dig" | "host"),
         }
     }
 
@@ -179,9 +194,13 @@ impl<'a> Container<'a> {
             "cat" => self.cat(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
+            // Without a URL curl only says how to get help (no progress meter).
+            "curl" if !args.iter().any(|a| !a.starts_with('-')) => self.fetch(&args, false),
             "curl" => curl_output(self.fetch(&args, false), &args, self.tty),
             "wget" => self.fetch(&args, true),
             "nslookup" => self.nslookup(&args),
+            "dig" => self.dig(&args),
+            "host" => self.host(&args),
             _ => Run::fail(126, format!("{program}: not simulated")),
         }
     }
@@ -191,12 +210,12 @@ impl<'a> Container<'a> {
     }
 
     pub fn busybox(&self) -> bool {
-        self.userland() == Userland::Busybox
+        matches!(self.userland(), Userland::Busybox | Userland::BusyboxCurl)
     }
 
     fn ps(&self) -> Run {
-        let mut argv: Vec<String> = self.spec.command.clone();
-        argv.extend(self.spec.args.iter().cloned());
+        let (command, args) = self.command_line();
+        let mut argv = crate::kubelet::entrypoint::argv(&self.image.repository, &command, &args);
         if argv.is_empty() {
             argv.push(match images::lookup(&self.image).map(|i| i.behaviour) {
                 Ok(Behaviour::Shell) => "sh".to_string(),
