@@ -90,15 +90,21 @@ impl Container<'_> {
         self.state.vars.push((name.to_string(), value.to_string()));
     }
 
-    /// The prompt an interactive shell shows: BusyBox ash `/ # `, bash `root@POD:/# `, and
-    /// dash (Debian's `sh`) `# `. Home is `~`.
+    /// The prompt an interactive shell shows: BusyBox ash `/ # `, bash `root@POD:/# ` (on the
+    /// RHEL family `[root@POD /]# `), and dash (Debian's `sh`) `# `. Home is `~`.
     pub fn prompt(&self, shell: &str) -> String {
         let cwd = self.cwd();
         let shown = match cwd {
             "/root" => "~".to_string(),
             c => c.strip_prefix("/root/").map_or_else(|| c.to_string(), |rest| format!("~/{rest}")),
         };
+        let rhel = matches!(self.image.repository.as_str(), "centos" | "fedora" | "rockylinux");
         match (shell.rsplit('/').next().unwrap_or(shell), self.busybox()) {
+            // The RHEL family's PS1 is `[\u@\h \W]\$ `: the directory's last name only.
+            ("bash", _) if rhel => {
+                let last = if shown == "/" { "/" } else { shown.rsplit('/').next().unwrap_or("/") };
+                format!("[root@{} {last}]# ", self.hostname())
+            }
             ("bash", _) => format!("root@{}:{shown}# ", self.hostname()),
             (_, true) => format!("{shown} # "),
             _ => "# ".to_string(),
