@@ -165,6 +165,22 @@ fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
     containers(out, title, specs, Some(statuses), "");
 }
 
+/// An `envFrom` source as describe lists it: `NAME\tConfigMap\tOptional: false`, with its
+/// prefix when it has one.
+fn env_from_text(source: &Value) -> String {
+    let (kind, r) = match (source.get("configMapRef"), source.get("secretRef")) {
+        (Some(r), _) => ("ConfigMap", r),
+        (None, Some(r)) => ("Secret", r),
+        (None, None) => ("", source),
+    };
+    let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+    let optional = r.get("optional").and_then(Value::as_bool).unwrap_or(false);
+    match source.get("prefix").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+        Some(prefix) => format!("{name}\t{kind} with prefix '{prefix}'\tOptional: {optional}"),
+        None => format!("{name}\t{kind}\tOptional: {optional}"),
+    }
+}
+
 /// Where a `valueFrom` variable's value comes from, as describe shows it.
 fn value_from_text(from: Option<&Value>) -> String {
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
@@ -253,6 +269,12 @@ fn containers(
         {
             if let Some(p) = probe {
                 let _ = writeln!(out, "    {title}:\t{}", p.describe());
+            }
+        }
+        if !c.env_from.is_empty() {
+            out.push_str("    Environment Variables from:\n");
+            for source in &c.env_from {
+                let _ = writeln!(out, "      {}", env_from_text(source));
             }
         }
         if c.env.is_empty() {

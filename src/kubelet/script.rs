@@ -5,6 +5,7 @@ use super::banners;
 use super::entrypoint;
 use super::images::{App, Behaviour, ImageRef};
 use crate::sim::Duration;
+use crate::userland::printing;
 
 /// Starts a log line that stands for a command's output (`nslookup web`, `wget -qO- URL`,
 /// `cat FILE`): what it prints depends on the cluster, so the cluster fills it in as the
@@ -175,7 +176,7 @@ fn run_argv(argv: &[String]) -> Run {
         "echo" => Run {
             lifetime: Some(Duration::millis(10)),
             exit_code: 0,
-            logs: vec![(Duration::ZERO, argv[1..].join(" "))],
+            logs: printing::lines(&printing::echo(&argv[1..])).into_iter().map(|l| (Duration::ZERO, l)).collect(),
             honours_sigterm: true,
             waits_for: None,
             memory: 0,
@@ -592,8 +593,9 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
             None => (Some(Duration::ZERO), vec!["sleep: missing operand".into()], 1),
         },
         // `$VAR` is the container's environment, which the cluster knows.
-        "echo" if cmd.contains('$') => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
-        "echo" => (Some(Duration::ZERO), vec![words[1..].join(" ")], 0),
+        "echo" | "printf" if cmd.contains('$') => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
+        "echo" => (Some(Duration::ZERO), printing::lines(&printing::echo(&words[1..])), 0),
+        "printf" => (Some(Duration::ZERO), printing::lines(&printing::printf(&words[1..])), 0),
         "true" | ":" => (Some(Duration::ZERO), vec![], 0),
         "false" => (Some(Duration::ZERO), vec![], 1),
         "date" => (Some(Duration::ZERO), vec!["Thu Jan  1 00:00:00 UTC 2026".into()], 0),

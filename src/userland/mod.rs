@@ -14,6 +14,7 @@ mod environment;
 mod fetch;
 mod files;
 mod pages;
+pub mod printing;
 pub mod process;
 mod shell;
 
@@ -127,8 +128,8 @@ impl<'a> Container<'a> {
 
     pub fn installed(&self, program: &str) -> bool {
         let basic = [
-            "sh", "ls", "cat", "env", "printenv", "echo", "hostname", "true", "false", "pwd", "whoami", "id", "sleep",
-            "uname", "date",
+            "sh", "ls", "cat", "env", "printenv", "echo", "printf", "hostname", "true", "false", "pwd", "whoami", "id",
+            "sleep", "uname", "date",
         ];
         match self.userland() {
             Userland::Distroless => false,
@@ -167,14 +168,17 @@ impl<'a> Container<'a> {
                 [] => Run::default(),
                 [file, ..] => Run::fail(127, format!("{program}: {file}: not found")),
             },
-            "env" | "printenv" => match args.first() {
-                Some(var) if program == "printenv" => match self.environment().into_iter().find(|(k, _)| k == var) {
-                    Some((_, v)) => Run::ok(format!("{v}\n")),
-                    None => Run { code: 1, ..Default::default() },
-                },
-                _ => Run::ok(self.environment().into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()),
-            },
-            "echo" => Run::ok(format!("{}\n", args.join(" "))),
+            // printenv NAME…: each value set, in order; 1 when any is not.
+            "printenv" if !args.is_empty() => {
+                let env = self.environment();
+                let values: Vec<&String> =
+                    args.iter().filter_map(|a| env.iter().rev().find(|(k, _)| k == a).map(|(_, v)| v)).collect();
+                let code = i32::from(values.len() < args.len());
+                Run { code, ..Run::ok(values.iter().map(|v| format!("{v}\n")).collect()) }
+            }
+            "env" | "printenv" => Run::ok(self.environment().into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()),
+            "echo" => Run::ok(printing::echo(&argv[1..])),
+            "printf" => Run::ok(printing::printf(&argv[1..])),
             "hostname" => Run::ok(format!("{}\n", self.hostname())),
             "true" => Run::default(),
             "sleep" => match args.first().and_then(|d| Duration::parse(d)) {
