@@ -7,10 +7,24 @@
 use super::expansion;
 use crate::api::{Container, Kind, Object, Pod};
 use crate::apiserver::ApiServer;
+use crate::sim::Time;
 use serde_json::Value;
 
-/// The variables a container declares, resolved against the API server's objects.
+/// The variables a container declares, resolved against the API server's objects; a value's
+/// `$(VAR)` may also name a Service link.
 pub fn declared(api: &ApiServer, pod: &Pod, container: &Container) -> Vec<(String, String)> {
+    let refers = container.env.iter().any(|v| v.value.as_ref().is_some_and(|v| v.contains("$(")));
+    let links = if refers { service_links(api, pod, None) } else { Vec::new() };
+    declared_over(api, pod, container, &links)
+}
+
+/// `declared`, with `base` (the Service links) as what a reference falls back to.
+fn declared_over(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    base: &[(String, String)],
+) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = Vec::new();
     let set = |env: &mut Vec<(String, String)>, name: String, value: String| {
         env.retain(|(k, _)| *k != name);
@@ -24,12 +38,75 @@ pub fn declared(api: &ApiServer, pod: &Pod, container: &Container) -> Vec<(Strin
     }
     for var in &container.env {
         let value = match (&var.value, &var.value_from) {
-            (Some(v), _) => expansion::expand(v, &env),
+            (Some(v), _) if base.is_empty() => expansion::expand(v, &env),
+            (Some(v), _) => expansion::expand(v, &[base, &env].concat()),
             (None, Some(from)) => value_from(api, pod, from),
             (None, None) => String::new(),
         };
         set(&mut env, var.name.clone(), value);
     }
+    env
+}
+
+/// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
+/// when the container started (`started`; `None`: every Service): its namespace's, plus
+/// `kubernetes` from `default`. None when the pod sets `enableServiceLinks: false`.
+pub fn service_links(api: &ApiServer, pod: &Pod, started: Option<Time>) -> Vec<(String, String)> {
+    if pod.spec.enable_service_links == Some(false) {
+        return Vec::new();
+    }
+    let ns = &pod.metadata.namespace;
+    let mut services: Vec<_> = api.peek_list(Kind::Service, ns);
+    if ns != "default" {
+        services.extend(api.peek(Kind::Service, "default", "kubernetes"));
+    }
+    let mut out = Vec::new();
+    for object in services {
+        let Object::Service(svc) = &*object else { continue };
+        let ip = &svc.spec.cluster_ip;
+        let existed = match (svc.metadata.creation_timestamp, started) {
+            (Some(created), Some(started)) => created <= started,
+            _ => true,
+        };
+        if ip.is_empty() || ip == "None" || svc.spec.ports.is_empty() || !existed {
+            continue;
+        }
+        let prefix = svc.metadata.name.to_ascii_uppercase().replace('-', "_");
+        let first = &svc.spec.ports[0];
+        out.push((format!("{prefix}_SERVICE_HOST"), ip.clone()));
+        out.push((format!("{prefix}_SERVICE_PORT"), first.port.to_string()));
+        for p in &svc.spec.ports {
+            if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
+                out.push((
+                    format!("{prefix}_SERVICE_PORT_{}", name.to_ascii_uppercase().replace('-', "_")),
+                    p.port.to_string(),
+                ));
+            }
+        }
+        let proto = |p: &crate::api::service::ServicePort| p.protocol.clone().unwrap_or_else(|| "TCP".into());
+        out.push((format!("{prefix}_PORT"), format!("{}://{ip}:{}", proto(first).to_lowercase(), first.port)));
+        for p in &svc.spec.ports {
+            let (proto, port) = (proto(p), p.port);
+            let base = format!("{prefix}_PORT_{port}_{proto}");
+            out.push((base.clone(), format!("{}://{ip}:{port}", proto.to_lowercase())));
+            out.push((format!("{base}_PROTO"), proto.to_lowercase()));
+            out.push((format!("{base}_PORT"), port.to_string()));
+            out.push((format!("{base}_ADDR"), ip.clone()));
+        }
+    }
+    out
+}
+
+/// What `$(VAR)` in a container's command and args can name as its process starts: the
+/// Service links, then the container's own variables (which win).
+pub fn for_expansion(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    started: Option<Time>,
+) -> Vec<(String, String)> {
+    let mut env = service_links(api, pod, started);
+    env.extend(declared_over(api, pod, container, &env));
     env
 }
 

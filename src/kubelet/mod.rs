@@ -423,7 +423,7 @@ impl pod_worker::Surroundings for PodView<'_> {
         crate::dns::resolve(self.api, name, &self.pod.metadata.namespace).is_ok()
     }
     fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
-        env::declared(self.api, self.pod, container)
+        env::for_expansion(self.api, self.pod, container, None)
     }
 }
 

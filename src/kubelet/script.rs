@@ -589,7 +589,7 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
     match program {
         "sleep" => match words.get(1).map(String::as_str) {
             Some("infinity") => (None, vec![], 0),
-            Some(arg) => (Some(Duration::parse(arg).unwrap_or(Duration::ZERO)), vec![], 0),
+            Some(arg) => (Some(sleep_duration(arg).unwrap_or(Duration::ZERO)), vec![], 0),
             None => (Some(Duration::ZERO), vec!["sleep: missing operand".into()], 1),
         },
         // `$VAR` is the container's environment, which the cluster knows.
@@ -605,6 +605,14 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
         | "uname" | "pwd" => (Some(Duration::millis(10)), vec![format!("{PLACEHOLDER}{cmd}")], 0),
         "touch" | "mkdir" | "rm" | "ping" => (Some(Duration::millis(10)), vec![], 0),
         other => (Some(Duration::ZERO), vec![format!("sh: {other}: not found")], 127),
+    }
+}
+
+/// `sleep`'s operand: seconds or a Go-style duration, and BusyBox's and coreutils' days (`1d`).
+pub fn sleep_duration(arg: &str) -> Option<Duration> {
+    match arg.strip_suffix('d').map(str::parse::<f64>) {
+        Some(Ok(days)) if days >= 0.0 && days.is_finite() => Some(Duration((days * 86_400_000.0) as u64)),
+        _ => Duration::parse(arg),
     }
 }
 
@@ -725,6 +733,12 @@ mod tests {
         assert_eq!(run.lifetime, Some(Duration::seconds(5)));
         assert_eq!(run.exit_code, 3);
         assert_eq!(run.logs, vec![(Duration::ZERO, "hello".to_string())]);
+    }
+
+    #[test]
+    fn sleep_takes_days_as_busybox_does() {
+        assert_eq!(sh("sleep 1d").lifetime, Some(Duration::seconds(86_400)));
+        assert_eq!(sh("sleep 1h").lifetime, Some(Duration::seconds(3_600)));
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! resolved as the kubelet does) and the Service links the kubelet injects.
 
 use super::Container;
-use crate::api::{Kind, Object};
 
 impl Container<'_> {
     /// The container's environment as `env` prints it: PATH and HOSTNAME, the container's own
@@ -13,9 +12,7 @@ impl Container<'_> {
             ("HOSTNAME".to_string(), self.hostname()),
         ];
         env.extend(crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec));
-        if self.pod.spec.enable_service_links != Some(false) {
-            env.extend(self.service_links());
-        }
+        env.extend(self.service_links());
         env.push(("HOME".to_string(), "/root".to_string()));
         for (k, v) in &self.state.vars {
             env.retain(|(name, _)| name != k);
@@ -28,7 +25,7 @@ impl Container<'_> {
     /// expanded from its variables.
     pub(super) fn command_line(&self) -> (Vec<String>, Vec<String>) {
         use crate::kubelet::expansion::expand_all;
-        let env = crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec);
+        let env = crate::kubelet::env::for_expansion(self.cluster.api(), self.pod, self.spec, self.started_at());
         (expand_all(&self.spec.command, &env), expand_all(&self.spec.args, &env))
     }
 
@@ -44,49 +41,8 @@ impl Container<'_> {
     }
 
     /// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
-    /// when the container started: its namespace's, plus `kubernetes` from `default`.
+    /// when the container started (see `kubelet::env::service_links`).
     pub(super) fn service_links(&self) -> Vec<(String, String)> {
-        let api = self.cluster.api();
-        let ns = &self.pod.metadata.namespace;
-        let started = self.started_at();
-        let mut services: Vec<_> = api.peek_list(Kind::Service, ns);
-        if ns != "default" {
-            services.extend(api.peek(Kind::Service, "default", "kubernetes"));
-        }
-        let mut out = Vec::new();
-        for object in services {
-            let Object::Service(svc) = &*object else { continue };
-            let ip = &svc.spec.cluster_ip;
-            let existed = match (svc.metadata.creation_timestamp, started) {
-                (Some(created), Some(started)) => created <= started,
-                _ => true,
-            };
-            if ip.is_empty() || ip == "None" || svc.spec.ports.is_empty() || !existed {
-                continue;
-            }
-            let prefix = svc.metadata.name.to_ascii_uppercase().replace('-', "_");
-            let first = &svc.spec.ports[0];
-            out.push((format!("{prefix}_SERVICE_HOST"), ip.clone()));
-            out.push((format!("{prefix}_SERVICE_PORT"), first.port.to_string()));
-            for p in &svc.spec.ports {
-                if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
-                    out.push((
-                        format!("{prefix}_SERVICE_PORT_{}", name.to_ascii_uppercase().replace('-', "_")),
-                        p.port.to_string(),
-                    ));
-                }
-            }
-            let proto = |p: &crate::api::service::ServicePort| p.protocol.clone().unwrap_or_else(|| "TCP".into());
-            out.push((format!("{prefix}_PORT"), format!("{}://{ip}:{}", proto(first).to_lowercase(), first.port)));
-            for p in &svc.spec.ports {
-                let (proto, port) = (proto(p), p.port);
-                let base = format!("{prefix}_PORT_{port}_{proto}");
-                out.push((base.clone(), format!("{}://{ip}:{port}", proto.to_lowercase())));
-                out.push((format!("{base}_PROTO"), proto.to_lowercase()));
-                out.push((format!("{base}_PORT"), port.to_string()));
-                out.push((format!("{base}_ADDR"), ip.clone()));
-            }
-        }
-        out
+        crate::kubelet::env::service_links(self.cluster.api(), self.pod, self.started_at())
     }
 }

@@ -181,7 +181,7 @@ impl<'a> Container<'a> {
             "printf" => Run::ok(printing::printf(&argv[1..])),
             "hostname" => Run::ok(format!("{}\n", self.hostname())),
             "true" => Run::default(),
-            "sleep" => match args.first().and_then(|d| Duration::parse(d)) {
+            "sleep" => match args.first().and_then(|d| crate::kubelet::script::sleep_duration(d)) {
                 Some(slept) => Run { slept, ..Default::default() },
                 None => Run::fail(1, "sleep: invalid number".into()),
             },

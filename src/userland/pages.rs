@@ -35,7 +35,7 @@ pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
         let image = images::parse_reference(&c.image);
         let info = images::lookup(&image).ok()?;
         let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
-        let env = crate::kubelet::env::declared(cluster.api(), pod, c);
+        let env = crate::kubelet::env::for_expansion(cluster.api(), pod, c, None);
         let (command, args) = (expand_all(&c.command, &env), expand_all(&c.args, &env));
         let argv = crate::kubelet::entrypoint::argv(info.repository, &command, &args);
         let app = App::of(&image.repository);
