@@ -93,8 +93,12 @@ fn server_programs(repository: &str) -> &'static [&'static str] {
 pub fn serves(repository: &str, argv: &[String]) -> bool {
     let Some(first) = argv.first() else { return true };
     let program = first.rsplit('/').next().unwrap_or("");
-    !program.is_empty()
-        && (server_programs(repository).contains(&program) || repository.rsplit('/').next() == Some(program))
+    match server_programs(repository) {
+        // An image named after its server's binary (`etcd`, `kube-proxy`).
+        [] => !program.is_empty() && repository.rsplit('/').next() == Some(program),
+        // The others ship clients too: `mysql` in the mysql image is not its server.
+        programs => programs.contains(&program),
+    }
 }
 
 #[cfg(test)]
@@ -119,6 +123,7 @@ mod tests {
         assert_eq!(argv("redis", &[], &words("redis-cli ping")), words("redis-cli ping"));
         assert!(serves("mysql", &argv("mysql", &[], &words("--default-authentication-plugin=mysql_native_password"))));
         assert_eq!(argv("curlimages/curl", &[], &words("-s http://web")), words("curl -s http://web"));
+        assert!(!serves("mysql", &argv("mysql", &[], &words("mysql -h mysql -ppassword"))));
     }
 
     #[test]
