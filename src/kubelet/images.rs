@@ -288,7 +288,7 @@ pub static CATALOG: &[ImageInfo] = &[
     // The StatefulSet tutorial's nginx.
     ImageInfo {
         repository: "registry.k8s.io/nginx-slim",
-        tags: &["0.8", "0.27"],
+        tags: &["0.7", "0.8", "0.9", "0.21", "0.24", "0.27"],
         size: 52_212_402,
         behaviour: Behaviour::Server { port: 80 },
     },

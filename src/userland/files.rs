@@ -47,7 +47,7 @@ impl Container<'_> {
             files.insert(format!("{sa_dir}/token"), token);
         }
         match self.image.repository.as_str() {
-            "nginx" => {
+            "nginx" | "registry.k8s.io/nginx-slim" => {
                 files.insert("/usr/share/nginx/html/index.html".into(), NGINX_INDEX.into());
                 files.insert("/usr/share/nginx/html/50x.html".into(), NGINX_50X.into());
             }

@@ -119,7 +119,9 @@ impl<'a> Container<'a> {
             "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Userland::DnsUtils,
             "vish/stress" => Userland::Distroless,
             _ if tag.contains("alpine") => Userland::Busybox,
-            "nginx" | "registry.k8s.io/hpa-example" | "centos" | "fedora" | "rockylinux" => Userland::DebianCurl,
+            // The StatefulSet tutorial curls nginx-slim's page from inside its pods.
+            "nginx" | "registry.k8s.io/nginx-slim" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
+            "centos" | "fedora" | "rockylinux" => Userland::DebianCurl,
             "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
             r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
             _ => Userland::Debian,
