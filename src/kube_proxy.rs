@@ -391,7 +391,9 @@ pub fn curl(
             let running = pod.status.container_statuses.iter().any(|s| s.name == c.name && s.state.running.is_some());
             let image = crate::kubelet::images::parse_reference(&c.image);
             let info = crate::kubelet::images::lookup(&image).ok()?;
-            let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args);
+            // The process got its command line with `$(VAR)` expanded.
+            let (command, args) = crate::kubelet::env::command_line(api, pod, c, None);
+            let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args);
             (running && ports.contains(&endpoint.port)).then_some(info.repository)
         })
     });

@@ -110,6 +110,22 @@ pub fn for_expansion(
     env
 }
 
+/// A container's command and args as its process got them, `$(VAR)` expanded (the variables
+/// are only looked up when a word refers to one).
+pub fn command_line(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    started: Option<Time>,
+) -> (Vec<String>, Vec<String>) {
+    let (command, args) = (&container.command, &container.args);
+    if !command.iter().chain(args).any(|w| w.contains("$(")) {
+        return (command.clone(), args.clone());
+    }
+    let env = for_expansion(api, pod, container, started);
+    (expansion::expand_all(command, &env), expansion::expand_all(args, &env))
+}
+
 /// The variables a container declares with literal values only (no cluster to ask).
 pub fn literal(container: &Container) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = Vec::new();

@@ -24,9 +24,7 @@ impl Container<'_> {
     /// The container's command and args as its process got them: `$(VAR)` references
     /// expanded from its variables.
     pub(super) fn command_line(&self) -> (Vec<String>, Vec<String>) {
-        use crate::kubelet::expansion::expand_all;
-        let env = crate::kubelet::env::for_expansion(self.cluster.api(), self.pod, self.spec, self.started_at());
-        (expand_all(&self.spec.command, &env), expand_all(&self.spec.args, &env))
+        crate::kubelet::env::command_line(self.cluster.api(), self.pod, self.spec, self.started_at())
     }
 
     /// When this container last started running, if it is running.

@@ -3,7 +3,6 @@
 
 use crate::api::Kind;
 use crate::cluster::Cluster;
-use crate::kubelet::expansion::expand_all;
 use crate::kubelet::images::{self, App};
 
 /// The server that answered a request: its pod, image and port.
@@ -34,9 +33,8 @@ pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
     pod.spec.containers.iter().find_map(|c| {
         let image = images::parse_reference(&c.image);
         let info = images::lookup(&image).ok()?;
-        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
-        let env = crate::kubelet::env::for_expansion(cluster.api(), pod, c, None);
-        let (command, args) = (expand_all(&c.command, &env), expand_all(&c.args, &env));
+        let (command, args) = crate::kubelet::env::command_line(cluster.api(), pod, c, None);
+        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args).first()?;
         let argv = crate::kubelet::entrypoint::argv(info.repository, &command, &args);
         let app = App::of(&image.repository);
         Some(Server { pod: name.to_string(), app, image, port, ip: ip.to_string(), argv })
