@@ -4,6 +4,8 @@
 //! sets its server up and execs its arguments (prepending the server when they start with an
 //! option), or the program itself as the entrypoint, its arguments being its flags.
 
+use super::images::Behaviour;
+
 /// How an image starts what it is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entrypoint {
@@ -33,19 +35,12 @@ fn entrypoint(repository: &str) -> Entrypoint {
         "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Cmd(&["sleep", "infinity"]),
         "hashicorp/http-echo" => Program("/http-echo"),
         "vish/stress" => Program("/stress"),
-        "busybox"
-        | "registry.k8s.io/busybox"
-        | "alpine"
-        | "ubuntu"
-        | "debian"
-        | "centos"
-        | "fedora"
-        | "rockylinux"
-        | "perl"
-        | "python"
-        | "polinux/stress" => Cmd(&[]),
-        // The other servers: their program is the entrypoint.
-        _ => Program(""),
+        // The other servers: their program is the entrypoint. Shells and interpreters (busybox,
+        // ubuntu, python…) have a CMD only.
+        _ => match super::images::CATALOG.iter().find(|i| i.repository == repository).map(|i| i.behaviour) {
+            Some(Behaviour::Shell | Behaviour::Interpreter) => Cmd(&[]),
+            _ => Program(""),
+        },
     }
 }
 
@@ -133,5 +128,7 @@ mod tests {
         assert!(serves("hashicorp/http-echo", &argv("hashicorp/http-echo", &[], &words("-text=hi"))));
         assert_eq!(argv("busybox", &words("sh -c"), &words("date")), words("sh -c date"));
         assert!(argv("busybox", &[], &[]).is_empty());
+        assert_eq!(argv("ubuntu", &[], &words("sleep 10")), words("sleep 10"));
+        assert!(argv("registry.k8s.io/e2e-test-images/agnhost", &[], &words("netexec --http-port=8080")).is_empty());
     }
 }

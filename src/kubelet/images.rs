@@ -242,6 +242,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 10_231_528,
         behaviour: Behaviour::Shell,
     },
+    // BusyBox with curl: the Services page's `kubectl run curl -i --tty`.
+    ImageInfo {
+        repository: "radial/busyboxplus",
+        tags: &["curl", "latest"],
+        size: 4_232_177,
+        behaviour: Behaviour::Shell,
+    },
     // The DNS debugging page's `dnsutils` pod.
     ImageInfo {
         repository: "registry.k8s.io/e2e-test-images/jessie-dnsutils",

@@ -115,7 +115,7 @@ impl<'a> Container<'a> {
         }
         match repo {
             "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
-            "curlimages/curl" => Userland::BusyboxCurl,
+            "curlimages/curl" | "radial/busyboxplus" => Userland::BusyboxCurl,
             "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Userland::DnsUtils,
             "vish/stress" => Userland::Distroless,
             _ if tag.contains("alpine") => Userland::Busybox,

@@ -106,6 +106,10 @@ impl Container<'_> {
                 format!("[root@{} {last}]# ", self.hostname())
             }
             ("bash", _) => format!("root@{}:{shown}# ", self.hostname()),
+            // busyboxplus sets its own PS1.
+            (_, true) if self.image.repository == "radial/busyboxplus" => {
+                format!("[ root@{}:{shown} ]$ ", self.hostname())
+            }
             (_, true) => format!("{shown} # "),
             _ => "# ".to_string(),
         }
