@@ -404,8 +404,10 @@ pub fn curl(
         Some(r) if crate::kubelet::images::speaks_http(r) => {
             CurlResult { stdout: format!("HTTP/1.1 200 OK {from}\n"), ..Default::default() }
         }
-        // Redis answers a request line with an error line, which is not HTTP.
-        Some("redis") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
+        // Redis and memcached answer a request line with an error line, mysqld greets with
+        // its handshake: none of it HTTP. Postgres closes the connection.
+        Some("redis" | "mysql" | "memcached") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
+        Some("postgres") => fail(52, "curl: (52) Empty reply from server".into()),
         Some(other) => fail(1, format!("sim curl: {other} does not speak HTTP ({from})")),
     }
 }

@@ -388,7 +388,7 @@ impl App {
 /// Whether a server image answers HTTP on its port (the others speak their own protocol, or
 /// answer nothing a browser would understand).
 pub fn speaks_http(repository: &str) -> bool {
-    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example" | "registry.k8s.io/nginx-slim")
+    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example" | "registry.k8s.io/nginx-slim" | "mongo")
         || App::of(repository).is_some()
 }
 
@@ -597,6 +597,19 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
         ("registry.k8s.io/kube-apiserver", 6443)
         | ("registry.k8s.io/kube-controller-manager", 10257)
         | ("registry.k8s.io/kube-scheduler", 10259) => (KUBE_HEALTH, true, 403),
+        // mongod answers HTTP on its driver port with a one-line hint.
+        ("mongo", 27017) => (&[], false, 200),
+        // mysqld greets first (its packet's protocol version byte is a newline); memcached
+        // answers `ERROR`; postgres hangs up.
+        ("mysql", 3306) => {
+            return Err(
+                "net/http: HTTP/1.x transport connection broken: malformed HTTP response \"J\\x00\\x00\\x00\"".into()
+            );
+        }
+        ("memcached", 11211) => {
+            return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"ERROR\"".into());
+        }
+        ("postgres", 5432) => return Err("EOF".into()),
         ("redis", 6379) => {
             return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"-ERR wrong number of arguments for 'get' command\"".into());
         }
@@ -678,6 +691,13 @@ mod tests {
         assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, true, "/livez"), Ok(200));
         assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, false, "/livez"), Ok(400));
         assert_eq!(http_answer("registry.k8s.io/etcd", 2381, false, "/readyz"), Ok(200));
+    }
+
+    #[test]
+    fn databases_answer_an_http_request_as_their_own_protocols_do() {
+        assert_eq!(http_answer("mongo", 27017, false, "/"), Ok(200));
+        assert!(http_answer("mysql", 3306, false, "/").is_err_and(|e| e.contains("malformed HTTP response")));
+        assert_eq!(http_answer("postgres", 5432, false, "/"), Err("EOF".to_string()));
     }
 
     #[test]

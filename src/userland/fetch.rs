@@ -76,6 +76,9 @@ impl Container<'_> {
             ("nginx", 200) => NGINX_INDEX.to_string(),
             ("httpd", 200) => HTTPD_INDEX.to_string(),
             ("registry.k8s.io/hpa-example", 200) => "OK!".to_string(),
+            ("mongo", 200) => {
+                "It looks like you are trying to access MongoDB over HTTP on the native driver port.\n".to_string()
+            }
             ("nginx", _) => NGINX_404.to_string(),
             (_, 200) => {
                 app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
