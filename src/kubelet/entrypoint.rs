@@ -32,7 +32,6 @@ fn entrypoint(repository: &str) -> Entrypoint {
         "memcached" => Script { cmd: &["memcached"], server: Some("memcached") },
         "wordpress" => Script { cmd: &["apache2-foreground"], server: None },
         "curlimages/curl" => Script { cmd: &["curl"], server: Some("curl") },
-        "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Cmd(&["sleep", "infinity"]),
         "hashicorp/http-echo" => Program("/http-echo"),
         "vish/stress" => Program("/stress"),
         // The other servers: their program is the entrypoint. Shells and interpreters (busybox,

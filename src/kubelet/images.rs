@@ -249,7 +249,8 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 4_232_177,
         behaviour: Behaviour::Shell,
     },
-    // The DNS debugging page's `dnsutils` pod.
+    // The DNS debugging page's `dnsutils` pod: Debian with BIND's tools, bash as its CMD (so
+    // the page's manifest runs `sleep infinity`).
     ImageInfo {
         repository: "registry.k8s.io/e2e-test-images/jessie-dnsutils",
         tags: &["1.3", "1.5", "1.7"],

@@ -135,7 +135,16 @@ pub fn interactive_shell(
     let argv = entrypoint::argv(image_repo, command, args);
     match argv.as_slice() {
         [] if behaviour == Behaviour::Shell => {
-            let bash = matches!(image_repo, "ubuntu" | "debian" | "centos" | "fedora" | "rockylinux");
+            // jessie-dnsutils keeps Debian's CMD (bash): the DNS page's pod runs `sleep infinity`.
+            let bash = matches!(
+                image_repo,
+                "ubuntu"
+                    | "debian"
+                    | "centos"
+                    | "fedora"
+                    | "rockylinux"
+                    | "registry.k8s.io/e2e-test-images/jessie-dnsutils"
+            );
             Some(if bash { "bash" } else { "sh" }.to_string())
         }
         [shell] if matches!(shell.rsplit('/').next(), Some("sh" | "bash" | "ash")) => Some(shell.clone()),
