@@ -2,7 +2,8 @@
 //! ENTRYPOINT (and drops its CMD); `args` alone replace the CMD and go to the ENTRYPOINT. The
 //! images' entrypoints follow docker-library's conventions: a `docker-entrypoint.sh` that
 //! sets its server up and execs its arguments (prepending the server when they start with an
-//! option), or the program itself as the entrypoint, its arguments being its flags.
+//! option; curl's also when they name no program it has), or the program itself as the
+//! entrypoint, its arguments being its flags.
 
 use super::images::Behaviour;
 
@@ -55,7 +56,9 @@ pub fn argv(repository: &str, command: &[String], args: &[String]) -> Vec<String
         Entrypoint::Cmd(_) => args.to_vec(),
         Entrypoint::Script { cmd, .. } if args.is_empty() => owned(cmd),
         Entrypoint::Script { server: Some(server), .. }
-            if args[0].starts_with('-') || (server == "redis-server" && args[0].ends_with(".conf")) =>
+            if args[0].starts_with('-')
+                || (server == "redis-server" && args[0].ends_with(".conf"))
+                || (server == "curl" && !ships(repository, &args[0])) =>
         {
             std::iter::once(server.to_string()).chain(args.iter().cloned()).collect()
         }
@@ -63,6 +66,12 @@ pub fn argv(repository: &str, command: &[String], args: &[String]) -> Vec<String
         Entrypoint::Program("") => Vec::new(),
         Entrypoint::Program(program) => std::iter::once(program.to_string()).chain(args.iter().cloned()).collect(),
     }
+}
+
+/// Whether the image has `program` (curl's entrypoint runs `curl URL` for a URL alone).
+fn ships(repository: &str, program: &str) -> bool {
+    let image = super::images::parse_reference(repository);
+    crate::userland::Userland::of(&image).installed(program.rsplit('/').next().unwrap_or(program))
 }
 
 /// The names of the image's own server program (what `ps` would show as PID 1).
@@ -117,6 +126,8 @@ mod tests {
         assert_eq!(argv("redis", &[], &words("redis-cli ping")), words("redis-cli ping"));
         assert!(serves("mysql", &argv("mysql", &[], &words("--default-authentication-plugin=mysql_native_password"))));
         assert_eq!(argv("curlimages/curl", &[], &words("-s http://web")), words("curl -s http://web"));
+        assert_eq!(argv("curlimages/curl", &[], &words("http://web")), words("curl http://web"));
+        assert_eq!(argv("curlimages/curl", &[], &words("sh -c date")), words("sh -c date"));
         assert!(!serves("mysql", &argv("mysql", &[], &words("mysql -h mysql -ppassword"))));
     }
 

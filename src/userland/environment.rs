@@ -13,7 +13,7 @@ impl Container<'_> {
         ];
         env.extend(crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec));
         env.extend(self.service_links());
-        env.push(("HOME".to_string(), "/root".to_string()));
+        env.push(("HOME".to_string(), self.user().home.to_string()));
         for (k, v) in &self.state.vars {
             env.retain(|(name, _)| name != k);
             env.push((k.clone(), v.clone()));

@@ -177,7 +177,7 @@ impl Container<'_> {
                 let _ = writeln!(run.stdout, "{dir}");
                 continue;
             }
-            let known = path == "/root" || ROOT.iter().any(|d| path == format!("/{d}"));
+            let known = path == "/root" || path == self.user().home || ROOT.iter().any(|d| path == format!("/{d}"));
             if names.is_empty() && !files.contains_key(&prefix) && !known {
                 if self.busybox() {
                     let _ = writeln!(run.stderr, "ls: {dir}: No such file or directory");

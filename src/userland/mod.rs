@@ -76,32 +76,10 @@ pub enum Userland {
     Distroless,
 }
 
-/// One container's userland, as a process started in it (by `exec`, or as its main process)
-/// sees it.
-pub struct Container<'a> {
-    cluster: &'a Cluster,
-    pod: &'a Pod,
-    spec: &'a crate::api::Container,
-    image: images::ImageRef,
-    /// `-t`: the command's output is a terminal (curl then shows no progress meter).
-    tty: bool,
-    /// The shell's working directory and variables.
-    pub state: ShellState,
-}
-
-impl<'a> Container<'a> {
-    pub fn new(cluster: &'a Cluster, pod: &'a Pod, spec: &'a crate::api::Container, tty: bool) -> Container<'a> {
-        let image = images::parse_reference(&spec.image);
-        Container { cluster, pod, spec, image, tty, state: ShellState::default() }
-    }
-
-    /// The working directory: the shell's (after `cd`), else the container's `workingDir`.
-    fn cwd(&self) -> &str {
-        self.state.cwd.as_deref().or(self.spec.working_dir.as_deref()).unwrap_or("/")
-    }
-
-    pub fn userland(&self) -> Userland {
-        let (repo, tag) = (self.image.repository.as_str(), self.image.tag.as_str());
+impl Userland {
+    /// The family an image belongs to.
+    pub fn of(image: &images::ImageRef) -> Userland {
+        let (repo, tag) = (image.repository.as_str(), image.tag.as_str());
         // The tutorials' apps: the Node apps and the guestbook frontend (PHP) on Debian with
         // curl, hello-app on Alpine, agnhost and echoserver on Debian.
         if let Some(app) = App::of(repo) {
@@ -128,12 +106,13 @@ impl<'a> Container<'a> {
         }
     }
 
-    pub fn installed(&self, program: &str) -> bool {
+    /// Whether the family's images ship `program`.
+    pub fn installed(self, program: &str) -> bool {
         let basic = [
             "sh", "ls", "cat", "env", "printenv", "echo", "printf", "hostname", "true", "false", "pwd", "whoami", "id",
             "sleep", "uname", "date",
         ];
-        match self.userland() {
+        match self {
             Userland::Distroless => false,
             Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
             Userland::BusyboxCurl => {
@@ -143,6 +122,66 @@ impl<'a> Container<'a> {
             Userland::Debian => basic.contains(&program) || program == "bash",
             Userland::DnsUtils => basic.contains(&program) || matches!(program, "bash" | "nslookup" | "dig" | "host"),
         }
+    }
+}
+
+/// Who a container's processes run as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct User {
+    pub name: &'static str,
+    pub uid: u32,
+    pub group: &'static str,
+    pub gid: u32,
+    pub home: &'static str,
+}
+
+impl User {
+    pub fn is_root(&self) -> bool {
+        self.uid == 0
+    }
+}
+
+/// One container's userland, as a process started in it (by `exec`, or as its main process)
+/// sees it.
+pub struct Container<'a> {
+    cluster: &'a Cluster,
+    pod: &'a Pod,
+    spec: &'a crate::api::Container,
+    image: images::ImageRef,
+    /// `-t`: the command's output is a terminal (curl then shows no progress meter).
+    tty: bool,
+    /// The shell's working directory and variables.
+    pub state: ShellState,
+}
+
+impl<'a> Container<'a> {
+    pub fn new(cluster: &'a Cluster, pod: &'a Pod, spec: &'a crate::api::Container, tty: bool) -> Container<'a> {
+        let image = images::parse_reference(&spec.image);
+        Container { cluster, pod, spec, image, tty, state: ShellState::default() }
+    }
+
+    /// The working directory: the shell's (after `cd`), else the container's `workingDir`.
+    fn cwd(&self) -> &str {
+        let image_workdir = if self.user().is_root() { "/" } else { self.user().home };
+        self.state.cwd.as_deref().or(self.spec.working_dir.as_deref()).unwrap_or(image_workdir)
+    }
+
+    /// The user the image runs as (its `USER`): root, except curlimages/curl's curl_user.
+    pub fn user(&self) -> User {
+        match self.image.repository.as_str() {
+            "curlimages/curl" => {
+                User { name: "curl_user", uid: 100, group: "curl_group", gid: 101, home: "/home/curl_user" }
+            }
+            _ => User { name: "root", uid: 0, group: "root", gid: 0, home: "/root" },
+        }
+    }
+
+    pub fn userland(&self) -> Userland {
+        Userland::of(&self.image)
+    }
+
+    pub fn installed(&self, program: &str) -> bool {
+        self.userland().installed(program)
     }
 
     /// Runs one command line (argv), as runc starts it: no shell unless the command is one.
@@ -189,8 +228,11 @@ impl<'a> Container<'a> {
             },
             "false" => Run { code: 1, ..Default::default() },
             "pwd" => Run::ok(format!("{}\n", self.cwd())),
-            "whoami" => Run::ok("root\n".into()),
-            "id" => Run::ok("uid=0(root) gid=0(root) groups=0(root)\n".into()),
+            "whoami" => Run::ok(format!("{}\n", self.user().name)),
+            "id" => {
+                let User { name, uid, group, gid, .. } = self.user();
+                Run::ok(format!("uid={uid}({name}) gid={gid}({group}) groups={gid}({group})\n"))
+            }
             "uname" => Run::ok(if args.contains(&"-a") {
                 format!("Linux {} 6.8.0-kubeloop #1 SMP x86_64 GNU/Linux\n", self.hostname())
             } else {
