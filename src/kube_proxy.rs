@@ -391,7 +391,9 @@ pub fn curl(
             let running = pod.status.container_statuses.iter().any(|s| s.name == c.name && s.state.running.is_some());
             let image = crate::kubelet::images::parse_reference(&c.image);
             let info = crate::kubelet::images::lookup(&image).ok()?;
-            let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args);
+            // The process got its command line with `$(VAR)` expanded.
+            let (command, args) = crate::kubelet::env::command_line(api, pod, c, None);
+            let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args);
             (running && ports.contains(&endpoint.port)).then_some(info.repository)
         })
     });
@@ -402,8 +404,10 @@ pub fn curl(
         Some(r) if crate::kubelet::images::speaks_http(r) => {
             CurlResult { stdout: format!("HTTP/1.1 200 OK {from}\n"), ..Default::default() }
         }
-        // Redis answers a request line with an error line, which is not HTTP.
-        Some("redis") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
+        // Redis and memcached answer a request line with an error line, mysqld greets with
+        // its handshake: none of it HTTP. Postgres closes the connection.
+        Some("redis" | "mysql" | "memcached") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
+        Some("postgres") => fail(52, "curl: (52) Empty reply from server".into()),
         Some(other) => fail(1, format!("sim curl: {other} does not speak HTTP ({from})")),
     }
 }

@@ -165,6 +165,45 @@ fn containers_section(out: &mut String, title: &str, pod: &Pod, init: bool) {
     containers(out, title, specs, Some(statuses), "");
 }
 
+/// An `envFrom` source as describe lists it: `NAME\tConfigMap\tOptional: false`, with its
+/// prefix when it has one.
+fn env_from_text(source: &Value) -> String {
+    let (kind, r) = match (source.get("configMapRef"), source.get("secretRef")) {
+        (Some(r), _) => ("ConfigMap", r),
+        (None, Some(r)) => ("Secret", r),
+        (None, None) => ("", source),
+    };
+    let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
+    let optional = r.get("optional").and_then(Value::as_bool).unwrap_or(false);
+    match source.get("prefix").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+        Some(prefix) => format!("{name}\t{kind} with prefix '{prefix}'\tOptional: {optional}"),
+        None => format!("{name}\t{kind}\tOptional: {optional}"),
+    }
+}
+
+/// Where a `valueFrom` variable's value comes from, as describe shows it.
+fn value_from_text(from: Option<&Value>) -> String {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let optional = |v: &Value| v.get("optional").and_then(Value::as_bool).unwrap_or(false);
+    let Some(from) = from else { return String::new() };
+    if let Some(f) = from.get("fieldRef") {
+        let version = f.get("apiVersion").and_then(Value::as_str).unwrap_or("v1");
+        return format!(" ({version}:{})", text(f, "fieldPath"));
+    }
+    if let Some(r) = from.get("resourceFieldRef") {
+        return format!(" ({})", text(r, "resource"));
+    }
+    if let Some(r) = from.get("configMapKeyRef") {
+        let (key, name) = (text(r, "key"), text(r, "name"));
+        return format!("<set to the key '{key}' of config map '{name}'>\tOptional: {}", optional(r));
+    }
+    if let Some(r) = from.get("secretKeyRef") {
+        let (key, name) = (text(r, "key"), text(r, "name"));
+        return format!("<set to the key '{key}' in secret '{name}'>\tOptional: {}", optional(r));
+    }
+    String::new()
+}
+
 /// Containers as describe lists them; `space` indents a pod template's (with no statuses).
 fn containers(
     out: &mut String,
@@ -232,6 +271,12 @@ fn containers(
                 let _ = writeln!(out, "    {title}:\t{}", p.describe());
             }
         }
+        if !c.env_from.is_empty() {
+            out.push_str("    Environment Variables from:\n");
+            for source in &c.env_from {
+                let _ = writeln!(out, "      {}", env_from_text(source));
+            }
+        }
         if c.env.is_empty() {
             out.push_str("    Environment:\t<none>\n");
         } else {
@@ -248,7 +293,7 @@ fn containers(
                         }
                     }
                     None if e.value_from.is_some() => {
-                        let _ = writeln!(out, "      {}:\t (v1:metadata.name)", e.name);
+                        let _ = writeln!(out, "      {}:\t{}", e.name, value_from_text(e.value_from.as_ref()));
                     }
                     None => {
                         let _ = writeln!(out, "      {}:\t", e.name);

@@ -235,6 +235,97 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 37_212_608,
         behaviour: Behaviour::Server { port: 6379 },
     },
+    // The docs' and tutorials' other images.
+    ImageInfo {
+        repository: "curlimages/curl",
+        tags: &["latest", "8.5.0", "8.8.0", "8.10.1", "8.11.0"],
+        size: 10_231_528,
+        behaviour: Behaviour::Shell,
+    },
+    // BusyBox with curl: the Services page's `kubectl run curl -i --tty`.
+    ImageInfo {
+        repository: "radial/busyboxplus",
+        tags: &["curl", "latest"],
+        size: 4_232_177,
+        behaviour: Behaviour::Shell,
+    },
+    // The DNS debugging page's `dnsutils` pod: Debian with BIND's tools, bash as its CMD (so
+    // the page's manifest runs `sleep infinity`).
+    ImageInfo {
+        repository: "registry.k8s.io/e2e-test-images/jessie-dnsutils",
+        tags: &["1.3", "1.5", "1.7"],
+        size: 111_253_412,
+        behaviour: Behaviour::Shell,
+    },
+    ImageInfo {
+        repository: "mysql",
+        tags: &["latest", "5.6", "5.7", "8", "8.0", "9"],
+        size: 170_613_202,
+        behaviour: Behaviour::Server { port: 3306 },
+    },
+    ImageInfo {
+        repository: "postgres",
+        tags: &["latest", "13", "14", "15", "16", "17"],
+        size: 158_438_571,
+        behaviour: Behaviour::Server { port: 5432 },
+    },
+    ImageInfo {
+        repository: "mongo",
+        tags: &["latest", "6", "6.0", "7", "7.0", "8", "8.0"],
+        size: 263_842_203,
+        behaviour: Behaviour::Server { port: 27017 },
+    },
+    ImageInfo {
+        repository: "memcached",
+        tags: &["latest", "1.6", "alpine"],
+        size: 33_284_551,
+        behaviour: Behaviour::Server { port: 11211 },
+    },
+    ImageInfo {
+        repository: "wordpress",
+        tags: &["latest", "6", "6.6", "6.7", "6.2.1-apache", "apache"],
+        size: 252_180_633,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "hashicorp/http-echo",
+        tags: &["latest", "1.0", "1.0.0", "0.2.3"],
+        size: 3_478_129,
+        behaviour: Behaviour::Server { port: 5678 },
+    },
+    // The StatefulSet tutorial's nginx.
+    ImageInfo {
+        repository: "registry.k8s.io/nginx-slim",
+        tags: &["0.7", "0.8", "0.9", "0.21", "0.24", "0.27"],
+        size: 52_212_402,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "nginxdemos/hello",
+        tags: &["latest", "plain-text"],
+        size: 9_854_211,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    // The CPU resources example: `args: [-cpus, "2"]` burns CPU until stopped.
+    ImageInfo { repository: "vish/stress", tags: &["latest"], size: 1_574_911, behaviour: Behaviour::Shell },
+    ImageInfo {
+        repository: "centos",
+        tags: &["latest", "7", "8", "centos7"],
+        size: 75_173_932,
+        behaviour: Behaviour::Shell,
+    },
+    ImageInfo {
+        repository: "fedora",
+        tags: &["latest", "39", "40", "41"],
+        size: 61_592_015,
+        behaviour: Behaviour::Shell,
+    },
+    ImageInfo {
+        repository: "rockylinux",
+        tags: &["8", "9", "8.9", "9.3"],
+        size: 69_843_311,
+        behaviour: Behaviour::Shell,
+    },
 ];
 
 /// The tutorials' apps, each published under one or more repositories (a registry that
@@ -253,6 +344,12 @@ pub enum App {
     Echoserver,
     /// The guestbook's PHP frontend on 80.
     GuestbookFrontend,
+    /// HashiCorp's http-echo: every path answers its `-text` (on `-listen`, `:5678`).
+    HttpEcho,
+    /// NGINX's demo: every path on 80 names the server's address and hostname.
+    NginxHello,
+    /// WordPress (Apache and PHP) on 80: its installer until it is set up.
+    WordPress,
 }
 
 impl App {
@@ -268,6 +365,9 @@ impl App {
             "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend" | "gcr.io/google_samples/gb-frontend" => {
                 App::GuestbookFrontend
             }
+            "hashicorp/http-echo" => App::HttpEcho,
+            "nginxdemos/hello" => App::NginxHello,
+            "wordpress" => App::WordPress,
             _ => return None,
         })
     }
@@ -279,6 +379,9 @@ impl App {
             App::Bootcamp | App::HelloApp | App::NodeHello | App::Echoserver => (&[], 8080, 200),
             App::Agnhost => (AGNHOST_PATHS, 8080, 404),
             App::GuestbookFrontend => (&["/", "/index.html", "/guestbook.php"], 80, 404),
+            App::HttpEcho => (&[], 5678, 200),
+            App::NginxHello => (&[], 80, 200),
+            App::WordPress => (&["/", "/index.php", "/wp-login.php", "/wp-admin/install.php"], 80, 404),
         }
     }
 }
@@ -286,7 +389,8 @@ impl App {
 /// Whether a server image answers HTTP on its port (the others speak their own protocol, or
 /// answer nothing a browser would understand).
 pub fn speaks_http(repository: &str) -> bool {
-    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example") || App::of(repository).is_some()
+    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example" | "registry.k8s.io/nginx-slim" | "mongo")
+        || App::of(repository).is_some()
 }
 
 /// What a kind node image ships in its containerd store: the control plane's images, the
@@ -477,10 +581,11 @@ pub const AGNHOST_PATHS: &[&str] = &["/", "/hostname", "/echo", "/clientip", "/h
 pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result<u16, String> {
     const KUBE_HEALTH: &[&str] = &["/livez", "/readyz", "/healthz"];
     // (paths served, over TLS, status for other paths)
-    let app = App::of(repository).map(App::site).filter(|(_, p, _)| *p == port);
+    // http-echo answers on whichever port `-listen` gave it.
+    let app = App::of(repository).map(App::site).filter(|(_, p, _)| *p == port || repository == "hashicorp/http-echo");
     let site: (&[&str], bool, u16) = match (repository, port) {
         _ if let Some((paths, _, other)) = app => (paths, false, other),
-        ("nginx", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
+        ("nginx" | "registry.k8s.io/nginx-slim", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
         ("httpd", 80) => (&["/", "/index.html"], false, 404),
         ("registry.k8s.io/hpa-example", 80) => (&["/", "/index.php"], false, 404),
         ("registry.k8s.io/coredns/coredns", 8080) => (&["/health"], false, 404),
@@ -493,6 +598,19 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
         ("registry.k8s.io/kube-apiserver", 6443)
         | ("registry.k8s.io/kube-controller-manager", 10257)
         | ("registry.k8s.io/kube-scheduler", 10259) => (KUBE_HEALTH, true, 403),
+        // mongod answers HTTP on its driver port with a one-line hint.
+        ("mongo", 27017) => (&[], false, 200),
+        // mysqld greets first (its packet's protocol version byte is a newline); memcached
+        // answers `ERROR`; postgres hangs up.
+        ("mysql", 3306) => {
+            return Err(
+                "net/http: HTTP/1.x transport connection broken: malformed HTTP response \"J\\x00\\x00\\x00\"".into()
+            );
+        }
+        ("memcached", 11211) => {
+            return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"ERROR\"".into());
+        }
+        ("postgres", 5432) => return Err("EOF".into()),
         ("redis", 6379) => {
             return Err("net/http: HTTP/1.x transport connection broken: malformed HTTP response \"-ERR wrong number of arguments for 'get' command\"".into());
         }
@@ -574,6 +692,13 @@ mod tests {
         assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, true, "/livez"), Ok(200));
         assert_eq!(http_answer("registry.k8s.io/kube-apiserver", 6443, false, "/livez"), Ok(400));
         assert_eq!(http_answer("registry.k8s.io/etcd", 2381, false, "/readyz"), Ok(200));
+    }
+
+    #[test]
+    fn databases_answer_an_http_request_as_their_own_protocols_do() {
+        assert_eq!(http_answer("mongo", 27017, false, "/"), Ok(200));
+        assert!(http_answer("mysql", 3306, false, "/").is_err_and(|e| e.contains("malformed HTTP response")));
+        assert_eq!(http_answer("postgres", 5432, false, "/"), Err("EOF".to_string()));
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! watches the pods bound to its node and runs them through the container runtime,
 //! reporting each pod's status and Events back through the API server.
 
+pub mod banners;
+pub mod entrypoint;
+pub mod env;
+pub mod expansion;
 pub mod images;
 pub mod node_config;
 pub mod pod_worker;
@@ -353,12 +357,8 @@ impl Kubelet {
         let mut next_ip = || {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
-        // What the pod's processes look up in the cluster's DNS (the container's part, played
-        // here): `until nslookup NAME` ends once NAME resolves.
-        let api = &*ctx.api;
-        let namespace = pod.metadata.namespace.as_str();
-        let resolves = |name: &str| crate::dns::resolve(api, name, namespace).is_ok();
-        let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip, &resolves);
+        let world = PodView { api: &*ctx.api, pod };
+        let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip, &world);
         if !worker.unfilled().is_empty() {
             self.unfilled.insert(key.to_string());
         }
@@ -407,6 +407,23 @@ impl Kubelet {
             req.grace_period_seconds = Some(0);
             let _ = ctx.call(req);
         }
+    }
+}
+
+/// What a pod's processes read from the cluster, through the API server's objects: names
+/// they look up in its DNS (`until nslookup NAME` ends once NAME resolves) and the values
+/// their environment variables take.
+struct PodView<'a> {
+    api: &'a crate::apiserver::ApiServer,
+    pod: &'a Pod,
+}
+
+impl pod_worker::Surroundings for PodView<'_> {
+    fn resolves(&self, name: &str) -> bool {
+        crate::dns::resolve(self.api, name, &self.pod.metadata.namespace).is_ok()
+    }
+    fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
+        env::for_expansion(self.api, self.pod, container, None)
     }
 }
 

@@ -5,6 +5,7 @@
 //! image store, moves containers along, and returns what to report (events) and whether the
 //! pod's status changed. It never calls the API itself.
 
+use super::expansion;
 use super::images::{self, ImageRef, PullError, Registry};
 use super::probes::{self, Outcome, ProbeType, Prober, Target};
 use super::script::{self, FileSpan, Run};
@@ -134,6 +135,25 @@ impl ContainerRun {
     /// Ready: started, and its readiness probe (if any) has succeeded.
     fn ready(&self) -> bool {
         self.started() && self.probe(ProbeType::Readiness).is_none_or(|p| p.result == Some(true))
+    }
+}
+
+/// What a pod's processes ask of the cluster as they start and run (the container's part,
+/// which the kubelet plays): whether a name resolves in the cluster's DNS, and the values of
+/// a container's environment variables (from ConfigMaps, Secrets, the pod's own fields).
+pub trait Surroundings {
+    fn resolves(&self, name: &str) -> bool;
+    /// The container's own variables, as `$(VAR)` in its command and args refers to them.
+    fn environment(&self, container: &Container) -> Vec<(String, String)>;
+}
+
+/// A bare DNS answer (as the unit tests give one): the environment is the literal values.
+impl<F: Fn(&str) -> bool> Surroundings for F {
+    fn resolves(&self, name: &str) -> bool {
+        self(name)
+    }
+    fn environment(&self, container: &Container) -> Vec<(String, String)> {
+        super::env::literal(container)
     }
 }
 
@@ -304,8 +324,7 @@ impl PodWorker {
     }
 
     /// Moves the pod along as far as `now` allows.
-    /// `resolves` answers whether a name resolves in the cluster's DNS, for processes that
-    /// wait until it does.
+    /// `world` answers what the pod's processes ask of the cluster (see [`Surroundings`]).
     pub fn step(
         &mut self,
         pod: &Pod,
@@ -313,9 +332,9 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         next_ip: &mut dyn FnMut() -> String,
-        resolves: &dyn Fn(&str) -> bool,
+        world: &dyn Surroundings,
     ) -> Vec<Action> {
-        let actions = self.advance(pod, now, runtime, rng, next_ip, resolves);
+        let actions = self.advance(pod, now, runtime, rng, next_ip, world);
         self.wakeup = self.compute_wakeup();
         actions
     }
@@ -327,7 +346,7 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         next_ip: &mut dyn FnMut() -> String,
-        resolves: &dyn Fn(&str) -> bool,
+        world: &dyn Surroundings,
     ) -> Vec<Action> {
         let mut actions = Vec::new();
         if pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() && self.terminating {
@@ -356,7 +375,7 @@ impl PodWorker {
                 if app_done {
                     self.stop_sidecar(i, now, rng);
                 }
-                self.step_container(i, sidecar_policy, now, runtime, rng, &mut actions, resolves);
+                self.step_container(i, sidecar_policy, now, runtime, rng, &mut actions, world);
                 self.step_probes(i, sidecar_policy, now, rng, &mut actions);
                 if !self.init_done(i) {
                     return actions;
@@ -365,14 +384,14 @@ impl PodWorker {
             }
             if self.containers[i].init {
                 if !self.init_done(i) {
-                    self.step_container(i, init_policy, now, runtime, rng, &mut actions, resolves);
+                    self.step_container(i, init_policy, now, runtime, rng, &mut actions, world);
                 }
                 if !self.init_done(i) {
                     return actions;
                 }
                 continue;
             }
-            self.step_container(i, &policy, now, runtime, rng, &mut actions, resolves);
+            self.step_container(i, &policy, now, runtime, rng, &mut actions, world);
             self.step_probes(i, &policy, now, rng, &mut actions);
         }
         // The app has just finished for good: its sidecars are asked to stop now.
@@ -525,7 +544,7 @@ impl PodWorker {
         runtime: &mut Runtime,
         rng: &mut Rng,
         actions: &mut Vec<Action>,
-        resolves: &dyn Fn(&str) -> bool,
+        world: &dyn Surroundings,
     ) {
         let pod_ref = &self.pod_ref;
         let c = &mut self.containers[i];
@@ -643,12 +662,15 @@ impl PodWorker {
                     ));
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
-                let mut run = script::plan(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
+                // `$(VAR)` in the command and args is expanded from the container's variables
+                // before the process starts.
+                let env = world.environment(&c.spec);
+                let command = expansion::expand_all(&c.spec.command, &env);
+                let args = expansion::expand_all(&c.spec.args, &env);
+                let repo = c.reference.repository.as_str();
+                let mut run = script::plan(behaviour, &c.reference, &command, &args, &env);
                 // A shell given a stdin waits on it until someone attaches and types `exit`.
-                if c.spec.stdin
-                    && script::interactive_shell(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args)
-                        .is_some()
-                {
+                if c.spec.stdin && script::interactive_shell(behaviour, repo, &command, &args).is_some() {
                     run.lifetime = None;
                 }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
@@ -678,8 +700,8 @@ impl PodWorker {
                 // A loop waiting on the world checks first at once.
                 c.next_check = run.waits_for.as_ref().map(|_| now);
                 c.run = Some(run);
-                c.listening = script::listening(behaviour, &c.reference.repository, &c.spec.command, &c.spec.args);
-                c.files = script::files(behaviour, &c.spec.command, &c.spec.args);
+                c.listening = script::listening(behaviour, &c.reference.repository, &command, &args);
+                c.files = script::files(behaviour, &c.reference.repository, &command, &args);
                 c.probe_kill = None;
                 // The startup probe runs first; the others wait for it to succeed.
                 let has_startup = c.probe(ProbeType::Startup).is_some();
@@ -697,7 +719,7 @@ impl PodWorker {
                     && now >= check
                     && exits_at.is_none()
                 {
-                    if resolves(&wait.resolves) {
+                    if world.resolves(&wait.resolves) {
                         exits_at = Some(now);
                         c.next_check = None;
                         c.state = State::Running { started, exits_at, exit_code: 0 };
@@ -773,7 +795,7 @@ impl PodWorker {
             }
             State::Terminated(_) if c.restart_at.is_some() && c.restart_at.is_some_and(|at| now >= at) => {
                 c.state = State::Waiting { reason: String::new(), message: String::new() };
-                self.step_container(i, policy, now, runtime, rng, actions, resolves);
+                self.step_container(i, policy, now, runtime, rng, actions, world);
             }
             _ => {}
         }
@@ -1189,7 +1211,7 @@ mod tests {
         let mut events = Vec::new();
         let mut now = Time::ZERO;
         while now <= until {
-            for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string(), &|_| false) {
+            for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string(), &|_: &str| false) {
                 if let Action::Event { reason, message, .. } = action {
                     events.push((now, format!("{reason}: {message}")));
                 }

@@ -444,7 +444,7 @@ mod tests {
     use crate::kubelet::images::Behaviour;
 
     fn busybox_script(script: &str) -> Vec<FileSpan> {
-        script::files(Behaviour::Shell, &[], &["/bin/sh".into(), "-c".into(), script.into()])
+        script::files(Behaviour::Shell, "busybox", &[], &["/bin/sh".into(), "-c".into(), script.into()])
     }
 
     fn target<'a>(repository: &'a str, listening: &'a [u16], files: &'a [FileSpan], age: u64) -> Target<'a> {

@@ -1,8 +1,11 @@
 //! What a container's process does: a small reading of its command line and shell script,
 //! enough to know how long it runs, what it prints and how it exits.
 
-use super::images::{App, Behaviour};
+use super::banners;
+use super::entrypoint;
+use super::images::{App, Behaviour, ImageRef};
 use crate::sim::Duration;
+use crate::userland::printing;
 
 /// Starts a log line that stands for a command's output (`nslookup web`, `wget -qO- URL`,
 /// `cat FILE`): what it prints depends on the cluster, so the cluster fills it in as the
@@ -52,18 +55,20 @@ impl Run {
     }
 }
 
-/// Works out what a container does from its image's behaviour and its `command`/`args`.
-pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Run {
-    let mut argv: Vec<String> = command.to_vec();
-    argv.extend(args.iter().cloned());
+/// Works out what a container does from its image's behaviour, its `command`/`args` (their
+/// `$(VAR)` references already expanded) and its environment variables.
+pub fn plan(
+    behaviour: Behaviour,
+    image: &ImageRef,
+    command: &[String],
+    args: &[String],
+    env: &[(String, String)],
+) -> Run {
+    let image_repo = image.repository.as_str();
+    let argv = entrypoint::argv(image_repo, command, args);
     match behaviour {
         Behaviour::Pause => Run::forever(Vec::new()),
-        Behaviour::Server { .. } if command.is_empty() || runs_own_binary(image_repo, &argv) => {
-            // Node as PID 1 has no SIGTERM handler, and PID 1 ignores signals it does not
-            // handle: the Node apps stop only when the grace period ends in SIGKILL.
-            let node_app = matches!(App::of(image_repo), Some(App::Bootcamp | App::NodeHello));
-            Run { honours_sigterm: !node_app, ..Run::forever(server_banner(image_repo)) }
-        }
+        Behaviour::Server { .. } if entrypoint::serves(image_repo, &argv) => server_run(image, &argv, env),
         Behaviour::Shell | Behaviour::Interpreter if argv.is_empty() => Run {
             lifetime: Some(Duration::millis(50)),
             exit_code: 0,
@@ -76,6 +81,48 @@ pub fn plan(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[
     }
 }
 
+/// A server image running its own program: it starts (its start lines in the log) and runs
+/// until stopped, unless its setup refuses to go on (a database without its password).
+fn server_run(image: &ImageRef, argv: &[String], env: &[(String, String)]) -> Run {
+    let image_repo = image.repository.as_str();
+    let set = |name: &str| env.iter().any(|(k, v)| k == name && !v.is_empty());
+    let refusal = match image_repo {
+        "mysql"
+            if !(set("MYSQL_ROOT_PASSWORD")
+                || set("MYSQL_ALLOW_EMPTY_PASSWORD")
+                || set("MYSQL_RANDOM_ROOT_PASSWORD")) =>
+        {
+            Some(banners::mysql_refusal(&image.tag))
+        }
+        "postgres"
+            if !(set("POSTGRES_PASSWORD")
+                || env.iter().any(|(k, v)| k == "POSTGRES_HOST_AUTH_METHOD" && v == "trust")) =>
+        {
+            Some(banners::postgres_refusal())
+        }
+        _ => None,
+    };
+    if let Some(lines) = refusal {
+        let at = Duration::millis(300);
+        return Run {
+            lifetime: Some(at),
+            exit_code: 1,
+            logs: lines.into_iter().map(|l| (at, l)).collect(),
+            honours_sigterm: true,
+            waits_for: None,
+            memory: 0,
+        };
+    }
+    // Node as PID 1 has no SIGTERM handler, and PID 1 ignores signals it does not
+    // handle: the Node apps stop only when the grace period ends in SIGKILL.
+    let node_app = matches!(App::of(image_repo), Some(App::Bootcamp | App::NodeHello));
+    let logs = banners::start_lines(image_repo, &image.tag, argv)
+        .into_iter()
+        .map(|(ms, l)| (Duration::millis(ms), l))
+        .collect();
+    Run { honours_sigterm: !node_app, ..Run::forever(logs) }
+}
+
 /// The shell a container runs as its main process with nothing to do but read its input
 /// (`sh`, or no command in an image whose default is a shell): what `kubectl run -it` and
 /// `kubectl attach -it` talk to. Debian and Ubuntu images start bash, the others `sh`.
@@ -85,37 +132,24 @@ pub fn interactive_shell(
     command: &[String],
     args: &[String],
 ) -> Option<String> {
-    let mut argv: Vec<String> = command.to_vec();
-    argv.extend(args.iter().cloned());
+    let argv = entrypoint::argv(image_repo, command, args);
     match argv.as_slice() {
         [] if behaviour == Behaviour::Shell => {
-            Some(if matches!(image_repo, "ubuntu" | "debian") { "bash" } else { "sh" }.to_string())
+            // jessie-dnsutils keeps Debian's CMD (bash): the DNS page's pod runs `sleep infinity`.
+            let bash = matches!(
+                image_repo,
+                "ubuntu"
+                    | "debian"
+                    | "centos"
+                    | "fedora"
+                    | "rockylinux"
+                    | "registry.k8s.io/e2e-test-images/jessie-dnsutils"
+            );
+            Some(if bash { "bash" } else { "sh" }.to_string())
         }
         [shell] if matches!(shell.rsplit('/').next(), Some("sh" | "bash" | "ash")) => Some(shell.clone()),
         _ => None,
     }
-}
-
-/// Whether the command starts the image's own server binary (`etcd` in `registry.k8s.io/etcd`,
-/// `/usr/local/bin/kube-proxy` in `registry.k8s.io/kube-proxy`).
-fn runs_own_binary(image_repo: &str, argv: &[String]) -> bool {
-    let program = argv.first().and_then(|p| p.rsplit('/').next()).unwrap_or("");
-    !program.is_empty() && image_repo.rsplit('/').next() == Some(program)
-}
-
-/// What a server prints as it starts. `$HOSTNAME`, `$STARTED` and `$LOGTIME` stand for what
-/// the process reads when it runs (its pod's hostname, the time): the kubelet fills them in
-/// (`fill_in`).
-fn server_banner(repo: &str) -> Vec<(Duration, String)> {
-    let line = match (App::of(repo), repo) {
-        (Some(App::Bootcamp), _) => "Kubernetes Bootcamp App Started At: $STARTED | Running On:  $HOSTNAME \n",
-        (Some(App::HelloApp), _) => "$LOGTIME Server listening on port 8080",
-        (_, "nginx") => "/docker-entrypoint.sh: Configuration complete; ready for start up",
-        (_, "httpd") => "AH00094: Command line: 'httpd -D FOREGROUND'",
-        (_, "redis") => "* Ready to accept connections tcp",
-        _ => "started",
-    };
-    vec![(Duration::millis(20), line.to_string())]
 }
 
 fn run_argv(argv: &[String]) -> Run {
@@ -147,6 +181,17 @@ fn run_argv(argv: &[String]) -> Run {
                 memory: 0,
             }
         }
+        // No shell: echo prints its arguments as they are (`$(VAR)` was expanded already).
+        "echo" => Run {
+            lifetime: Some(Duration::millis(10)),
+            exit_code: 0,
+            logs: printing::lines(&printing::echo(&argv[1..])).into_iter().map(|l| (Duration::ZERO, l)).collect(),
+            honours_sigterm: true,
+            waits_for: None,
+            memory: 0,
+        },
+        // The CPU example's stress: `-cpus N` burns N CPUs until stopped.
+        "stress" if argv[0] == "/stress" => Run::forever(banners::vish_stress(argv)),
         // The docs' memory examples: `stress --vm N --vm-bytes SIZE --vm-hang 1` holds N × SIZE.
         "stress" => {
             let flag = |name: &str| argv.iter().position(|a| a == name).and_then(|i| argv.get(i + 1));
@@ -180,15 +225,40 @@ fn shell_quote(arg: &str) -> String {
 
 /// A run's log lines with what the process reads at start filled in: `$HOSTNAME`, `$STARTED`
 /// (an ISO time, as Node prints a date) and `$LOGTIME` (as Go's log package stamps a line).
+///
+/// The servers' own stamps: `$DATETIME` (`date --rfc-3339=seconds`, mysql's entrypoint),
+/// `$MICROS` (mysqld), `$PGTIME` (postgres), `$MONGOTIME` (mongod's JSON), `$APACHETIME`
+/// (Apache's error log) and `$GLOG` (glog's line header).
 pub fn fill_in(run: &mut Run, hostname: &str, started: crate::sim::Time) {
-    for (_, line) in &mut run.logs {
+    for (offset, line) in &mut run.logs {
         if line.contains('$') {
-            let iso = started.rfc3339();
-            let log_time = iso.trim_end_matches('Z').replace('-', "/").replace('T', " ");
+            let at = started + *offset;
+            let iso = at.rfc3339();
+            let (date, hms) = iso.trim_end_matches('Z').split_once('T').unwrap_or(("", ""));
+            let log_time = format!("{} {hms}", date.replace('-', "/"));
+            let millis = at.rfc3339_millis();
+            let frac = millis.trim_end_matches('Z').rsplit('.').next().unwrap_or("000").to_string();
+            let day = at.rfc1123z();
+            let d: Vec<&str> = day.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+            let apache = match d.as_slice() {
+                [weekday, dd, month, year, _, _] => format!("{weekday} {month} {dd} {hms}.{frac}000 {year}"),
+                _ => day.clone(),
+            };
+            let glog = format!(
+                "I{}{} {hms}.{frac}000       1",
+                &date.get(5..7).unwrap_or("01"),
+                date.get(8..10).unwrap_or("01")
+            );
             *line = line
                 .replace("$HOSTNAME", hostname)
                 .replace("$STARTED", &started.rfc3339_millis())
-                .replace("$LOGTIME", &log_time);
+                .replace("$LOGTIME", &log_time)
+                .replace("$DATETIME", &format!("{date} {hms}+00:00"))
+                .replace("$MICROS", &at.rfc3339_micros())
+                .replace("$PGTIME", &format!("{date} {hms}.{frac} UTC"))
+                .replace("$MONGOTIME", &format!("{date}T{hms}.{frac}+00:00"))
+                .replace("$APACHETIME", &apache)
+                .replace("$GLOG", &glog);
         }
     }
 }
@@ -203,13 +273,16 @@ pub fn run_script(script: &str) -> Run {
 /// program (its default command, or the image's server binary named explicitly).
 pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Vec<u16> {
     let Behaviour::Server { port } = behaviour else { return Vec::new() };
-    let mut argv: Vec<String> = command.to_vec();
-    argv.extend(args.iter().cloned());
-    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or("")).unwrap_or("");
-    let serving = command.is_empty()
-        || runs_own_binary(image_repo, &argv)
-        || matches!(program, "nginx" | "httpd" | "httpd-foreground" | "redis-server" | "fluentd");
-    if serving { super::images::server_ports(image_repo, port) } else { Vec::new() }
+    let argv = entrypoint::argv(image_repo, command, args);
+    if !entrypoint::serves(image_repo, &argv) {
+        return Vec::new();
+    }
+    // http-echo listens where `-listen=:PORT` says.
+    let listen = argv.iter().find_map(|a| a.strip_prefix("-listen=")?.rsplit(':').next()?.parse().ok());
+    match listen {
+        Some(p) if image_repo == "hashicorp/http-echo" => vec![p],
+        _ => super::images::server_ports(image_repo, port),
+    }
 }
 
 /// Runs a shell script's statements with `;`, `&&`, `||` and `exit N`, each simple command
@@ -268,12 +341,12 @@ pub fn file_at<'a>(files: &'a [FileSpan], path: &str, at: Duration) -> Option<&'
 /// The files a container's script creates (`touch`, `echo ... > file`) and removes (`rm`):
 /// what an `exec` probe such as `cat /tmp/healthy` finds. Servers and interpreters make none.
 /// A loop's body is read for its first pass only.
-pub fn files(behaviour: Behaviour, command: &[String], args: &[String]) -> Vec<FileSpan> {
-    let mut argv: Vec<String> = command.to_vec();
-    argv.extend(args.iter().cloned());
+pub fn files(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Vec<FileSpan> {
+    let argv = entrypoint::argv(image_repo, command, args);
     let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or("")).unwrap_or("");
     match behaviour {
-        Behaviour::Server { .. } | Behaviour::Pause if command.is_empty() => Vec::new(),
+        Behaviour::Server { .. } if entrypoint::serves(image_repo, &argv) => Vec::new(),
+        Behaviour::Pause if command.is_empty() => Vec::new(),
         _ => match program {
             "" => Vec::new(),
             "sh" | "bash" | "ash" => match argv.iter().position(|a| a == "-c") {
@@ -518,18 +591,20 @@ fn split_logical(stmt: &str) -> Vec<(&str, Logic)> {
 /// One simple command: how long it takes (`None`: forever), what it prints, its exit code.
 fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
     let words: Vec<String> = shell_words(cmd);
-    let Some(program) = words.first().map(String::as_str) else {
+    // `/bin/sleep` is `sleep`.
+    let Some(program) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else {
         return (Some(Duration::ZERO), vec![], 0);
     };
     match program {
         "sleep" => match words.get(1).map(String::as_str) {
             Some("infinity") => (None, vec![], 0),
-            Some(arg) => (Some(Duration::parse(arg).unwrap_or(Duration::ZERO)), vec![], 0),
+            Some(arg) => (Some(sleep_duration(arg).unwrap_or(Duration::ZERO)), vec![], 0),
             None => (Some(Duration::ZERO), vec!["sleep: missing operand".into()], 1),
         },
         // `$VAR` is the container's environment, which the cluster knows.
-        "echo" if cmd.contains('$') => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
-        "echo" => (Some(Duration::ZERO), vec![words[1..].join(" ")], 0),
+        "echo" | "printf" if cmd.contains('$') => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
+        "echo" => (Some(Duration::ZERO), printing::lines(&printing::echo(&words[1..])), 0),
+        "printf" => (Some(Duration::ZERO), printing::lines(&printing::printf(&words[1..])), 0),
         "true" | ":" => (Some(Duration::ZERO), vec![], 0),
         "false" => (Some(Duration::ZERO), vec![], 1),
         "date" => (Some(Duration::ZERO), vec!["Thu Jan  1 00:00:00 UTC 2026".into()], 0),
@@ -539,6 +614,14 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
         | "uname" | "pwd" => (Some(Duration::millis(10)), vec![format!("{PLACEHOLDER}{cmd}")], 0),
         "touch" | "mkdir" | "rm" | "ping" => (Some(Duration::millis(10)), vec![], 0),
         other => (Some(Duration::ZERO), vec![format!("sh: {other}: not found")], 127),
+    }
+}
+
+/// `sleep`'s operand: seconds or a Go-style duration, and BusyBox's and coreutils' days (`1d`).
+pub fn sleep_duration(arg: &str) -> Option<Duration> {
+    match arg.strip_suffix('d').map(str::parse::<f64>) {
+        Some(Ok(days)) if days >= 0.0 && days.is_finite() => Some(Duration((days * 86_400_000.0) as u64)),
+        _ => Duration::parse(arg),
     }
 }
 
@@ -645,8 +728,12 @@ mod tests {
         assert_eq!(code, 1);
     }
 
+    fn image(name: &str) -> ImageRef {
+        crate::kubelet::images::parse_reference(name)
+    }
+
     fn sh(script: &str) -> Run {
-        plan(Behaviour::Shell, "busybox", &["sh".into(), "-c".into()], &[script.into()])
+        plan(Behaviour::Shell, &image("busybox"), &["sh".into(), "-c".into()], &[script.into()], &[])
     }
 
     #[test]
@@ -655,6 +742,12 @@ mod tests {
         assert_eq!(run.lifetime, Some(Duration::seconds(5)));
         assert_eq!(run.exit_code, 3);
         assert_eq!(run.logs, vec![(Duration::ZERO, "hello".to_string())]);
+    }
+
+    #[test]
+    fn sleep_takes_days_as_busybox_does() {
+        assert_eq!(sh("sleep 1d").lifetime, Some(Duration::seconds(86_400)));
+        assert_eq!(sh("sleep 1h").lifetime, Some(Duration::seconds(3_600)));
     }
 
     #[test]
@@ -668,6 +761,7 @@ mod tests {
     fn touch_and_rm_give_a_file_its_lifetime() {
         let files = files(
             Behaviour::Shell,
+            "busybox",
             &[],
             &["/bin/sh".into(), "-c".into(), "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600".into()],
         );
@@ -680,7 +774,7 @@ mod tests {
     fn output_sent_to_a_file_lands_in_the_file_not_the_log() {
         let run = sh("echo ok > /tmp/ready; echo done");
         assert_eq!(run.logs, vec![(Duration::ZERO, "done".to_string())]);
-        let files = files(Behaviour::Shell, &["sh".into(), "-c".into(), "echo ok > /tmp/ready".into()], &[]);
+        let files = files(Behaviour::Shell, "busybox", &["sh".into(), "-c".into(), "echo ok > /tmp/ready".into()], &[]);
         assert_eq!(file_at(&files, "/tmp/ready", Duration::seconds(1)).map(|f| f.content.as_str()), Some("ok"));
     }
 
@@ -719,17 +813,52 @@ mod tests {
 
     #[test]
     fn servers_run_until_stopped_and_bare_shells_exit_at_once() {
-        assert_eq!(plan(Behaviour::Server { port: 80 }, "nginx", &[], &[]).lifetime, None);
-        assert_eq!(plan(Behaviour::Shell, "busybox", &[], &[]).exit_code, 0);
-        assert!(plan(Behaviour::Shell, "busybox", &[], &[]).lifetime.is_some());
+        assert_eq!(plan(Behaviour::Server { port: 80 }, &image("nginx"), &[], &[], &[]).lifetime, None);
+        assert_eq!(plan(Behaviour::Shell, &image("busybox"), &[], &[], &[]).exit_code, 0);
+        assert!(plan(Behaviour::Shell, &image("busybox"), &[], &[], &[]).lifetime.is_some());
     }
 
     #[test]
     fn a_server_image_running_its_own_binary_runs_until_stopped() {
         let argv = ["kube-apiserver".to_string(), "--secure-port=6443".to_string()];
-        assert_eq!(plan(Behaviour::Server { port: 6443 }, "registry.k8s.io/kube-apiserver", &argv, &[]).lifetime, None);
+        assert_eq!(
+            plan(Behaviour::Server { port: 6443 }, &image("registry.k8s.io/kube-apiserver"), &argv, &[], &[]).lifetime,
+            None
+        );
         let proxy = ["/usr/local/bin/kube-proxy".to_string()];
-        assert_eq!(plan(Behaviour::Server { port: 10256 }, "registry.k8s.io/kube-proxy", &proxy, &[]).lifetime, None);
+        assert_eq!(
+            plan(Behaviour::Server { port: 10256 }, &image("registry.k8s.io/kube-proxy"), &proxy, &[], &[]).lifetime,
+            None
+        );
+    }
+
+    #[test]
+    fn a_database_without_its_password_variable_logs_why_and_exits_1() {
+        let mysql = Behaviour::Server { port: 3306 };
+        let run = plan(mysql, &image("mysql:8.0"), &[], &[], &[]);
+        assert_eq!((run.lifetime.is_some(), run.exit_code), (true, 1));
+        assert!(run.logs.iter().any(|(_, l)| l.contains("password option is not specified")));
+        let env = [("MYSQL_ROOT_PASSWORD".to_string(), "secret".to_string())];
+        let run = plan(mysql, &image("mysql:8.0"), &[], &[], &env);
+        assert_eq!(run.lifetime, None);
+        assert!(run.logs.last().is_some_and(|(_, l)| l.contains("ready for connections")));
+        let trust = [("POSTGRES_HOST_AUTH_METHOD".to_string(), "trust".to_string())];
+        assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &trust).lifetime, None);
+        assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &[]).exit_code, 1);
+    }
+
+    #[test]
+    fn a_server_image_given_a_program_as_args_runs_that_program_instead_of_serving() {
+        let nginx = Behaviour::Server { port: 80 };
+        let args: Vec<String> = ["curl", "-s", "http://web"].iter().map(|s| s.to_string()).collect();
+        let run = plan(nginx, &image("nginx"), &[], &args, &[]);
+        assert_eq!(
+            run.logs.iter().map(|(_, l)| placeholder(l)).collect::<Vec<_>>(),
+            [Some(("curl -s http://web", true))]
+        );
+        assert!(listening(nginx, "nginx", &[], &args).is_empty());
+        let echo = ["-listen=:8080".to_string(), "-text=hi".to_string()];
+        assert_eq!(listening(Behaviour::Server { port: 5678 }, "hashicorp/http-echo", &[], &echo), vec![8080]);
     }
 
     #[test]
@@ -737,8 +866,9 @@ mod tests {
         assert_eq!(pi_digits(10), "3.1415926535");
         let run = plan(
             Behaviour::Interpreter,
-            "perl",
+            &image("perl"),
             &["perl".into(), "-Mbignum=bpi".into(), "-wle".into(), "print bpi(2000)".into()],
+            &[],
             &[],
         );
         assert_eq!(run.exit_code, 0);

@@ -69,11 +69,16 @@ impl Container<'_> {
         let repository = server.image.repository.as_str();
         let code = images::http_answer(repository, server.port, false, &path).unwrap_or(404);
         let query = url.split_once('?').map_or("", |(_, q)| q);
+        // The StatefulSet tutorial's nginx-slim serves nginx's pages.
+        let repository = if repository == "registry.k8s.io/nginx-slim" { "nginx" } else { repository };
         let body = match (repository, code) {
             ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
             ("nginx", 200) => NGINX_INDEX.to_string(),
             ("httpd", 200) => HTTPD_INDEX.to_string(),
             ("registry.k8s.io/hpa-example", 200) => "OK!".to_string(),
+            ("mongo", 200) => {
+                "It looks like you are trying to access MongoDB over HTTP on the native driver port.\n".to_string()
+            }
             ("nginx", _) => NGINX_404.to_string(),
             (_, 200) => {
                 app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
@@ -103,6 +108,15 @@ impl Container<'_> {
         run
     }
 
+    /// The name server the container's resolv.conf names.
+    pub(super) fn nameserver(&self) -> String {
+        let files = self.files();
+        files
+            .get("/etc/resolv.conf")
+            .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
+            .unwrap_or_default()
+    }
+
     pub(super) fn nslookup(&self, args: &[&str]) -> Run {
         let Some(name) = args.iter().copied().find(|a| !a.starts_with('-')) else {
             return Run::fail(1, "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]".into());
@@ -112,7 +126,9 @@ impl Container<'_> {
             .get("/etc/resolv.conf")
             .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
             .unwrap_or_default();
-        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}:53\n\n");
+        // BIND's nslookup names the server's port after `#`, BusyBox's after `:`.
+        let sep = if self.userland() == super::Userland::DnsUtils { '#' } else { ':' };
+        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}{sep}53\n\n");
         let api = self.cluster.api();
         let ns = &self.pod.metadata.namespace;
         let found = crate::dns::candidates(name, ns)

@@ -47,7 +47,7 @@ impl Container<'_> {
             files.insert(format!("{sa_dir}/token"), token);
         }
         match self.image.repository.as_str() {
-            "nginx" => {
+            "nginx" | "registry.k8s.io/nginx-slim" => {
                 files.insert("/usr/share/nginx/html/index.html".into(), NGINX_INDEX.into());
                 files.insert("/usr/share/nginx/html/50x.html".into(), NGINX_50X.into());
             }
@@ -68,9 +68,11 @@ impl Container<'_> {
                 .and_then(|l| l.pointer("/postStart/exec/command"))
                 .and_then(|c| c.as_array())
                 .map(|words| words.iter().filter_map(|w| w.as_str().map(String::from)).collect());
-            let mut scripts = vec![crate::kubelet::script::files(info.behaviour, &self.spec.command, &self.spec.args)];
+            let (command, args) = self.command_line();
+            let repo = info.repository;
+            let mut scripts = vec![crate::kubelet::script::files(info.behaviour, repo, &command, &args)];
             if let Some(hook) = hook.filter(|h| !h.is_empty()) {
-                scripts.push(crate::kubelet::script::files(images::Behaviour::Shell, &hook, &[]));
+                scripts.push(crate::kubelet::script::files(images::Behaviour::Shell, "busybox", &hook, &[]));
             }
             for spans in &scripts {
                 for span in spans {
@@ -175,7 +177,7 @@ impl Container<'_> {
                 let _ = writeln!(run.stdout, "{dir}");
                 continue;
             }
-            let known = path == "/root" || ROOT.iter().any(|d| path == format!("/{d}"));
+            let known = path == "/root" || path == self.user().home || ROOT.iter().any(|d| path == format!("/{d}"));
             if names.is_empty() && !files.contains_key(&prefix) && !known {
                 if self.busybox() {
                     let _ = writeln!(run.stderr, "ls: {dir}: No such file or directory");

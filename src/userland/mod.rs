@@ -9,10 +9,12 @@
 //! image without a command (all of them lack some; the control plane's distroless images have
 //! no shell at all) fails as runc fails: exit code 126.
 
+mod dns_tools;
 mod environment;
 mod fetch;
 mod files;
 mod pages;
+pub mod printing;
 pub mod process;
 mod shell;
 
@@ -61,12 +63,82 @@ impl Run {
 pub enum Userland {
     /// busybox and alpine: BusyBox applets (wget, nslookup, ps…).
     Busybox,
-    /// Debian or Ubuntu based, with curl (nginx, full python and perl images).
+    /// Alpine with curl installed (curlimages/curl).
+    BusyboxCurl,
+    /// glibc based with bash and curl: Debian or Ubuntu (nginx, full python and perl images,
+    /// WordPress) and the RHEL family (centos, fedora, rockylinux).
     DebianCurl,
     /// Debian or Ubuntu based, without network tools.
     Debian,
+    /// Debian with BIND's DNS tools: `nslookup`, `dig`, `host` (the DNS debugging pod).
+    DnsUtils,
     /// No shell, no tools: distroless images and pause.
     Distroless,
+}
+
+impl Userland {
+    /// The family an image belongs to.
+    pub fn of(image: &images::ImageRef) -> Userland {
+        let (repo, tag) = (image.repository.as_str(), image.tag.as_str());
+        // The tutorials' apps: the Node apps and the guestbook frontend (PHP) on Debian with
+        // curl, hello-app on Alpine, agnhost and echoserver on Debian.
+        if let Some(app) = App::of(repo) {
+            return match app {
+                App::HelloApp | App::NginxHello => Userland::Busybox,
+                App::Agnhost | App::Echoserver => Userland::Debian,
+                App::Bootcamp | App::NodeHello | App::GuestbookFrontend | App::WordPress => Userland::DebianCurl,
+                // A static Go binary in an empty image.
+                App::HttpEcho => Userland::Distroless,
+            };
+        }
+        match repo {
+            "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
+            "curlimages/curl" | "radial/busyboxplus" => Userland::BusyboxCurl,
+            "registry.k8s.io/e2e-test-images/jessie-dnsutils" => Userland::DnsUtils,
+            "vish/stress" => Userland::Distroless,
+            _ if tag.contains("alpine") => Userland::Busybox,
+            // The StatefulSet tutorial curls nginx-slim's page from inside its pods.
+            "nginx" | "registry.k8s.io/nginx-slim" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
+            "centos" | "fedora" | "rockylinux" => Userland::DebianCurl,
+            "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
+            r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
+            _ => Userland::Debian,
+        }
+    }
+
+    /// Whether the family's images ship `program`.
+    pub fn installed(self, program: &str) -> bool {
+        let basic = [
+            "sh", "ls", "cat", "env", "printenv", "echo", "printf", "hostname", "true", "false", "pwd", "whoami", "id",
+            "sleep", "uname", "date",
+        ];
+        match self {
+            Userland::Distroless => false,
+            Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
+            Userland::BusyboxCurl => {
+                basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash" | "curl")
+            }
+            Userland::DebianCurl => basic.contains(&program) || matches!(program, "bash" | "curl"),
+            Userland::Debian => basic.contains(&program) || program == "bash",
+            Userland::DnsUtils => basic.contains(&program) || matches!(program, "bash" | "nslookup" | "dig" | "host"),
+        }
+    }
+}
+
+/// Who a container's processes run as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct User {
+    pub name: &'static str,
+    pub uid: u32,
+    pub group: &'static str,
+    pub gid: u32,
+    pub home: &'static str,
+}
+
+impl User {
+    pub fn is_root(&self) -> bool {
+        self.uid == 0
+    }
 }
 
 /// One container's userland, as a process started in it (by `exec`, or as its main process)
@@ -90,41 +162,26 @@ impl<'a> Container<'a> {
 
     /// The working directory: the shell's (after `cd`), else the container's `workingDir`.
     fn cwd(&self) -> &str {
-        self.state.cwd.as_deref().or(self.spec.working_dir.as_deref()).unwrap_or("/")
+        let image_workdir = if self.user().is_root() { "/" } else { self.user().home };
+        self.state.cwd.as_deref().or(self.spec.working_dir.as_deref()).unwrap_or(image_workdir)
+    }
+
+    /// The user the image runs as (its `USER`): root, except curlimages/curl's curl_user.
+    pub fn user(&self) -> User {
+        match self.image.repository.as_str() {
+            "curlimages/curl" => {
+                User { name: "curl_user", uid: 100, group: "curl_group", gid: 101, home: "/home/curl_user" }
+            }
+            _ => User { name: "root", uid: 0, group: "root", gid: 0, home: "/root" },
+        }
     }
 
     pub fn userland(&self) -> Userland {
-        let (repo, tag) = (self.image.repository.as_str(), self.image.tag.as_str());
-        // The tutorials' apps: the Node apps and the guestbook frontend (PHP) on Debian with
-        // curl, hello-app on Alpine, agnhost and echoserver on Debian.
-        if let Some(app) = App::of(repo) {
-            return match app {
-                App::HelloApp => Userland::Busybox,
-                App::Agnhost | App::Echoserver => Userland::Debian,
-                App::Bootcamp | App::NodeHello | App::GuestbookFrontend => Userland::DebianCurl,
-            };
-        }
-        match repo {
-            "busybox" | "registry.k8s.io/busybox" | "alpine" | "polinux/stress" => Userland::Busybox,
-            _ if tag.contains("alpine") => Userland::Busybox,
-            "nginx" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
-            "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
-            r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
-            _ => Userland::Debian,
-        }
+        Userland::of(&self.image)
     }
 
     pub fn installed(&self, program: &str) -> bool {
-        let basic = [
-            "sh", "ls", "cat", "env", "printenv", "echo", "hostname", "true", "false", "pwd", "whoami", "id", "sleep",
-            "uname", "date",
-        ];
-        match self.userland() {
-            Userland::Distroless => false,
-            Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
-            Userland::DebianCurl => basic.contains(&program) || matches!(program, "bash" | "curl"),
-            Userland::Debian => basic.contains(&program) || program == "bash",
-        }
+        self.userland().installed(program)
     }
 
     /// Runs one command line (argv), as runc starts it: no shell unless the command is one.
@@ -152,24 +209,30 @@ impl<'a> Container<'a> {
                 [] => Run::default(),
                 [file, ..] => Run::fail(127, format!("{program}: {file}: not found")),
             },
-            "env" | "printenv" => match args.first() {
-                Some(var) if program == "printenv" => match self.environment().into_iter().find(|(k, _)| k == var) {
-                    Some((_, v)) => Run::ok(format!("{v}\n")),
-                    None => Run { code: 1, ..Default::default() },
-                },
-                _ => Run::ok(self.environment().into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()),
-            },
-            "echo" => Run::ok(format!("{}\n", args.join(" "))),
+            // printenv NAME…: each value set, in order; 1 when any is not.
+            "printenv" if !args.is_empty() => {
+                let env = self.environment();
+                let values: Vec<&String> =
+                    args.iter().filter_map(|a| env.iter().rev().find(|(k, _)| k == a).map(|(_, v)| v)).collect();
+                let code = i32::from(values.len() < args.len());
+                Run { code, ..Run::ok(values.iter().map(|v| format!("{v}\n")).collect()) }
+            }
+            "env" | "printenv" => Run::ok(self.environment().into_iter().map(|(k, v)| format!("{k}={v}\n")).collect()),
+            "echo" => Run::ok(printing::echo(&argv[1..])),
+            "printf" => Run::ok(printing::printf(&argv[1..])),
             "hostname" => Run::ok(format!("{}\n", self.hostname())),
             "true" => Run::default(),
-            "sleep" => match args.first().and_then(|d| Duration::parse(d)) {
+            "sleep" => match args.first().and_then(|d| crate::kubelet::script::sleep_duration(d)) {
                 Some(slept) => Run { slept, ..Default::default() },
                 None => Run::fail(1, "sleep: invalid number".into()),
             },
             "false" => Run { code: 1, ..Default::default() },
             "pwd" => Run::ok(format!("{}\n", self.cwd())),
-            "whoami" => Run::ok("root\n".into()),
-            "id" => Run::ok("uid=0(root) gid=0(root) groups=0(root)\n".into()),
+            "whoami" => Run::ok(format!("{}\n", self.user().name)),
+            "id" => {
+                let User { name, uid, group, gid, .. } = self.user();
+                Run::ok(format!("uid={uid}({name}) gid={gid}({group}) groups={gid}({group})\n"))
+            }
             "uname" => Run::ok(if args.contains(&"-a") {
                 format!("Linux {} 6.8.0-kubeloop #1 SMP x86_64 GNU/Linux\n", self.hostname())
             } else {
@@ -179,9 +242,13 @@ impl<'a> Container<'a> {
             "cat" => self.cat(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
+            // Without a URL curl only says how to get help (no progress meter).
+            "curl" if !args.iter().any(|a| !a.starts_with('-')) => self.fetch(&args, false),
             "curl" => curl_output(self.fetch(&args, false), &args, self.tty),
             "wget" => self.fetch(&args, true),
             "nslookup" => self.nslookup(&args),
+            "dig" => self.dig(&args),
+            "host" => self.host(&args),
             _ => Run::fail(126, format!("{program}: not simulated")),
         }
     }
@@ -191,12 +258,12 @@ impl<'a> Container<'a> {
     }
 
     pub fn busybox(&self) -> bool {
-        self.userland() == Userland::Busybox
+        matches!(self.userland(), Userland::Busybox | Userland::BusyboxCurl)
     }
 
     fn ps(&self) -> Run {
-        let mut argv: Vec<String> = self.spec.command.clone();
-        argv.extend(self.spec.args.iter().cloned());
+        let (command, args) = self.command_line();
+        let mut argv = crate::kubelet::entrypoint::argv(&self.image.repository, &command, &args);
         if argv.is_empty() {
             argv.push(match images::lookup(&self.image).map(|i| i.behaviour) {
                 Ok(Behaviour::Shell) => "sh".to_string(),

@@ -12,6 +12,10 @@ pub(super) struct Server {
     pub(super) port: u16,
     /// Which tutorial app it is, if one.
     pub(super) app: Option<App>,
+    /// The pod's address.
+    pub(super) ip: String,
+    /// Its process's command line (http-echo answers its `-text`).
+    pub(super) argv: Vec<String>,
 }
 
 /// The server in the pod that answered a `sim curl` request (its one-line summary names the
@@ -29,8 +33,11 @@ pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
     pod.spec.containers.iter().find_map(|c| {
         let image = images::parse_reference(&c.image);
         let info = images::lookup(&image).ok()?;
-        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &c.command, &c.args).first()?;
-        Some(Server { pod: name.to_string(), app: App::of(&image.repository), image, port })
+        let (command, args) = crate::kubelet::env::command_line(cluster.api(), pod, c, None);
+        let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args).first()?;
+        let argv = crate::kubelet::entrypoint::argv(info.repository, &command, &args);
+        let app = App::of(&image.repository);
+        Some(Server { pod: name.to_string(), app, image, port, ip: ip.to_string(), argv })
     })
 }
 
@@ -64,8 +71,39 @@ pub(super) fn app_page(
             if query.is_empty() { "nil" } else { query }
         ),
         App::GuestbookFrontend => GUESTBOOK_INDEX.to_string(),
+        App::HttpEcho => {
+            let text = server.argv.iter().find_map(|a| a.strip_prefix("-text=")).unwrap_or_default();
+            format!("{text}\n")
+        }
+        App::NginxHello => nginx_hello(server, path, now),
+        App::WordPress => WORDPRESS_INSTALL.to_string(),
     })
 }
+
+/// nginxdemos/hello's page: the address and name of the server that answered, the time and
+/// the URI (as plain text with the `plain-text` tag).
+fn nginx_hello(server: &Server, path: &str, now: crate::sim::Time) -> String {
+    let stamp = now.rfc1123z();
+    let p: Vec<&str> = stamp.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let date = match p.as_slice() {
+        [_, day, month, year, hms, zone] => format!("{day}/{month}/{year}:{hms} {zone}"),
+        _ => stamp.clone(),
+    };
+    let (address, name) = (format!("{}:{}", server.ip, server.port), &server.pod);
+    if server.image.tag == "plain-text" {
+        return format!("Server address: {address}\nServer name: {name}\nDate: {date}\nURI: {path}\n");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html>\n<head>\n<title>Hello World</title>\n</head>\n<body>\n\
+         <p><span>Server&nbsp;address:</span> <span>{address}</span></p>\n\
+         <p><span>Server&nbsp;name:</span> <span>{name}</span></p>\n\
+         <p class=\"smaller\"><span>Date:</span> <span>{date}</span></p>\n\
+         <p class=\"smaller\"><span>URI:</span> <span>{path}</span></p>\n</body>\n</html>\n"
+    )
+}
+
+/// WordPress before it is set up: its installer's first page.
+const WORDPRESS_INSTALL: &str = "<!DOCTYPE html>\n<html lang=\"en-US\">\n<head>\n<title>WordPress &rsaquo; Installation</title>\n</head>\n<body class=\"wp-core-ui language-chooser\">\n<p id=\"logo\">WordPress</p>\n<form id=\"setup\" method=\"post\" action=\"?step=1\"><label class=\"screen-reader-text\" for=\"language\">Select a default language</label>\n</form>\n</body>\n</html>\n";
 
 pub(super) const NGINX_INDEX: &str = "<!DOCTYPE html>
 <html>

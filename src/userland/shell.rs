@@ -54,10 +54,15 @@ impl Container<'_> {
     pub(super) fn builtin(&mut self, shell: &str, words: &[String]) -> Option<Run> {
         match words[0].as_str() {
             "cd" => {
-                let target = words.get(1).map_or("/root", String::as_str);
+                let home = self.user().home;
+                let target = words.get(1).map_or(home, String::as_str);
                 let path = normalize(&absolute(target, Some(self.cwd())));
                 let files = self.files();
-                if path == "/root" || ROOT.iter().any(|d| path == format!("/{d}")) || is_dir(&files, &path) {
+                if path == "/root"
+                    || path == home
+                    || ROOT.iter().any(|d| path == format!("/{d}"))
+                    || is_dir(&files, &path)
+                {
                     self.state.cwd = Some(path);
                     return Some(Run::default());
                 }
@@ -90,17 +95,30 @@ impl Container<'_> {
         self.state.vars.push((name.to_string(), value.to_string()));
     }
 
-    /// The prompt an interactive shell shows: BusyBox ash `/ # `, bash `root@POD:/# `, and
-    /// dash (Debian's `sh`) `# `. Home is `~`.
+    /// The prompt an interactive shell shows: BusyBox ash `/ # `, bash `root@POD:/# ` (on the
+    /// RHEL family `[root@POD /]# `), and dash (Debian's `sh`) `# `. Home is `~`.
     pub fn prompt(&self, shell: &str) -> String {
         let cwd = self.cwd();
+        let home = self.user().home;
         let shown = match cwd {
-            "/root" => "~".to_string(),
-            c => c.strip_prefix("/root/").map_or_else(|| c.to_string(), |rest| format!("~/{rest}")),
+            c if c == home => "~".to_string(),
+            c => c.strip_prefix(&format!("{home}/")).map_or_else(|| c.to_string(), |rest| format!("~/{rest}")),
         };
+        // `#` for root, `$` for anyone else.
+        let sign = if self.user().is_root() { '#' } else { '$' };
+        let rhel = matches!(self.image.repository.as_str(), "centos" | "fedora" | "rockylinux");
         match (shell.rsplit('/').next().unwrap_or(shell), self.busybox()) {
+            // The RHEL family's PS1 is `[\u@\h \W]\$ `: the directory's last name only.
+            ("bash", _) if rhel => {
+                let last = if shown == "/" { "/" } else { shown.rsplit('/').next().unwrap_or("/") };
+                format!("[root@{} {last}]# ", self.hostname())
+            }
             ("bash", _) => format!("root@{}:{shown}# ", self.hostname()),
-            (_, true) => format!("{shown} # "),
+            // busyboxplus sets its own PS1.
+            (_, true) if self.image.repository == "radial/busyboxplus" => {
+                format!("[ root@{}:{shown} ]$ ", self.hostname())
+            }
+            (_, true) => format!("{shown} {sign} "),
             _ => "# ".to_string(),
         }
     }

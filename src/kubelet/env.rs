@@ -1,0 +1,207 @@
+//! A container's own environment variables, as the kubelet builds them before starting its
+//! process: `envFrom` (every key of a ConfigMap or Secret, with its prefix) first, then `env`
+//! in order (a literal `value`, its `$(VAR)` references expanded from the variables before
+//! it, or `valueFrom`: the downward API, a ConfigMap's or Secret's key). A later variable of
+//! the same name replaces an earlier one.
+
+use super::expansion;
+use crate::api::{Container, Kind, Object, Pod};
+use crate::apiserver::ApiServer;
+use crate::sim::Time;
+use serde_json::Value;
+
+/// The variables a container declares, resolved against the API server's objects; a value's
+/// `$(VAR)` may also name a Service link.
+pub fn declared(api: &ApiServer, pod: &Pod, container: &Container) -> Vec<(String, String)> {
+    let refers = container.env.iter().any(|v| v.value.as_ref().is_some_and(|v| v.contains("$(")));
+    let links = if refers { service_links(api, pod, None) } else { Vec::new() };
+    declared_over(api, pod, container, &links)
+}
+
+/// `declared`, with `base` (the Service links) as what a reference falls back to.
+fn declared_over(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    base: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = Vec::new();
+    let set = |env: &mut Vec<(String, String)>, name: String, value: String| {
+        env.retain(|(k, _)| *k != name);
+        env.push((name, value));
+    };
+    for source in &container.env_from {
+        let prefix = text(source, "prefix");
+        for (key, value) in source_keys(api, pod, source) {
+            set(&mut env, format!("{prefix}{key}"), value);
+        }
+    }
+    for var in &container.env {
+        let value = match (&var.value, &var.value_from) {
+            (Some(v), _) if base.is_empty() => expansion::expand(v, &env),
+            (Some(v), _) => expansion::expand(v, &[base, &env].concat()),
+            (None, Some(from)) => value_from(api, pod, from),
+            (None, None) => String::new(),
+        };
+        set(&mut env, var.name.clone(), value);
+    }
+    env
+}
+
+/// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
+/// when the container started (`started`; `None`: every Service): its namespace's, plus
+/// `kubernetes` from `default`. None when the pod sets `enableServiceLinks: false`.
+pub fn service_links(api: &ApiServer, pod: &Pod, started: Option<Time>) -> Vec<(String, String)> {
+    if pod.spec.enable_service_links == Some(false) {
+        return Vec::new();
+    }
+    let ns = &pod.metadata.namespace;
+    let mut services: Vec<_> = api.peek_list(Kind::Service, ns);
+    if ns != "default" {
+        services.extend(api.peek(Kind::Service, "default", "kubernetes"));
+    }
+    let mut out = Vec::new();
+    for object in services {
+        let Object::Service(svc) = &*object else { continue };
+        let ip = &svc.spec.cluster_ip;
+        let existed = match (svc.metadata.creation_timestamp, started) {
+            (Some(created), Some(started)) => created <= started,
+            _ => true,
+        };
+        if ip.is_empty() || ip == "None" || svc.spec.ports.is_empty() || !existed {
+            continue;
+        }
+        let prefix = svc.metadata.name.to_ascii_uppercase().replace('-', "_");
+        let first = &svc.spec.ports[0];
+        out.push((format!("{prefix}_SERVICE_HOST"), ip.clone()));
+        out.push((format!("{prefix}_SERVICE_PORT"), first.port.to_string()));
+        for p in &svc.spec.ports {
+            if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
+                out.push((
+                    format!("{prefix}_SERVICE_PORT_{}", name.to_ascii_uppercase().replace('-', "_")),
+                    p.port.to_string(),
+                ));
+            }
+        }
+        let proto = |p: &crate::api::service::ServicePort| p.protocol.clone().unwrap_or_else(|| "TCP".into());
+        out.push((format!("{prefix}_PORT"), format!("{}://{ip}:{}", proto(first).to_lowercase(), first.port)));
+        for p in &svc.spec.ports {
+            let (proto, port) = (proto(p), p.port);
+            let base = format!("{prefix}_PORT_{port}_{proto}");
+            out.push((base.clone(), format!("{}://{ip}:{port}", proto.to_lowercase())));
+            out.push((format!("{base}_PROTO"), proto.to_lowercase()));
+            out.push((format!("{base}_PORT"), port.to_string()));
+            out.push((format!("{base}_ADDR"), ip.clone()));
+        }
+    }
+    out
+}
+
+/// What `$(VAR)` in a container's command and args can name as its process starts: the
+/// Service links, then the container's own variables (which win).
+pub fn for_expansion(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    started: Option<Time>,
+) -> Vec<(String, String)> {
+    let mut env = service_links(api, pod, started);
+    env.extend(declared_over(api, pod, container, &env));
+    env
+}
+
+/// A container's command and args as its process got them, `$(VAR)` expanded (the variables
+/// are only looked up when a word refers to one).
+pub fn command_line(
+    api: &ApiServer,
+    pod: &Pod,
+    container: &Container,
+    started: Option<Time>,
+) -> (Vec<String>, Vec<String>) {
+    let (command, args) = (&container.command, &container.args);
+    if !command.iter().chain(args).any(|w| w.contains("$(")) {
+        return (command.clone(), args.clone());
+    }
+    let env = for_expansion(api, pod, container, started);
+    (expansion::expand_all(command, &env), expansion::expand_all(args, &env))
+}
+
+/// The variables a container declares with literal values only (no cluster to ask).
+pub fn literal(container: &Container) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = Vec::new();
+    for var in &container.env {
+        let value = var.value.as_deref().map(|v| expansion::expand(v, &env)).unwrap_or_default();
+        env.push((var.name.clone(), value));
+    }
+    env
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(|x| x.as_str()).unwrap_or_default().to_string()
+}
+
+/// An `envFrom` source's keys and values: a ConfigMap's data, a Secret's decoded data.
+fn source_keys(api: &ApiServer, pod: &Pod, source: &Value) -> Vec<(String, String)> {
+    let ns = &pod.metadata.namespace;
+    if let Some(r) = source.get("configMapRef")
+        && let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
+    {
+        return cm.data.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    }
+    if let Some(r) = source.get("secretRef")
+        && let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, &text(r, "name")).as_deref()
+    {
+        return secret.data.iter().map(|(k, v)| (k.clone(), decode(v))).collect();
+    }
+    Vec::new()
+}
+
+fn decode(data: &str) -> String {
+    String::from_utf8_lossy(&crate::base64::decode(data).unwrap_or_default()).into_owned()
+}
+
+/// `valueFrom`: the downward API's common fields, a ConfigMap's or Secret's key.
+pub fn value_from(api: &ApiServer, pod: &Pod, from: &Value) -> String {
+    let ns = &pod.metadata.namespace;
+    if let Some(field) = from.get("fieldRef") {
+        return match text(field, "fieldPath").as_str() {
+            "metadata.name" => pod.metadata.name.clone(),
+            "metadata.namespace" => ns.clone(),
+            "metadata.uid" => pod.metadata.uid.clone(),
+            "spec.nodeName" => pod.spec.node_name.clone(),
+            "spec.serviceAccountName" => pod.spec.service_account_name.clone().unwrap_or_default(),
+            "status.podIP" => pod.status.pod_ip.clone(),
+            "status.hostIP" => pod.status.host_ip.clone(),
+            _ => String::new(),
+        };
+    }
+    if let Some(r) = from.get("configMapKeyRef")
+        && let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
+    {
+        return cm.data.get(&text(r, "key")).cloned().unwrap_or_default();
+    }
+    if let Some(r) = from.get("secretKeyRef")
+        && let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, &text(r, "name")).as_deref()
+    {
+        return decode(secret.data.get(&text(r, "key")).map(String::as_str).unwrap_or_default());
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::pod::EnvVar;
+
+    #[test]
+    fn a_literal_value_expands_references_to_the_variables_before_it() {
+        let var = |name: &str, value: &str| EnvVar { name: name.into(), value: Some(value.into()), value_from: None };
+        let c = Container {
+            env: vec![var("GREETING", "hello"), var("MESSAGE", "$(GREETING) world"), var("LATER", "$(AFTER)")],
+            ..Default::default()
+        };
+        let env = literal(&c);
+        assert_eq!(env[1].1, "hello world");
+        assert_eq!(env[2].1, "$(AFTER)");
+    }
+}

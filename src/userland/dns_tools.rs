@@ -1,0 +1,87 @@
+//! BIND's `dig` and `host`, as the DNS debugging pod (jessie-dnsutils) ships them: `host`
+//! tries the resolv.conf search list as `nslookup` does; `dig` asks for the name as given
+//! (no search list unless `+search`), printing the answer section, or only the addresses
+//! with `+short`.
+
+use super::{Container, Run};
+use std::fmt::Write;
+
+/// The version line jessie's BIND prints.
+const DIG_VERSION: &str = "9.9.5-9+deb8u19-Debian";
+
+impl Container<'_> {
+    /// The first of `names` the cluster's DNS knows, with its addresses.
+    fn first_known(&self, names: Vec<String>) -> Option<(String, Vec<String>)> {
+        let api = self.cluster.api();
+        names.into_iter().find_map(|fqdn| crate::dns::lookup(api, &fqdn, 0).ok().map(|a| (fqdn, a)))
+    }
+
+    pub(super) fn host(&self, args: &[&str]) -> Run {
+        let Some(name) = args.iter().copied().find(|a| !a.starts_with('-')) else {
+            return Run::fail(1, "Usage: host [-aCdlriTwv] [-c class] [-N ndots] [-t type] [-W time]\n            [-R number] [-m flag] hostname [server]".into());
+        };
+        let name = name.trim_end_matches('.');
+        match self.first_known(crate::dns::candidates(name, &self.pod.metadata.namespace)) {
+            Some((fqdn, addresses)) => Run::ok(addresses.iter().map(|a| format!("{fqdn} has address {a}\n")).collect()),
+            None => Run { stdout: format!("Host {name} not found: 3(NXDOMAIN)\n"), code: 1, ..Default::default() },
+        }
+    }
+
+    pub(super) fn dig(&self, args: &[&str]) -> Run {
+        let short = args.contains(&"+short");
+        let search = args.contains(&"+search");
+        let name = args.iter().copied().find(|a| !a.starts_with(['+', '-', '@'])).unwrap_or(".");
+        let server =
+            args.iter().find_map(|a| a.strip_prefix('@')).map(String::from).unwrap_or_else(|| self.nameserver());
+        let bare = name.trim_end_matches('.');
+        let candidates = if search && !name.ends_with('.') {
+            crate::dns::candidates(bare, &self.pod.metadata.namespace)
+        } else {
+            vec![bare.to_string()]
+        };
+        let found = self.first_known(candidates);
+        if short {
+            let addresses = found.map(|(_, a)| a).unwrap_or_default();
+            return Run::ok(addresses.iter().map(|a| format!("{a}\n")).collect());
+        }
+        let (status, asked, answers) = match &found {
+            Some((fqdn, addresses)) => ("NOERROR", fqdn.clone(), addresses.clone()),
+            None => ("NXDOMAIN", bare.to_string(), Vec::new()),
+        };
+        let authority = usize::from(found.is_none());
+        let mut out = String::new();
+        let _ = writeln!(out, "\n; <<>> DiG {DIG_VERSION} <<>> {}", args.join(" "));
+        out.push_str(";; global options: +cmd\n;; Got answer:\n");
+        let _ = writeln!(out, ";; ->>HEADER<<- opcode: QUERY, status: {status}, id: 4661");
+        let _ = writeln!(
+            out,
+            ";; flags: qr aa rd; QUERY: 1, ANSWER: {}, AUTHORITY: {authority}, ADDITIONAL: 1",
+            answers.len()
+        );
+        out.push_str(";; WARNING: recursion requested but not available\n\n");
+        out.push_str(";; OPT PSEUDOSECTION:\n; EDNS: version: 0, flags:; udp: 4096\n");
+        let _ = writeln!(out, ";; QUESTION SECTION:\n;{asked}.\t\t\tIN\tA\n");
+        if answers.is_empty() {
+            out.push_str(";; AUTHORITY SECTION:\n");
+            let _ = writeln!(
+                out,
+                "cluster.local.\t\t30\tIN\tSOA\tns.dns.cluster.local. hostmaster.cluster.local. 1763752214 7200 1800 86400 30\n"
+            );
+        } else {
+            out.push_str(";; ANSWER SECTION:\n");
+            for a in &answers {
+                let _ = writeln!(out, "{asked}.\t30\tIN\tA\t{a}");
+            }
+            out.push('\n');
+        }
+        // `date`'s format: `Thu Jan 01 00:01:24 UTC 2026`.
+        let stamp = self.cluster.now().rfc1123z();
+        let when = match stamp.split([' ', ',']).filter(|w| !w.is_empty()).collect::<Vec<_>>().as_slice() {
+            [weekday, day, month, year, hms, _] => format!("{weekday} {month} {day} {hms} UTC {year}"),
+            _ => stamp.clone(),
+        };
+        let _ = writeln!(out, ";; Query time: 0 msec\n;; SERVER: {server}#53({server})\n;; WHEN: {when}");
+        let _ = writeln!(out, ";; MSG SIZE  rcvd: {}\n", 60 + asked.len() * 2 + answers.len() * 16);
+        Run::ok(out)
+    }
+}
