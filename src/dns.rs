@@ -48,6 +48,17 @@ pub fn resolve(api: &ApiServer, name: &str, namespace: &str) -> Result<Vec<Strin
     candidates(name, namespace).iter().find_map(|fqdn| lookup(api, fqdn, 0).ok()).ok_or(DnsError::NxDomain)
 }
 
+/// The name a PTR lookup of `ip` answers: the Service whose ClusterIP it is
+/// (`kube-dns.kube-system.svc.cluster.local`), or None.
+pub fn reverse(api: &ApiServer, ip: &str) -> Option<String> {
+    api.peek_list(Kind::Service, "").iter().find_map(|o| match o.as_ref() {
+        Object::Service(s) if s.spec.cluster_ip == ip => {
+            Some(format!("{}.{}.svc.{CLUSTER_DOMAIN}", s.metadata.name, s.metadata.namespace))
+        }
+        _ => None,
+    })
+}
+
 /// Answers one fully qualified name (without the trailing dot).
 pub fn lookup(api: &ApiServer, fqdn: &str, depth: usize) -> Result<Vec<String>, DnsError> {
     let Some(rest) = fqdn.strip_suffix(&format!(".svc.{CLUSTER_DOMAIN}")) else { return Err(DnsError::NxDomain) };

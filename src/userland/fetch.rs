@@ -126,6 +126,9 @@ impl Container<'_> {
             .get("/etc/resolv.conf")
             .and_then(|r| r.lines().find_map(|l| l.strip_prefix("nameserver ")).map(String::from))
             .unwrap_or_default();
+        if self.old_busybox() {
+            return self.nslookup_busybox_1_28(name, &server);
+        }
         // BIND's nslookup names the server's port after `#`, BusyBox's after `:`.
         let sep = if self.userland() == super::Userland::DnsUtils { '#' } else { ':' };
         let mut out = format!("Server:\t\t{server}\nAddress:\t{server}{sep}53\n\n");
@@ -145,6 +148,39 @@ impl Container<'_> {
                 let _ = writeln!(out, "** server can't find {name}: NXDOMAIN\n");
                 Run { stdout: out, code: 1, ..Default::default() }
             }
+        }
+    }
+}
+
+impl Container<'_> {
+    /// BusyBox before 1.29 (the `busybox:1.28` the DNS debugging guide uses) had its own
+    /// nslookup: the name as asked, and each address with the name its PTR record gives.
+    fn old_busybox(&self) -> bool {
+        matches!(self.image.repository.as_str(), "busybox" | "registry.k8s.io/busybox")
+            && matches!(self.image.tag.as_str(), "1.28" | "1.27.2")
+    }
+
+    fn nslookup_busybox_1_28(&self, name: &str, server: &str) -> Run {
+        let api = self.cluster.api();
+        let named = |ip: &str| match crate::dns::reverse(api, ip) {
+            Some(ptr) => format!("{ip} {ptr}"),
+            None => ip.to_string(),
+        };
+        let mut out = format!("Server:    {server}\nAddress 1: {}\n\n", named(server));
+        match crate::dns::resolve(api, name, &self.pod.metadata.namespace) {
+            Ok(addresses) => {
+                let _ = writeln!(out, "Name:      {name}");
+                for (i, a) in addresses.iter().enumerate() {
+                    let _ = writeln!(out, "Address {}: {}", i + 1, named(a));
+                }
+                Run::ok(out)
+            }
+            Err(_) => Run {
+                stdout: out,
+                stderr: format!("nslookup: can't resolve '{name}'\n"),
+                code: 1,
+                ..Default::default()
+            },
         }
     }
 }
