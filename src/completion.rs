@@ -20,7 +20,22 @@ const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal
 const SIM_POD: &[&str] = &["crash"];
 const ETCDCTL: &[&str] = &["get", "put", "del", "watch", "member", "endpoint", "snapshot", "version"];
 const ROLLOUT: &[&str] = &["history", "pause", "restart", "resume", "status", "undo"];
-const CREATE: &[&str] = &["configmap", "deployment", "job", "namespace", "secret", "service", "serviceaccount"];
+const CREATE: &[&str] = &[
+    "clusterrole",
+    "clusterrolebinding",
+    "configmap",
+    "cronjob",
+    "deployment",
+    "job",
+    "namespace",
+    "quota",
+    "role",
+    "rolebinding",
+    "secret",
+    "service",
+    "serviceaccount",
+];
+const AUTH: &[&str] = &["can-i", "whoami"];
 const CONFIG: &[&str] = &["current-context", "get-contexts", "set-context", "use-context", "view"];
 
 /// Verbs whose next word is a resource type (then names of that type).
@@ -102,6 +117,7 @@ fn kubectl(session: &Session, rest: &[&str], word: &str) -> Vec<String> {
         ("rollout", [_]) => kind_slash_names(session, word, &namespace, &[Kind::Deployment, Kind::DaemonSet]),
         ("create", []) => CREATE.iter().map(|s| s.to_string()).collect(),
         ("config", []) => CONFIG.iter().map(|s| s.to_string()).collect(),
+        ("auth", []) => AUTH.iter().map(|s| s.to_string()).collect(),
         ("set", []) => vec!["image".into()],
         ("set", ["image"]) => kind_slash_names(session, word, &namespace, &[Kind::Deployment, Kind::DaemonSet]),
         ("expose", []) => vec!["deployment".into(), "pod".into(), "replicaset".into(), "service".into()],
@@ -200,6 +216,13 @@ mod tests {
     fn etcd_keys_complete_one_segment_at_a_time() {
         let c = complete(&session(), "etcdctl get /registry/namesp");
         assert_eq!(c.line, "etcdctl get /registry/namespaces/");
+    }
+
+    #[test]
+    fn create_and_auth_subcommands_complete() {
+        assert_eq!(complete(&session(), "kubectl create cron").line, "kubectl create cronjob ");
+        assert_eq!(complete(&session(), "kubectl create role").candidates, vec!["role", "rolebinding"]);
+        assert_eq!(complete(&session(), "kubectl auth c").line, "kubectl auth can-i ");
     }
 
     #[test]
