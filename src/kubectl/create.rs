@@ -368,13 +368,7 @@ fn job(cluster: &mut Cluster, args: &Args, name: &str, command: &[String]) -> Re
     if let Some(from) = from {
         return job_from_cron_job(cluster, args, name, from);
     }
-    let mut container = Map::new();
-    if !command.is_empty() {
-        container.insert("command".into(), json!(command));
-    }
-    container.insert("image".into(), json!(image));
-    container.insert("name".into(), json!(name));
-    container.insert("resources".into(), json!({}));
+    let container = job_container(image, name, command);
     Ok(json!({
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -382,6 +376,19 @@ fn job(cluster: &mut Cluster, args: &Args, name: &str, command: &[String]) -> Re
         "spec": {"template": {"metadata": {}, "spec": {"containers": [container], "restartPolicy": "Never"}}},
         "status": {},
     }))
+}
+
+/// The one container `create job` and `create cronjob` put in a template, named after the
+/// object, with `-- COMMAND` as its command.
+fn job_container(image: &str, name: &str, command: &[String]) -> Map<String, Value> {
+    let mut container = Map::new();
+    if !command.is_empty() {
+        container.insert("command".into(), json!(command));
+    }
+    container.insert("image".into(), json!(image));
+    container.insert("name".into(), json!(name));
+    container.insert("resources".into(), json!({}));
+    container
 }
 
 /// `create job NAME --from=cronjob/X`: a Job from the CronJob's template, now, marked as
@@ -431,13 +438,7 @@ fn cron_job(args: &Args, name: &str, command: &[String]) -> Result<Value, Output
     if !["OnFailure", "Never"].contains(&restart) {
         return Err(Output::err(format!("error: invalid restart policy: {restart}")));
     }
-    let mut container = Map::new();
-    if !command.is_empty() {
-        container.insert("command".into(), json!(command));
-    }
-    container.insert("image".into(), json!(image));
-    container.insert("name".into(), json!(name));
-    container.insert("resources".into(), json!({}));
+    let container = job_container(image, name, command);
     Ok(json!({
         "apiVersion": "batch/v1",
         "kind": "CronJob",
