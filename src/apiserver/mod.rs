@@ -78,7 +78,7 @@ type StageResult<T> = Result<T, (Stage, Status)>;
 /// order; for the namespace policies admission reads on every write, so while no namespace
 /// has any it costs one lookup and no allocation.
 fn namespace_objects(etcd: &Etcd, prefix: &str, namespace: &str) -> Vec<Arc<Object>> {
-    if namespace.is_empty() || etcd.range(prefix).next().is_none() {
+    if namespace.is_empty() || !etcd.any_under(prefix) {
         return Vec::new();
     }
     etcd.range(&format!("{prefix}{namespace}/")).map(|(_, kv)| kv.value.clone()).collect()
