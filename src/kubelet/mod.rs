@@ -7,6 +7,7 @@ pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
 pub mod script;
+mod sorted_walk;
 
 pub use node_config::NodeConfig;
 
@@ -283,10 +284,8 @@ impl Kubelet {
         let mut touched = touched.iter().peekable();
         let mut due = Vec::new();
         for key in self.pods.cache.keys() {
-            while workers.next_if(|(k, _)| *k < key).is_some() {}
-            while touched.next_if(|k| *k < key).is_some() {}
-            let worker = workers.peek().filter(|(k, _)| *k == key).map(|(_, (_, w))| w);
-            let changed = touched.peek().is_some_and(|k| *k == key);
+            let worker = sorted_walk::seek(&mut workers, key, |(k, _)| k.as_str()).map(|(_, (_, w))| w);
+            let changed = sorted_walk::seek(&mut touched, key, |k| k.as_str()).is_some();
             let retry = self.unsynced.contains(key);
             if changed || retry || worker.is_none_or(|w| w.next_wakeup().is_some_and(|t| t <= now)) {
                 due.push(key.clone());
@@ -301,10 +300,7 @@ impl Kubelet {
         let mut cached = self.pods.cache.keys().peekable();
         self.workers
             .iter()
-            .filter(|(key, _)| {
-                while cached.next_if(|k| k < key).is_some() {}
-                cached.peek() == Some(key)
-            })
+            .filter(|(key, _)| sorted_walk::seek(&mut cached, key, |k| k.as_str()).is_some())
             .filter_map(|(_, (_, w))| w.next_wakeup())
             .min()
     }
