@@ -14,7 +14,8 @@ pub struct ResourceCounts {
 /// (`/registry/pods/` for `/registry/pods/default/web`); None for a key outside that shape.
 pub fn resource_prefix(key: &str) -> Option<&str> {
     let rest = key.strip_prefix("/registry/")?;
-    let end = rest.find('/')?;
+    // A plain byte scan: the keys are short, and this runs on every write.
+    let end = rest.bytes().position(|b| b == b'/')?;
     Some(&key[..="/registry/".len() + end])
 }
 

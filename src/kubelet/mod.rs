@@ -258,7 +258,12 @@ impl Kubelet {
         let mut touched = BTreeSet::new();
         for d in self.pods.sync(ctx.api) {
             let key = cache_key(d.object.namespace(), d.object.name());
-            self.causes.insert(key.clone(), d.seq);
+            match self.causes.get_mut(&key) {
+                Some(seq) => *seq = d.seq,
+                None => {
+                    self.causes.insert(key.clone(), d.seq);
+                }
+            }
             // A static pod's containers run whatever happens to its mirror pod.
             let is_static = self.static_pods.contains_key(&key);
             if d.type_ == WatchEventType::Deleted {
@@ -267,8 +272,8 @@ impl Kubelet {
                 }
                 continue;
             }
-            let uid = d.object.meta().uid.clone();
-            if !is_static && self.workers.get(&key).is_some_and(|(u, _)| *u != uid) {
+            let uid = &d.object.meta().uid;
+            if !is_static && self.workers.get(&key).is_some_and(|(u, _)| u != uid) {
                 self.drop_worker(&key);
             }
             touched.insert(key);
@@ -337,11 +342,12 @@ impl Kubelet {
             None => object.clone(),
         };
         ctx.cause = self.causes.get(key).copied();
-        let host_ip = self.config.internal_ip.clone();
-        let (_, worker) = self
-            .workers
-            .entry(key.to_string())
-            .or_insert_with(|| (pod.metadata.uid.clone(), PodWorker::new(pod, ctx.now, &host_ip)));
+        // The key is copied only for a new worker (a pod is stepped many times).
+        if !self.workers.contains_key(key) {
+            let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
+            self.workers.insert(key.to_string(), (pod.metadata.uid.clone(), worker));
+        }
+        let Some((_, worker)) = self.workers.get_mut(key) else { return };
         let config = &self.config;
         let ips = &mut self.ips_in_use;
         let next = &mut self.next_ip;
