@@ -512,7 +512,10 @@ impl ApiServer {
 
     fn bind(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let target = match &req.body {
-            Some(Body::Json(v)) => v.pointer("/target/name").and_then(|n| n.as_str()).unwrap_or("").to_string(),
+            // `target.name`, looked up directly (a JSON pointer is parsed, with a copy per token).
+            Some(Body::Json(v)) => {
+                v.get("target").and_then(|t| t.get("name")).and_then(|n| n.as_str()).unwrap_or("").to_string()
+            }
             _ => String::new(),
         };
         if target.is_empty() {
