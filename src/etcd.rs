@@ -6,6 +6,7 @@
 //! the sandbox show the cluster as it was at any past revision.
 
 use crate::api::Object;
+use crate::etcd_resources::ResourceCounts;
 use crate::object_cache::FastKeys;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -60,6 +61,8 @@ pub struct Etcd {
     /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges.
     kvs: HashMap<String, KeyValue, FastKeys>,
     order: BTreeSet<String>,
+    /// How many of `kvs`' keys each resource has.
+    resources: ResourceCounts,
     log: VecDeque<Change>,
     compacted: Revision,
     /// Automatic compaction keeps at most this many changes in the log.
@@ -90,6 +93,7 @@ impl Etcd {
             revision: 1,
             kvs: HashMap::default(),
             order: BTreeSet::new(),
+            resources: ResourceCounts::default(),
             log: VecDeque::new(),
             compacted: 1,
             history_limit: 50_000,
@@ -134,6 +138,12 @@ impl Etcd {
             .filter_map(|k| Some((k, self.kvs.get(k)?)))
     }
 
+    /// Whether any key starts with `prefix`; for a whole resource prefix
+    /// (`/registry/resourcequotas/`) without walking the key index.
+    pub fn any_under(&self, prefix: &str) -> bool {
+        self.resources.any_under(prefix).unwrap_or_else(|| self.range(prefix).next().is_some())
+    }
+
     /// Stores a new key. The object's `resourceVersion` becomes the write's revision.
     pub fn create(&mut self, key: &str, object: Object) -> Result<Change, EtcdError> {
         if self.kvs.contains_key(key) {
@@ -160,6 +170,7 @@ impl Etcd {
         }
         let kv = self.kvs.remove(key).ok_or(EtcdError::NotFound)?;
         self.order.remove(key);
+        self.resources.removed(key);
         self.revision += 1;
         let change = Change {
             revision: self.revision,
@@ -184,6 +195,7 @@ impl Etcd {
             Some(entry) => entry,
             None => {
                 self.order.insert(key.to_string());
+                self.resources.added(key);
                 let kv =
                     KeyValue { value: value.clone(), create_revision: revision, mod_revision: revision, version: 0 };
                 self.kvs.entry(key.to_string()).or_insert(kv)
@@ -244,6 +256,7 @@ impl Etcd {
         let removed = self.kvs.remove(key);
         if removed.is_some() {
             self.order.remove(key);
+            self.resources.removed(key);
         }
         let (create_revision, version, old) = match (self.raw.get(key), removed) {
             (Some(r), _) => (r.create_revision, r.version, None),

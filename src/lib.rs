@@ -13,6 +13,7 @@ pub mod cron;
 pub mod dns;
 pub mod editor;
 pub mod etcd;
+pub mod etcd_resources;
 pub mod etcd_snapshot;
 pub mod etcdctl;
 pub mod etcdctl_watch;

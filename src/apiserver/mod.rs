@@ -78,7 +78,7 @@ type StageResult<T> = Result<T, (Stage, Status)>;
 /// order; for the namespace policies admission reads on every write, so while no namespace
 /// has any it costs one lookup and no allocation.
 fn namespace_objects(etcd: &Etcd, prefix: &str, namespace: &str) -> Vec<Arc<Object>> {
-    if namespace.is_empty() || etcd.range(prefix).next().is_none() {
+    if namespace.is_empty() || !etcd.any_under(prefix) {
         return Vec::new();
     }
     etcd.range(&format!("{prefix}{namespace}/")).map(|(_, kv)| kv.value.clone()).collect()
@@ -512,7 +512,10 @@ impl ApiServer {
 
     fn bind(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let target = match &req.body {
-            Some(Body::Json(v)) => v.pointer("/target/name").and_then(|n| n.as_str()).unwrap_or("").to_string(),
+            // `target.name`, looked up directly (a JSON pointer is parsed, with a copy per token).
+            Some(Body::Json(v)) => {
+                v.get("target").and_then(|t| t.get("name")).and_then(|n| n.as_str()).unwrap_or("").to_string()
+            }
             _ => String::new(),
         };
         if target.is_empty() {

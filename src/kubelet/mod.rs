@@ -11,6 +11,7 @@ pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
 pub mod script;
+mod sorted_walk;
 
 pub use node_config::NodeConfig;
 
@@ -261,7 +262,12 @@ impl Kubelet {
         let mut touched = BTreeSet::new();
         for d in self.pods.sync(ctx.api) {
             let key = cache_key(d.object.namespace(), d.object.name());
-            self.causes.insert(key.clone(), d.seq);
+            match self.causes.get_mut(&key) {
+                Some(seq) => *seq = d.seq,
+                None => {
+                    self.causes.insert(key.clone(), d.seq);
+                }
+            }
             // A static pod's containers run whatever happens to its mirror pod.
             let is_static = self.static_pods.contains_key(&key);
             if d.type_ == WatchEventType::Deleted {
@@ -270,8 +276,8 @@ impl Kubelet {
                 }
                 continue;
             }
-            let uid = d.object.meta().uid.clone();
-            if !is_static && self.workers.get(&key).is_some_and(|(u, _)| *u != uid) {
+            let uid = &d.object.meta().uid;
+            if !is_static && self.workers.get(&key).is_some_and(|(u, _)| u != uid) {
                 self.drop_worker(&key);
             }
             touched.insert(key);
@@ -287,10 +293,8 @@ impl Kubelet {
         let mut touched = touched.iter().peekable();
         let mut due = Vec::new();
         for key in self.pods.cache.keys() {
-            while workers.next_if(|(k, _)| *k < key).is_some() {}
-            while touched.next_if(|k| *k < key).is_some() {}
-            let worker = workers.peek().filter(|(k, _)| *k == key).map(|(_, (_, w))| w);
-            let changed = touched.peek().is_some_and(|k| *k == key);
+            let worker = sorted_walk::seek(&mut workers, key, |(k, _)| k.as_str()).map(|(_, (_, w))| w);
+            let changed = sorted_walk::seek(&mut touched, key, |k| k.as_str()).is_some();
             let retry = self.unsynced.contains(key);
             if changed || retry || worker.is_none_or(|w| w.next_wakeup().is_some_and(|t| t <= now)) {
                 due.push(key.clone());
@@ -305,10 +309,7 @@ impl Kubelet {
         let mut cached = self.pods.cache.keys().peekable();
         self.workers
             .iter()
-            .filter(|(key, _)| {
-                while cached.next_if(|k| k < key).is_some() {}
-                cached.peek() == Some(key)
-            })
+            .filter(|(key, _)| sorted_walk::seek(&mut cached, key, |k| k.as_str()).is_some())
             .filter_map(|(_, (_, w))| w.next_wakeup())
             .min()
     }
@@ -345,11 +346,12 @@ impl Kubelet {
             None => object.clone(),
         };
         ctx.cause = self.causes.get(key).copied();
-        let host_ip = self.config.internal_ip.clone();
-        let (_, worker) = self
-            .workers
-            .entry(key.to_string())
-            .or_insert_with(|| (pod.metadata.uid.clone(), PodWorker::new(pod, ctx.now, &host_ip)));
+        // The key is copied only for a new worker (a pod is stepped many times).
+        if !self.workers.contains_key(key) {
+            let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
+            self.workers.insert(key.to_string(), (pod.metadata.uid.clone(), worker));
+        }
+        let Some((_, worker)) = self.workers.get_mut(key) else { return };
         let config = &self.config;
         let ips = &mut self.ips_in_use;
         let next = &mut self.next_ip;
