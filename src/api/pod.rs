@@ -56,9 +56,10 @@ pub struct PodSpec {
     pub node_name: String,
     #[serde(default, skip_serializing_if = "is_false")]
     pub host_network: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// `hostPID` (not camel case's `hostPid`), as the API spells it.
+    #[serde(default, rename = "hostPID", skip_serializing_if = "is_false")]
     pub host_pid: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, rename = "hostIPC", skip_serializing_if = "is_false")]
     pub host_ipc: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share_process_namespace: Option<bool>,

@@ -86,8 +86,8 @@ pub(crate) fn short_flag(verb: &str, c: char) -> Option<&'static FlagSpec> {
     static REPLICAS: FlagSpec = value("replicas");
     match (verb, c) {
         ("run" | "expose", 'l') => Some(&LABELS),
-        ("run", 'i') => Some(&STDIN),
-        ("run", 't') => Some(&TTY),
+        ("run" | "debug", 'i') => Some(&STDIN),
+        ("run" | "debug", 't') => Some(&TTY),
         ("run", 'q') => Some(&QUIET),
         ("create", 'r') => Some(&REPLICAS),
         _ => None,

@@ -7,6 +7,7 @@ mod attach;
 pub mod auth;
 mod create;
 mod create_rbac;
+mod debug;
 pub mod describe;
 mod diff;
 pub mod edit;
@@ -116,7 +117,7 @@ const VERBS_B: &[&str] = &[
     "auth",
 ];
 /// exec, watch and follow, and the verbs answered without their server side.
-const VERBS_C: &[&str] = &["exec", "attach", "top", "edit", "autoscale", "port-forward"];
+const VERBS_C: &[&str] = &["exec", "attach", "debug", "top", "edit", "autoscale", "port-forward"];
 
 /// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
 /// (the page's); None when `words` is not such a command.
@@ -188,6 +189,7 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "auth" => return auth::run(cluster, &args),
         "exec" => return exec::exec(cluster, &args, &rest, io.stdin),
         "attach" => return attach::attach(cluster, &args),
+        "debug" => return debug::debug(cluster, &args),
         "top" => return unserved::top(&args),
         "edit" => return unserved::edit(cluster, &args),
         "autoscale" => return unserved::autoscale(cluster, &args),

@@ -387,7 +387,7 @@ fn fail(mut out: Output, message: String, code: i32) -> Output {
 }
 
 /// The shell a pod's (first) container runs reading its input, if it does.
-fn interactive(pod: &Pod) -> Option<String> {
+pub(super) fn interactive(pod: &Pod) -> Option<String> {
     let c = pod.spec.containers.first()?;
     if !c.stdin {
         return None;

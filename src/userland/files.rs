@@ -152,6 +152,24 @@ impl Container<'_> {
         run
     }
 
+    /// Where the node's root filesystem is mounted in this container (a hostPath volume of
+    /// `/`), if it is.
+    fn node_root_at(&self) -> Option<String> {
+        let volume = self
+            .pod
+            .spec
+            .volumes
+            .iter()
+            .find(|v| v.get("hostPath").and_then(|h| h.get("path")).and_then(|p| p.as_str()) == Some("/"))?;
+        let name = volume.get("name").and_then(|n| n.as_str())?;
+        self.spec
+            .volume_mounts
+            .iter()
+            .find(|m| m.get("name").and_then(|n| n.as_str()) == Some(name))
+            .and_then(|m| m.get("mountPath").and_then(|p| p.as_str()))
+            .map(|p| p.trim_end_matches('/').to_string())
+    }
+
     pub(super) fn ls(&self, args: &[&str]) -> Run {
         let files = self.files();
         let dirs: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
@@ -159,8 +177,10 @@ impl Container<'_> {
         let mut run = Run::default();
         for (i, dir) in dirs.iter().enumerate() {
             let path = absolute(dir, Some(self.cwd()));
-            let mut names: Vec<String> =
-                if path == "/" { ROOT.iter().map(|s| s.to_string()).collect() } else { Vec::new() };
+            // The root, or the node's root where a hostPath volume of `/` is mounted (the node
+            // debugger's /host).
+            let root = path == "/" || self.node_root_at().is_some_and(|at| path == at);
+            let mut names: Vec<String> = if root { ROOT.iter().map(|s| s.to_string()).collect() } else { Vec::new() };
             let prefix = format!("{}/", path.trim_end_matches('/'));
             for file in files.keys() {
                 if let Some(rest) = file.strip_prefix(&prefix) {

@@ -253,7 +253,11 @@ impl<'a> Container<'a> {
         }
     }
 
+    /// The pod's hostname: the node's when the pod shares the node's network namespace.
     pub fn hostname(&self) -> String {
+        if self.pod.spec.host_network && !self.pod.spec.node_name.is_empty() {
+            return self.pod.spec.node_name.clone();
+        }
         self.pod.spec.hostname.clone().unwrap_or_else(|| self.pod.metadata.name.clone())
     }
 
