@@ -942,15 +942,21 @@ impl ApiServer {
         }
         let value = change.value;
         if !value.namespace().is_empty() {
-            self.refresh_quotas(value.namespace(), env, seq);
+            self.refresh_quotas(&value, env, seq);
         }
         value
     }
 
-    /// Brings the namespace's quotas' status up to date with what it now holds (a write of
-    /// its own, seen by whoever watches quotas).
-    fn refresh_quotas(&mut self, namespace: &str, env: &mut Env, seq: Seq) {
+    /// Brings the status of the quotas of `changed`'s namespace that count its kind (or that
+    /// it is) up to date with what the namespace now holds: a write of its own, seen by whoever
+    /// watches quotas. Changes no quota counts (Events, most of all) cost no recount.
+    fn refresh_quotas(&mut self, changed: &Object, env: &mut Env, seq: Seq) {
+        let namespace = changed.namespace();
         for q in quota::quotas(&self.etcd, namespace) {
+            let itself = matches!(changed, Object::ResourceQuota(c) if c.metadata.name == q.metadata.name);
+            if !itself && !quota::counts_kind(&q, changed.kind()) {
+                continue;
+            }
             let Some(next) = quota::refreshed(&self.etcd, &q) else { continue };
             let key = Etcd::key_for("resourcequotas", namespace, &q.metadata.name);
             if let Ok(change) = self.etcd.update(&key, Object::ResourceQuota(next), None) {

@@ -80,6 +80,11 @@ fn counted_kind(resource: &str) -> Option<Kind> {
     }
 }
 
+/// Whether any resource `quota` caps counts objects of `kind`.
+pub fn counts_kind(quota: &ResourceQuota, kind: Kind) -> bool {
+    quota.spec.hard.keys().any(|r| counted_kind(r) == Some(kind))
+}
+
 /// `resource` as a quantity from thousandths, written as the API server writes usage.
 fn quantity(resource: &str, milli: i128) -> Quantity {
     let milli = milli.clamp(0, i64::MAX as i128) as i64;
@@ -223,6 +228,16 @@ mod tests {
         assert_eq!(usage_of(&p, "count/pods"), Some(1000));
         assert_eq!(quantity("requests.memory", usage_of(&p, "memory").unwrap()).to_string(), "64Mi");
         assert_eq!(usage_of(&p, "services"), None);
+    }
+
+    #[test]
+    fn a_quota_counts_the_kinds_its_resources_name_and_not_events() {
+        let q = quota(&[("requests.cpu", "1"), ("count/deployments.apps", "2"), ("services", "1")]);
+        assert!(counts_kind(&q, Kind::Pod));
+        assert!(counts_kind(&q, Kind::Deployment));
+        assert!(counts_kind(&q, Kind::Service));
+        assert!(!counts_kind(&q, Kind::Event));
+        assert!(!counts_kind(&q, Kind::ConfigMap));
     }
 
     #[test]
