@@ -140,10 +140,19 @@ impl Time {
     pub fn rfc1123z(self) -> String {
         let unix = EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64;
         let (date, hms) = civil(unix);
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][unix.div_euclid(86_400).rem_euclid(7) as usize];
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-        let month = months[date[5..7].parse::<usize>().unwrap_or(1) - 1];
-        format!("{weekday}, {} {month} {} {hms} +0000", &date[8..10], &date[0..4])
+        let month = MONTHS[date[5..7].parse::<usize>().unwrap_or(1) - 1];
+        format!("{}, {} {month} {} {hms} +0000", weekday(unix), &date[8..10], &date[0..4])
+    }
+
+    /// C's `ctime` layout in UTC, as `date` prints it: `Thu Jan  1 00:02:01 UTC 2026`; with
+    /// `zero_pad` the day is `01`, as dig's `WHEN` line writes it.
+    pub fn ctime(self, zero_pad: bool) -> String {
+        let unix = EPOCH_UNIX_SECONDS + (self.0 / 1000) as i64;
+        let (y, m, d, secs) = civil_parts(unix);
+        let month = MONTHS[(m - 1) as usize];
+        let day = if zero_pad { format!("{d:02}") } else { format!("{d:>2}") };
+        let (h, mi, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+        format!("{} {month} {day} {h:02}:{mi:02}:{s:02} UTC {y}", weekday(unix))
     }
 
     /// Parses RFC 3339 (`2026-01-01T00:00:05Z`, optional fraction). Instants before the
@@ -218,6 +227,13 @@ impl<'de> Deserialize<'de> for MicroTime {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Time::deserialize(d).map(MicroTime)
     }
+}
+
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/// The weekday of Unix seconds (1970-01-01 was a Thursday).
+fn weekday(unix: i64) -> &'static str {
+    ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][unix.div_euclid(86_400).rem_euclid(7) as usize]
 }
 
 /// Converts Unix seconds to (`YYYY-MM-DD`, `HH:MM:SS`) in UTC.

@@ -74,12 +74,7 @@ impl Container<'_> {
             }
             out.push('\n');
         }
-        // `date`'s format: `Thu Jan 01 00:01:24 UTC 2026`.
-        let stamp = self.cluster.now().rfc1123z();
-        let when = match stamp.split([' ', ',']).filter(|w| !w.is_empty()).collect::<Vec<_>>().as_slice() {
-            [weekday, day, month, year, hms, _] => format!("{weekday} {month} {day} {hms} UTC {year}"),
-            _ => stamp.clone(),
-        };
+        let when = self.cluster.now().ctime(true);
         let _ = writeln!(out, ";; Query time: 0 msec\n;; SERVER: {server}#53({server})\n;; WHEN: {when}");
         let _ = writeln!(out, ";; MSG SIZE  rcvd: {}\n", 60 + asked.len() * 2 + answers.len() * 16);
         Run::ok(out)

@@ -238,7 +238,7 @@ impl<'a> Container<'a> {
             } else {
                 "Linux\n".into()
             }),
-            "date" => Run::ok(format!("{}\n", date(self.cluster.now()))),
+            "date" => Run::ok(format!("{}\n", self.cluster.now().ctime(false))),
             "cat" => self.cat(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
@@ -281,18 +281,6 @@ impl<'a> Container<'a> {
     }
 }
 
-/// `date`'s default output, as BusyBox and GNU print it in UTC: `Thu Jan  1 00:02:01 UTC 2026`.
-fn date(t: crate::sim::Time) -> String {
-    let stamp = t.rfc1123z();
-    match stamp.split([' ', ',']).filter(|w| !w.is_empty()).collect::<Vec<_>>().as_slice() {
-        [weekday, day, month, year, hms, _] => {
-            let day = day.trim_start_matches('0');
-            format!("{weekday} {month} {day:>2} {hms} UTC {year}")
-        }
-        _ => stamp.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::fetch::url_path;
@@ -300,9 +288,10 @@ mod tests {
     #[test]
     fn date_prints_as_busybox_and_gnu_date_do() {
         let t = crate::sim::Time::parse_rfc3339("2026-01-01T00:02:01Z").unwrap();
-        assert_eq!(super::date(t), "Thu Jan  1 00:02:01 UTC 2026");
+        assert_eq!(t.ctime(false), "Thu Jan  1 00:02:01 UTC 2026");
+        assert_eq!(t.ctime(true), "Thu Jan 01 00:02:01 UTC 2026");
         let t = crate::sim::Time::parse_rfc3339("2026-03-15T12:00:00Z").unwrap();
-        assert_eq!(super::date(t), "Sun Mar 15 12:00:00 UTC 2026");
+        assert_eq!(t.ctime(false), "Sun Mar 15 12:00:00 UTC 2026");
     }
 
     #[test]
