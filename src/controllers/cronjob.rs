@@ -36,12 +36,9 @@ impl Default for CronJobController {
     }
 }
 
-fn finished(job: &Job) -> Option<&str> {
-    job.status
-        .conditions
-        .iter()
-        .find(|c| c.status == "True" && (c.type_ == "Complete" || c.type_ == "Failed"))
-        .map(|c| c.type_.as_str())
+/// How a finished Job ended (`Complete` or `Failed`), as the Job controller marks it.
+fn finished(job: &Job) -> Option<&'static str> {
+    ["Complete", "Failed"].into_iter().find(|c| super::job::has_true(job, c))
 }
 
 fn reference(job: &Object) -> ObjectReference {

@@ -153,7 +153,7 @@ fn find<'a>(job: &'a Job, type_: &str) -> Option<&'a JobCondition> {
     job.status.conditions.iter().find(|c| c.type_ == type_)
 }
 
-fn has_true(job: &Job, type_: &str) -> bool {
+pub fn has_true(job: &Job, type_: &str) -> bool {
     find(job, type_).is_some_and(|c| c.status == "True")
 }
 
