@@ -192,7 +192,12 @@ impl Etcd {
         let created = prev.is_none();
         // An update finds its key by reference; only a new key is copied (for both indexes).
         let entry = match self.kvs.get_mut(key) {
-            Some(entry) => entry,
+            Some(entry) => {
+                // Managed fields still to be worked out from this revision are worked out
+                // while it is the stored one (see `ManagedFields::reading_stored`).
+                entry.value.meta().managed_fields.settle();
+                entry
+            }
             None => {
                 self.order.insert(key.to_string());
                 self.resources.added(key);
@@ -368,6 +373,32 @@ mod tests {
             metadata: ObjectMeta { name: name.into(), ..Default::default() },
             ..Default::default()
         })
+    }
+
+    #[test]
+    fn managed_fields_that_read_the_stored_revision_are_worked_out_before_it_is_replaced() {
+        use crate::api::ManagedFieldsEntry;
+        use crate::api::managed_fields::ManagedFields;
+        use std::sync::{OnceLock, Weak};
+        let mut etcd = Etcd::new();
+        etcd.history_limit = 1;
+        let stored: Arc<OnceLock<Weak<Object>>> = Default::default();
+        let mut object = ns("a");
+        let reads = stored.clone();
+        object.meta_mut().managed_fields = ManagedFields::reading_stored(Box::new(move || {
+            let seen = reads.get().and_then(Weak::upgrade).map(|o| o.meta().resource_version.clone());
+            Arc::new(vec![ManagedFieldsEntry { manager: seen.unwrap_or_default(), ..Default::default() }])
+        }));
+        let created = etcd.create("/registry/namespaces/a", object).unwrap();
+        let _ = stored.set(Arc::downgrade(&created.value));
+        // The next revision shares the entries (the write changed no field), and the first
+        // revision is then forgotten by everyone.
+        let next = (*created.value).clone();
+        drop(created);
+        etcd.update("/registry/namespaces/a", next, None).unwrap();
+        etcd.put_object("/registry/namespaces/b", ns("b"));
+        let now = etcd.get("/registry/namespaces/a").unwrap().value.clone();
+        assert_eq!(now.meta().managed_fields[0].manager, "2", "worked out from revision 2, not lost with it");
     }
 
     #[test]

@@ -27,6 +27,9 @@ struct Lazy {
     /// What a deferred write kept of the revision it wrote (its status), for the next write
     /// to share rather than copy again; opaque here.
     view: Option<View>,
+    /// Whether the pending work reads the stored revision itself rather than a copy (see
+    /// `reading_stored`), so it must be done before that revision is replaced.
+    reads_stored: bool,
 }
 
 /// What a deferred write keeps of the revision it wrote: see `ManagedFields::view`.
@@ -44,7 +47,7 @@ impl ManagedFields {
     pub fn shared(entries: Arc<Vec<ManagedFieldsEntry>>) -> Self {
         let done = OnceLock::new();
         let _ = done.set(entries);
-        ManagedFields(Arc::new(Lazy { done, pending: Mutex::new(None), depth: 0, view: None }))
+        ManagedFields(Arc::new(Lazy { done, pending: Mutex::new(None), depth: 0, view: None, reads_stored: false }))
     }
 
     /// Entries to be computed on first read, after `previous` (the revision's entries before
@@ -61,7 +64,36 @@ impl ManagedFields {
             previous.entries();
             depth = 1;
         }
-        ManagedFields(Arc::new(Lazy { done: OnceLock::new(), pending: Mutex::new(Some(compute)), depth, view }))
+        ManagedFields(Arc::new(Lazy {
+            done: OnceLock::new(),
+            pending: Mutex::new(Some(compute)),
+            depth,
+            view,
+            reads_stored: false,
+        }))
+    }
+
+    /// Entries to be computed on first read by `compute`, which reads the revision they belong
+    /// to as the store holds it (through a weak reference) instead of a copy kept for the
+    /// purpose. Most created objects are never read back for their managed fields, so a
+    /// creation then costs no copy at all. The store calls `settle` before it replaces such a
+    /// revision, while it can still be read.
+    pub fn reading_stored(compute: Pending) -> Self {
+        ManagedFields(Arc::new(Lazy {
+            done: OnceLock::new(),
+            pending: Mutex::new(Some(compute)),
+            depth: 1,
+            view: None,
+            reads_stored: true,
+        }))
+    }
+
+    /// Works out entries that read their stored revision (see `reading_stored`): the store
+    /// calls it before that revision is replaced. Other entries are left as they are.
+    pub fn settle(&self) {
+        if self.0.reads_stored {
+            self.entries();
+        }
     }
 
     /// What the write that made these entries kept of the revision it wrote, if it was deferred.

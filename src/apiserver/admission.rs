@@ -2,7 +2,7 @@
 //! DefaultTolerationSeconds, Priority), applied to objects on their way into etcd.
 
 use crate::api::pod::{ContainerPort, Toleration};
-use crate::api::{Object, Pod, PodSpec};
+use crate::api::{Kind, Object, Pod, PodSpec};
 use crate::json_macro::json;
 use crate::sim::Rng;
 use std::sync::Arc;
@@ -60,6 +60,13 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         done.push("Priority");
     }
     done
+}
+
+/// Whether admission may still change a new object of `kind` after its defaults are applied
+/// (`admit_create`, LimitRanger, a Service's addresses): only then does its creator's record of
+/// managed fields need a copy of it as it was sent.
+pub fn changes_after_defaults(kind: Kind) -> bool {
+    matches!(kind, Kind::Pod | Kind::Job | Kind::Namespace | Kind::Service)
 }
 
 /// The Job registry's selector generation: the template's pods are labelled with the Job's

@@ -343,6 +343,15 @@ impl UpdateWrite<'_> {
         })
     }
 
+    /// As `record_later`, for a creation whose `views` read the created object as the store
+    /// holds it (see `ManagedFields::reading_stored`): nothing is copied for them.
+    pub fn record_created_later(&self, views: impl FnOnce() -> (Value, Value) + Send + 'static) -> ManagedFields {
+        ManagedFields::reading_stored(self.pending(&ManagedFields::default(), move |write, interner, entries| {
+            let (before, after) = views();
+            write.record(interner, entries, &before, &after)
+        }))
+    }
+
     /// Entries worked out on first read by `compute`, given this write, an interner and the
     /// entries before it (None: the write changed no field).
     fn later(
@@ -353,18 +362,25 @@ impl UpdateWrite<'_> {
         + Send
         + 'static,
     ) -> ManagedFields {
+        ManagedFields::later_with_view(previous, self.pending(previous, compute), view)
+    }
+
+    /// The work `later` defers: this write's entries from those of `previous`.
+    fn pending(
+        &self,
+        previous: &ManagedFields,
+        compute: impl FnOnce(&UpdateWrite, &mut Interner, &[ManagedFieldsEntry]) -> Option<Vec<ManagedFieldsEntry>>
+        + Send
+        + 'static,
+    ) -> crate::api::managed_fields::Pending {
         let (kind, manager, subresource, api_version, now) =
             (self.kind, self.manager.to_string(), self.subresource.to_string(), self.api_version.clone(), self.now);
         let kept = previous.clone();
-        ManagedFields::later_with_view(
-            previous,
-            Box::new(move || {
-                let write = UpdateWrite { kind, manager: &manager, subresource: &subresource, api_version, now };
-                let previous = kept.entries();
-                compute(&write, &mut Interner::default(), previous).map(Arc::new).unwrap_or_else(|| previous.clone())
-            }),
-            view,
-        )
+        Box::new(move || {
+            let write = UpdateWrite { kind, manager: &manager, subresource: &subresource, api_version, now };
+            let previous = kept.entries();
+            compute(&write, &mut Interner::default(), previous).map(Arc::new).unwrap_or_else(|| previous.clone())
+        })
     }
 
     /// The entries after this write, or None when the write changed no field.

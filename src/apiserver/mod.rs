@@ -41,7 +41,7 @@ use crate::etcd::{Change, Etcd, EtcdError, Revision};
 use crate::record::{ComponentId, Happening, Record, Seq, Stage};
 use crate::sim::{Rng, Time};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 /// What the API server needs from the world to answer one request.
 pub struct Env<'a> {
@@ -423,8 +423,22 @@ impl ApiServer {
         admission::default_object(&mut object);
         // The creator owns what it set: worked out from a copy of the object as it stands now,
         // when first read (see `ManagedFields`).
+        // Admission changes no object of most kinds past this point: their fields are then read
+        // from the object the store keeps, when first asked for, and nothing is copied.
+        let stored: Arc<OnceLock<Weak<Object>>> = Default::default();
         let created = match applied {
             Some(entries) => ManagedFields::new(entries),
+            None if !admission::changes_after_defaults(req.kind) => {
+                let (kind, stored) = (req.kind, stored.clone());
+                self.update_write(&req, env).record_created_later(move || {
+                    let after = stored.get().and_then(Weak::upgrade).map_or(Value::Null, |object| {
+                        let mut copy = (*object).clone();
+                        copy.meta_mut().managed_fields = ManagedFields::default();
+                        serde_json::to_value(&copy).unwrap_or(Value::Null)
+                    });
+                    (Value::Object(Default::default()), untracked_removed(kind, after))
+                })
+            }
             None => {
                 let write = self.update_write(&req, env);
                 let (kind, source) = (write.kind, object.json_source());
@@ -487,7 +501,9 @@ impl ApiServer {
         object.set_type_meta();
         object.meta_mut().managed_fields = created;
         if req.dry_run {
-            return Ok(Arc::new(object));
+            let object = Arc::new(object);
+            let _ = stored.set(Arc::downgrade(&object));
+            return Ok(object);
         }
         // Storage; a generated name that collides is drawn again, as the API server retries.
         let mut attempts = 0;
@@ -497,7 +513,10 @@ impl ApiServer {
             // copied in case the name is taken).
             if self.etcd.get(&key).is_none() {
                 return match self.etcd.create(&key, object) {
-                    Ok(change) => Ok(self.publish(change, env, seq)),
+                    Ok(change) => {
+                        let _ = stored.set(Arc::downgrade(&change.value));
+                        Ok(self.publish(change, env, seq))
+                    }
                     Err(_) => Err((Stage::Storage, Status::already_exists(req.kind, &req.name))),
                 };
             }
