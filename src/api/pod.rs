@@ -2,6 +2,7 @@
 
 use super::int_or_string::IntOrString;
 use super::meta::{ObjectMeta, is_false};
+use super::named_item::NamedItem;
 use super::quantity::Quantity;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
@@ -109,10 +110,10 @@ pub struct PodSpec {
     pub resource_claims: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceRequirements>,
-    /// Shared between copies of the spec: a projected token volume alone is a dozen JSON
-    /// maps, and binding or a kubelet copying the spec need not copy those.
+    /// Each keeps its fields other than the name shared: every pod's service-account token
+    /// volume is one value under as many names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub volumes: Vec<Arc<Value>>,
+    pub volumes: Vec<NamedItem>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ephemeral_containers: Vec<Value>,
 }
@@ -142,9 +143,9 @@ pub struct Container {
     pub resize_policy: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
-    /// Shared between copies of the spec (a pod's stored versions, the kubelet's).
+    /// As `PodSpec::volumes`: the token volume's mount is shared but for its name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub volume_mounts: Vec<Arc<Value>>,
+    pub volume_mounts: Vec<NamedItem>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_devices: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,11 +1,13 @@
 //! Mutating admission: defaulting and the built-in mutating plugins (ServiceAccount,
 //! DefaultTolerationSeconds, Priority), applied to objects on their way into etcd.
 
+use crate::api::named_item::{self, NamedItem};
 use crate::api::pod::{ContainerPort, Toleration};
 use crate::api::{Kind, Object, Pod, PodSpec};
 use crate::json_macro::json;
 use crate::sim::Rng;
-use std::sync::Arc;
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
 
 /// Characters of generated name suffixes (no vowels, no look-alikes).
 pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -271,18 +273,24 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
         return true;
     }
     let volume = format!("kube-api-access-{}", rng.string(NAME_ALPHABET, 5));
-    spec.volumes.push(Arc::new(json!({
-        "name": volume,
-        "projected": {
-            "defaultMode": 420,
-            "sources": [
-                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-                {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
-            ]
-        }
-    })));
-    let mount = Arc::new(json!({"name": volume, "readOnly": true, "mountPath": mount_path}));
+    // What every pod's token volume and mount hold besides their names: one value for all.
+    static VOLUME: OnceLock<Arc<Value>> = OnceLock::new();
+    static MOUNT: OnceLock<Arc<Value>> = OnceLock::new();
+    let source = VOLUME.get_or_init(|| {
+        named_item::fields(json!({
+            "projected": {
+                "defaultMode": 420,
+                "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                    {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+                ]
+            }
+        }))
+    });
+    spec.volumes.push(NamedItem::new(volume.clone(), source.clone()));
+    let at = MOUNT.get_or_init(|| named_item::fields(json!({"readOnly": true, "mountPath": mount_path})));
+    let mount = NamedItem::new(volume, at.clone());
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
         c.volume_mounts.push(mount.clone());
     }

@@ -5,8 +5,8 @@ use super::age::age;
 use super::printers::node_roles;
 use super::table::tabwrite;
 use crate::api::{
-    Deployment, EndpointSlice, Event, LabelSelector, Labels, Lease, Node, Pod, PodTemplateSpec, Quantity, ReplicaSet,
-    Service, Taint, Toleration,
+    Deployment, EndpointSlice, Event, LabelSelector, Labels, Lease, NamedItem, Node, Pod, PodTemplateSpec, Quantity,
+    ReplicaSet, Service, Taint, Toleration,
 };
 use crate::sim::Time;
 use crate::sort::StableSort;
@@ -301,7 +301,7 @@ fn containers(
                 }
             }
         }
-        let mut mounts: Vec<&Value> = c.volume_mounts.iter().map(|m| &**m).collect();
+        let mut mounts: Vec<&NamedItem> = c.volume_mounts.iter().collect();
         mounts.stable_sort_by_key(|m| m.get("mountPath").and_then(Value::as_str).unwrap_or("").to_string());
         if mounts.is_empty() {
             out.push_str("    Mounts:\t<none>\n");
@@ -317,11 +317,11 @@ fn containers(
     }
 }
 
-fn volumes_section(out: &mut String, volumes: &[std::sync::Arc<Value>]) {
+fn volumes_section(out: &mut String, volumes: &[NamedItem]) {
     volumes_with_indent(out, volumes, "");
 }
 
-fn volumes_with_indent(out: &mut String, volumes: &[std::sync::Arc<Value>], space: &str) {
+fn volumes_with_indent(out: &mut String, volumes: &[NamedItem], space: &str) {
     if volumes.is_empty() {
         let _ = writeln!(out, "{space}Volumes:\t<none>");
         return;
