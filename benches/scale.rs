@@ -88,7 +88,23 @@ fn main() {
     let t0 = cluster.now();
     let mut running = 0;
     let mut last_report = Instant::now();
+    // `--profile`: the wall time each kind of component spends in its turns (kubelets
+    // together, each controller on its own).
+    let profile = args.iter().any(|a| a == "--profile");
+    let mut spent: std::collections::BTreeMap<String, (f64, u64)> = Default::default();
     while running < pods {
+        if profile {
+            let target = cluster.now() + Duration::seconds(1);
+            while let Some((_, id)) = cluster.next_due().filter(|(at, _)| *at <= target) {
+                let name = cluster.component_name(id);
+                let name = if name.starts_with("kubelet") { "kubelet".to_string() } else { name.to_string() };
+                let turn = Instant::now();
+                cluster.step();
+                let entry = spent.entry(name).or_default();
+                entry.0 += turn.elapsed().as_secs_f64();
+                entry.1 += 1;
+            }
+        }
         cluster.advance(Duration::seconds(1));
         running = ready_replicas(&cluster);
         if running >= pods {
@@ -124,6 +140,11 @@ fn main() {
         wall.as_secs_f64() * 1e6 / pods as f64,
         peak_rss_mib().map_or("n/a".to_string(), |m| format!("{m:.0} MiB"))
     );
+    let mut spent: Vec<_> = spent.into_iter().collect();
+    spent.sort_by(|a, b| b.1.0.total_cmp(&a.1.0));
+    for (name, (secs, turns)) in spent {
+        println!("scale:   {name:<40} {secs:7.2}s in {turns} turns");
+    }
     // Tearing down a cluster this size takes a while and measures nothing.
     std::mem::forget(cluster);
 }

@@ -377,6 +377,13 @@ impl Cluster {
         None
     }
 
+    /// The component that runs at the next `step`, and when (for benchmarks that measure
+    /// where the time goes).
+    pub fn next_due(&mut self) -> Option<(Time, ComponentId)> {
+        let at = self.next_wakeup()?;
+        self.agenda.peek().map(|Reverse((_, _, idx))| (at, ComponentId(*idx)))
+    }
+
     /// Runs the next component that is due. Returns false when nothing is scheduled.
     pub fn step(&mut self) -> bool {
         let Some(at) = self.next_wakeup() else { return false };
