@@ -12,6 +12,10 @@ use kubeloop::cluster::{Cluster, ClusterConfig};
 use kubeloop::sim::Duration;
 use std::time::Instant;
 
+// As the native CLI does (see Cargo.toml).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn arg(args: &[String], name: &str, default: usize) -> usize {
     args.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse().ok()).unwrap_or(default)
 }
