@@ -11,7 +11,6 @@ pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
 pub mod script;
-mod sorted_walk;
 
 pub use node_config::NodeConfig;
 
@@ -285,33 +284,33 @@ impl Kubelet {
         touched
     }
 
-    /// The pods to step now, in key order: those just changed, those without a worker yet, and
-    /// those whose worker is due. The cache, the workers and `touched` are all sorted by key,
-    /// so one pass over the three finds them.
+    /// The pods to step now, in key order: those just changed, those whose status write is
+    /// to be retried, and those whose worker is due. A cached pod without a worker that did
+    /// not change is one stepping left without a worker (finished, or a static pod being
+    /// deleted): stepping it again would do nothing. So only the workers are looked through,
+    /// by their wakeup, not every pod by key.
     fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
-        let mut workers = self.workers.iter().peekable();
-        let mut touched = touched.iter().peekable();
-        let mut due = Vec::new();
-        for key in self.pods.cache.keys() {
-            let worker = sorted_walk::seek(&mut workers, key, |(k, _)| k.as_str()).map(|(_, (_, w))| w);
-            let changed = sorted_walk::seek(&mut touched, key, |k| k.as_str()).is_some();
-            let retry = self.unsynced.contains(key);
-            if changed || retry || worker.is_none_or(|w| w.next_wakeup().is_some_and(|t| t <= now)) {
-                due.push(key.clone());
-            }
-        }
-        due
+        let mut due: BTreeSet<&str> = touched.iter().map(String::as_str).collect();
+        due.extend(self.unsynced.iter().map(String::as_str));
+        due.extend(
+            self.workers
+                .iter()
+                .filter(|(key, (_, w))| w.next_wakeup().is_some_and(|t| t <= now) && self.pods.cache.contains_key(key))
+                .map(|(key, _)| key.as_str()),
+        );
+        due.into_iter().filter(|key| self.pods.cache.contains_key(key)).map(str::to_string).collect()
     }
 
-    /// The earliest wakeup of a worker whose pod is in the cache. The workers and the cache
-    /// are both sorted by key, so one pass over the two finds them without a lookup each.
+    /// The earliest wakeup of a worker whose pod is in the cache.
     fn next_worker_wakeup(&self) -> Option<Time> {
-        let mut cached = self.pods.cache.keys().peekable();
-        self.workers
-            .iter()
-            .filter(|(key, _)| sorted_walk::seek(&mut cached, key, |k| k.as_str()).is_some())
-            .filter_map(|(_, (_, w))| w.next_wakeup())
-            .min()
+        let mut next: Option<Time> = None;
+        for (key, (_, worker)) in &self.workers {
+            let Some(at) = worker.next_wakeup() else { continue };
+            if next.is_none_or(|n| at < n) && self.pods.cache.contains_key(key) {
+                next = Some(at);
+            }
+        }
+        next
     }
 
     fn drop_worker(&mut self, key: &str) {
