@@ -669,7 +669,7 @@ mod tests {
         let mut c = Container { name: "c".into(), image: "nginx".into(), ..Default::default() };
         c.resources.requests.insert("cpu".into(), Quantity::parse("64").unwrap());
         let spec = Arc::make_mut(&mut pod.spec);
-        spec.containers.push(c);
+        spec.containers.push(c.into());
         spec.node_name = "worker-1".into();
         let key = Etcd::key_for("pods", "default", "huge");
         cluster.api.etcd_bypass().create(&key, Object::Pod(pod)).unwrap();

@@ -33,9 +33,9 @@ pub struct Pod {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PodSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub init_containers: Vec<Container>,
+    pub init_containers: Vec<Arc<Container>>,
     #[serde(default)]
-    pub containers: Vec<Container>,
+    pub containers: Vec<Arc<Container>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -510,7 +510,7 @@ impl Pod {
         fn get<'a>(c: &'a Container, name: &str) -> Option<&'a Quantity> {
             c.resources.requests.get(name)
         }
-        let sum = |cs: &[Container]| {
+        let sum = |cs: &[Arc<Container>]| {
             cs.iter().fold(PodRequests::default(), |acc, c| PodRequests {
                 cpu_milli: acc.cpu_milli + get(c, "cpu").map_or(0, Quantity::milli),
                 memory_bytes: acc.memory_bytes + get(c, "memory").map_or(0, Quantity::value),

@@ -199,7 +199,7 @@ fn default_pod_spec(spec: &mut PodSpec) {
     spec.dns_policy.get_or_insert_with(|| "ClusterFirst".into());
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
     spec.security_context.get_or_insert_with(|| json!({}));
-    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
+    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(Arc::make_mut) {
         c.termination_message_path.get_or_insert_with(|| "/dev/termination-log".into());
         c.termination_message_policy.get_or_insert_with(|| "File".into());
         let default_policy = if image_tag_is_latest(&c.image) { "Always" } else { "IfNotPresent" };
@@ -291,7 +291,7 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
     spec.volumes.push(NamedItem::new(volume.clone(), source.clone()));
     let at = MOUNT.get_or_init(|| named_item::fields(json!({"readOnly": true, "mountPath": mount_path})));
     let mount = NamedItem::new(volume, at.clone());
-    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()) {
+    for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(Arc::make_mut) {
         c.volume_mounts.push(mount.clone());
     }
     true
@@ -336,11 +336,9 @@ mod tests {
 
     fn pod(image: &str) -> Pod {
         let mut p = Pod::default();
-        Arc::make_mut(&mut p.spec).containers.push(Container {
-            name: "c".into(),
-            image: image.into(),
-            ..Default::default()
-        });
+        Arc::make_mut(&mut p.spec)
+            .containers
+            .push(Container { name: "c".into(), image: image.into(), ..Default::default() }.into());
         p
     }
 

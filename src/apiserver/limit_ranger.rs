@@ -32,7 +32,7 @@ pub fn default_limit_range(range: &mut LimitRange) {
 
 fn containers(pod: &mut Pod) -> impl Iterator<Item = &mut Container> {
     let spec = std::sync::Arc::make_mut(&mut pod.spec);
-    spec.init_containers.iter_mut().chain(spec.containers.iter_mut())
+    spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(std::sync::Arc::make_mut)
 }
 
 /// Sets the defaults of the namespace's Container items on `pod`'s containers; returns the

@@ -29,7 +29,7 @@ fn pod_compute(pod: &Pod, resource: &str) -> i128 {
         Some(("requests", base)) => (false, base),
         _ => (false, resource),
     };
-    let of = |c: &crate::api::Container| -> i128 {
+    let of = |c: &std::sync::Arc<crate::api::Container>| -> i128 {
         let list = if limits { &c.resources.limits } else { &c.resources.requests };
         list.get(base).map_or(0, |q| q.milli() as i128)
     };
@@ -216,7 +216,7 @@ mod tests {
         let mut p = Pod::default();
         let mut c = crate::api::Container { name: "app".into(), ..Default::default() };
         c.resources.requests = requests.iter().map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap())).collect();
-        std::sync::Arc::make_mut(&mut p.spec).containers.push(c);
+        std::sync::Arc::make_mut(&mut p.spec).containers.push(c.into());
         p
     }
 

@@ -259,7 +259,7 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
 pub fn validate_pod_update(old: &Pod, new: &Pod) -> Vec<String> {
     let strip = |p: &Pod| {
         let mut spec = (*p.spec).clone();
-        for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+        for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()).map(std::sync::Arc::make_mut) {
             c.image.clear();
         }
         spec.active_deadline_seconds = None;
@@ -281,7 +281,7 @@ mod tests {
 
     fn pod_named(name: &str, containers: Vec<Container>) -> Object {
         let mut p = Pod { metadata: ObjectMeta { name: name.into(), ..Default::default() }, ..Default::default() };
-        std::sync::Arc::make_mut(&mut p.spec).containers = containers;
+        std::sync::Arc::make_mut(&mut p.spec).containers = containers.into_iter().map(Into::into).collect();
         Object::Pod(p)
     }
 

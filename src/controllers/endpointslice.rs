@@ -461,11 +461,9 @@ mod tests {
             .map(|(n, p)| ContainerPort { name: Some(n.into()), container_port: p, ..Default::default() })
             .into_iter()
             .collect();
-        std::sync::Arc::make_mut(&mut p.spec).containers.push(Container {
-            name: "app".into(),
-            ports,
-            ..Default::default()
-        });
+        std::sync::Arc::make_mut(&mut p.spec)
+            .containers
+            .push(Container { name: "app".into(), ports, ..Default::default() }.into());
         p
     }
 

@@ -208,7 +208,7 @@ fn value_from_text(from: Option<&Value>) -> String {
 fn containers(
     out: &mut String,
     title: &str,
-    specs: &[crate::api::Container],
+    specs: &[std::sync::Arc<crate::api::Container>],
     statuses: Option<&Vec<crate::api::pod::ContainerStatus>>,
     space: &str,
 ) {

@@ -626,7 +626,7 @@ mod tests {
     fn pod_with(statuses: Vec<ContainerStatus>) -> Pod {
         let mut p = Pod::default();
         std::sync::Arc::make_mut(&mut p.spec).containers =
-            statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }).collect();
+            statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }.into()).collect();
         p.status.phase = "Running".into();
         p.status.container_statuses = statuses;
         p

@@ -16,6 +16,7 @@ use crate::api::pod::{
 use crate::api::{Container, Pod};
 use crate::sim::{Duration, Rng, Time};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 pub const CRASH_BACKOFF_INITIAL: Duration = Duration::seconds(10);
 pub const CRASH_BACKOFF_MAX: Duration = Duration::seconds(300);
@@ -79,7 +80,7 @@ enum State {
 
 #[derive(Clone, Debug)]
 struct ContainerRun {
-    spec: Container,
+    spec: Arc<Container>,
     reference: ImageRef,
     image: ImageState,
     state: State,
@@ -1087,10 +1088,16 @@ impl PodWorker {
 /// A container as its process sees it: `$(cat …/serviceaccount/namespace)` in its command
 /// reads the namespace file the service account volume mounts (the docs' init containers
 /// build Service names with it).
-fn with_namespace_file(c: &Container, namespace: &str) -> Container {
+fn with_namespace_file(c: &Arc<Container>, namespace: &str) -> Arc<Container> {
     const READ_NAMESPACE: &str = "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)";
+    let reads = |c: &Container| c.command.iter().chain(c.args.iter()).any(|w| w.contains(READ_NAMESPACE));
+    // Most containers read no such file: they share the pod's spec of them.
+    if !reads(c) {
+        return c.clone();
+    }
     let mut c = c.clone();
-    for word in c.command.iter_mut().chain(c.args.iter_mut()) {
+    let spec = Arc::make_mut(&mut c);
+    for word in spec.command.iter_mut().chain(spec.args.iter_mut()) {
         if word.contains(READ_NAMESPACE) {
             *word = word.replace(READ_NAMESPACE, namespace);
         }
@@ -1157,7 +1164,7 @@ fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut 
 /// Guaranteed when every container's requests equal its limits for cpu and memory;
 /// BestEffort when nothing is requested or limited; Burstable otherwise.
 pub fn qos_class(pod: &Pod) -> &'static str {
-    let containers: Vec<&Container> = pod.spec.containers.iter().collect();
+    let containers: Vec<&Container> = pod.spec.containers.iter().map(|c| &**c).collect();
     let any = containers.iter().any(|c| !c.resources.requests.is_empty() || !c.resources.limits.is_empty());
     if !any {
         return "BestEffort";
@@ -1183,7 +1190,7 @@ mod tests {
         pod.metadata.name = "p".into();
         pod.metadata.namespace = "default".into();
         pod.metadata.uid = "u".into();
-        Arc::make_mut(&mut pod.spec).containers.push(container);
+        Arc::make_mut(&mut pod.spec).containers.push(container.into());
         pod
     }
 
@@ -1234,7 +1241,8 @@ mod tests {
     fn init_containers_run_one_after_another_to_success_before_the_app_starts() {
         let mut pod = pod(busybox("echo app; sleep 600"));
         let init = |name: &str, script: &str| Container { name: name.into(), ..busybox(script) };
-        Arc::make_mut(&mut pod.spec).init_containers = vec![init("first", "sleep 3"), init("second", "sleep 2")];
+        Arc::make_mut(&mut pod.spec).init_containers =
+            vec![init("first", "sleep 3").into(), init("second", "sleep 2").into()];
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
         let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
@@ -1258,7 +1266,7 @@ mod tests {
             restart_policy: Some("Always".into()),
             ..busybox("tail -F /opt/logs.txt")
         };
-        Arc::make_mut(&mut pod.spec).init_containers = vec![sidecar];
+        Arc::make_mut(&mut pod.spec).init_containers = vec![sidecar.into()];
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
         let events = run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(2));
@@ -1279,7 +1287,7 @@ mod tests {
             name: "wait".into(),
             ..busybox("until nslookup db.default.svc.cluster.local; do echo waiting; sleep 2; done")
         };
-        Arc::make_mut(&mut pod.spec).init_containers = vec![wait];
+        Arc::make_mut(&mut pod.spec).init_containers = vec![wait.into()];
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
         run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(30));
