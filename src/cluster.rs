@@ -535,7 +535,7 @@ impl Cluster {
                     kv.mod_revision
                 ));
             }
-            if let Some(other) = seen_rv.insert(rv, key.clone()) {
+            if let Some(other) = seen_rv.insert(rv, key) {
                 problems.push(format!("{key} and {other} share resourceVersion {rv}"));
             }
             uids.insert(kv.value.meta().uid.clone());

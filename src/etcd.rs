@@ -20,6 +20,8 @@ pub struct KeyValue {
     pub mod_revision: Revision,
     /// How many times the key was written since it was created.
     pub version: i64,
+    /// The key, shared with the store's indexes and the changes written to it.
+    key: Arc<str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +34,8 @@ pub enum ChangeKind {
 #[derive(Clone, Debug)]
 pub struct Change {
     pub revision: Revision,
-    pub key: String,
+    /// Shared with the store's indexes (a key is copied once, when it is created).
+    pub key: Arc<str>,
     pub kind: ChangeKind,
     /// The value written (for a delete: the last value before it).
     pub value: Arc<Object>,
@@ -59,8 +62,8 @@ pub enum EtcdError {
 pub struct Etcd {
     revision: Revision,
     /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges.
-    kvs: HashMap<String, KeyValue, FastKeys>,
-    order: BTreeSet<String>,
+    kvs: HashMap<Arc<str>, KeyValue, FastKeys>,
+    order: BTreeSet<Arc<str>>,
     /// How many of `kvs`' keys each resource has.
     resources: ResourceCounts,
     log: VecDeque<Change>,
@@ -131,11 +134,11 @@ impl Etcd {
     }
 
     /// Every key starting with `prefix`, in key order.
-    pub fn range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a String, &'a KeyValue)> + 'a {
+    pub fn range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a KeyValue)> + 'a {
         self.order
             .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
             .take_while(move |k| k.starts_with(prefix))
-            .filter_map(|k| Some((k, self.kvs.get(k)?)))
+            .filter_map(|k| Some((&**k, self.kvs.get(k)?)))
     }
 
     /// Whether any key starts with `prefix`; for a whole resource prefix
@@ -168,13 +171,13 @@ impl Etcd {
         if expected.is_some_and(|rev| rev != current.mod_revision) {
             return Err(EtcdError::Conflict);
         }
-        let kv = self.kvs.remove(key).ok_or(EtcdError::NotFound)?;
-        self.order.remove(key);
-        self.resources.removed(key);
+        let (key, kv) = self.kvs.remove_entry(key).ok_or(EtcdError::NotFound)?;
+        self.order.remove(&*key);
+        self.resources.removed(&key);
         self.revision += 1;
         let change = Change {
             revision: self.revision,
-            key: key.to_string(),
+            key,
             kind: ChangeKind::Delete,
             value: kv.value.clone(),
             prev: Some(kv.value),
@@ -190,7 +193,8 @@ impl Etcd {
         object.meta_mut().resource_version = revision.to_string();
         let value = Arc::new(object);
         let created = prev.is_none();
-        // An update finds its key by reference; only a new key is copied (for both indexes).
+        // An update finds its key by reference; a new key is copied once, for both indexes and
+        // the log to share.
         let entry = match self.kvs.get_mut(key) {
             Some(entry) => {
                 // Managed fields still to be worked out from this revision are worked out
@@ -199,17 +203,23 @@ impl Etcd {
                 entry
             }
             None => {
-                self.order.insert(key.to_string());
+                let shared: Arc<str> = Arc::from(key);
+                self.order.insert(shared.clone());
                 self.resources.added(key);
-                let kv =
-                    KeyValue { value: value.clone(), create_revision: revision, mod_revision: revision, version: 0 };
-                self.kvs.entry(key.to_string()).or_insert(kv)
+                let kv = KeyValue {
+                    value: value.clone(),
+                    create_revision: revision,
+                    mod_revision: revision,
+                    version: 0,
+                    key: shared.clone(),
+                };
+                self.kvs.entry(shared).or_insert(kv)
             }
         };
         entry.value = value.clone();
         entry.mod_revision = revision;
         entry.version += 1;
-        let change = Change { revision, key: key.to_string(), kind: ChangeKind::Put, value, prev, created };
+        let change = Change { revision, key: entry.key.clone(), kind: ChangeKind::Put, value, prev, created };
         self.append(change.clone());
         change
     }
@@ -272,7 +282,7 @@ impl Etcd {
             .insert(key.to_string(), RawValue { value, create_revision, mod_revision: revision, version: version + 1 });
         let change = old.map(|old| Change {
             revision,
-            key: key.to_string(),
+            key: Arc::from(key),
             kind: ChangeKind::Delete,
             value: old.clone(),
             prev: Some(old),
@@ -297,7 +307,7 @@ impl Etcd {
     /// Everything stored, for `etcdctl snapshot save`.
     pub fn snapshot(&self) -> StoreSnapshot {
         StoreSnapshot {
-            objects: crate::sort::btree_map(self.kvs.iter().map(|(k, kv)| (k.clone(), kv.value.clone()))),
+            objects: crate::sort::btree_map(self.kvs.iter().map(|(k, kv)| (k.to_string(), kv.value.clone()))),
             raw: crate::sort::btree_map(self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone()))),
             revision: self.revision,
         }
@@ -327,7 +337,7 @@ impl Etcd {
     /// The store's contents as they were at `revision` (time travel), in key order.
     pub fn snapshot_at(&self, revision: Revision) -> Result<BTreeMap<String, Arc<Object>>, EtcdError> {
         let mut state: BTreeMap<String, Arc<Object>> =
-            crate::sort::btree_map(self.range("").map(|(k, kv)| (k.clone(), kv.value.clone())));
+            crate::sort::btree_map(self.range("").map(|(k, kv)| (k.to_string(), kv.value.clone())));
         if revision >= self.revision {
             return Ok(state);
         }
@@ -338,10 +348,10 @@ impl Etcd {
         for change in self.log.iter().rev().take_while(|c| c.revision > revision) {
             match (&change.kind, &change.prev) {
                 (ChangeKind::Put, Some(prev)) | (ChangeKind::Delete, Some(prev)) if !change.created => {
-                    state.insert(change.key.clone(), prev.clone());
+                    state.insert(change.key.to_string(), prev.clone());
                 }
                 _ => {
-                    state.remove(&change.key);
+                    state.remove(&*change.key);
                 }
             }
         }
@@ -427,7 +437,7 @@ mod tests {
             etcd.create(&format!("/registry/namespaces/{name}"), ns(name)).unwrap();
         }
         etcd.create("/registry/nodes/x", ns("x")).unwrap();
-        let keys: Vec<_> = etcd.range("/registry/namespaces/").map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<_> = etcd.range("/registry/namespaces/").map(|(k, _)| k).collect();
         assert_eq!(keys, ["/registry/namespaces/a", "/registry/namespaces/b", "/registry/namespaces/c"]);
     }
 

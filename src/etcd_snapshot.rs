@@ -207,9 +207,9 @@ fn del(cluster: &mut Cluster, key: &str, range_end: Option<&str>, prefix: bool, 
     let mut keys: Vec<String> = etcd
         .range("")
         .map(|(k, _)| k)
-        .chain(etcd.raw_range("").map(|(k, _)| k))
+        .chain(etcd.raw_range("").map(|(k, _)| k.as_str()))
         .filter(|k| in_range(k))
-        .cloned()
+        .map(str::to_string)
         .collect();
     keys.stable_sort();
     let count = keys.len();
@@ -280,7 +280,7 @@ fn restore(cluster: &mut Cluster, files: &SnapshotFiles, path: &str, data_dir: &
 pub fn restore_into(cluster: &mut Cluster, snapshot: &StoreSnapshot) -> usize {
     let etcd = cluster.api().etcd();
     let mut gone: Vec<String> =
-        etcd.range("").map(|(k, _)| k.clone()).filter(|k| !snapshot.objects.contains_key(k)).collect();
+        etcd.range("").map(|(k, _)| k.to_string()).filter(|k| !snapshot.objects.contains_key(k)).collect();
     gone.extend(etcd.raw_range("").map(|(k, _)| k.clone()).filter(|k| !snapshot.raw.contains_key(k)));
     let back: Vec<(String, Object)> = snapshot
         .objects

@@ -154,11 +154,11 @@ fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, St
         Some(r) if r > etcd.revision() => return error("etcdserver: mvcc: required revision is a future revision"),
         _ => etcd
             .range(if prefix || range_end.is_some() || from_key { "" } else { key })
-            .skip_while(|(k, _)| k.as_str() < key)
+            .skip_while(|(k, _)| *k < key)
             .take_while(|(k, _)| from_key || range_end.is_some() || k.starts_with(key))
             .filter(|(k, _)| in_range(k))
             .map(|(k, kv)| Entry {
-                key: k.clone(),
+                key: k.to_string(),
                 value: stored_json(&kv.value),
                 revisions: Some((kv.create_revision, kv.mod_revision, kv.version)),
             })
