@@ -54,6 +54,8 @@ pub struct Kubelet {
     /// Pods whose last status write failed (the API was unreachable): the status manager
     /// sends their status again on its next sync.
     unsynced: BTreeSet<String>,
+    /// Whether a restart found workers whose pods had gone meanwhile (see `has_pod`).
+    relisted_without_pods: bool,
 }
 
 /// How often the kubelet's status manager resends statuses the API did not take.
@@ -73,6 +75,7 @@ impl Kubelet {
             next_ip: 2,
             causes: HashMap::default(),
             unsynced: BTreeSet::new(),
+            relisted_without_pods: false,
             resync_all: true,
             runtime: Runtime {
                 images: crate::sort::btree_set(config.preloaded_images.iter().cloned()),
@@ -288,17 +291,18 @@ impl Kubelet {
     /// to be retried, and those whose worker is due. A cached pod without a worker that did
     /// not change is one stepping left without a worker (finished, or a static pod being
     /// deleted): stepping it again would do nothing. So only the workers are looked through,
-    /// by their wakeup, not every pod by key.
+    /// by their wakeup, not every pod by key. (A key whose pod has left the cache since is
+    /// stepped as nothing.)
     fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
         let mut due: BTreeSet<&str> = touched.iter().map(String::as_str).collect();
         due.extend(self.unsynced.iter().map(String::as_str));
         due.extend(
             self.workers
                 .iter()
-                .filter(|(key, (_, w))| w.next_wakeup().is_some_and(|t| t <= now) && self.pods.cache.contains_key(key))
+                .filter(|(key, (_, w))| w.next_wakeup().is_some_and(|t| t <= now) && self.has_pod(key))
                 .map(|(key, _)| key.as_str()),
         );
-        due.into_iter().filter(|key| self.pods.cache.contains_key(key)).map(str::to_string).collect()
+        due.into_iter().map(str::to_string).collect()
     }
 
     /// The earliest wakeup of a worker whose pod is in the cache.
@@ -306,11 +310,18 @@ impl Kubelet {
         let mut next: Option<Time> = None;
         for (key, (_, worker)) in &self.workers {
             let Some(at) = worker.next_wakeup() else { continue };
-            if next.is_none_or(|n| at < n) && self.pods.cache.contains_key(key) {
+            if next.is_none_or(|n| at < n) && self.has_pod(key) {
                 next = Some(at);
             }
         }
         next
+    }
+
+    /// Whether the pod a worker runs is in the cache. Only a static pod's can be missing (its
+    /// mirror pod deleted): any other pod's worker goes when its pod leaves the cache, unless
+    /// the pod went while the kubelet was stopped (then every worker is looked up).
+    fn has_pod(&self, key: &str) -> bool {
+        (!self.relisted_without_pods && !self.static_pods.contains_key(key)) || self.pods.cache.contains_key(key)
     }
 
     fn drop_worker(&mut self, key: &str) {
@@ -545,6 +556,7 @@ impl Component for Kubelet {
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
+        self.relisted_without_pods |= self.workers.keys().any(|k| !self.pods.cache.contains_key(k));
         self.resync_all = true;
         Some(ctx.now)
     }
