@@ -149,7 +149,9 @@ fn state_lines(out: &mut String, title: &str, state: &crate::api::pod::Container
         if let Some(sig) = t.signal.filter(|s| *s > 0) {
             let _ = writeln!(out, "      Signal:\t{sig}");
         }
-        let _ = writeln!(out, "      Started:\t{}", t.started_at.unwrap_or_default().rfc1123z());
+        // A process that never started (a StartError) has the Unix epoch as its start.
+        let started = t.started_at.map_or_else(|| "Thu, 01 Jan 1970 00:00:00 +0000".to_string(), |s| s.rfc1123z());
+        let _ = writeln!(out, "      Started:\t{started}");
         let _ = writeln!(out, "      Finished:\t{}", t.finished_at.unwrap_or_default().rfc1123z());
     } else {
         let _ = writeln!(out, "    {title}:\tWaiting");

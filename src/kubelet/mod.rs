@@ -7,6 +7,7 @@ pub mod entrypoint;
 pub mod env;
 pub mod expansion;
 pub mod images;
+mod interpreters;
 pub mod node_config;
 pub mod pod_worker;
 pub mod probes;

@@ -120,6 +120,9 @@ struct ContainerRun {
     oom: bool,
     /// The current instance's log has placeholders for the cluster to fill in.
     unfilled: bool,
+    /// Why the current instance could not start (its program is not in the image): it ends
+    /// at once as a StartError instead of running.
+    start_error: Option<String>,
 }
 
 impl ContainerRun {
@@ -195,6 +198,7 @@ impl PodWorker {
                 next_check: None,
                 oom: false,
                 unfilled: false,
+                start_error: None,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -669,6 +673,32 @@ impl PodWorker {
                 let command = expansion::expand_all(&c.spec.command, &env);
                 let args = expansion::expand_all(&c.spec.args, &env);
                 let repo = c.reference.repository.as_str();
+                let argv = super::entrypoint::argv(repo, &command, &args);
+                if let Some(error) = script::start_error(behaviour, &c.reference, &argv) {
+                    // containerd creates the container, but runc cannot start its process: it
+                    // ends there, as a StartError with exit code 128 (see the Running arm).
+                    c.container_id = format!(
+                        "containerd://{:016x}{:016x}{:016x}{:016x}",
+                        rng.next_u64(),
+                        rng.next_u64(),
+                        rng.next_u64(),
+                        rng.next_u64()
+                    );
+                    actions.push(ev("Normal", "Created", "Container created".into()));
+                    actions.push(ev("Warning", "Failed", format!("Error: {error}")));
+                    c.start_error = Some(error);
+                    c.run = None;
+                    c.oom = false;
+                    c.next_check = None;
+                    c.listening = Vec::new();
+                    c.files = Vec::new();
+                    c.probe_kill = None;
+                    for p in &mut c.probes {
+                        p.stop();
+                    }
+                    c.state = State::Running { started: now, exits_at: Some(now), exit_code: 128 };
+                    return;
+                }
                 let mut run = script::plan(behaviour, &c.reference, &command, &args, &env);
                 // A shell given a stdin waits on it until someone attaches and types `exit`.
                 if c.spec.stdin && script::interactive_shell(behaviour, repo, &command, &args).is_some() {
@@ -736,16 +766,21 @@ impl PodWorker {
                     (None, Some(at)) if now >= at => (at, exit_code, false),
                     _ => return,
                 };
+                let start_error = c.start_error.take();
                 let terminated = ContainerStateTerminated {
                     exit_code,
                     reason: match exit_code {
+                        _ if start_error.is_some() => "StartError".into(),
                         0 => "Completed".into(),
                         137 if c.oom && !by_probe => "OOMKilled".into(),
                         _ => "Error".into(),
                     },
-                    started_at: Some(started),
+                    // A process that never started has no start time (the runtime reports
+                    // the Unix epoch).
+                    started_at: start_error.is_none().then_some(started),
                     finished_at: Some(at),
                     container_id: c.container_id.clone(),
+                    message: start_error.clone().unwrap_or_default(),
                     ..Default::default()
                 };
                 let previous_exit = c.last_termination.as_ref().and_then(|t| t.finished_at);
@@ -774,6 +809,11 @@ impl PodWorker {
                                 backoff_advance(&mut c.backoff, ts, now);
                             }
                             c.restart_at = Some(now + Duration::millis(rng.between(500, 1500)));
+                            // Until it is tried again, a container that could not start waits
+                            // with the runtime's error.
+                            if let Some(error) = start_error {
+                                c.state = State::Waiting { reason: "RunContainerError".into(), message: error };
+                            }
                         }
                         Some((until, wait)) => {
                             c.restart_at = Some(until);

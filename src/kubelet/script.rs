@@ -50,7 +50,16 @@ pub struct Wait {
 }
 
 impl Run {
-    fn forever(logs: Vec<(Duration, String)>) -> Run {
+    /// Output held in the process's buffer until it exits: written then, or never if it runs
+    /// until stopped (a stopped process's buffer is lost).
+    fn flush_at_exit(&mut self) {
+        match self.lifetime {
+            Some(end) => self.logs.iter_mut().for_each(|(at, _)| *at = end),
+            None => self.logs.clear(),
+        }
+    }
+
+    pub(crate) fn forever(logs: Vec<(Duration, String)>) -> Run {
         Run { lifetime: None, exit_code: 0, logs, honours_sigterm: true, waits_for: None, memory: 0 }
     }
 }
@@ -77,8 +86,57 @@ pub fn plan(
             waits_for: None,
             memory: 0,
         },
-        _ => run_argv(&argv),
+        _ => {
+            let mut run = run_argv(&argv);
+            if super::interpreters::buffers_output(&argv, env) {
+                run.flush_at_exit();
+            }
+            run
+        }
     }
+}
+
+/// Programs every general-purpose image ships beyond the userland's basic ones (coreutils or
+/// BusyBox applets).
+const COMMON_PROGRAMS: &[&str] = &[
+    "tail", "head", "touch", "mkdir", "rm", "mv", "cp", "ln", "chmod", "kill", "test", "[", "expr", "seq", "yes", "wc",
+    "grep", "sed", "awk", "sort", "cut", "tr", "tee", "dd", "find", "xargs", "basename", "dirname", "stat",
+];
+
+/// Why a container's process cannot start at all, as containerd reports it: its program is not
+/// in the image. Only judged for the general-purpose images (shells and interpreters), whose
+/// contents the sandbox knows; a server image's programs are its own.
+pub fn start_error(behaviour: Behaviour, image: &ImageRef, argv: &[String]) -> Option<String> {
+    if !matches!(behaviour, Behaviour::Shell | Behaviour::Interpreter) {
+        return None;
+    }
+    let userland = crate::userland::Userland::of(image);
+    if userland == crate::userland::Userland::Distroless {
+        return None;
+    }
+    let path = argv.first()?;
+    let program = path.rsplit('/').next().unwrap_or(path);
+    let interpreter = match image.repository.as_str() {
+        "python" => program.starts_with("python") || program.starts_with("pip"),
+        "perl" => program == "perl" || program == "cpan",
+        _ => false,
+    };
+    let known = userland.installed(program)
+        || COMMON_PROGRAMS.contains(&program)
+        || interpreter
+        || matches!(program, "sleep" | "ps" | "ping" | "stress" | "ash")
+        || program.is_empty();
+    if known {
+        return None;
+    }
+    let why = if path.contains('/') {
+        format!("stat {path}: no such file or directory")
+    } else {
+        "executable file not found in $PATH".to_string()
+    };
+    Some(format!(
+        "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: \"{path}\": {why}: unknown"
+    ))
 }
 
 /// A server image running its own program: it starts (its start lines in the log) and runs
@@ -181,6 +239,8 @@ fn run_argv(argv: &[String]) -> Run {
                 memory: 0,
             }
         }
+        "perl" => super::interpreters::perl(argv),
+        p if p.starts_with("python") => super::interpreters::python(argv),
         // No shell: echo prints its arguments as they are (`$(VAR)` was expanded already).
         "echo" => Run {
             lifetime: Some(Duration::millis(10)),
