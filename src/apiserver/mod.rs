@@ -421,10 +421,9 @@ impl ApiServer {
         }
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
-        // The creator owns what it set: worked out from a copy of the object as it stands now,
-        // when first read (see `ManagedFields`).
-        // Admission changes no object of most kinds past this point: their fields are then read
-        // from the object the store keeps, when first asked for, and nothing is copied.
+        // The creator owns what it set, worked out when first read (see `ManagedFields`): from
+        // the object the store keeps, for the kinds admission changes no further past this
+        // point (nothing is copied), or else from a copy of the object as it stands now.
         let stored: Arc<OnceLock<Weak<Object>>> = Default::default();
         let created = match applied {
             Some(entries) => ManagedFields::new(entries),

@@ -677,13 +677,7 @@ impl PodWorker {
                 if let Some(error) = script::start_error(behaviour, &c.reference, &argv) {
                     // containerd creates the container, but runc cannot start its process: it
                     // ends there, as a StartError with exit code 128 (see the Running arm).
-                    c.container_id = format!(
-                        "containerd://{:016x}{:016x}{:016x}{:016x}",
-                        rng.next_u64(),
-                        rng.next_u64(),
-                        rng.next_u64(),
-                        rng.next_u64()
-                    );
+                    c.container_id = new_container_id(rng);
                     actions.push(ev("Normal", "Created", "Container created".into()));
                     actions.push(ev("Warning", "Failed", format!("Error: {error}")));
                     c.start_error = Some(error);
@@ -705,13 +699,7 @@ impl PodWorker {
                     run.lifetime = None;
                 }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
-                c.container_id = format!(
-                    "containerd://{:016x}{:016x}{:016x}{:016x}",
-                    rng.next_u64(),
-                    rng.next_u64(),
-                    rng.next_u64(),
-                    rng.next_u64()
-                );
+                c.container_id = new_container_id(rng);
                 actions.push(ev("Normal", "Created", "Container created".into()));
                 actions.push(ev("Normal", "Started", "Container started".into()));
                 for (offset, line) in &run.logs {
@@ -1123,6 +1111,12 @@ impl PodWorker {
             .collect();
         status
     }
+}
+
+/// A new container's id, as containerd names it: 64 hex digits.
+fn new_container_id(rng: &mut Rng) -> String {
+    let (a, b, c, d) = (rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64());
+    format!("containerd://{a:016x}{b:016x}{c:016x}{d:016x}")
 }
 
 /// A container as its process sees it: `$(cat …/serviceaccount/namespace)` in its command
