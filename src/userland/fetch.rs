@@ -9,7 +9,7 @@ use std::fmt::Write;
 impl Container<'_> {
     /// `curl URL` / `wget -qO- URL`: through cluster DNS and this node's kube-proxy rules.
     pub(super) fn fetch(&mut self, args: &[&str], wget: bool) -> Run {
-        let Some(url) = args.iter().copied().find(|a| !a.starts_with('-') && *a != "-") else {
+        let Some(url) = url_argument(args, wget) else {
             return if wget {
                 Run::fail(
                     1,
@@ -188,6 +188,69 @@ impl Container<'_> {
 /// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
 /// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`. Writing to a
 /// terminal (`-t`), it shows no meter.
+/// Options that take the next word as their value (`--header "Authorization: …"`, `-o FILE`),
+/// so that word is not the URL.
+const CURL_VALUED: &[&str] = &[
+    "-H",
+    "--header",
+    "-X",
+    "--request",
+    "-o",
+    "--output",
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-urlencode",
+    "--cacert",
+    "--capath",
+    "--cert",
+    "--key",
+    "-E",
+    "-u",
+    "--user",
+    "-A",
+    "--user-agent",
+    "-e",
+    "--referer",
+    "-m",
+    "--max-time",
+    "--connect-timeout",
+    "-w",
+    "--write-out",
+    "-b",
+    "--cookie",
+    "-c",
+    "--cookie-jar",
+    "--resolve",
+    "-T",
+    "--upload-file",
+    "-F",
+    "--form",
+    "-x",
+    "--proxy",
+    "--retry",
+    "--retry-delay",
+    "-K",
+    "--config",
+];
+const WGET_VALUED: &[&str] = &["-O", "-o", "-T", "-U", "--header", "-Y", "-P", "-t"];
+
+/// The URL among curl's or wget's arguments: the first word that is neither an option nor an
+/// option's value.
+fn url_argument<'a>(args: &[&'a str], wget: bool) -> Option<&'a str> {
+    let valued = if wget { WGET_VALUED } else { CURL_VALUED };
+    let mut words = args.iter().copied();
+    while let Some(word) = words.next() {
+        if valued.contains(&word) {
+            words.next();
+        } else if word == "-" || !word.starts_with('-') {
+            return (word != "-").then_some(word);
+        }
+    }
+    None
+}
+
 pub(super) fn curl_output(mut run: Run, args: &[&str], tty: bool) -> Run {
     let short = |c: char| args.iter().any(|a| !a.starts_with("--") && a.starts_with('-') && a.contains(c));
     let silent = short('s') || args.contains(&"--silent");
@@ -241,4 +304,19 @@ pub(super) fn resolve_for_wget(container: &Container, host: &str) -> String {
         .ok()
         .and_then(|a| a.into_iter().next())
         .unwrap_or_else(|| host.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_url_is_the_first_word_that_is_no_option_or_option_value() {
+        let args = ["--cacert", "/ca.crt", "--header", "Authorization: Bearer x", "-X", "GET", "https://a/api"];
+        assert_eq!(url_argument(&args, false), Some("https://a/api"));
+        assert_eq!(url_argument(&["-sS", "-o", "/dev/null", "http://web"], false), Some("http://web"));
+        assert_eq!(url_argument(&["-qO-", "http://web"], true), Some("http://web"));
+        assert_eq!(url_argument(&["-O", "page.html", "http://web"], true), Some("http://web"));
+        assert_eq!(url_argument(&["-H", "x"], false), None);
+    }
 }
