@@ -14,6 +14,7 @@ pub mod bypass;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
+pub mod http;
 pub mod limit_ranger;
 pub mod patch;
 pub mod quota;

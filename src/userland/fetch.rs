@@ -34,12 +34,18 @@ impl Container<'_> {
         let url = own.as_deref().unwrap_or(url);
         let seq = self.cluster.record.last_seq();
         let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("exec {seq} {url}"));
+        // TLS is accepted with -k, or with the cluster's CA (the service account's ca.crt).
+        let ca = option_value(args, &["--cacert"]);
+        if let Some(ca) = ca.filter(|path| !path.ends_with("/serviceaccount/ca.crt")) {
+            return Run::fail(77, format!("curl: (77) error setting certificate file: {ca}"));
+        }
+        let insecure = ca.is_some() || args.contains(&"--insecure") || short_flag(args, 'k');
         let result = crate::kube_proxy::curl(
             self.cluster,
             url,
             &self.pod.spec.node_name,
             &self.pod.metadata.namespace,
-            args.contains(&"-k"),
+            insecure,
             &mut rng,
         );
         if result.code != 0 {
@@ -63,7 +69,22 @@ impl Container<'_> {
         }
         // Which server answered: the pod the sim request reached.
         let Some(server) = served_by(self.cluster, &result.stdout) else {
-            // The API server, over plain HTTP or TLS.
+            // The API server over TLS answers as it would the pod's service account (with its
+            // token) or an anonymous caller; over plain HTTP it says it wants TLS.
+            if !wget && result.stdout.starts_with("HTTP/2") {
+                let header = |name: &str| {
+                    let prefix = format!("{name}:");
+                    option_values(args, &["-H", "--header"]).find_map(|h| {
+                        let head = h.get(..prefix.len())?;
+                        head.eq_ignore_ascii_case(&prefix).then(|| h[prefix.len()..].trim())
+                    })
+                };
+                let token = header("Authorization").and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
+                let posts = option_value(args, &["-d", "--data", "--data-raw", "--data-binary"]).is_some();
+                let method = option_value(args, &["-X", "--request"]).unwrap_or(if posts { "POST" } else { "GET" });
+                let answer = crate::apiserver::http::answer(self.cluster.api(), method, &path, token);
+                return Run::ok(answer.body);
+            }
             return Run::ok(result.stdout);
         };
         let repository = server.image.repository.as_str();
@@ -235,6 +256,22 @@ const CURL_VALUED: &[&str] = &[
     "--config",
 ];
 const WGET_VALUED: &[&str] = &["-O", "-o", "-T", "-U", "--header", "-Y", "-P", "-t"];
+
+/// The value every `name VALUE` option among `args` gives, in order.
+fn option_values<'a>(args: &[&'a str], names: &[&str]) -> impl Iterator<Item = &'a str> {
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    args.windows(2).filter(move |w| names.iter().any(|n| n == w[0])).map(|w| w[1])
+}
+
+/// The value the first `name VALUE` option among `args` gives.
+fn option_value<'a>(args: &[&'a str], names: &[&str]) -> Option<&'a str> {
+    option_values(args, names).next()
+}
+
+/// Whether a one-letter flag is given, alone (`-k`) or among others (`-sk`).
+fn short_flag(args: &[&str], flag: char) -> bool {
+    args.iter().any(|a| a.len() > 1 && a.starts_with('-') && !a.starts_with("--") && a[1..].contains(flag))
+}
 
 /// The URL among curl's or wget's arguments: the first word that is neither an option nor an
 /// option's value.

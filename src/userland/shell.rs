@@ -15,6 +15,8 @@ impl Container<'_> {
             if !op.runs_after(all.code) || part.trim_start().starts_with('#') {
                 continue;
             }
+            let (part, errors) = self.substitute(shell, &part);
+            all.stderr.push_str(&errors);
             let words = match crate::shell::split_words(part.trim()) {
                 Ok(w) => w,
                 Err(_) => return Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")),
@@ -48,6 +50,46 @@ impl Container<'_> {
             all.slept = all.slept + run.slept;
         }
         all
+    }
+
+    /// Command substitution: each `$(command)` outside single quotes replaced by what the
+    /// command prints, less its trailing newlines (`TOKEN=$(cat …/token)`). Returns the line
+    /// and what the commands wrote to stderr.
+    fn substitute(&mut self, shell: &str, line: &str) -> (String, String) {
+        if !line.contains("$(") {
+            return (line.to_string(), String::new());
+        }
+        let (mut out, mut errors) = (String::new(), String::new());
+        let mut quoted = false;
+        let mut rest = line;
+        while let Some(c) = rest.chars().next() {
+            if c == '\'' {
+                quoted = !quoted;
+            }
+            if !quoted && rest.starts_with("$(") {
+                // The matching parenthesis, counting nested ones.
+                let mut depth = 0;
+                let end = rest.char_indices().skip(1).find_map(|(i, ch)| {
+                    match ch {
+                        '(' => depth += 1,
+                        ')' if depth == 1 => return Some(i),
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    None
+                });
+                if let Some(end) = end {
+                    let run = self.script(shell, &rest[2..end]);
+                    out.push_str(run.stdout.trim_end_matches('\n'));
+                    errors.push_str(&run.stderr);
+                    rest = &rest[end + 1..];
+                    continue;
+                }
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        (out, errors)
     }
 
     /// The shell's own commands that change it: `cd`, `export` and `NAME=value`.
