@@ -37,6 +37,7 @@ pub fn answer(api: &ApiServer, method: &str, path: &str, token: Option<&str>) ->
 /// The user a service account token names (its `sub` claim), if it is one the cluster issued.
 fn subject(token: &str) -> Option<String> {
     let payload = token.split('.').nth(1)?;
+    // A JWT's parts are base64url without padding.
     let bytes = crate::base64::decode_with(payload, crate::base64::URL_SAFE)?;
     let claims: Value = serde_json::from_slice(&bytes).ok()?;
     let sub = claims.get("sub")?.as_str()?;

@@ -42,7 +42,7 @@ impl Container<'_> {
             );
             let token = format!(
                 "eyJhbGciOiJSUzI1NiIsImtpZCI6Imt1YmVsb29wIn0.{}.c2ltdWxhdGVk",
-                crate::base64::encode(claims.as_bytes()).trim_end_matches('=')
+                crate::base64::encode_with(claims.as_bytes(), crate::base64::URL_SAFE, false)
             );
             files.insert(format!("{sa_dir}/token"), token);
         }
