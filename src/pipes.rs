@@ -290,6 +290,22 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                 .collect())
         }
         "cat" => Ok(input.to_string()),
+        // tr SET1 SET2 (ranges such as a-z), or tr -d SET.
+        "tr" => {
+            let sets: Vec<Vec<char>> = words[1..].iter().filter(|w| !w.starts_with('-')).map(|w| char_set(w)).collect();
+            if words[1..].iter().any(|w| w == "-d") {
+                let gone = sets.first().cloned().unwrap_or_default();
+                return Ok(input.chars().filter(|c| !gone.contains(c)).collect());
+            }
+            let (Some(from), Some(to)) = (sets.first(), sets.get(1)) else {
+                return Err("tr: missing operand".into());
+            };
+            let map = |c: char| match from.iter().position(|f| *f == c) {
+                Some(i) => to.get(i).or(to.last()).copied().unwrap_or(c),
+                None => c,
+            };
+            Ok(input.chars().map(map).collect())
+        }
         "base64" => {
             if words[1..].iter().any(|w| matches!(w.as_str(), "-d" | "--decode")) {
                 let bytes = crate::base64::decode(input).ok_or_else(|| "base64: invalid input".to_string())?;
@@ -306,9 +322,36 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
     }
 }
 
+/// A `tr` set: its characters, with ranges (`a-z`) spelled out and `\n` a line break.
+fn char_set(spec: &str) -> Vec<char> {
+    let chars: Vec<char> = spec.replace("\\n", "\n").chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match (chars.get(i + 1), chars.get(i + 2)) {
+            (Some('-'), Some(&end)) if chars[i] <= end => {
+                out.extend(chars[i]..=end);
+                i += 3;
+            }
+            _ => {
+                out.push(chars[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tr_maps_ranges_and_deletes_sets() {
+        assert_eq!(filter(&w("tr a-z A-Z"), "hello\n").unwrap(), "HELLO\n");
+        assert_eq!(filter(&w("tr -d l"), "hello").unwrap(), "heo");
+        assert_eq!(filter(&w("tr ',' '\\n'"), "a,b").unwrap(), "a\nb");
+    }
 
     fn w(s: &str) -> Vec<String> {
         crate::shell::split_words(s).unwrap()

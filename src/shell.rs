@@ -106,11 +106,17 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
     while let Some(c) = chars.next() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => {
-                if let Some(n) = chars.next() {
+            // In double quotes a backslash escapes only `$`, a backquote, `"`, `\` and a line
+            // break; before anything else it stays (`"a\nb"` is `a\nb`, for printf to read).
+            (Some('"'), '\\') => match chars.next() {
+                Some('\n') => {}
+                Some(n @ ('$' | '`' | '"' | '\\')) => cur.push(n),
+                Some(n) => {
+                    cur.push('\\');
                     cur.push(n);
                 }
-            }
+                None => cur.push('\\'),
+            },
             (Some(_), c) => cur.push(c),
             (None, '\'' | '"') => {
                 quote = Some(c);
@@ -492,6 +498,12 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_backslash_in_double_quotes_escapes_only_what_the_shell_gives_meaning() {
+        assert_eq!(split_words(r#"printf "a\nb" "\"q\" \$x \\""#).unwrap(), ["printf", r"a\nb", r#""q" $x \"#]);
+        assert_eq!(split_words(r"echo a\ b").unwrap(), ["echo", "a b"]);
+    }
 
     #[test]
     fn heredocs_attach_to_their_command() {

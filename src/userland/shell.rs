@@ -5,9 +5,19 @@ use super::files::{ROOT, absolute, is_dir};
 use super::{Container, Run};
 use std::collections::BTreeMap;
 
+/// What one simple command came to.
+enum Simple {
+    /// An empty line.
+    Nothing,
+    /// `exit [N]`.
+    Exit(Option<i32>),
+    SyntaxError(Run),
+    Ran(Run),
+}
+
 impl Container<'_> {
-    /// `sh -c SCRIPT`: its simple commands joined by `;`, `&&` and `||` (read as every
-    /// script in the sandbox is), each split into words; `exit N` ends it.
+    /// `sh -c SCRIPT`: its commands joined by `;`, `&&` and `||` (read as every script in the
+    /// sandbox is), each a pipeline of simple commands split into words; `exit N` ends it.
     pub fn script(&mut self, shell: &str, script: &str) -> Run {
         let mut all = Run::default();
         for (part, op) in crate::kubelet::script::commands(script) {
@@ -17,39 +27,86 @@ impl Container<'_> {
             }
             let (part, errors) = self.substitute(shell, &part);
             all.stderr.push_str(&errors);
-            let words = match crate::shell::split_words(part.trim()) {
-                Ok(w) => w,
-                Err(_) => return Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")),
+            let stages = crate::pipes::split_pipeline(&part);
+            let run = match self.simple(shell, &stages[0]) {
+                Simple::Nothing => continue,
+                Simple::Exit(code) => {
+                    all.code = code.unwrap_or(all.code);
+                    all.exited = true;
+                    break;
+                }
+                Simple::SyntaxError(run) => return run,
+                Simple::Ran(run) => run,
             };
-            let words: Vec<String> = words.into_iter().map(|w| self.expand(&w)).collect();
-            if words.is_empty() {
-                continue;
-            }
-            if words[0] == "exit" {
-                all.code = words.get(1).and_then(|c| c.parse().ok()).unwrap_or(all.code);
-                all.exited = true;
-                break;
-            }
-            let program = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
-            let run = if let Some(run) = self.builtin(shell, &words) {
-                run
-            } else if self.installed(&program) {
-                self.run(&words)
-            } else {
-                // BusyBox ash, dash (Debian's sh) and bash each say it their way.
-                let message = match (shell, self.busybox()) {
-                    ("bash", _) => format!("bash: line 1: {}: command not found", words[0]),
-                    (_, true) => format!("{shell}: {}: not found", words[0]),
-                    _ => format!("{shell}: 1: {}: not found", words[0]),
-                };
-                Run::fail(127, message)
-            };
+            let run = stages[1..].iter().fold(run, |run, stage| self.filter(shell, stage, run));
             all.stdout.push_str(&run.stdout);
             all.stderr.push_str(&run.stderr);
             all.code = run.code;
             all.slept = all.slept + run.slept;
         }
         all
+    }
+
+    /// One simple command: split into words, expanded, and run (a builtin, a program the image
+    /// has, or `not found`).
+    fn simple(&mut self, shell: &str, line: &str) -> Simple {
+        let words = match crate::shell::split_words(line.trim()) {
+            Ok(w) => w,
+            Err(_) => {
+                return Simple::SyntaxError(Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")));
+            }
+        };
+        let words: Vec<String> = words.into_iter().map(|w| self.expand(&w)).collect();
+        if words.is_empty() {
+            return Simple::Nothing;
+        }
+        if words[0] == "exit" {
+            return Simple::Exit(words.get(1).and_then(|c| c.parse().ok()));
+        }
+        let program = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
+        Simple::Ran(if let Some(run) = self.builtin(shell, &words) {
+            run
+        } else if self.installed(&program) {
+            self.run(&words)
+        } else {
+            Run::fail(127, self.not_found(shell, &words[0]))
+        })
+    }
+
+    /// A later stage of a pipeline: a text filter (`grep`, `head`, `wc -l`, …) reading what
+    /// the stage before it printed. What went to stderr passes by.
+    fn filter(&mut self, shell: &str, stage: &str, before: Run) -> Run {
+        let words = match crate::shell::split_words(stage.trim()) {
+            Ok(w) => w.into_iter().map(|w| self.expand(&w)).collect::<Vec<String>>(),
+            Err(_) => return Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")),
+        };
+        let Some(program) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w).to_string()) else {
+            return before;
+        };
+        const FILTERS: &[&str] = &["grep", "head", "tail", "wc", "sort", "uniq", "awk", "cut", "cat", "tr", "base64"];
+        let has = self.userland() != super::Userland::Distroless && FILTERS.contains(&program.as_str());
+        let mut run = if !has {
+            Run::fail(127, self.not_found(shell, &words[0]))
+        } else {
+            match crate::pipes::filter(&words, &before.stdout) {
+                // grep that matched nothing ends the pipeline with 1.
+                Ok(out) => Run { code: i32::from(program == "grep" && out.is_empty()), stdout: out, ..Run::default() },
+                Err(message) => Run::fail(1, message),
+            }
+        };
+        run.stderr = before.stderr + &run.stderr;
+        run.slept = before.slept;
+        run
+    }
+
+    /// A shell's word that no program is: BusyBox ash, dash (Debian's sh) and bash each say it
+    /// their way.
+    fn not_found(&self, shell: &str, word: &str) -> String {
+        match (shell, self.busybox()) {
+            ("bash", _) => format!("bash: line 1: {word}: command not found"),
+            (_, true) => format!("{shell}: {word}: not found"),
+            _ => format!("{shell}: 1: {word}: not found"),
+        }
     }
 
     /// Command substitution: each `$(command)` outside single quotes replaced by what the
