@@ -206,55 +206,17 @@ impl Container<'_> {
     }
 }
 
-/// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
-/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`. Writing to a
-/// terminal (`-t`), it shows no meter.
 /// Options that take the next word as their value (`--header "Authorization: …"`, `-o FILE`),
 /// so that word is not the URL.
+#[rustfmt::skip]
 const CURL_VALUED: &[&str] = &[
-    "-H",
-    "--header",
-    "-X",
-    "--request",
-    "-o",
-    "--output",
-    "-d",
-    "--data",
-    "--data-raw",
-    "--data-binary",
-    "--data-urlencode",
-    "--cacert",
-    "--capath",
-    "--cert",
-    "--key",
-    "-E",
-    "-u",
-    "--user",
-    "-A",
-    "--user-agent",
-    "-e",
-    "--referer",
-    "-m",
-    "--max-time",
-    "--connect-timeout",
-    "-w",
-    "--write-out",
-    "-b",
-    "--cookie",
-    "-c",
-    "--cookie-jar",
-    "--resolve",
-    "-T",
-    "--upload-file",
-    "-F",
-    "--form",
-    "-x",
-    "--proxy",
-    "--retry",
-    "--retry-delay",
-    "-K",
-    "--config",
+    "-H", "--header", "-X", "--request", "-o", "--output", "-d", "--data", "--data-raw", "--data-binary",
+    "--data-urlencode", "--cacert", "--capath", "--cert", "--key", "-E", "-u", "--user", "-A", "--user-agent",
+    "-e", "--referer", "-m", "--max-time", "--connect-timeout", "-w", "--write-out", "-b", "--cookie", "-c",
+    "--cookie-jar", "--resolve", "-T", "--upload-file", "-F", "--form", "-x", "--proxy", "--retry",
+    "--retry-delay", "-K", "--config",
 ];
+/// The same for BusyBox wget.
 const WGET_VALUED: &[&str] = &["-O", "-o", "-T", "-U", "--header", "-Y", "-P", "-t"];
 
 /// The value every `name VALUE` option among `args` gives, in order.
@@ -288,6 +250,9 @@ fn url_argument<'a>(args: &[&'a str], wget: bool) -> Option<&'a str> {
     None
 }
 
+/// What curl adds when its output is not a terminal (as under `kubectl exec` without `-t`):
+/// the progress meter on stderr unless `-s`; with `-s`, errors only with `-S`. Writing to a
+/// terminal (`-t`), it shows no meter.
 pub(super) fn curl_output(mut run: Run, args: &[&str], tty: bool) -> Run {
     let short = |c: char| args.iter().any(|a| !a.starts_with("--") && a.starts_with('-') && a.contains(c));
     let silent = short('s') || args.contains(&"--silent");

@@ -1,5 +1,6 @@
-//! A container's shell reading a script or a terminal's lines: `;`, `&&`, `||`, `$VAR`,
-//! `exit`, the builtins that change it (`cd`, `export`, `NAME=value`) and the prompt it shows.
+//! A container's shell reading a script or a terminal's lines: `;`, `&&`, `||`, `|` into its
+//! text filters, `$VAR`, `$(command)`, `exit`, the builtins that change it (`cd`, `export`,
+//! `NAME=value`) and the prompt it shows.
 
 use super::files::{ROOT, absolute, is_dir};
 use super::{Container, Run};
