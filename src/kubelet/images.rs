@@ -389,8 +389,11 @@ impl App {
 /// Whether a server image answers HTTP on its port (the others speak their own protocol, or
 /// answer nothing a browser would understand).
 pub fn speaks_http(repository: &str) -> bool {
-    matches!(repository, "nginx" | "httpd" | "registry.k8s.io/hpa-example" | "registry.k8s.io/nginx-slim" | "mongo")
-        || App::of(repository).is_some()
+    // python listens only when it runs `-m http.server`.
+    matches!(
+        repository,
+        "nginx" | "httpd" | "registry.k8s.io/hpa-example" | "registry.k8s.io/nginx-slim" | "mongo" | "python"
+    ) || App::of(repository).is_some()
 }
 
 /// What a kind node image ships in its containerd store: the control plane's images, the
@@ -587,6 +590,8 @@ pub fn http_answer(repository: &str, port: u16, tls: bool, path: &str) -> Result
         _ if let Some((paths, _, other)) = app => (paths, false, other),
         ("nginx" | "registry.k8s.io/nginx-slim", 80) => (&["/", "/index.html", "/50x.html"], false, 404),
         ("httpd", 80) => (&["/", "/index.html"], false, 404),
+        // `python -m http.server` lists its directory (the image's root) on whatever port.
+        ("python", _) => (&["/"], false, 404),
         ("registry.k8s.io/hpa-example", 80) => (&["/", "/index.php"], false, 404),
         ("registry.k8s.io/coredns/coredns", 8080) => (&["/health"], false, 404),
         ("registry.k8s.io/coredns/coredns", 8181) => (&["/ready"], false, 404),

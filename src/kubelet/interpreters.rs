@@ -30,6 +30,28 @@ pub fn python(argv: &[String]) -> Run {
     }
 }
 
+/// The port `python -m http.server [PORT]` listens on (8000 unless given), when that is what
+/// `argv` runs.
+pub fn http_server_port(argv: &[String]) -> Option<u16> {
+    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p))?;
+    let at = argv.iter().position(|a| a == "-m")?;
+    if !program.starts_with("python") || argv.get(at + 1).is_none_or(|m| m != "http.server") {
+        return None;
+    }
+    let mut rest = argv[at + 2..].iter();
+    while let Some(word) = rest.next() {
+        match word.as_str() {
+            // Options with a value: the address to bind, the directory to serve, the protocol.
+            "-b" | "--bind" | "-d" | "--directory" | "-p" | "--protocol" => {
+                rest.next();
+            }
+            w if w.starts_with('-') => {}
+            w => return w.parse().ok(),
+        }
+    }
+    Some(8000)
+}
+
 /// `perl -e CODE` (and `-le`, `-wle`, …): `print`, `sleep`, `exit`. A script file the image does
 /// not have fails as perl does.
 pub fn perl(argv: &[String]) -> Run {
@@ -216,6 +238,13 @@ mod tests {
         assert!(buffers_output(&run(&["perl", "-le", "print 1"]), &[]));
         assert!(!buffers_output(&run(&["perl", "-le", "$| = 1; print 1"]), &[]));
         assert!(!buffers_output(&run(&["sh", "-c", "echo 1"]), &[]));
+    }
+
+    #[test]
+    fn python_http_server_listens_on_8000_or_the_port_it_is_given() {
+        assert_eq!(http_server_port(&argv(&["python", "-m", "http.server"])), Some(8000));
+        assert_eq!(http_server_port(&argv(&["python3", "-m", "http.server", "-b", "0.0.0.0", "9000"])), Some(9000));
+        assert_eq!(http_server_port(&argv(&["python", "-c", "print(1)"])), None);
     }
 
     #[test]

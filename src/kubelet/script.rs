@@ -332,6 +332,12 @@ pub fn run_script(script: &str) -> Run {
 /// The ports a container's process listens on: those of a server image running its own
 /// program (its default command, or the image's server binary named explicitly).
 pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Vec<u16> {
+    // python's own web server, in a python image.
+    if behaviour == Behaviour::Interpreter {
+        return super::interpreters::http_server_port(&entrypoint::argv(image_repo, command, args))
+            .into_iter()
+            .collect();
+    }
     let Behaviour::Server { port } = behaviour else { return Vec::new() };
     let argv = entrypoint::argv(image_repo, command, args);
     if !entrypoint::serves(image_repo, &argv) {

@@ -96,6 +96,8 @@ impl Container<'_> {
             ("nginx", 200) if path == "/50x.html" => NGINX_50X.to_string(),
             ("nginx", 200) => NGINX_INDEX.to_string(),
             ("httpd", 200) => HTTPD_INDEX.to_string(),
+            ("python", 200) => python_listing(&path),
+            ("python", _) => PYTHON_404.to_string(),
             ("registry.k8s.io/hpa-example", 200) => "OK!".to_string(),
             ("mongo", 200) => {
                 "It looks like you are trying to access MongoDB over HTTP on the native driver port.\n".to_string()
@@ -205,6 +207,17 @@ impl Container<'_> {
         }
     }
 }
+
+/// `python -m http.server`'s page for a directory: its entries, directories with a `/`.
+fn python_listing(path: &str) -> String {
+    let items: String = super::files::ROOT.iter().map(|d| format!("<li><a href=\"{d}/\">{d}/</a></li>\n")).collect();
+    format!(
+        "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Directory listing for {path}</title>\n</head>\n<body>\n<h1>Directory listing for {path}</h1>\n<hr>\n<ul>\n{items}</ul>\n<hr>\n</body>\n</html>\n"
+    )
+}
+
+/// `python -m http.server`'s answer for a path it does not have.
+const PYTHON_404: &str = "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n        <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n        <p>Error code: 404</p>\n        <p>Message: File not found.</p>\n        <p>Error code explanation: 404 - Nothing matches the given URI.</p>\n    </body>\n</html>\n";
 
 /// Options that take the next word as their value (`--header "Authorization: …"`, `-o FILE`),
 /// so that word is not the URL.
