@@ -139,30 +139,13 @@ impl Session {
         let Some(spec) = pod.spec.containers.iter().find(|c| c.name == self.target.container) else {
             return (Output::default(), true);
         };
-        let stages = crate::pipes::split_pipeline(line);
         let shell = self.target.program().to_string();
         let mut c = Container::new(cluster, &pod, spec, true);
         c.state = self.state.clone();
-        let mut run = c.script(&shell, stages.first().map_or("", String::as_str));
+        // The shell runs the whole line, pipes included.
+        let run = c.script(&shell, line);
         let prompt = self.prompt.clone();
         self.state = c.state;
-        for stage in stages.iter().skip(1) {
-            let words = crate::shell::split_words(stage).unwrap_or_default();
-            match crate::pipes::filter(&words, &run.stdout) {
-                Ok(text) => run.stdout = text,
-                Err(e) => {
-                    run.stdout.clear();
-                    // A program the pipe cannot run, in this shell's words.
-                    let (message, code) =
-                        match e.strip_prefix("sh: ").and_then(|m| m.strip_suffix(": command not found")) {
-                            Some(program) => (format!("{shell}: {program}: not found"), 127),
-                            None => (e, 2),
-                        };
-                    run.stderr.push_str(&(message + "\n"));
-                    run.code = code;
-                }
-            }
-        }
         // A container's own shell writes to its terminal, which the container's log records:
         // the echo of each line typed and what it printed.
         if self.target.main.is_some() {
