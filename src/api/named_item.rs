@@ -7,7 +7,7 @@
 
 use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -27,15 +27,6 @@ impl NamedItem {
     /// One field of the item, as `Value::get` gives it.
     pub fn get(&self, key: &str) -> Option<&Value> {
         if key == "name" && self.rest.is_object() { self.name.as_ref() } else { self.rest.get(key) }
-    }
-
-    /// The item as one JSON value.
-    pub fn to_value(&self) -> Value {
-        let mut value = (*self.rest).clone();
-        if let (Value::Object(map), Some(name)) = (&mut value, &self.name) {
-            map.insert("name".into(), name.clone());
-        }
-        value
     }
 }
 
@@ -73,11 +64,6 @@ impl<'de> Deserialize<'de> for NamedItem {
     }
 }
 
-/// A JSON object of `fields` (for building the shared part of an item).
-pub fn fields(fields: Value) -> Arc<Value> {
-    Arc::new(if fields.is_object() { fields } else { Value::Object(Map::new()) })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,14 +79,14 @@ mod tests {
         ] {
             let item = NamedItem::from(value.clone());
             assert_eq!(serde_json::to_string(&item).unwrap(), serde_json::to_string(&value).unwrap());
-            assert_eq!(item.to_value(), value);
+            assert_eq!(serde_json::to_value(&item).unwrap(), value);
             assert_eq!(item.get("name"), value.get("name"));
         }
     }
 
     #[test]
     fn items_sharing_their_fields_keep_names_of_their_own() {
-        let shared = fields(json!({"emptyDir": {}}));
+        let shared = Arc::new(json!({"emptyDir": {}}));
         let (a, b) = (NamedItem::new("a", shared.clone()), NamedItem::new("b", shared.clone()));
         assert_eq!(serde_json::to_value(&a).unwrap(), json!({"emptyDir": {}, "name": "a"}));
         assert_eq!(b.get("name").and_then(Value::as_str), Some("b"));

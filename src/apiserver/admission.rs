@@ -1,7 +1,7 @@
 //! Mutating admission: defaulting and the built-in mutating plugins (ServiceAccount,
 //! DefaultTolerationSeconds, Priority), applied to objects on their way into etcd.
 
-use crate::api::named_item::{self, NamedItem};
+use crate::api::named_item::NamedItem;
 use crate::api::pod::{ContainerPort, Toleration};
 use crate::api::{Kind, Object, Pod, PodSpec};
 use crate::json_macro::json;
@@ -277,7 +277,7 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
     static VOLUME: OnceLock<Arc<Value>> = OnceLock::new();
     static MOUNT: OnceLock<Arc<Value>> = OnceLock::new();
     let source = VOLUME.get_or_init(|| {
-        named_item::fields(json!({
+        Arc::new(json!({
             "projected": {
                 "defaultMode": 420,
                 "sources": [
@@ -289,7 +289,7 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
         }))
     });
     spec.volumes.push(NamedItem::new(volume.clone(), source.clone()));
-    let at = MOUNT.get_or_init(|| named_item::fields(json!({"readOnly": true, "mountPath": mount_path})));
+    let at = MOUNT.get_or_init(|| Arc::new(json!({"readOnly": true, "mountPath": mount_path})));
     let mount = NamedItem::new(volume, at.clone());
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(Arc::make_mut) {
         c.volume_mounts.push(mount.clone());
