@@ -334,6 +334,24 @@ mod tests {
     use super::*;
     use crate::api::Container;
 
+    #[test]
+    fn admission_changes_no_new_object_after_its_defaults_but_of_the_kinds_it_names() {
+        // A created object of any other kind has its managed fields read from the stored
+        // object (see `changes_after_defaults`): admission must leave it as it was defaulted.
+        for &kind in Kind::ALL {
+            let mut object = Object::empty(kind);
+            object.meta_mut().name = "x".into();
+            object.meta_mut().namespace = if kind.info().namespaced { "default".into() } else { String::new() };
+            default_object(&mut object);
+            let defaulted = object.clone();
+            admit_create(&mut object, &mut Rng::new(1));
+            assert!(
+                changes_after_defaults(kind) || object == defaulted,
+                "admission changed a new {kind:?}, which changes_after_defaults does not name"
+            );
+        }
+    }
+
     fn pod(image: &str) -> Pod {
         let mut p = Pod::default();
         Arc::make_mut(&mut p.spec)

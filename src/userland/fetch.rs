@@ -233,9 +233,8 @@ const CURL_VALUED: &[&str] = &[
 const WGET_VALUED: &[&str] = &["-O", "-o", "-T", "-U", "--header", "-Y", "-P", "-t"];
 
 /// The value every `name VALUE` option among `args` gives, in order.
-fn option_values<'a>(args: &[&'a str], names: &[&str]) -> impl Iterator<Item = &'a str> {
-    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    args.windows(2).filter(move |w| names.iter().any(|n| n == w[0])).map(|w| w[1])
+fn option_values<'a, 'n>(args: &'n [&'a str], names: &'n [&str]) -> impl Iterator<Item = &'a str> + 'n {
+    args.windows(2).filter(move |w| names.contains(&w[0])).map(|w| w[1])
 }
 
 /// The value the first `name VALUE` option among `args` gives.
