@@ -8,13 +8,10 @@ use std::collections::BTreeMap;
 
 /// The namespace's LimitRanges, in name order.
 fn limit_ranges(etcd: &Etcd, namespace: &str) -> Vec<LimitRange> {
-    super::namespace_objects(etcd, "/registry/limitranges/", namespace)
-        .iter()
-        .filter_map(|o| match o.as_ref() {
-            Object::LimitRange(l) => Some(l.clone()),
-            _ => None,
-        })
-        .collect()
+    super::namespace_objects(etcd, "/registry/limitranges/", namespace, |o| match o {
+        Object::LimitRange(l) => Some(l),
+        _ => None,
+    })
 }
 
 /// The defaults a new LimitRange gets: a Container item's missing default limit is its

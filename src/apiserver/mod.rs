@@ -75,14 +75,19 @@ pub struct ApiServer {
 
 type StageResult<T> = Result<T, (Stage, Status)>;
 
-/// The stored objects under `prefix` (`/registry/resourcequotas/`) in `namespace`, in name
-/// order; for the namespace policies admission reads on every write, so while no namespace
-/// has any it costs one lookup and no allocation.
-fn namespace_objects(etcd: &Etcd, prefix: &str, namespace: &str) -> Vec<Arc<Object>> {
+/// The stored objects under `prefix` (`/registry/resourcequotas/`) in `namespace` that `pick`
+/// takes, in name order; for the namespace policies admission reads on every write, so while
+/// no namespace has any it costs one lookup and no allocation.
+fn namespace_objects<T: Clone>(
+    etcd: &Etcd,
+    prefix: &str,
+    namespace: &str,
+    pick: impl Fn(&Object) -> Option<&T>,
+) -> Vec<T> {
     if namespace.is_empty() || !etcd.any_under(prefix) {
         return Vec::new();
     }
-    etcd.range(&format!("{prefix}{namespace}/")).map(|(_, kv)| kv.value.clone()).collect()
+    etcd.range(&format!("{prefix}{namespace}/")).filter_map(|(_, kv)| pick(&kv.value).cloned()).collect()
 }
 
 impl ApiServer {

@@ -12,13 +12,10 @@ const COMPUTE: &[&str] = &["cpu", "memory", "requests.cpu", "requests.memory", "
 
 /// The namespace's quotas, in name order.
 pub fn quotas(etcd: &Etcd, namespace: &str) -> Vec<ResourceQuota> {
-    super::namespace_objects(etcd, "/registry/resourcequotas/", namespace)
-        .iter()
-        .filter_map(|o| match o.as_ref() {
-            Object::ResourceQuota(q) => Some(q.clone()),
-            _ => None,
-        })
-        .collect()
+    super::namespace_objects(etcd, "/registry/resourcequotas/", namespace, |o| match o {
+        Object::ResourceQuota(q) => Some(q),
+        _ => None,
+    })
 }
 
 /// A pod's total of one compute resource (`requests.cpu`, `limits.memory`, `cpu`), in
