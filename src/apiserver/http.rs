@@ -207,11 +207,7 @@ fn status(code: u16, reason: &str, message: &str, details: Option<(&str, &str)>)
 
 /// JSON indented by two spaces, as the API server writes it for curl, and a final newline.
 fn pretty(value: &impl serde::Serialize) -> String {
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    let _ = value.serialize(&mut serializer);
-    String::from_utf8(out).unwrap_or_default() + "\n"
+    serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
 }
 
 #[cfg(test)]
