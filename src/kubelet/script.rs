@@ -124,7 +124,8 @@ pub fn start_error(behaviour: Behaviour, image: &ImageRef, argv: &[String]) -> O
     let known = userland.installed(program)
         || COMMON_PROGRAMS.contains(&program)
         || interpreter
-        || matches!(program, "sleep" | "ps" | "ping" | "stress" | "ash")
+        // Tools some of these images lack, given the benefit of the doubt.
+        || matches!(program, "ps" | "ping" | "stress")
         || program.is_empty();
     if known {
         return None;
@@ -330,9 +331,9 @@ pub fn run_script(script: &str) -> Run {
 }
 
 /// The ports a container's process listens on: those of a server image running its own
-/// program (its default command, or the image's server binary named explicitly).
+/// program (its default command, or the image's server binary named explicitly), or of
+/// `python -m http.server`.
 pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], args: &[String]) -> Vec<u16> {
-    // python's own web server, in a python image.
     if behaviour == Behaviour::Interpreter {
         return super::interpreters::http_server_port(&entrypoint::argv(image_repo, command, args))
             .into_iter()
