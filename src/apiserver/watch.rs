@@ -120,22 +120,22 @@ impl Watches {
     /// Works out which watches a change concerns, and as what kind of event.
     pub fn deliveries(&self, change: &Change) -> Vec<Delivery> {
         let kind = change.value.kind();
-        let mut candidates: Vec<WatchId> = self.by_kind.get(&kind).cloned().unwrap_or_default();
+        let by_kind = self.by_kind.get(&kind).map_or(&[][..], Vec::as_slice);
+        // A pod's node-pinned watches: those of the node it is on, and of the one it was on.
+        let mut by_node: [&[WatchId]; 2] = [&[], &[]];
         if kind == Kind::Pod {
-            let mut nodes: Vec<&str> = Vec::with_capacity(2);
-            for obj in [Some(&change.value), change.prev.as_ref()].into_iter().flatten() {
-                if let Some(pod) = obj.as_pod() {
-                    if !pod.spec.node_name.is_empty() && !nodes.contains(&pod.spec.node_name.as_str()) {
-                        nodes.push(&pod.spec.node_name);
-                    }
-                }
+            fn node_of(o: Option<&Arc<Object>>) -> Option<&str> {
+                o.and_then(|o| o.as_pod()).map(|p| p.spec.node_name.as_str())
             }
-            for node in nodes {
-                candidates.extend(self.pods_by_node.get(node).into_iter().flatten());
+            let (now, before) = (node_of(Some(&change.value)), node_of(change.prev.as_ref()));
+            for (slot, node) in by_node.iter_mut().zip([now, before.filter(|b| Some(*b) != now)]) {
+                if let Some(ids) = node.filter(|n| !n.is_empty()).and_then(|n| self.pods_by_node.get(n)) {
+                    *slot = ids;
+                }
             }
         }
         let mut out = Vec::new();
-        for id in candidates {
+        for &id in by_kind.iter().chain(by_node[0]).chain(by_node[1]) {
             let w = &self.watchers[id];
             if !w.open {
                 continue;
