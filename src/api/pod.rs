@@ -25,8 +25,10 @@ pub struct Pod {
     /// Change it with `Arc::make_mut`.
     #[serde(default)]
     pub spec: Arc<PodSpec>,
+    /// Shared between a stored version and the copies made of it (caches, status views kept
+    /// for managed fields): a pod is copied without its status. Change it with `Arc::make_mut`.
     #[serde(default, skip_serializing_if = "PodStatus::is_empty")]
-    pub status: PodStatus,
+    pub status: Arc<PodStatus>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

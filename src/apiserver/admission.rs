@@ -41,11 +41,11 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
     if let Object::Pod(pod) = object {
         done.push("defaulting");
         // A new pod's status is the registry's, not the client's: Pending, with its QoS class.
-        pod.status = crate::api::PodStatus {
+        pod.status = Arc::new(crate::api::PodStatus {
             phase: "Pending".into(),
             qos_class: crate::kubelet::pod_worker::qos_class(pod).into(),
             ..Default::default()
-        };
+        });
         // The kubelet's copy of a static pod is admitted as it is: the ServiceAccount plugin
         // leaves mirror pods alone (a changed spec would make the kubelet recreate them).
         let mirror = pod.metadata.annotations.contains_key(MIRROR_POD_ANNOTATION);

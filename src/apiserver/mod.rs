@@ -578,7 +578,7 @@ impl ApiServer {
         }
         Arc::make_mut(&mut pod.spec).node_name = target;
         let cond = PodCondition { type_: "PodScheduled".into(), status: "True".into(), ..Default::default() };
-        set_condition(&mut pod.status.conditions, cond, env.now);
+        set_condition(&mut Arc::make_mut(&mut pod.status).conditions, cond, env.now);
         let change = self
             .etcd
             .update(&key, Object::Pod(pod), Some(current.mod_revision))

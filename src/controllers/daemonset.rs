@@ -712,7 +712,7 @@ mod tests {
             p.metadata.name = name.into();
             p.metadata.labels.insert(TEMPLATE_GENERATION_LABEL.into(), generation.into());
             if ready {
-                p.status.conditions.push(crate::api::PodCondition {
+                Arc::make_mut(&mut p.status).conditions.push(crate::api::PodCondition {
                     type_: "Ready".into(),
                     status: "True".into(),
                     ..Default::default()

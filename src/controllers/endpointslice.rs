@@ -450,9 +450,9 @@ mod tests {
         p.metadata.name = name.into();
         p.metadata.namespace = "default".into();
         std::sync::Arc::make_mut(&mut p.spec).node_name = "worker-1".into();
-        p.status.pod_ip = ip.into();
-        p.status.phase = "Running".into();
-        p.status.conditions.push(PodCondition {
+        std::sync::Arc::make_mut(&mut p.status).pod_ip = ip.into();
+        std::sync::Arc::make_mut(&mut p.status).phase = "Running".into();
+        std::sync::Arc::make_mut(&mut p.status).conditions.push(PodCondition {
             type_: "Ready".into(),
             status: if ready { "True" } else { "False" }.into(),
             ..Default::default()
@@ -542,10 +542,10 @@ mod tests {
         let mut s = svc(IntOrString::Int(80));
         s.metadata.creation_timestamp = Some(Time(1500));
         let mut p = pod("a", "10.244.1.2", true, None);
-        p.status.conditions[0].last_transition_time = Some(Time(7200));
+        std::sync::Arc::make_mut(&mut p.status).conditions[0].last_transition_time = Some(Time(7200));
         assert_eq!(t.compute("default/web", &s, &[&p]), Some(Time(1000)));
         assert_eq!(t.compute("default/web", &s, &[&p]), None);
-        p.status.conditions[0].last_transition_time = Some(Time(9900));
+        std::sync::Arc::make_mut(&mut p.status).conditions[0].last_transition_time = Some(Time(9900));
         assert_eq!(t.compute("default/web", &s, &[&p]), Some(Time(9000)));
     }
 }

@@ -869,14 +869,14 @@ mod tests {
     #[test]
     fn deleted_pods_that_had_not_succeeded_count_as_failed() {
         let mut pod = Pod::default();
-        pod.status.phase = "Running".into();
+        Arc::make_mut(&mut pod.status).phase = "Running".into();
         assert!(!is_pod_failed(&pod, false));
         pod.metadata.deletion_timestamp = Some(Time(1));
         assert!(is_pod_failed(&pod, false));
         assert!(!is_pod_failed(&pod, true));
-        pod.status.phase = "Succeeded".into();
+        Arc::make_mut(&mut pod.status).phase = "Succeeded".into();
         assert!(!is_pod_failed(&pod, false));
-        pod.status.phase = "Failed".into();
+        Arc::make_mut(&mut pod.status).phase = "Failed".into();
         assert!(is_pod_failed(&pod, true));
     }
 
@@ -886,7 +886,7 @@ mod tests {
         pod.metadata.creation_timestamp = Some(Time(1));
         assert_eq!(finished_time(&pod), Time(1));
         for at in [Time(7), Time(9)] {
-            pod.status.container_statuses.push(ContainerStatus {
+            Arc::make_mut(&mut pod.status).container_statuses.push(ContainerStatus {
                 state: ContainerState {
                     terminated: Some(ContainerStateTerminated { finished_at: Some(at), ..Default::default() }),
                     ..Default::default()
@@ -903,10 +903,12 @@ mod tests {
         std::sync::Arc::make_mut(&mut job.spec.template.spec).restart_policy = Some("OnFailure".into());
         job.spec.backoff_limit = Some(2);
         let mut pod = Pod::default();
-        pod.status.phase = "Running".into();
-        pod.status.container_statuses.push(ContainerStatus { restart_count: 1, ..Default::default() });
+        Arc::make_mut(&mut pod.status).phase = "Running".into();
+        Arc::make_mut(&mut pod.status)
+            .container_statuses
+            .push(ContainerStatus { restart_count: 1, ..Default::default() });
         assert!(!past_backoff_limit_on_failure(&job, &[&pod]));
-        pod.status.container_statuses[0].restart_count = 2;
+        Arc::make_mut(&mut pod.status).container_statuses[0].restart_count = 2;
         assert!(past_backoff_limit_on_failure(&job, &[&pod]));
         std::sync::Arc::make_mut(&mut job.spec.template.spec).restart_policy = Some("Never".into());
         assert!(!past_backoff_limit_on_failure(&job, &[&pod]));

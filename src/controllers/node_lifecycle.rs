@@ -76,8 +76,9 @@ impl NodeLifecycleController {
             }
             let mut updated = pod.clone();
             let cond = PodCondition { type_: "Ready".into(), status: "False".into(), ..Default::default() };
-            set_condition(&mut updated.status.conditions, cond, ctx.now);
-            if let Some(c) = updated.status.conditions.iter_mut().find(|c| c.type_ == "ContainersReady") {
+            let status = std::sync::Arc::make_mut(&mut updated.status);
+            set_condition(&mut status.conditions, cond, ctx.now);
+            if let Some(c) = status.conditions.iter_mut().find(|c| c.type_ == "ContainersReady") {
                 c.status = "False".into();
             }
             updated.metadata.resource_version.clear();

@@ -391,9 +391,9 @@ mod tests {
         p.metadata.name = name.into();
         p.metadata.creation_timestamp = Some(Time(created));
         std::sync::Arc::make_mut(&mut p.spec).node_name = node.into();
-        p.status.phase = phase.into();
+        Arc::make_mut(&mut p.status).phase = phase.into();
         if ready {
-            p.status.conditions.push(PodCondition {
+            Arc::make_mut(&mut p.status).conditions.push(PodCondition {
                 type_: "Ready".into(),
                 status: "True".into(),
                 ..Default::default()

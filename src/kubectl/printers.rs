@@ -627,8 +627,8 @@ mod tests {
         let mut p = Pod::default();
         std::sync::Arc::make_mut(&mut p.spec).containers =
             statuses.iter().map(|s| Container { name: s.name.clone(), ..Default::default() }.into()).collect();
-        p.status.phase = "Running".into();
-        p.status.container_statuses = statuses;
+        std::sync::Arc::make_mut(&mut p.status).phase = "Running".into();
+        std::sync::Arc::make_mut(&mut p.status).container_statuses = statuses;
         p
     }
 

@@ -388,7 +388,7 @@ impl Kubelet {
                 Action::DeletePod => delete = true,
             }
         }
-        if status != pod.status {
+        if status != *pod.status {
             // The stored pod with the new status (its old status is not copied only to be
             // replaced).
             let mut updated = Pod {
@@ -396,7 +396,7 @@ impl Kubelet {
                 kind: pod.kind.clone(),
                 metadata: pod.metadata.clone(),
                 spec: pod.spec.clone(),
-                status,
+                status: Arc::new(status),
             };
             updated.metadata.resource_version.clear();
             match ctx.call_object(Request::update_status(Object::Pod(updated))) {

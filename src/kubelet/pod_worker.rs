@@ -1264,7 +1264,7 @@ mod tests {
                     events.push((now, format!("{reason}: {message}")));
                 }
             }
-            pod.status = worker.status(pod, now);
+            pod.status = worker.status(pod, now).into();
             match worker.next_wakeup() {
                 Some(t) if t > now => now = t,
                 Some(_) => now = now + Duration::millis(1),
@@ -1347,7 +1347,7 @@ mod tests {
         let mut at = now;
         for _ in 0..10 {
             worker.step(&pod, at, &mut runtime, &mut rng, &mut || "10.244.1.2".to_string(), &resolves);
-            pod.status = worker.status(&pod, at);
+            pod.status = worker.status(&pod, at).into();
             at = worker.next_wakeup().filter(|t| *t > at).unwrap_or(at + Duration::millis(500));
         }
         assert_eq!(pod.status.phase, "Running", "{:?}", pod.status);

@@ -383,8 +383,9 @@ impl Scheduler {
                     message,
                     ..Default::default()
                 };
-                crate::api::pod::set_condition(&mut updated.status.conditions, cond, ctx.now);
-                updated.status.phase = "Pending".into();
+                let status = Arc::make_mut(&mut updated.status);
+                crate::api::pod::set_condition(&mut status.conditions, cond, ctx.now);
+                status.phase = "Pending".into();
                 updated.metadata.resource_version.clear();
                 if let Ok(stored) = ctx.call_object(Request::update_status(Object::Pod(updated))) {
                     self.pods.assume(stored);
