@@ -28,6 +28,8 @@ pub mod lessons;
 pub mod object_cache;
 pub mod overview;
 pub mod pipes;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod prefault;
 pub mod rbac_policy;
 pub mod record;
 pub mod scheduler;
