@@ -366,7 +366,7 @@ pub struct Toleration {
     pub toleration_seconds: Option<i64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PodStatus {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -409,7 +409,7 @@ pub struct IpEntry {
     pub ip: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PodCondition {
     #[serde(rename = "type")]
@@ -425,7 +425,7 @@ pub struct PodCondition {
     pub message: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStatus {
     pub name: String,
@@ -447,7 +447,7 @@ pub struct ContainerStatus {
     pub started: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -464,7 +464,7 @@ impl ContainerState {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -473,14 +473,14 @@ pub struct ContainerStateWaiting {
     pub message: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStateRunning {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContainerStateTerminated {
     pub exit_code: i32,
