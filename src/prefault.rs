@@ -64,7 +64,9 @@ unsafe extern "C" fn commit(
     let region = unsafe { &*(arg as *const Region) };
     let from = (start as usize).saturating_sub(region.base);
     let to = (from + size).min(region.size);
-    if commit {
+    // Only ranges of the region are ever asked for; anything else is left alone (a panic
+    // here, called from C, would abort).
+    if commit && from < to {
         let mut fresh = true;
         for slice in &region.ever_committed[from / SLICE..to.div_ceil(SLICE)] {
             fresh &= !slice.swap(true, Ordering::Relaxed);
@@ -193,5 +195,7 @@ mod tests {
         assert!(!commit_at(&r, true, SLICE, 2 * SLICE));
         assert!(commit_at(&r, true, 5 * SLICE + 100, 10), "an untouched slice, partly");
         assert_eq!(r.committed_end.load(Ordering::Relaxed), 5 * SLICE + 110);
+        commit_at(&r, true, 9 * SLICE, SLICE);
+        assert_eq!(r.committed_end.load(Ordering::Relaxed), 5 * SLICE + 110, "outside the region: ignored");
     }
 }
