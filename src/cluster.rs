@@ -194,6 +194,11 @@ impl Cluster {
             Role::Kubelet { node } => node.clone(),
             _ => String::new(),
         };
+        let recorder = match role {
+            // The scheduler reports through events.k8s.io, which has no correlator.
+            Role::Scheduler => EventRecorder::new(source, &host).without_correlation(),
+            _ => EventRecorder::new(source, &host),
+        };
         self.slots.push(Slot {
             name: name.to_string(),
             user: user.to_string(),
@@ -203,7 +208,7 @@ impl Cluster {
             running: true,
             wake_at: None,
             not_before: Time(0),
-            recorder: EventRecorder::new(source, &host),
+            recorder,
             rng: Rng::stream(self.config.seed, name),
         });
         (self.slots.len() - 1) as u32

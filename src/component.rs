@@ -1,14 +1,15 @@
 //! The contract every simulated component keeps: it acts only through the API server, from
 //! caches its watches fill, when the world wakes it.
 
-use crate::api::{Event, EventSource, Kind, Object, ObjectMeta, ObjectReference};
+use crate::api::{Event, Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
 use crate::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
-use crate::sim::{Duration, Rng, Time};
-use crate::sort::StableSort;
+use crate::sim::{Rng, Time};
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use crate::event_recorder::EventRecorder;
 use std::sync::Arc;
 
 /// A control-plane or node component: scheduler, controller, kubelet.
@@ -95,40 +96,44 @@ impl Ctx<'_> {
         self.record.push(self.now, revision, self.me, self.cause, what)
     }
 
-    /// Reports an Event about `involved`, as a component's event recorder does: a repeat of
-    /// the same event within ten minutes bumps its count instead of creating a new one.
+    /// Reports an Event about `involved`, through the component's event recorder and its
+    /// correlator (see [`crate::event_recorder`]): a repeat within ten minutes bumps the count
+    /// of the Event before it, the tenth different message of a reason about one object is
+    /// combined into one Event, and past the object's spam budget the event is dropped (still
+    /// counted, so a repeat that gets through carries the full count).
     pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
         let meta = involved.meta();
-        let key = join(&[
-            involved.kind().info().kind,
-            "/",
-            &meta.namespace,
-            "/",
-            &meta.name,
-            "/",
-            &meta.uid,
-            "/",
-            field_path,
-            "/",
-            type_,
-            "/",
-            reason,
-            "/",
-            &message,
-        ]);
+        let kind = involved.kind().info().kind;
         let now = self.now;
-        let previous = self.recorder.seen.get(&key).and_then(|o| o.as_event().cloned());
-        if let Some(previous) = previous {
-            if now.since(previous.last_seen()) < Duration::minutes(10) {
-                let mut event = previous;
-                event.count = Some(event.count.unwrap_or(1) + 1);
-                event.last_timestamp = Some(now);
-                event.metadata.resource_version.clear();
-                if let Ok(stored) = self.call_object(Request::update(Object::Event(event))) {
-                    self.recorder.remember(key, stored);
-                    return;
-                }
+        let object = crate::event_recorder::fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
+        let object_key = [kind, "/", &meta.namespace, "/", &meta.name, "/", &meta.uid, "/", type_, "/", reason];
+        let (message, key) = if self.recorder.combines(object, type_, reason, &message, now) {
+            // One Event for them all, under a key without the message (nor the field path).
+            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), join(&object_key))
+        } else {
+            let key = join(&[&object_key[..], &["/", field_path, "/", &message]].concat());
+            (message, key)
+        };
+        let allowed = self.recorder.allows(object, now);
+        if let Some(previous) = self.recorder.previous(&key, now) {
+            let mut event = previous.clone();
+            event.count = Some(event.count.unwrap_or(1) + 1);
+            event.last_timestamp = Some(now);
+            event.message = message;
+            event.metadata.resource_version.clear();
+            if !allowed {
+                self.recorder.remember(key, Arc::new(Object::Event(event)));
+                return;
             }
+            // Never stored (its first report was dropped) or gone since: created as it stands.
+            let stored = match self.call_object(Request::update(Object::Event(event.clone()))) {
+                Ok(stored) => Ok(stored),
+                Err(_) => self.call_object(Request::create(Object::Event(event))),
+            };
+            if let Ok(stored) = stored {
+                self.recorder.remember(key, stored);
+            }
+            return;
         }
         let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
         // Names must be unique and, like real ones, sort in creation order within a millisecond.
@@ -140,7 +145,7 @@ impl Ctx<'_> {
         let event = Event {
             metadata: ObjectMeta { name, namespace, ..Default::default() },
             involved_object: ObjectReference {
-                kind: involved.kind().info().kind.to_string(),
+                kind: kind.to_string(),
                 namespace: meta.namespace.clone(),
                 name: meta.name.clone(),
                 uid: meta.uid.clone(),
@@ -159,6 +164,10 @@ impl Ctx<'_> {
             reporting_instance: self.recorder.source.host.clone(),
             ..Default::default()
         };
+        if !allowed {
+            self.recorder.remember(key, Arc::new(Object::Event(event)));
+            return;
+        }
         if let Ok(stored) = self.call_object(Request::create(Object::Event(event))) {
             self.recorder.remember(key, stored);
         }
@@ -179,40 +188,6 @@ fn push_hex(out: &mut String, mut value: u128) {
         }
     }
     digits[at..].iter().for_each(|&d| out.push(char::from(d)));
-}
-
-/// How many recent events a recorder remembers for aggregation (client-go's cache size).
-const RECORDER_CACHE: usize = 4096;
-
-/// A component's event recorder: who it reports as, and what it reported recently (the
-/// stored events themselves, shared with the store).
-#[derive(Debug, Default)]
-pub struct EventRecorder {
-    pub source: EventSource,
-    seen: HashMap<String, Arc<Object>, FastKeys>,
-}
-
-impl EventRecorder {
-    fn remember(&mut self, key: String, event: Arc<Object>) {
-        if self.seen.len() >= RECORDER_CACHE && !self.seen.contains_key(&key) {
-            // Forget the oldest half; a repeat of a forgotten event simply starts a new one.
-            let mut by_age: Vec<(crate::sim::Time, &String)> =
-                self.seen.iter().map(|(k, e)| (e.as_event().map(Event::last_seen).unwrap_or_default(), k)).collect();
-            by_age.stable_sort();
-            let oldest: Vec<String> = by_age.into_iter().take(RECORDER_CACHE / 2).map(|(_, k)| k.clone()).collect();
-            for k in oldest {
-                self.seen.remove(&k);
-            }
-        }
-        self.seen.insert(key, event);
-    }
-
-    pub fn new(component: &str, host: &str) -> Self {
-        EventRecorder {
-            source: EventSource { component: component.to_string(), host: host.to_string() },
-            seen: HashMap::default(),
-        }
-    }
 }
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.

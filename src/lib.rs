@@ -17,6 +17,7 @@ pub mod etcd_resources;
 pub mod etcd_snapshot;
 pub mod etcdctl;
 pub mod etcdctl_watch;
+pub mod event_recorder;
 pub mod export;
 pub mod flow;
 pub mod journal;

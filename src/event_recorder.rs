@@ -1,0 +1,257 @@
+//! A component's event recorder and client-go's event correlator in front of it: a repeat
+//! bumps one Event's count, from the tenth different message of the same reason about an object
+//! within ten minutes on they are folded into one "(combined from similar events)" Event, and a budget
+//! of 25 events per object (one more every five minutes) drops what a chatty component says
+//! beyond it (the spam filter).
+
+use crate::api::{Event, EventSource, Object};
+use crate::object_cache::FastKeys;
+use crate::sim::{Duration, Time};
+use crate::sort::StableSort;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+/// Different messages of one reason about one object before the next is combined
+/// (client-go's `defaultAggregateMaxEvents`).
+pub const AGGREGATE_MAX_EVENTS: usize = 10;
+/// How long similar events are remembered for combining (`defaultAggregateIntervalInSeconds`).
+pub const AGGREGATE_INTERVAL: Duration = Duration::minutes(10);
+/// Events a component may report about one object at once (`defaultSpamBurst`).
+pub const SPAM_BURST: u32 = 25;
+/// How often the budget earns one more event (`defaultSpamQPS`, 1/300 per second).
+pub const SPAM_REFILL: Duration = Duration::minutes(5);
+/// What a combined event's message starts with.
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+/// How many entries each of the recorder's caches keeps (client-go's `maxLruCacheEntries`).
+const CACHE_SIZE: usize = 4096;
+
+/// A component's event recorder: who it reports as, what it reported recently (the stored
+/// events themselves, shared with the store), and its correlator's state.
+#[derive(Debug)]
+pub struct EventRecorder {
+    pub source: EventSource,
+    /// Whether events pass the correlator's aggregation and spam filter: kubelets' and
+    /// controllers' core/v1 recorders do; the scheduler's events.k8s.io recorder has neither.
+    correlate: bool,
+    seen: HashMap<String, Arc<Object>, FastKeys>,
+    /// Per object and reason, the different messages seen lately. Keyed by fingerprints, not
+    /// the keys themselves: a kubelet keeps a few for every pod it runs.
+    similar: HashMap<u64, Similar, FastKeys>,
+    /// Per object, its spam filter budget.
+    budgets: HashMap<u64, Budget, FastKeys>,
+}
+
+impl Default for EventRecorder {
+    fn default() -> Self {
+        EventRecorder::new("", "")
+    }
+}
+
+/// Messages seen of one reason about one object, until the interval passes without one.
+#[derive(Debug)]
+struct Similar {
+    /// Fingerprints of the different messages, oldest first; fewer than
+    /// [`AGGREGATE_MAX_EVENTS`] between events.
+    messages: Vec<u64>,
+    last: Time,
+}
+
+/// A token bucket: [`SPAM_BURST`] events at once, one more every [`SPAM_REFILL`].
+#[derive(Debug)]
+struct Budget {
+    tokens: u32,
+    /// When the last token was earned (or the bucket last found full).
+    earned: Time,
+    /// When it was last asked, for forgetting the least recently used.
+    used: Time,
+}
+
+impl Budget {
+    fn full(now: Time) -> Self {
+        Budget { tokens: SPAM_BURST, earned: now, used: now }
+    }
+
+    /// Takes a token if there is one, after crediting those earned since the last.
+    fn take(&mut self, now: Time) -> bool {
+        self.used = now;
+        let earned = now.since(self.earned).as_millis() / SPAM_REFILL.as_millis();
+        if earned > 0 {
+            self.tokens = (self.tokens as u64 + earned).min(SPAM_BURST as u64) as u32;
+            self.earned =
+                if self.tokens == SPAM_BURST { now } else { self.earned + Duration(earned * SPAM_REFILL.as_millis()) };
+        }
+        if self.tokens == 0 {
+            return false;
+        }
+        self.tokens -= 1;
+        true
+    }
+}
+
+/// A 64-bit fingerprint of the pieces, the same on every platform for a given build.
+pub fn fingerprint(parts: &[&str]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    parts.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Forgets the older half of `map` once it is full and `key` would be new (what an LRU of
+/// `CACHE_SIZE` entries would have dropped, near enough): a later repeat starts afresh.
+fn make_room<K: Clone + Ord + std::hash::Hash + Eq, V>(
+    map: &mut HashMap<K, V, FastKeys>,
+    key: &K,
+    last_used: impl Fn(&V) -> Time,
+) {
+    if map.len() < CACHE_SIZE || map.contains_key(key) {
+        return;
+    }
+    let mut by_age: Vec<(Time, &K)> = map.iter().map(|(k, v)| (last_used(v), k)).collect();
+    by_age.stable_sort();
+    let oldest: Vec<K> = by_age.into_iter().take(CACHE_SIZE / 2).map(|(_, k)| k.clone()).collect();
+    for k in oldest {
+        map.remove(&k);
+    }
+}
+
+impl EventRecorder {
+    pub fn new(component: &str, host: &str) -> Self {
+        EventRecorder {
+            source: EventSource { component: component.to_string(), host: host.to_string() },
+            correlate: true,
+            seen: HashMap::default(),
+            similar: HashMap::default(),
+            budgets: HashMap::default(),
+        }
+    }
+
+    /// A recorder without aggregation or spam filter (the events.k8s.io one the scheduler
+    /// uses).
+    pub fn without_correlation(mut self) -> Self {
+        self.correlate = false;
+        self
+    }
+
+    /// The event last reported under `key`, if it is recent enough to be counted on.
+    pub fn previous(&self, key: &str, now: Time) -> Option<&Event> {
+        let event = self.seen.get(key)?.as_event()?;
+        (now.since(event.last_seen()) < AGGREGATE_INTERVAL).then_some(event)
+    }
+
+    pub fn remember(&mut self, key: String, event: Arc<Object>) {
+        make_room(&mut self.seen, &key, |e| e.as_event().map(Event::last_seen).unwrap_or_default());
+        self.seen.insert(key, event);
+    }
+
+    /// Notes a message of `reason` about the object `object` fingerprints; whether it is to be
+    /// combined with the similar events before it.
+    pub fn combines(&mut self, object: u64, type_: &str, reason: &str, message: &str, now: Time) -> bool {
+        if !self.correlate {
+            return false;
+        }
+        let key = object ^ fingerprint(&[type_, reason]).rotate_left(1);
+        make_room(&mut self.similar, &key, |s| s.last);
+        let similar = self.similar.entry(key).or_insert(Similar { messages: Vec::new(), last: now });
+        if now.since(similar.last) > AGGREGATE_INTERVAL {
+            similar.messages.clear();
+        }
+        similar.last = now;
+        let fingerprint = fingerprint(&[message]);
+        if !similar.messages.contains(&fingerprint) {
+            similar.messages.push(fingerprint);
+        }
+        if similar.messages.len() < AGGREGATE_MAX_EVENTS {
+            return false;
+        }
+        // The set never grows past the limit: the oldest message is forgotten (client-go drops
+        // an arbitrary one), so a repeat of a remembered one is still reported as itself.
+        similar.messages.remove(0);
+        true
+    }
+
+    /// Whether the spam filter lets one more event about `object` through now.
+    pub fn allows(&mut self, object: u64, now: Time) -> bool {
+        if !self.correlate {
+            return true;
+        }
+        make_room(&mut self.budgets, &object, |b| b.used);
+        self.budgets.entry(object).or_insert_with(|| Budget::full(now)).take(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seconds: u64) -> Time {
+        Time(seconds * 1000)
+    }
+
+    #[test]
+    fn the_spam_filter_lets_25_events_through_then_one_every_five_minutes() {
+        let mut recorder = EventRecorder::new("kubelet", "worker-1");
+        let passed = (0..40).filter(|_| recorder.allows(7, at(0))).count();
+        assert_eq!(passed, 25);
+        assert!(!recorder.allows(7, at(299)));
+        assert!(recorder.allows(7, at(300)));
+        assert!(!recorder.allows(7, at(301)));
+        assert!(recorder.allows(7, at(600)));
+        assert!(recorder.allows(8, at(600)), "another object has its own budget");
+    }
+
+    #[test]
+    fn a_budget_left_alone_long_enough_is_full_again_and_no_fuller() {
+        let mut recorder = EventRecorder::new("kubelet", "worker-1");
+        (0..25).for_each(|_| assert!(recorder.allows(1, at(0))));
+        let later = at(100 * 300);
+        assert_eq!((0..40).filter(|_| recorder.allows(1, later)).count(), 25);
+    }
+
+    #[test]
+    fn from_the_tenth_different_message_of_a_reason_on_they_are_combined_until_ten_quiet_minutes_pass() {
+        let mut recorder = EventRecorder::new("replicaset-controller", "");
+        let combined: Vec<bool> = (0..12)
+            .map(|i| recorder.combines(3, "Normal", "SuccessfulCreate", &format!("Created pod: web-{i}"), at(i)))
+            .collect();
+        assert_eq!(combined, [vec![false; 9], vec![true; 3]].concat());
+        assert!(recorder.combines(3, "Normal", "SuccessfulCreate", "Created pod: web-99", at(20)));
+        assert!(!recorder.combines(3, "Normal", "SuccessfulDelete", "Deleted pod: web-0", at(20)), "other reason");
+        assert!(!recorder.combines(4, "Normal", "SuccessfulCreate", "Created pod: web-0", at(20)), "other object");
+        assert!(!recorder.combines(3, "Normal", "SuccessfulCreate", "Created pod: web-100", at(20 + 601)));
+    }
+
+    #[test]
+    fn a_message_still_remembered_after_combining_is_reported_as_itself() {
+        let mut recorder = EventRecorder::new("replicaset-controller", "");
+        (0..10).for_each(|i| {
+            recorder.combines(3, "Warning", "FailedCreate", &i.to_string(), at(0));
+        });
+        assert!(!recorder.combines(3, "Warning", "FailedCreate", "9", at(1)), "the newest is remembered");
+        assert!(recorder.combines(3, "Warning", "FailedCreate", "0", at(1)), "the oldest was forgotten");
+    }
+
+    #[test]
+    fn repeating_one_message_never_combines() {
+        let mut recorder = EventRecorder::new("kubelet", "worker-1");
+        assert!((0..50).all(|i| !recorder.combines(5, "Warning", "BackOff", "Back-off restarting", at(i))));
+    }
+
+    #[test]
+    fn without_correlation_nothing_is_combined_or_dropped() {
+        let mut recorder = EventRecorder::new("default-scheduler", "").without_correlation();
+        assert!(
+            (0..100).all(|i| recorder.allows(1, at(0)) && !recorder.combines(1, "Normal", "R", &i.to_string(), at(0)))
+        );
+    }
+
+    #[test]
+    fn a_full_cache_forgets_its_older_half_deterministically() {
+        let mut recorder = EventRecorder::new("kubelet", "worker-1");
+        for object in 0..CACHE_SIZE as u64 {
+            recorder.allows(object, at(object));
+        }
+        recorder.allows(u64::MAX, at(5000));
+        assert_eq!(recorder.budgets.len(), CACHE_SIZE / 2 + 1);
+        assert!(!recorder.budgets.contains_key(&0) && recorder.budgets.contains_key(&(CACHE_SIZE as u64 - 1)));
+    }
+}
