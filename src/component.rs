@@ -106,16 +106,16 @@ impl Ctx<'_> {
         let kind = involved.kind().info().kind;
         let now = self.now;
         let object = crate::event_recorder::fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
-        let object_key = [kind, "/", &meta.namespace, "/", &meta.name, "/", &meta.uid, "/", type_, "/", reason];
         let (message, key) = if self.recorder.combines(object, type_, reason, &message, now) {
             // One Event for them all, under a key without the message (nor the field path).
-            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), join(&object_key))
+            let key = crate::event_recorder::within(object, &[type_, reason]);
+            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), key)
         } else {
-            let key = join(&[&object_key[..], &["/", field_path, "/", &message]].concat());
+            let key = crate::event_recorder::within(object, &[type_, reason, field_path, &message]);
             (message, key)
         };
         let allowed = self.recorder.allows(object, now);
-        if let Some(previous) = self.recorder.previous(&key, now) {
+        if let Some(previous) = self.recorder.previous(key, now) {
             let mut event = previous.clone();
             event.count = Some(event.count.unwrap_or(1) + 1);
             event.last_timestamp = Some(now);

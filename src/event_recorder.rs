@@ -9,7 +9,6 @@ use crate::object_cache::FastKeys;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 /// Different messages of one reason about one object before the next is combined
@@ -34,7 +33,9 @@ pub struct EventRecorder {
     /// Whether events pass the correlator's aggregation and spam filter: kubelets' and
     /// controllers' core/v1 recorders do; the scheduler's events.k8s.io recorder has neither.
     correlate: bool,
-    seen: HashMap<String, Arc<Object>, FastKeys>,
+    /// The last Event reported under each event key (object, type, reason, field path and
+    /// message), by fingerprint.
+    seen: HashMap<u64, Arc<Object>, FastKeys>,
     /// Per object and reason, the different messages seen lately. Keyed by fingerprints, not
     /// the keys themselves: a kubelet keeps a few for every pod it runs.
     similar: HashMap<u64, Similar, FastKeys>,
@@ -89,16 +90,38 @@ impl Budget {
     }
 }
 
-/// A 64-bit fingerprint of the pieces, the same on every platform for a given build.
+/// A 64-bit fingerprint of the pieces, the same on every platform. The recorder's caches are
+/// keyed by these rather than by the joined keys themselves: a kubelet remembers several for
+/// every pod it runs, and two keys sharing one (a chance in 2^64 for a pair) would merely share
+/// a count or a budget.
 pub fn fingerprint(parts: &[&str]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    parts.hash(&mut hasher);
-    hasher.finish()
+    within(0, parts)
+}
+
+/// The fingerprint of more pieces about what `object` fingerprints: FNV-1a over each piece's
+/// length and bytes, then mixed (splitmix64's finalizer) so every bit depends on every byte.
+pub fn within(object: u64, parts: &[&str]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ object;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ b as u64).wrapping_mul(PRIME);
+        }
+    };
+    for part in parts {
+        eat(&(part.len() as u64).to_le_bytes());
+        eat(part.as_bytes());
+    }
+    hash ^= hash >> 30;
+    hash = hash.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    hash ^= hash >> 27;
+    hash = hash.wrapping_mul(0x94d0_49bb_1331_11eb);
+    hash ^ (hash >> 31)
 }
 
 /// Forgets the older half of `map` once it is full and `key` would be new (what an LRU of
 /// `CACHE_SIZE` entries would have dropped, near enough): a later repeat starts afresh.
-fn make_room<K: Clone + Ord + std::hash::Hash + Eq, V>(
+fn make_room<K: Clone + Ord + std::hash::Hash, V>(
     map: &mut HashMap<K, V, FastKeys>,
     key: &K,
     last_used: impl Fn(&V) -> Time,
@@ -133,12 +156,12 @@ impl EventRecorder {
     }
 
     /// The event last reported under `key`, if it is recent enough to be counted on.
-    pub fn previous(&self, key: &str, now: Time) -> Option<&Event> {
-        let event = self.seen.get(key)?.as_event()?;
+    pub fn previous(&self, key: u64, now: Time) -> Option<&Event> {
+        let event = self.seen.get(&key)?.as_event()?;
         (now.since(event.last_seen()) < AGGREGATE_INTERVAL).then_some(event)
     }
 
-    pub fn remember(&mut self, key: String, event: Arc<Object>) {
+    pub fn remember(&mut self, key: u64, event: Arc<Object>) {
         make_room(&mut self.seen, &key, |e| e.as_event().map(Event::last_seen).unwrap_or_default());
         self.seen.insert(key, event);
     }
@@ -149,7 +172,7 @@ impl EventRecorder {
         if !self.correlate {
             return false;
         }
-        let key = object ^ fingerprint(&[type_, reason]).rotate_left(1);
+        let key = within(object, &[type_, reason]);
         make_room(&mut self.similar, &key, |s| s.last);
         let similar = self.similar.entry(key).or_insert(Similar { messages: Vec::new(), last: now });
         if now.since(similar.last) > AGGREGATE_INTERVAL {
@@ -242,6 +265,16 @@ mod tests {
         assert!(
             (0..100).all(|i| recorder.allows(1, at(0)) && !recorder.combines(1, "Normal", "R", &i.to_string(), at(0)))
         );
+    }
+
+    #[test]
+    fn fingerprints_tell_pieces_apart_by_where_they_split() {
+        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
+        assert_ne!(within(1, &["a"]), within(2, &["a"]));
+        assert_eq!(within(7, &["Normal", "Pulled"]), within(7, &["Normal", "Pulled"]));
+        // Pinned (computed independently from the definition): no platform-sized integer goes in,
+        // so wasm32 and native agree, and eviction order with them.
+        assert_eq!(fingerprint(&["kubelet"]), 0xf274_19b0_3fec_253e);
     }
 
     #[test]
