@@ -388,6 +388,23 @@ impl ScorePlugin for PodTopologySpread {
         score.round() as i64
     }
 
+    /// As `score` for each node; the system defaults on nodes without zone labels leave one
+    /// constraint, by hostname, which is scored without the per-constraint bookkeeping.
+    fn score_all(&self, pod: &Pod, nodes: &[&NodeInfo], out: &mut Vec<i64>) {
+        let state = &self.scoring;
+        if let ([c], [true], [groups], [weight]) =
+            (&state.constraints[..], &state.by_hostname[..], &state.groups[..], &state.weights[..])
+        {
+            let floor = (c.max_skew - 1) as f64;
+            out.extend(nodes.iter().map(|node| match node.hostname() {
+                Some(_) => (node.pods_in(groups) as f64 * weight + floor).round() as i64,
+                None => 0,
+            }));
+            return;
+        }
+        out.extend(nodes.iter().map(|node| self.score(pod, node)));
+    }
+
     /// `100 * (max + min - score) / max`: the node with fewest matching pods gets the most;
     /// ignored nodes get 0.
     fn normalize(&self, scores: &mut [i64]) {
@@ -479,6 +496,9 @@ mod tests {
             let feasible: Vec<&NodeInfo> = self.nodes.values().collect();
             plugin.pre_score(p, &self.snapshot(), &feasible);
             let mut scores: Vec<i64> = feasible.iter().map(|n| ScorePlugin::score(&plugin, p, n)).collect();
+            let mut all = Vec::new();
+            plugin.score_all(p, &feasible, &mut all);
+            assert_eq!(all, scores, "scoring every node at once agrees with scoring them one by one");
             plugin.normalize(&mut scores);
             scores
         }
