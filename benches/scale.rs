@@ -43,13 +43,14 @@ fn deployment(name: &str, replicas: usize) -> serde_json::Value {
     })
 }
 
-/// Pods Running and ready, as the Deployments report them (cheap), confirmed pod by pod at
-/// the end.
+/// Pods Running and ready, as the benchmark's Deployments report them (cheap), confirmed pod by
+/// pod at the end. Only the `default` namespace: kube-system's Deployments and DaemonSet pods
+/// are not the benchmark's.
 fn ready_replicas(cluster: &Cluster) -> usize {
     cluster
         .api()
         .etcd()
-        .range("/registry/deployments/")
+        .range("/registry/deployments/default/")
         .filter_map(|(_, kv)| kv.value.as_deployment().map(|d| d.status.ready_replicas.unwrap_or(0) as usize))
         .sum()
 }
@@ -58,7 +59,7 @@ fn running_pods(cluster: &Cluster) -> usize {
     cluster
         .api()
         .etcd()
-        .range("/registry/pods/")
+        .range("/registry/pods/default/")
         .filter(|(_, kv)| kv.value.as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()))
         .count()
 }
