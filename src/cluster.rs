@@ -685,6 +685,26 @@ mod tests {
         assert!(problems.iter().any(|p| p.contains("cache: default/huge missing")), "{problems:?}");
     }
 
+    #[test]
+    fn a_kubelet_syncs_a_pod_as_its_containers_progress_not_on_the_echoes_of_its_own_status_writes() {
+        use crate::api::{Container, Pod};
+        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+        cluster.settle(Duration::seconds(30));
+        let mut pod = Pod::default();
+        pod.metadata.name = "web".into();
+        pod.metadata.namespace = "default".into();
+        let container = Container { name: "web".into(), image: "nginx:1.25".into(), ..Default::default() };
+        Arc::make_mut(&mut pod.spec).containers.push(container.into());
+        cluster.request(Request::create(Object::Pod(pod))).unwrap();
+        cluster.settle(Duration::minutes(2));
+        let running = cluster.objects(Kind::Pod, "default");
+        assert!(running[0].as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()));
+        // Bound (ContainerCreating); sandbox ready (PodReadyToStartContainers); image pulled and
+        // container started (Running). Each status write comes back through its watch without
+        // another sync.
+        assert_eq!(cluster.kubelet("worker-1").and_then(|k| k.pod_syncs("default", "web")), Some(3));
+    }
+
     /// Watches ConfigMaps and counts its runs; each run keeps it busy for 10 ms.
     struct Slow {
         informer: Informer,

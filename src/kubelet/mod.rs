@@ -92,6 +92,11 @@ impl Kubelet {
         &self.config.name
     }
 
+    /// How many times it has synced a pod it runs (stepped the pod's worker).
+    pub fn pod_syncs(&self, namespace: &str, pod: &str) -> Option<u64> {
+        Some(self.workers.get(&cache_key(namespace, pod))?.1.syncs())
+    }
+
     /// The log lines a container of a pod on this node wrote, up to `now`; with `previous`,
     /// those of the instance before the current one.
     pub fn logs(&self, namespace: &str, pod: &str, container: &str, previous: bool, now: Time) -> Option<Vec<String>> {
@@ -277,6 +282,15 @@ impl Kubelet {
                 if !is_static {
                     self.drop_worker(&key);
                 }
+                continue;
+            }
+            // The echo of the kubelet's own status write: the version it stored and already
+            // holds. Nothing to react to (upstream's pod config hands such an update on as a
+            // reconcile, not a sync).
+            let known = d.old.as_ref().is_some_and(|old| {
+                Arc::ptr_eq(old, &d.object) || old.meta().resource_version == d.object.meta().resource_version
+            });
+            if known {
                 continue;
             }
             let uid = &d.object.meta().uid;

@@ -171,6 +171,8 @@ pub struct PodWorker {
     /// Set once the deletion has been noticed: stop containers, then delete.
     terminating: bool,
     delete_sent: bool,
+    /// How many times the kubelet has synced the pod (stepped this worker).
+    syncs: u64,
     pod_ref: String,
     /// How long a container stopped by a probe gets before SIGKILL (the pod's
     /// terminationGracePeriodSeconds, unless the probe sets its own).
@@ -228,6 +230,7 @@ impl PodWorker {
             })
             .collect();
         PodWorker {
+            syncs: 0,
             containers,
             sandbox_ready_at: None,
             ip: None,
@@ -339,9 +342,15 @@ impl PodWorker {
         next_ip: &mut dyn FnMut() -> String,
         world: &dyn Surroundings,
     ) -> Vec<Action> {
+        self.syncs += 1;
         let actions = self.advance(pod, now, runtime, rng, next_ip, world);
         self.wakeup = self.compute_wakeup();
         actions
+    }
+
+    /// How many times the kubelet has synced the pod.
+    pub fn syncs(&self) -> u64 {
+        self.syncs
     }
 
     fn advance(
