@@ -95,6 +95,17 @@ pub fn deletion_order(a: &Pod, b: &Pod, related_on_node: &dyn Fn(&Pod) -> usize)
         .then(b.metadata.creation_timestamp.cmp(&a.metadata.creation_timestamp))
 }
 
+/// Whether two versions of a pod (with the same labels) count differently towards their
+/// ReplicaSet: another owner, or a change in being active or ready.
+fn counts_differ(old: &Object, new: &Object) -> bool {
+    let same_owner = match (old.controller_ref(), new.controller_ref()) {
+        (Some(a), Some(b)) => a.uid == b.uid && a.kind == b.kind && a.name == b.name,
+        (a, b) => a.is_none() && b.is_none(),
+    };
+    let state = |o: &Object| o.as_pod().map(|p| (is_active(p), ready_since(p).is_some()));
+    !same_owner || state(old) != state(new)
+}
+
 impl ReplicaSetController {
     /// Adds (`sign` 1) or removes (-1) a pod's contribution to its owner's counts.
     fn count(&mut self, pod_obj: &Object, sign: i32) {
@@ -256,15 +267,22 @@ impl Reconciler for ReplicaSetController {
             }
             return vec![cache_key(obj.namespace(), obj.name())];
         }
-        if let Some(old) = &delta.old {
-            self.count(old, -1);
-        }
-        if delta.type_ != WatchEventType::Deleted {
-            self.count(obj, 1);
-            let relabelled = delta.old.as_ref().is_none_or(|o| o.meta().labels != obj.meta().labels);
-            if relabelled {
-                self.note_stray(obj);
+        let relabelled = delta.old.as_ref().is_none_or(|o| o.meta().labels != obj.meta().labels);
+        // A change that leaves what the pod counts for as it was (most are status writes
+        // before it is ready) moves no count.
+        let recount = delta.type_ == WatchEventType::Deleted
+            || relabelled
+            || delta.old.as_ref().is_none_or(|old| counts_differ(old, obj));
+        if recount {
+            if let Some(old) = &delta.old {
+                self.count(old, -1);
             }
+            if delta.type_ != WatchEventType::Deleted {
+                self.count(obj, 1);
+            }
+        }
+        if delta.type_ != WatchEventType::Deleted && relabelled {
+            self.note_stray(obj);
         }
         let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "ReplicaSet"));
         if let Some(key) = keys.first().cloned() {
@@ -415,6 +433,29 @@ mod tests {
         order.stable_sort_by(|a, b| deletion_order(a, b, &|_| 1));
         let names: Vec<&str> = order.iter().map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(names, ["unscheduled", "pending", "unready", "ready-new", "ready-old"]);
+    }
+
+    #[test]
+    fn only_a_change_of_owner_activity_or_readiness_moves_a_pods_count() {
+        let obj = |p: Pod| Object::Pod(p);
+        let creating = pod("web-1", "n1", "Pending", false, 1);
+        let mut started = creating.clone();
+        Arc::make_mut(&mut started.status).phase = "Running".into();
+        assert!(!counts_differ(&obj(creating.clone()), &obj(started.clone())), "running, not yet ready");
+        let ready = pod("web-1", "n1", "Running", true, 1);
+        assert!(counts_differ(&obj(started.clone()), &obj(ready.clone())));
+        let mut leaving = ready.clone();
+        leaving.metadata.deletion_timestamp = Some(Time(9));
+        assert!(counts_differ(&obj(ready.clone()), &obj(leaving)));
+        let mut adopted = ready.clone();
+        adopted.metadata.owner_references.push(crate::api::OwnerReference {
+            kind: "ReplicaSet".into(),
+            name: "web".into(),
+            uid: "u-web".into(),
+            controller: Some(true),
+            ..Default::default()
+        });
+        assert!(counts_differ(&obj(ready), &obj(adopted)));
     }
 
     #[test]
