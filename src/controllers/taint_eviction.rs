@@ -7,8 +7,10 @@ use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
 use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::record::WatchEventType;
 use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
+use std::sync::Arc;
 
 pub struct TaintEvictionController {
     pods: Informer,
@@ -50,7 +52,22 @@ impl Reconciler for TaintEvictionController {
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
         match informer {
-            0 => vec![cache_key(delta.object.namespace(), delta.object.name())],
+            0 => {
+                // As upstream's taint manager: a pod update that keeps its node and its
+                // tolerations (a status write, a label) changes nothing about its eviction.
+                let unchanged = delta.type_ == WatchEventType::Modified
+                    && delta.old.as_deref().and_then(Object::as_pod).zip(delta.object.as_pod()).is_some_and(
+                        |(old, new)| {
+                            Arc::ptr_eq(&old.spec, &new.spec)
+                                || (old.spec.node_name == new.spec.node_name
+                                    && old.spec.tolerations == new.spec.tolerations)
+                        },
+                    );
+                if unchanged {
+                    return Vec::new();
+                }
+                vec![cache_key(delta.object.namespace(), delta.object.name())]
+            }
             _ => {
                 // Only a change of a node's NoExecute taints can start or stop evictions: other
                 // node updates (status, images, heartbeats) leave its pods alone.
@@ -108,6 +125,35 @@ impl Reconciler for TaintEvictionController {
 mod tests {
     use super::*;
     use crate::api::{Taint, Toleration};
+
+    #[test]
+    fn a_pod_update_that_keeps_its_node_and_tolerations_is_not_looked_at_again() {
+        let mut controller = TaintEvictionController::default();
+        let mut pod = Pod::default();
+        pod.metadata.name = "web".into();
+        pod.metadata.namespace = "default".into();
+        Arc::make_mut(&mut pod.spec).node_name = "worker-1".into();
+        let mut status_write = pod.clone();
+        Arc::make_mut(&mut status_write.status).phase = "Running".into();
+        let mut moved = pod.clone();
+        Arc::make_mut(&mut moved.spec).node_name = "worker-2".into();
+        let delta = |old: &Pod, new: &Pod| Delta {
+            type_: WatchEventType::Modified,
+            object: Arc::new(Object::Pod(new.clone())),
+            old: Some(Arc::new(Object::Pod(old.clone()))),
+            seq: 0,
+        };
+        assert!(controller.keys_for(0, &delta(&pod, &status_write)).is_empty());
+        assert_eq!(controller.keys_for(0, &delta(&pod, &moved)), vec!["default/web".to_string()]);
+        let mut tolerant = pod.clone();
+        Arc::make_mut(&mut tolerant.spec).tolerations.push(Toleration {
+            key: "node.kubernetes.io/unreachable".into(),
+            operator: Some("Exists".into()),
+            effect: "NoExecute".into(),
+            ..Default::default()
+        });
+        assert_eq!(controller.keys_for(0, &delta(&pod, &tolerant)), vec!["default/web".to_string()]);
+    }
 
     fn unreachable(added: u64) -> Taint {
         Taint {
