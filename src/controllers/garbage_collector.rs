@@ -190,11 +190,24 @@ impl Reconciler for GarbageCollector {
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        // An object the collector has not indexed yet (listed before it started) is looked at
+        // on first sight, whatever the change, as the graph builder's initial list is.
+        let first_sight = !self.by_uid.contains_key(&delta.object.meta().uid);
         self.index(informer, delta);
         let obj = &delta.object;
         let key = crate::component::cache_key(obj.namespace(), obj.name());
         let mut keys = Vec::new();
-        if delta.type_ != WatchEventType::Deleted {
+        // As upstream's graph builder: an update that keeps a known object's owners, finalizers
+        // and deletion state (a status write) changes nothing for the collector.
+        let same_for_collector = !first_sight
+            && delta.type_ == WatchEventType::Modified
+            && delta.old.as_deref().is_some_and(|old| {
+                let (old, new) = (old.meta(), obj.meta());
+                old.owner_references == new.owner_references
+                    && old.deletion_timestamp == new.deletion_timestamp
+                    && old.finalizers == new.finalizers
+            });
+        if delta.type_ != WatchEventType::Deleted && !same_for_collector {
             keys.push(key_of(informer, &key));
         }
         // An owner that went away, or started a foreground/orphan deletion: its dependents need a look.
@@ -222,5 +235,45 @@ impl Reconciler for GarbageCollector {
         self.reconcile_owner(&object, ctx);
         self.reconcile_dependent(&object, ctx);
         Action::AwaitChange
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{OwnerReference, Pod};
+    use crate::sim::Time;
+
+    #[test]
+    fn a_known_objects_status_write_is_not_collected_over_but_its_deletion_is() {
+        let mut gc = GarbageCollector::default();
+        let mut pod = Pod::default();
+        pod.metadata.name = "web-1".into();
+        pod.metadata.namespace = "default".into();
+        pod.metadata.uid = "u-pod".into();
+        pod.metadata.owner_references.push(OwnerReference {
+            kind: "ReplicaSet".into(),
+            name: "web".into(),
+            uid: "u-rs".into(),
+            controller: Some(true),
+            ..Default::default()
+        });
+        let delta = |type_, old: Option<&Pod>, new: &Pod| Delta {
+            type_,
+            object: Arc::new(Object::Pod(new.clone())),
+            old: old.map(|o| Arc::new(Object::Pod(o.clone()))),
+            seq: 0,
+        };
+        let mut running = pod.clone();
+        Arc::make_mut(&mut running.status).phase = "Running".into();
+        // First seen through an update (listed before the collector started): looked at.
+        assert_eq!(gc.keys_for(0, &delta(WatchEventType::Modified, Some(&pod), &running)), ["0|default/web-1"]);
+        assert!(gc.keys_for(0, &delta(WatchEventType::Modified, Some(&running), &running)).is_empty());
+        let mut deleting = running.clone();
+        deleting.metadata.deletion_timestamp = Some(Time(5));
+        assert_eq!(gc.keys_for(0, &delta(WatchEventType::Modified, Some(&running), &deleting)), ["0|default/web-1"]);
+        let mut orphaned = running.clone();
+        orphaned.metadata.owner_references.clear();
+        assert_eq!(gc.keys_for(0, &delta(WatchEventType::Modified, Some(&running), &orphaned)), ["0|default/web-1"]);
     }
 }
