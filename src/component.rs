@@ -8,9 +8,9 @@ use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Rng, Time};
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 pub use crate::event_recorder::EventRecorder;
-use std::sync::Arc;
 
 /// A control-plane or node component: scheduler, controller, kubelet.
 pub trait Component: Any {
