@@ -106,35 +106,55 @@ impl Ctx<'_> {
         let kind = involved.kind().info().kind;
         let now = self.now;
         let object = crate::event_recorder::fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
-        let (message, key) = if self.recorder.combines(object, type_, reason, &message, now) {
-            // One Event for them all, under a key without the message (nor the field path).
-            let key = crate::event_recorder::within(object, &[type_, reason]);
-            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), key)
+        // The object, type and reason: what similar events share.
+        let aggregate = crate::event_recorder::within(object, &[type_, reason]);
+        let (message, key) = if self.recorder.combines(aggregate, &message, now) {
+            // One Event for them all, under the shared key (without message nor field path).
+            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), aggregate)
         } else {
             let key = crate::event_recorder::within(object, &[type_, reason, field_path, &message]);
             (message, key)
         };
         let allowed = self.recorder.allows(object, now);
-        if let Some(previous) = self.recorder.previous(key, now) {
-            let mut event = previous.clone();
-            event.count = Some(event.count.unwrap_or(1) + 1);
-            event.last_timestamp = Some(now);
-            event.message = message;
-            event.metadata.resource_version.clear();
-            if !allowed {
-                self.recorder.remember(key, Arc::new(Object::Event(event)));
-                return;
+        let repeat = self.recorder.previous(key, now).cloned();
+        let event = match repeat.clone() {
+            Some(mut event) => {
+                event.count = Some(event.count.unwrap_or(1) + 1);
+                event.last_timestamp = Some(now);
+                event.message = message;
+                event.metadata.resource_version.clear();
+                event
             }
-            // Never stored (its first report was dropped) or gone since: created as it stands.
-            let stored = match self.call_object(Request::update(Object::Event(event.clone()))) {
-                Ok(stored) => Ok(stored),
-                Err(_) => self.call_object(Request::create(Object::Event(event))),
-            };
-            if let Ok(stored) = stored {
-                self.recorder.remember(key, stored);
-            }
+            None => self.new_event(involved, kind, field_path, type_, reason, message),
+        };
+        if !allowed {
+            self.recorder.remember(key, Arc::new(Object::Event(event)));
             return;
         }
+        let stored = match repeat {
+            // Never stored (its first report was dropped) or gone since: created as it stands.
+            Some(_) => self
+                .call_object(Request::update(Object::Event(event.clone())))
+                .or_else(|_| self.call_object(Request::create(Object::Event(event)))),
+            None => self.call_object(Request::create(Object::Event(event))),
+        };
+        if let Ok(stored) = stored {
+            self.recorder.remember(key, stored);
+        }
+    }
+
+    /// A first Event about `involved`, as the recorder makes it.
+    fn new_event(
+        &self,
+        involved: &Object,
+        kind: &str,
+        field_path: &str,
+        type_: &str,
+        reason: &str,
+        message: String,
+    ) -> Event {
+        let meta = involved.meta();
+        let now = self.now;
         let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
         // Names must be unique and, like real ones, sort in creation order within a millisecond.
         let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
@@ -142,7 +162,7 @@ impl Ctx<'_> {
         name.push_str(&meta.name);
         name.push('.');
         push_hex(&mut name, nanos as u128);
-        let event = Event {
+        Event {
             metadata: ObjectMeta { name, namespace, ..Default::default() },
             involved_object: ObjectReference {
                 kind: kind.to_string(),
@@ -163,13 +183,6 @@ impl Ctx<'_> {
             reporting_component: self.recorder.source.component.clone(),
             reporting_instance: self.recorder.source.host.clone(),
             ..Default::default()
-        };
-        if !allowed {
-            self.recorder.remember(key, Arc::new(Object::Event(event)));
-            return;
-        }
-        if let Ok(stored) = self.call_object(Request::create(Object::Event(event))) {
-            self.recorder.remember(key, stored);
         }
     }
 }

@@ -121,17 +121,13 @@ pub fn within(object: u64, parts: &[&str]) -> u64 {
 
 /// Forgets the older half of `map` once it is full and `key` would be new (what an LRU of
 /// `CACHE_SIZE` entries would have dropped, near enough): a later repeat starts afresh.
-fn make_room<K: Clone + Ord + std::hash::Hash, V>(
-    map: &mut HashMap<K, V, FastKeys>,
-    key: &K,
-    last_used: impl Fn(&V) -> Time,
-) {
+fn make_room<V>(map: &mut HashMap<u64, V, FastKeys>, key: &u64, last_used: impl Fn(&V) -> Time) {
     if map.len() < CACHE_SIZE || map.contains_key(key) {
         return;
     }
-    let mut by_age: Vec<(Time, &K)> = map.iter().map(|(k, v)| (last_used(v), k)).collect();
+    let mut by_age: Vec<(Time, u64)> = map.iter().map(|(k, v)| (last_used(v), *k)).collect();
     by_age.stable_sort();
-    let oldest: Vec<K> = by_age.into_iter().take(CACHE_SIZE / 2).map(|(_, k)| k.clone()).collect();
+    let oldest: Vec<u64> = by_age.into_iter().take(CACHE_SIZE / 2).map(|(_, k)| k).collect();
     for k in oldest {
         map.remove(&k);
     }
@@ -166,13 +162,12 @@ impl EventRecorder {
         self.seen.insert(key, event);
     }
 
-    /// Notes a message of `reason` about the object `object` fingerprints; whether it is to be
-    /// combined with the similar events before it.
-    pub fn combines(&mut self, object: u64, type_: &str, reason: &str, message: &str, now: Time) -> bool {
+    /// Notes a message among the similar events `key` fingerprints (object, type and reason);
+    /// whether it is to be combined with those before it.
+    pub fn combines(&mut self, key: u64, message: &str, now: Time) -> bool {
         if !self.correlate {
             return false;
         }
-        let key = within(object, &[type_, reason]);
         make_room(&mut self.similar, &key, |s| s.last);
         let similar = self.similar.entry(key).or_insert(Similar { messages: Vec::new(), last: now });
         if now.since(similar.last) > AGGREGATE_INTERVAL {
@@ -234,37 +229,45 @@ mod tests {
     fn from_the_tenth_different_message_of_a_reason_on_they_are_combined_until_ten_quiet_minutes_pass() {
         let mut recorder = EventRecorder::new("replicaset-controller", "");
         let combined: Vec<bool> = (0..12)
-            .map(|i| recorder.combines(3, "Normal", "SuccessfulCreate", &format!("Created pod: web-{i}"), at(i)))
+            .map(|i| {
+                recorder.combines(within(3, &["Normal", "SuccessfulCreate"]), &format!("Created pod: web-{i}"), at(i))
+            })
             .collect();
         assert_eq!(combined, [vec![false; 9], vec![true; 3]].concat());
-        assert!(recorder.combines(3, "Normal", "SuccessfulCreate", "Created pod: web-99", at(20)));
-        assert!(!recorder.combines(3, "Normal", "SuccessfulDelete", "Deleted pod: web-0", at(20)), "other reason");
-        assert!(!recorder.combines(4, "Normal", "SuccessfulCreate", "Created pod: web-0", at(20)), "other object");
-        assert!(!recorder.combines(3, "Normal", "SuccessfulCreate", "Created pod: web-100", at(20 + 601)));
+        assert!(recorder.combines(within(3, &["Normal", "SuccessfulCreate"]), "Created pod: web-99", at(20)));
+        assert!(
+            !recorder.combines(within(3, &["Normal", "SuccessfulDelete"]), "Deleted pod: web-0", at(20)),
+            "other reason"
+        );
+        assert!(
+            !recorder.combines(within(4, &["Normal", "SuccessfulCreate"]), "Created pod: web-0", at(20)),
+            "other object"
+        );
+        assert!(!recorder.combines(within(3, &["Normal", "SuccessfulCreate"]), "Created pod: web-100", at(20 + 601)));
     }
 
     #[test]
     fn a_message_still_remembered_after_combining_is_reported_as_itself() {
         let mut recorder = EventRecorder::new("replicaset-controller", "");
         (0..10).for_each(|i| {
-            recorder.combines(3, "Warning", "FailedCreate", &i.to_string(), at(0));
+            recorder.combines(within(3, &["Warning", "FailedCreate"]), &i.to_string(), at(0));
         });
-        assert!(!recorder.combines(3, "Warning", "FailedCreate", "9", at(1)), "the newest is remembered");
-        assert!(recorder.combines(3, "Warning", "FailedCreate", "0", at(1)), "the oldest was forgotten");
+        assert!(!recorder.combines(within(3, &["Warning", "FailedCreate"]), "9", at(1)), "the newest is remembered");
+        assert!(recorder.combines(within(3, &["Warning", "FailedCreate"]), "0", at(1)), "the oldest was forgotten");
     }
 
     #[test]
     fn repeating_one_message_never_combines() {
         let mut recorder = EventRecorder::new("kubelet", "worker-1");
-        assert!((0..50).all(|i| !recorder.combines(5, "Warning", "BackOff", "Back-off restarting", at(i))));
+        assert!((0..50).all(|i| !recorder.combines(within(5, &["Warning", "BackOff"]), "Back-off restarting", at(i))));
     }
 
     #[test]
     fn without_correlation_nothing_is_combined_or_dropped() {
         let mut recorder = EventRecorder::new("default-scheduler", "").without_correlation();
-        assert!(
-            (0..100).all(|i| recorder.allows(1, at(0)) && !recorder.combines(1, "Normal", "R", &i.to_string(), at(0)))
-        );
+        assert!((0..100).all(
+            |i| recorder.allows(1, at(0)) && !recorder.combines(within(1, &["Normal", "R"]), &i.to_string(), at(0))
+        ));
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl Reconciler for TaintEvictionController {
                     message: "Taint manager: deleting due to NoExecute taint".into(),
                     ..Default::default()
                 };
-                set_condition(&mut std::sync::Arc::make_mut(&mut updated.status).conditions, cond, ctx.now);
+                set_condition(&mut Arc::make_mut(&mut updated.status).conditions, cond, ctx.now);
                 updated.metadata.resource_version.clear();
                 let _ = ctx.call(Request::update_status(Object::Pod(updated)));
                 ctx.event(&object, "", "Normal", "TaintManagerEviction", format!("Marking for deletion Pod {name}"));

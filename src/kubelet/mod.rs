@@ -287,10 +287,7 @@ impl Kubelet {
             // The echo of the kubelet's own status write: the version it stored and already
             // holds. Nothing to react to (upstream's pod config hands such an update on as a
             // reconcile, not a sync).
-            let known = d.old.as_ref().is_some_and(|old| {
-                Arc::ptr_eq(old, &d.object) || old.meta().resource_version == d.object.meta().resource_version
-            });
-            if known {
+            if d.old.as_ref().is_some_and(|old| old.meta().resource_version == d.object.meta().resource_version) {
                 continue;
             }
             let uid = &d.object.meta().uid;
