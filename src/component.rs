@@ -117,7 +117,8 @@ impl Ctx<'_> {
         };
         let allowed = self.recorder.allows(object, now);
         let repeat = self.recorder.previous(key, now).cloned();
-        let event = match repeat.clone() {
+        let is_repeat = repeat.is_some();
+        let event = match repeat {
             Some(mut event) => {
                 event.count = Some(event.count.unwrap_or(1) + 1);
                 event.last_timestamp = Some(now);
@@ -131,12 +132,12 @@ impl Ctx<'_> {
             self.recorder.remember(key, Arc::new(Object::Event(event)));
             return;
         }
-        let stored = match repeat {
+        let stored = if is_repeat {
             // Never stored (its first report was dropped) or gone since: created as it stands.
-            Some(_) => self
-                .call_object(Request::update(Object::Event(event.clone())))
-                .or_else(|_| self.call_object(Request::create(Object::Event(event)))),
-            None => self.call_object(Request::create(Object::Event(event))),
+            self.call_object(Request::update(Object::Event(event.clone())))
+                .or_else(|_| self.call_object(Request::create(Object::Event(event))))
+        } else {
+            self.call_object(Request::create(Object::Event(event)))
         };
         if let Ok(stored) = stored {
             self.recorder.remember(key, stored);
