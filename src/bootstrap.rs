@@ -122,10 +122,10 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
         ..Default::default()
     };
     for object in [
-        Object::Service(kubernetes),
+        Object::Service(Box::new(kubernetes)),
         Object::Endpoints(endpoints),
         Object::EndpointSlice(slice),
-        Object::Service(kube_dns),
+        Object::Service(Box::new(kube_dns)),
     ] {
         let _ = send(Request::create(object));
     }
@@ -961,7 +961,7 @@ mod tests {
         let mut req = service(name, body);
         req.namespace = "default".into();
         match cluster.request(req)?.object().as_deref() {
-            Some(Object::Service(s)) => Ok(s.clone()),
+            Some(Object::Service(s)) => Ok(Service::clone(s)),
             _ => panic!("not a Service"),
         }
     }

@@ -165,7 +165,7 @@ impl Ctx<'_> {
         push_hex(&mut name, nanos as u128);
         Event {
             metadata: ObjectMeta { name, namespace, ..Default::default() },
-            involved_object: ObjectReference {
+            involved_object: Box::new(ObjectReference {
                 kind: kind.to_string(),
                 namespace: meta.namespace.clone(),
                 name: meta.name.clone(),
@@ -173,7 +173,7 @@ impl Ctx<'_> {
                 api_version: involved.kind().api_version(),
                 resource_version: meta.resource_version.clone(),
                 field_path: field_path.to_string(),
-            },
+            }),
             reason: reason.to_string(),
             message,
             source: self.recorder.source.clone(),

@@ -15,8 +15,9 @@ pub struct Event {
     pub kind: String,
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Boxed, as `related` and `series` are: an Event sets the size of every `Object`.
     #[serde(default)]
-    pub involved_object: ObjectReference,
+    pub involved_object: Box<ObjectReference>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -34,11 +35,11 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_time: Option<MicroTime>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub series: Option<Value>,
+    pub series: Option<Box<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub related: Option<ObjectReference>,
+    pub related: Option<Box<ObjectReference>>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reporting_component: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -375,7 +375,7 @@ mod tests {
         job.metadata.name = "pi".into();
         job.metadata.uid = "u-1".into();
         job.spec.template.metadata.labels.insert("app".into(), "pi".into());
-        let mut obj = Object::Job(job);
+        let mut obj = Object::Job(Box::new(job));
         admit_create(&mut obj, &mut Rng::new(1));
         let Object::Job(job) = obj else { unreachable!() };
         let selector = job.spec.selector.unwrap();
@@ -393,7 +393,7 @@ mod tests {
     fn jobs_with_a_manual_selector_keep_theirs() {
         let mut job = crate::api::Job::default();
         job.spec.manual_selector = Some(true);
-        let mut obj = Object::Job(job);
+        let mut obj = Object::Job(Box::new(job));
         admit_create(&mut obj, &mut Rng::new(1));
         let Object::Job(job) = obj else { unreachable!() };
         assert!(job.spec.selector.is_none());

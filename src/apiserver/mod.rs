@@ -1247,7 +1247,9 @@ macro_rules! status_kinds {
                         } else {
                             o.metadata.clone()
                         };
-                        n = crate::api::$variant {
+                        // (Through a reference: some kinds are boxed in `Object`.)
+                        let target: &mut crate::api::$variant = &mut n;
+                        *target = crate::api::$variant {
                             api_version: o.api_version.clone(),
                             kind: o.kind.clone(),
                             metadata,

@@ -195,7 +195,7 @@ impl Reconciler for CronJobController {
                     lane.want = status.active.len() as i32 + 1;
                     lane.action = format!("create {}", job.metadata.name);
                     ctx.cause = Some(ctx.decide(|| format!("CronJob {key}: scheduled for {}", scheduled.rfc3339())));
-                    match ctx.call_object(Request::create(Object::Job(job))) {
+                    match ctx.call_object(Request::create(Object::Job(Box::new(job)))) {
                         Ok(created) => {
                             ctx.event(
                                 &cj_obj,

@@ -458,7 +458,7 @@ impl DaemonSetController {
             let mut next = ds.clone();
             next.status = status;
             next.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::DaemonSet(next))) {
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::DaemonSet(Box::new(next)))) {
                 self.daemon_sets.assume(stored);
             }
         }

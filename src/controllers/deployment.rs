@@ -225,7 +225,7 @@ impl DeploymentController {
             return Some(rs.clone());
         }
         updated.metadata.resource_version.clear();
-        let stored = ctx.call_object(Request::update(Object::ReplicaSet(updated))).ok()?;
+        let stored = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))).ok()?;
         self.replica_sets.assume(stored.clone());
         if from != to {
             let verb = if to > from { "up" } else { "down" };
@@ -283,7 +283,7 @@ impl DeploymentController {
             return;
         }
         updated.metadata.resource_version.clear();
-        if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(updated))) {
+        if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))) {
             self.replica_sets.assume(stored.clone());
             s.new_rs = Shared::new(stored.clone());
         }
@@ -332,7 +332,7 @@ impl DeploymentController {
             ..Default::default()
         };
         let name = rs.metadata.name.clone();
-        match ctx.call_object(Request::create(Object::ReplicaSet(rs))) {
+        match ctx.call_object(Request::create(Object::ReplicaSet(Box::new(rs)))) {
             Ok(stored) => {
                 self.replica_sets.assume(stored.clone());
                 s.new_rs = Shared::new(stored.clone());
@@ -360,7 +360,7 @@ impl DeploymentController {
                 let mut d = (*s.d).clone();
                 d.status.collision_count = Some(collision.unwrap_or(0) + 1);
                 d.metadata.resource_version.clear();
-                if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+                if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
                     self.deployments.assume(stored);
                 }
             }
@@ -376,7 +376,7 @@ impl DeploymentController {
         let mut d = (*s.d).clone();
         d.metadata.annotations.insert(REVISION.into(), revision.to_string());
         d.metadata.resource_version.clear();
-        if let Ok(stored) = ctx.call_object(Request::update(Object::Deployment(d))) {
+        if let Ok(stored) = ctx.call_object(Request::update(Object::Deployment(Box::new(d)))) {
             if let Some(d) = Shared::new(stored.clone()) {
                 s.d = d;
                 s.object = stored.clone();
@@ -390,7 +390,7 @@ impl DeploymentController {
         set_condition(&mut d.status.conditions, "Progressing", status, reason, message, ctx.now, true);
         if d.status != s.d.status {
             d.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
                 if let Some(d) = Shared::new(stored.clone()) {
                     s.d = d;
                     s.object = stored.clone();
@@ -651,7 +651,7 @@ impl DeploymentController {
                 status: st,
             };
             d.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(d))) {
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
                 self.deployments.assume(stored);
             }
         }
@@ -778,7 +778,7 @@ impl Reconciler for DeploymentController {
             for orphan in orphans {
                 if let Some(mut rs) = orphan.as_replica_set().cloned() {
                     rs.metadata.owner_references.push(controller_ref(&object));
-                    if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(rs))) {
+                    if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(rs)))) {
                         self.replica_sets.assume(stored);
                     }
                 }

@@ -511,10 +511,10 @@ impl JobController {
     fn write_status(&mut self, job: &mut Job, ctx: &mut Ctx) -> bool {
         let mut updated = job.clone();
         updated.metadata.resource_version.clear();
-        match ctx.call_object(Request::update_status(Object::Job(updated))) {
+        match ctx.call_object(Request::update_status(Object::Job(Box::new(updated)))) {
             Ok(stored) => {
                 if let Object::Job(j) = &*stored {
-                    *job = j.clone();
+                    *job = (**j).clone();
                 }
                 self.jobs.assume(stored);
                 true
@@ -525,7 +525,7 @@ impl JobController {
 
     fn sync(&mut self, key: &str, obj: Arc<Object>, ctx: &mut Ctx) -> Action {
         let Object::Job(job) = &*obj else { return Action::AwaitChange };
-        let mut job = job.clone();
+        let mut job = Job::clone(job);
         let pods: Vec<Pod> =
             self.pods.owned_by(&job.metadata.uid).into_iter().filter_map(|p| p.as_pod()).cloned().collect();
         if is_finished(&job) {

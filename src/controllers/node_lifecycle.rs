@@ -54,7 +54,11 @@ impl NodeLifecycleController {
     fn update_node(&mut self, node: Node, status_only: bool, ctx: &mut Ctx) -> Option<Node> {
         let mut n = node;
         n.metadata.resource_version.clear();
-        let req = if status_only { Request::update_status(Object::Node(n)) } else { Request::update(Object::Node(n)) };
+        let req = if status_only {
+            Request::update_status(Object::Node(Box::new(n)))
+        } else {
+            Request::update(Object::Node(Box::new(n)))
+        };
         let stored = ctx.call_object(req).ok()?;
         self.nodes.assume(stored.clone());
         stored.as_node().cloned()
@@ -201,7 +205,7 @@ impl NodeLifecycleController {
         } else {
             n.spec.taints.retain(|t| !(t.key == UNSCHEDULABLE && t.effect == "NoSchedule"));
         }
-        if let Ok(stored) = ctx.call_object(Request::update(Object::Node(n))) {
+        if let Ok(stored) = ctx.call_object(Request::update(Object::Node(Box::new(n)))) {
             self.nodes.assume(stored);
         }
     }

@@ -365,7 +365,7 @@ impl Reconciler for ReplicaSetController {
                 status,
             };
             updated.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::ReplicaSet(updated))) {
+            if let Ok(stored) = ctx.call_object(Request::update_status(Object::ReplicaSet(Box::new(updated)))) {
                 self.replica_sets.assume(stored);
             }
         }

@@ -456,7 +456,7 @@ mod tests {
         d.status.updated_replicas = Some(updated);
         d.status.replicas = Some(total);
         d.status.available_replicas = Some(available);
-        Object::Deployment(d)
+        Object::Deployment(Box::new(d))
     }
 
     #[test]

@@ -191,7 +191,7 @@ impl Kubelet {
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
-        let node = Object::Node(self.config.node_object(ctx.now));
+        let node = Object::Node(Box::new(self.config.node_object(ctx.now)));
         let registered = match ctx.call_object(Request::create(node.clone())) {
             Ok(stored) => Some(stored),
             Err(status) if status.reason == "AlreadyExists" => {
