@@ -52,7 +52,7 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
         metadata: ObjectMeta {
             name: "kubernetes".into(),
             namespace: "default".into(),
-            labels: labels(&[("component", "apiserver"), ("provider", "kubernetes")]),
+            labels: labels(&[("component", "apiserver"), ("provider", "kubernetes")]).into(),
             ..Default::default()
         },
         spec: ServiceSpec {
@@ -75,7 +75,7 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
         metadata: ObjectMeta {
             name: "kubernetes".into(),
             namespace: "default".into(),
-            labels: labels(&[("endpointslice.kubernetes.io/skip-mirror", "true")]),
+            labels: labels(&[("endpointslice.kubernetes.io/skip-mirror", "true")]).into(),
             ..Default::default()
         },
         subsets: vec![EndpointSubset {
@@ -89,7 +89,7 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
         metadata: ObjectMeta {
             name: "kubernetes".into(),
             namespace: "default".into(),
-            labels: labels(&[("kubernetes.io/service-name", "kubernetes")]),
+            labels: labels(&[("kubernetes.io/service-name", "kubernetes")]).into(),
             ..Default::default()
         },
         address_type: "IPv4".into(),
@@ -109,7 +109,8 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
                 ("k8s-app", "kube-dns"),
                 ("kubernetes.io/cluster-service", "true"),
                 ("kubernetes.io/name", "CoreDNS"),
-            ]),
+            ])
+            .into(),
             annotations: labels(&[("prometheus.io/port", "9153"), ("prometheus.io/scrape", "true")]),
             ..Default::default()
         },

@@ -1,10 +1,19 @@
 //! Object metadata (`metadata:`), owner references and label selectors, as apimachinery defines them.
 
+use super::shared::Shared;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub type Labels = BTreeMap<String, String>;
+
+fn is_empty_map(map: &Shared<Labels>) -> bool {
+    map.is_empty()
+}
+
+fn no_owners(owners: &Shared<Vec<OwnerReference>>) -> bool {
+    owners.is_empty()
+}
 
 pub(crate) fn is_false(b: &bool) -> bool {
     !*b
@@ -34,12 +43,14 @@ pub struct ObjectMeta {
     pub deletion_timestamp: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: Labels,
+    /// Shared between versions until changed (see [`Shared`]).
+    #[serde(default, skip_serializing_if = "is_empty_map")]
+    pub labels: Shared<Labels>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub owner_references: Vec<OwnerReference>,
+    /// Shared between versions until changed, as the labels are.
+    #[serde(default, skip_serializing_if = "no_owners")]
+    pub owner_references: Shared<Vec<OwnerReference>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     /// Which field manager owns which fields (server-side apply's record). The API server

@@ -18,6 +18,7 @@ pub mod policy;
 pub mod quantity;
 pub mod rbac;
 pub mod service;
+pub mod shared;
 pub mod value_de;
 
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
@@ -38,3 +39,4 @@ pub use policy::{LimitRange, LimitRangeItem, ResourceQuota};
 pub use quantity::Quantity;
 pub use rbac::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
 pub use service::{EndpointSlice, Endpoints, Service};
+pub use shared::Shared;

@@ -65,7 +65,7 @@ fn job_for(cj_obj: &Object, cj: &CronJob, scheduled: Time) -> Job {
             namespace: cj.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
             annotations,
-            owner_references: vec![controller_ref(cj_obj)],
+            owner_references: vec![controller_ref(cj_obj)].into(),
             ..Default::default()
         },
         spec: template.spec.clone(),

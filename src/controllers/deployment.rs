@@ -319,7 +319,7 @@ impl DeploymentController {
                 namespace: s.d.metadata.namespace.clone(),
                 labels: template.metadata.labels.clone(),
                 annotations,
-                owner_references: vec![controller_ref(&s.object)],
+                owner_references: vec![controller_ref(&s.object)].into(),
                 ..Default::default()
             },
             spec: ReplicaSetSpec {

@@ -235,7 +235,7 @@ fn plan(svc: &Service, existing: Vec<EndpointSlice>, desired: Vec<(Vec<EndpointP
         metadata: ObjectMeta {
             generate_name: format!("{}-", svc.metadata.name),
             namespace: svc.metadata.namespace.clone(),
-            labels: labels.clone(),
+            labels: labels.clone().into(),
             ..Default::default()
         },
         address_type: "IPv4".into(),
@@ -260,7 +260,7 @@ fn plan(svc: &Service, existing: Vec<EndpointSlice>, desired: Vec<(Vec<EndpointP
             }
             let changed = endpoints != slice.endpoints || slice.metadata.labels != labels;
             slice.endpoints = endpoints;
-            slice.metadata.labels = labels.clone();
+            slice.metadata.labels = labels.clone().into();
             kept.push((slice, changed));
         }
         // Room in slices already being updated first, then in the others.
@@ -287,7 +287,7 @@ fn plan(svc: &Service, existing: Vec<EndpointSlice>, desired: Vec<(Vec<EndpointP
         if plan.delete.len() == 1 && is_placeholder(&plan.delete[0]) {
             let mut slice = plan.delete.remove(0);
             if slice.metadata.labels != labels {
-                slice.metadata.labels = labels.clone();
+                slice.metadata.labels = labels.clone().into();
                 plan.update.push(slice);
             }
         } else {
@@ -397,7 +397,7 @@ impl Reconciler for EndpointSliceController {
         };
         for mut slice in plan.create {
             annotate(&mut slice);
-            slice.metadata.owner_references = vec![controller_ref(&svc_obj)];
+            slice.metadata.owner_references = vec![controller_ref(&svc_obj)].into();
             if let Ok(stored) = ctx.call_object(Request::create(Object::EndpointSlice(slice))) {
                 self.slices.assume(stored);
             }

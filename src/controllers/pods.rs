@@ -26,7 +26,7 @@ pub fn pod_from_template(template: &PodTemplateSpec, owner: &Object, generate_na
             labels: template.metadata.labels.clone(),
             annotations: template.metadata.annotations.clone(),
             finalizers: template.metadata.finalizers.clone(),
-            owner_references: vec![controller_ref(owner)],
+            owner_references: vec![controller_ref(owner)].into(),
             ..Default::default()
         },
         spec: template.spec.clone(),

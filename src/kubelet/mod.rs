@@ -521,7 +521,8 @@ impl Kubelet {
                         uid: self.node_uid.clone(),
                         controller: Some(true),
                         block_owner_deletion: None,
-                    }];
+                    }]
+                    .into();
                     if let Ok(stored) = ctx.call_object(Request::create(Object::Pod(mirror))) {
                         self.pods.assume(stored);
                     }

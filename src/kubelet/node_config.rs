@@ -88,7 +88,7 @@ impl NodeConfig {
         Node {
             metadata: ObjectMeta {
                 name: self.name.clone(),
-                labels: self.labels.clone(),
+                labels: self.labels.clone().into(),
                 annotations: [("node.alpha.kubernetes.io/ttl".to_string(), "0".to_string())].into(),
                 ..Default::default()
             },

@@ -301,8 +301,12 @@ impl PodIndex {
         let id = match slot {
             Some(id) => id,
             None => {
-                let group =
-                    PodGroup { namespace: meta.namespace.clone(), labels: meta.labels.clone(), terminating, pods: 0 };
+                let group = PodGroup {
+                    namespace: meta.namespace.clone(),
+                    labels: Labels::clone(&meta.labels),
+                    terminating,
+                    pods: 0,
+                };
                 let id = match self.free.pop() {
                     Some(id) => {
                         self.groups[id] = Some(group);
@@ -313,7 +317,7 @@ impl PodIndex {
                         self.groups.len() - 1
                     }
                 };
-                self.ids.entry(meta.namespace.clone()).or_default().entry(meta.labels.clone()).or_default()
+                self.ids.entry(meta.namespace.clone()).or_default().entry(Labels::clone(&meta.labels)).or_default()
                     [terminating as usize] = Some(id);
                 for (k, v) in &meta.labels {
                     self.by_label.entry(k.clone()).or_default().entry(v.clone()).or_default().push(id);

@@ -265,7 +265,7 @@ mod tests {
     fn node(name: &str) -> NodeInfo {
         let mut n = Node::default();
         n.metadata.name = name.into();
-        n.metadata.labels = labels(&[(HOSTNAME, name)]);
+        n.metadata.labels = labels(&[(HOSTNAME, name)]).into();
         NodeInfo::new(Arc::new(n))
     }
 
@@ -273,7 +273,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.namespace = ns.into();
-        p.metadata.labels = labels(&[("app", app)]);
+        p.metadata.labels = labels(&[("app", app)]).into();
         Arc::make_mut(&mut p.spec).affinity = affinity;
         p
     }

@@ -131,7 +131,8 @@ pub fn default_constraints(pod: &Pod) -> Vec<Constraint> {
     if !owned || pod.metadata.labels.is_empty() {
         return Vec::new();
     }
-    let selector = LabelSelector { match_labels: pod.metadata.labels.clone(), match_expressions: Vec::new() };
+    let selector =
+        LabelSelector { match_labels: crate::api::Labels::clone(&pod.metadata.labels), match_expressions: Vec::new() };
     [(HOSTNAME, 3), (ZONE, 5)]
         .into_iter()
         .map(|(key, max_skew)| Constraint {
@@ -445,7 +446,7 @@ mod tests {
     fn node(name: &str, zone: Option<&str>) -> NodeInfo {
         let mut n = Node::default();
         n.metadata.name = name.into();
-        n.metadata.labels = labels(&[(HOSTNAME, name)]);
+        n.metadata.labels = labels(&[(HOSTNAME, name)]).into();
         if let Some(z) = zone {
             n.metadata.labels.insert(ZONE.into(), z.into());
         }
@@ -456,7 +457,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.namespace = "default".into();
-        p.metadata.labels = labels(&[("app", app)]);
+        p.metadata.labels = labels(&[("app", app)]).into();
         p
     }
 
@@ -599,7 +600,7 @@ mod tests {
         let mut p = pod("c", "web");
         assert!(default_constraints(&p).is_empty(), "a bare pod is not spread");
         p.metadata.owner_references =
-            vec![OwnerReference { kind: "ReplicaSet".into(), name: "web-1".into(), ..Default::default() }];
+            vec![OwnerReference { kind: "ReplicaSet".into(), name: "web-1".into(), ..Default::default() }].into();
         let d = default_constraints(&p);
         assert_eq!((d[0].topology_key.as_str(), d[0].max_skew), (HOSTNAME, 3));
         assert_eq!((d[1].topology_key.as_str(), d[1].max_skew), (ZONE, 5));
@@ -609,7 +610,8 @@ mod tests {
     fn scoring_prefers_the_nodes_with_fewer_matching_pods() {
         let mut c = Cluster::new(vec![node("w1", None), node("w2", None), node("w3", None)]);
         let mut owned = pod("a", "web");
-        owned.metadata.owner_references = vec![OwnerReference { kind: "ReplicaSet".into(), ..Default::default() }];
+        owned.metadata.owner_references =
+            vec![OwnerReference { kind: "ReplicaSet".into(), ..Default::default() }].into();
         c.place(&owned, "w1");
         c.place(&owned, "w1");
         c.place(&owned, "w2");
