@@ -11,7 +11,7 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-#[derive(Default, PartialOrd, Ord, Hash)]
+#[derive(Default)]
 pub struct Shared<T>(Arc<T>);
 
 impl<T> Shared<T> {
