@@ -12,6 +12,7 @@ pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
 pub mod script;
+mod workers;
 
 pub use node_config::NodeConfig;
 
@@ -36,7 +37,7 @@ pub const NODE_STATUS_REPORT_INTERVAL: Duration = Duration::minutes(5);
 pub struct Kubelet {
     pub config: NodeConfig,
     pods: Informer,
-    workers: BTreeMap<String, (String, PodWorker)>,
+    workers: workers::Workers,
     /// Pods with a container whose log awaits the cluster's filling in (see `script::PLACEHOLDER`).
     unfilled: BTreeSet<String>,
     runtime: Runtime,
@@ -67,7 +68,7 @@ impl Kubelet {
         let selector = FieldSelector::equals("spec.nodeName", &config.name);
         Kubelet {
             pods: Informer::new(Kind::Pod).with_fields(selector),
-            workers: BTreeMap::new(),
+            workers: Default::default(),
             unfilled: BTreeSet::new(),
             registered: false,
             lease_due: Time::ZERO,
@@ -133,18 +134,14 @@ impl Kubelet {
     /// and the kubelet's next run handles it as any exit. Errors when the pod has no worker
     /// here or the container is not running.
     pub fn crash(&mut self, namespace: &str, pod: &str, container: &str, now: Time) -> Result<(), String> {
-        let (_, worker) = self
-            .workers
-            .get_mut(&cache_key(namespace, pod))
-            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
-        worker.crash(container, now)
+        self.workers
+            .update(&cache_key(namespace, pod), |worker| worker.crash(container, now))
+            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?
     }
 
     /// Lines a container's process wrote now (see `PodWorker::append_logs`).
     pub fn append_logs(&mut self, namespace: &str, pod: &str, container: &str, lines: &[String], now: Time) {
-        if let Some((_, worker)) = self.workers.get_mut(&cache_key(namespace, pod)) {
-            worker.append_logs(container, lines, now);
-        }
+        self.workers.update(&cache_key(namespace, pod), |worker| worker.append_logs(container, lines, now));
     }
 
     /// A container's main process exits with `code` (a shell attached to a terminal that
@@ -157,11 +154,9 @@ impl Kubelet {
         code: i32,
         now: Time,
     ) -> Result<(), String> {
-        let (_, worker) = self
-            .workers
-            .get_mut(&cache_key(namespace, pod))
-            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?;
-        worker.exit_process(container, code, now)
+        self.workers
+            .update(&cache_key(namespace, pod), |worker| worker.exit_process(container, code, now))
+            .ok_or_else(|| format!("pod \"{pod}\" is not running on node {}", self.config.name))?
     }
 
     /// Whether a container started with output for the cluster to fill in.
@@ -185,9 +180,7 @@ impl Kubelet {
 
     /// Fills in a container's placeholders (see `PodWorker::fill`).
     pub fn fill(&mut self, namespace: &str, pod: &str, container: &str, results: &[(Vec<String>, i32)]) {
-        if let Some((_, worker)) = self.workers.get_mut(&cache_key(namespace, pod)) {
-            worker.fill(container, results);
-        }
+        self.workers.update(&cache_key(namespace, pod), |worker| worker.fill(container, results));
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
@@ -308,25 +301,13 @@ impl Kubelet {
     fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
         let mut due: BTreeSet<&str> = touched.iter().map(String::as_str).collect();
         due.extend(self.unsynced.iter().map(String::as_str));
-        due.extend(
-            self.workers
-                .iter()
-                .filter(|(key, (_, w))| w.next_wakeup().is_some_and(|t| t <= now) && self.has_pod(key))
-                .map(|(key, _)| key.as_str()),
-        );
+        due.extend(self.workers.due(now).filter(|key| self.has_pod(key)));
         due.into_iter().map(str::to_string).collect()
     }
 
     /// The earliest wakeup of a worker whose pod is in the cache.
     fn next_worker_wakeup(&self) -> Option<Time> {
-        let mut next: Option<Time> = None;
-        for (key, (_, worker)) in &self.workers {
-            let Some(at) = worker.next_wakeup() else { continue };
-            if next.is_none_or(|n| at < n) && self.has_pod(key) {
-                next = Some(at);
-            }
-        }
-        next
+        self.workers.next_wakeup(|key| self.has_pod(key))
     }
 
     /// Whether the pod a worker runs is in the cache. Only a static pod's can be missing (its
@@ -371,9 +352,8 @@ impl Kubelet {
         // The key is copied only for a new worker (a pod is stepped many times).
         if !self.workers.contains_key(key) {
             let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
-            self.workers.insert(key.to_string(), (pod.metadata.uid.clone(), worker));
+            self.workers.insert(key.to_string(), pod.metadata.uid.clone(), worker);
         }
-        let Some((_, worker)) = self.workers.get_mut(key) else { return };
         let config = &self.config;
         let ips = &mut self.ips_in_use;
         let next = &mut self.next_ip;
@@ -382,11 +362,15 @@ impl Kubelet {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
         let world = PodView { api: &*ctx.api, pod };
-        let actions = worker.step(pod, ctx.now, &mut self.runtime, ctx.rng, &mut next_ip, &world);
-        if !worker.unfilled().is_empty() {
+        let (runtime, rng, now) = (&mut self.runtime, &mut *ctx.rng, ctx.now);
+        let stepped = self.workers.update(key, |worker| {
+            let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
+            (actions, !worker.unfilled().is_empty(), worker.status(pod, now))
+        });
+        let Some((actions, unfilled, status)) = stepped else { return };
+        if unfilled {
             self.unfilled.insert(key.to_string());
         }
-        let status = worker.status(pod, ctx.now);
         let mut delete = false;
         for action in actions {
             match action {

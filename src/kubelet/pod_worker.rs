@@ -895,6 +895,12 @@ impl PodWorker {
         self.wakeup
     }
 
+    /// Makes the worker wake at `at` (for tests of what keeps workers in wakeup order).
+    #[cfg(test)]
+    pub(super) fn set_wakeup(&mut self, at: Option<Time>) {
+        self.wakeup = at;
+    }
+
     fn compute_wakeup(&self) -> Option<Time> {
         let mut next: Option<Time> = None;
         let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));

@@ -1,0 +1,124 @@
+//! A kubelet's pod workers, by pod key, with their wakeups kept in time order.
+//!
+//! Each run the kubelet steps the workers that are due and then asks when the next one is.
+//! Looking through every worker for that touches each worker's state on every run; the wakeup
+//! index answers both from the few entries at its front. A worker is changed only through
+//! [`Workers::update`], which moves its entry in the index when its wakeup moves.
+
+use super::pod_worker::PodWorker;
+use crate::sim::Time;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Default)]
+pub struct Workers {
+    /// Each pod's uid and worker.
+    by_key: BTreeMap<String, (String, PodWorker)>,
+    /// `(wakeup, key)` for every worker that has a wakeup.
+    wakeups: BTreeSet<(Time, String)>,
+}
+
+impl Workers {
+    pub fn get(&self, key: &str) -> Option<&(String, PodWorker)> {
+        self.by_key.get(key)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    pub fn insert(&mut self, key: String, uid: String, worker: PodWorker) {
+        self.remove(&key);
+        if let Some(at) = worker.next_wakeup() {
+            self.wakeups.insert((at, key.clone()));
+        }
+        self.by_key.insert(key, (uid, worker));
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<(String, PodWorker)> {
+        let (uid, worker) = self.by_key.remove(key)?;
+        if let Some(at) = worker.next_wakeup() {
+            self.wakeups.remove(&(at, key.to_string()));
+        }
+        Some((uid, worker))
+    }
+
+    /// Changes a worker; its place in the wakeup index follows.
+    pub fn update<R>(&mut self, key: &str, change: impl FnOnce(&mut PodWorker) -> R) -> Option<R> {
+        let (_, worker) = self.by_key.get_mut(key)?;
+        let before = worker.next_wakeup();
+        let result = change(worker);
+        let after = worker.next_wakeup();
+        if before != after {
+            if let Some(at) = before {
+                self.wakeups.remove(&(at, key.to_string()));
+            }
+            if let Some(at) = after {
+                self.wakeups.insert((at, key.to_string()));
+            }
+        }
+        Some(result)
+    }
+
+    /// Every worker, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &(String, PodWorker))> + '_ {
+        self.by_key.iter()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
+        self.by_key.keys()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &(String, PodWorker)> + '_ {
+        self.by_key.values()
+    }
+
+    /// The keys of the workers whose wakeup is `now` or earlier, soonest first.
+    pub fn due(&self, now: Time) -> impl Iterator<Item = &str> + '_ {
+        self.wakeups.iter().take_while(move |(at, _)| *at <= now).map(|(_, key)| key.as_str())
+    }
+
+    /// The earliest wakeup among the workers `counts` accepts.
+    pub fn next_wakeup(&self, counts: impl Fn(&str) -> bool) -> Option<Time> {
+        self.wakeups.iter().find(|(_, key)| counts(key)).map(|(at, _)| *at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Pod;
+
+    fn worker(at: Option<u64>) -> PodWorker {
+        let mut worker = PodWorker::new(&Pod::default(), Time(0), "10.0.0.1");
+        worker.set_wakeup(at.map(Time));
+        worker
+    }
+
+    fn index(w: &Workers) -> Vec<(u64, &str)> {
+        w.wakeups.iter().map(|(t, k)| (t.0, k.as_str())).collect()
+    }
+
+    #[test]
+    fn the_index_follows_every_change_to_a_workers_wakeup() {
+        let mut workers = Workers::default();
+        workers.insert("default/a".into(), "uid-a".into(), worker(Some(30)));
+        workers.insert("default/b".into(), "uid-b".into(), worker(Some(10)));
+        workers.insert("default/c".into(), "uid-c".into(), worker(None));
+        assert_eq!(index(&workers), [(10, "default/b"), (30, "default/a")], "soonest first; no wakeup, no entry");
+        assert_eq!(workers.due(Time(10)).collect::<Vec<_>>(), ["default/b"]);
+        assert_eq!(workers.next_wakeup(|_| true), Some(Time(10)));
+        assert_eq!(workers.next_wakeup(|k| k != "default/b"), Some(Time(30)), "only the workers that count");
+
+        workers.update("default/b", |w| w.set_wakeup(Some(Time(40))));
+        workers.update("default/c", |w| w.set_wakeup(Some(Time(20))));
+        assert_eq!(index(&workers), [(20, "default/c"), (30, "default/a"), (40, "default/b")]);
+        workers.update("default/a", |w| w.set_wakeup(None));
+        assert_eq!(index(&workers), [(20, "default/c"), (40, "default/b")]);
+
+        workers.remove("default/c");
+        workers.insert("default/b".into(), "uid-b2".into(), worker(Some(5)));
+        assert_eq!(index(&workers), [(5, "default/b")], "a replaced worker leaves no stale entry");
+        assert!(workers.update("default/c", |_| ()).is_none(), "a removed worker is not changed");
+        assert_eq!(workers.get("default/b").map(|(uid, _)| uid.as_str()), Some("uid-b2"));
+    }
+}
