@@ -7,14 +7,6 @@ use std::collections::BTreeMap;
 
 pub type Labels = BTreeMap<String, String>;
 
-fn is_empty_map(map: &Shared<Labels>) -> bool {
-    map.is_empty()
-}
-
-fn no_owners(owners: &Shared<Vec<OwnerReference>>) -> bool {
-    owners.is_empty()
-}
-
 pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -44,12 +36,12 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
     /// Shared between versions until changed (see [`Shared`]).
-    #[serde(default, skip_serializing_if = "is_empty_map")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: Shared<Labels>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
     /// Shared between versions until changed, as the labels are.
-    #[serde(default, skip_serializing_if = "no_owners")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Shared<Vec<OwnerReference>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,

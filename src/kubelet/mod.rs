@@ -352,7 +352,7 @@ impl Kubelet {
         // The key is copied only for a new worker (a pod is stepped many times).
         if !self.workers.contains_key(key) {
             let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
-            self.workers.insert(key.to_string(), pod.metadata.uid.clone(), worker);
+            self.workers.insert(key, pod.metadata.uid.clone(), worker);
         }
         let config = &self.config;
         let ips = &mut self.ips_in_use;

@@ -8,13 +8,15 @@
 use super::pod_worker::PodWorker;
 use crate::sim::Time;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+use std::sync::Arc;
 
 #[derive(Debug, Default)]
 pub struct Workers {
     /// Each pod's uid and worker.
-    by_key: BTreeMap<String, (String, PodWorker)>,
-    /// `(wakeup, key)` for every worker that has a wakeup.
-    wakeups: BTreeSet<(Time, String)>,
+    by_key: BTreeMap<Arc<str>, (String, PodWorker)>,
+    /// `(wakeup, key)` for every worker that has a wakeup (the key shared with `by_key`).
+    wakeups: BTreeSet<(Time, Arc<str>)>,
 }
 
 impl Workers {
@@ -26,8 +28,9 @@ impl Workers {
         self.by_key.contains_key(key)
     }
 
-    pub fn insert(&mut self, key: String, uid: String, worker: PodWorker) {
-        self.remove(&key);
+    pub fn insert(&mut self, key: &str, uid: String, worker: PodWorker) {
+        self.remove(key);
+        let key: Arc<str> = Arc::from(key);
         if let Some(at) = worker.next_wakeup() {
             self.wakeups.insert((at, key.clone()));
         }
@@ -35,37 +38,39 @@ impl Workers {
     }
 
     pub fn remove(&mut self, key: &str) -> Option<(String, PodWorker)> {
-        let (uid, worker) = self.by_key.remove(key)?;
+        let (key, (uid, worker)) = self.by_key.remove_entry(key)?;
         if let Some(at) = worker.next_wakeup() {
-            self.wakeups.remove(&(at, key.to_string()));
+            self.wakeups.remove(&(at, key));
         }
         Some((uid, worker))
     }
 
     /// Changes a worker; its place in the wakeup index follows.
     pub fn update<R>(&mut self, key: &str, change: impl FnOnce(&mut PodWorker) -> R) -> Option<R> {
-        let (_, worker) = self.by_key.get_mut(key)?;
+        // The stored key (shared with the index) and the worker, in one lookup.
+        let bounds = (Bound::Included(key), Bound::Included(key));
+        let (key, (_, worker)) = self.by_key.range_mut::<str, _>(bounds).next()?;
         let before = worker.next_wakeup();
         let result = change(worker);
         let after = worker.next_wakeup();
         if before != after {
             if let Some(at) = before {
-                self.wakeups.remove(&(at, key.to_string()));
+                self.wakeups.remove(&(at, key.clone()));
             }
             if let Some(at) = after {
-                self.wakeups.insert((at, key.to_string()));
+                self.wakeups.insert((at, key.clone()));
             }
         }
         Some(result)
     }
 
     /// Every worker, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &(String, PodWorker))> + '_ {
-        self.by_key.iter()
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &(String, PodWorker))> + '_ {
+        self.by_key.iter().map(|(k, w)| (&**k, w))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
-        self.by_key.keys()
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.by_key.keys().map(|k| &**k)
     }
 
     pub fn values(&self) -> impl Iterator<Item = &(String, PodWorker)> + '_ {
@@ -74,7 +79,7 @@ impl Workers {
 
     /// The keys of the workers whose wakeup is `now` or earlier, soonest first.
     pub fn due(&self, now: Time) -> impl Iterator<Item = &str> + '_ {
-        self.wakeups.iter().take_while(move |(at, _)| *at <= now).map(|(_, key)| key.as_str())
+        self.wakeups.iter().take_while(move |(at, _)| *at <= now).map(|(_, key)| &**key)
     }
 
     /// The earliest wakeup among the workers `counts` accepts.
@@ -95,15 +100,15 @@ mod tests {
     }
 
     fn index(w: &Workers) -> Vec<(u64, &str)> {
-        w.wakeups.iter().map(|(t, k)| (t.0, k.as_str())).collect()
+        w.wakeups.iter().map(|(t, k)| (t.0, &**k)).collect()
     }
 
     #[test]
     fn the_index_follows_every_change_to_a_workers_wakeup() {
         let mut workers = Workers::default();
-        workers.insert("default/a".into(), "uid-a".into(), worker(Some(30)));
-        workers.insert("default/b".into(), "uid-b".into(), worker(Some(10)));
-        workers.insert("default/c".into(), "uid-c".into(), worker(None));
+        workers.insert("default/a", "uid-a".into(), worker(Some(30)));
+        workers.insert("default/b", "uid-b".into(), worker(Some(10)));
+        workers.insert("default/c", "uid-c".into(), worker(None));
         assert_eq!(index(&workers), [(10, "default/b"), (30, "default/a")], "soonest first; no wakeup, no entry");
         assert_eq!(workers.due(Time(10)).collect::<Vec<_>>(), ["default/b"]);
         assert_eq!(workers.next_wakeup(|_| true), Some(Time(10)));
@@ -116,7 +121,7 @@ mod tests {
         assert_eq!(index(&workers), [(20, "default/c"), (40, "default/b")]);
 
         workers.remove("default/c");
-        workers.insert("default/b".into(), "uid-b2".into(), worker(Some(5)));
+        workers.insert("default/b", "uid-b2".into(), worker(Some(5)));
         assert_eq!(index(&workers), [(5, "default/b")], "a replaced worker leaves no stale entry");
         assert!(workers.update("default/c", |_| ()).is_none(), "a removed worker is not changed");
         assert_eq!(workers.get("default/b").map(|(uid, _)| uid.as_str()), Some("uid-b2"));
