@@ -238,7 +238,8 @@ pub struct Informer {
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
     pub cache: ObjectCache,
-    by_owner: HashMap<String, BTreeSet<String>, FastKeys>,
+    /// Each key shared with the cache.
+    by_owner: HashMap<String, BTreeSet<Arc<str>>, FastKeys>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
     /// Scratch space for building cache keys.
@@ -333,7 +334,7 @@ impl Informer {
             .map(|o| (cache_key(o.namespace(), o.name()), o.meta().resource_version.clone()))
             .collect();
         let mine: BTreeMap<String, String> =
-            self.cache.iter().map(|(k, o)| (k.clone(), o.meta().resource_version.clone())).collect();
+            self.cache.iter().map(|(k, o)| (k.to_string(), o.meta().resource_version.clone())).collect();
         let mut out = Vec::new();
         for (k, rv) in &truth {
             match mine.get(k) {
@@ -418,18 +419,29 @@ impl Informer {
                 let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
                 if old_owner != new_owner {
                     let new_owner = new_owner.to_string();
-                    if let Some(set) = self.by_owner.get_mut(old_owner) {
-                        set.remove(&key);
-                    }
-                    self.by_owner.entry(new_owner).or_default().insert(key.clone());
+                    let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {
+                        Some(shared) => shared,
+                        None => Arc::from(key.as_str()),
+                    };
+                    self.by_owner.entry(new_owner).or_default().insert(shared);
                 }
                 self.key_buf = key;
                 Some(old)
             }
             None => {
-                let owner = Self::owner_uid(&object).to_string();
-                self.by_owner.entry(owner).or_default().insert(key.clone());
-                self.cache.insert(key, object);
+                // A new key: one shared copy for the cache and the owner index.
+                let shared: Arc<str> = Arc::from(key.as_str());
+                self.key_buf = key;
+                let owner = Self::owner_uid(&object);
+                match self.by_owner.get_mut(owner) {
+                    Some(set) => {
+                        set.insert(shared.clone());
+                    }
+                    None => {
+                        self.by_owner.insert(owner.to_string(), BTreeSet::from([shared.clone()]));
+                    }
+                }
+                self.cache.insert_shared(shared, object);
                 None
             }
         }
@@ -439,7 +451,7 @@ impl Informer {
         let key = cache_key(namespace, name);
         let old = self.cache.remove(&key)?;
         if let Some(set) = self.by_owner.get_mut(Self::owner_uid(&old)) {
-            set.remove(&key);
+            set.remove(key.as_str());
         }
         Some(old)
     }

@@ -6,9 +6,10 @@
 //! the sandbox show the cluster as it was at any past revision.
 
 use crate::api::Object;
+use crate::etcd_keys::KeyIndex;
 use crate::etcd_resources::ResourceCounts;
 use crate::object_cache::FastKeys;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 pub type Revision = i64;
@@ -63,7 +64,7 @@ pub struct Etcd {
     revision: Revision,
     /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges.
     kvs: HashMap<Arc<str>, KeyValue, FastKeys>,
-    order: BTreeSet<Arc<str>>,
+    order: KeyIndex,
     /// How many of `kvs`' keys each resource has.
     resources: ResourceCounts,
     log: VecDeque<Change>,
@@ -95,7 +96,7 @@ impl Etcd {
         Etcd {
             revision: 1,
             kvs: HashMap::default(),
-            order: BTreeSet::new(),
+            order: KeyIndex::default(),
             resources: ResourceCounts::default(),
             log: VecDeque::new(),
             compacted: 1,
@@ -135,10 +136,8 @@ impl Etcd {
 
     /// Every key starting with `prefix`, in key order.
     pub fn range<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a KeyValue)> + 'a {
-        self.order
-            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
-            .take_while(move |k| k.starts_with(prefix))
-            .filter_map(|k| Some((&**k, self.kvs.get(k)?)))
+        let kvs = &self.kvs;
+        self.order.range(prefix, move |k| kvs.get_key_value(k).map(|(k, kv)| (&**k, kv)))
     }
 
     /// Whether any key starts with `prefix`; for a whole resource prefix
@@ -172,7 +171,8 @@ impl Etcd {
             return Err(EtcdError::Conflict);
         }
         let (key, kv) = self.kvs.remove_entry(key).ok_or(EtcdError::NotFound)?;
-        self.order.remove(&*key);
+        let kvs = &self.kvs;
+        self.order.remove(&key, &|k| kvs.contains_key(k));
         self.resources.removed(&key);
         self.revision += 1;
         let change = Change {
@@ -270,7 +270,8 @@ impl Etcd {
         let revision = self.revision;
         let removed = self.kvs.remove(key);
         if removed.is_some() {
-            self.order.remove(key);
+            let kvs = &self.kvs;
+            self.order.remove(key, &|k| kvs.contains_key(k));
             self.resources.removed(key);
         }
         let (create_revision, version, old) = match (self.raw.get(key), removed) {

@@ -13,6 +13,7 @@ pub mod cron;
 pub mod dns;
 pub mod editor;
 pub mod etcd;
+pub mod etcd_keys;
 pub mod etcd_resources;
 pub mod etcd_snapshot;
 pub mod etcdctl;
@@ -37,6 +38,7 @@ pub mod scheduler;
 pub mod shell;
 pub mod sim;
 pub mod sort;
+pub mod sorted_keys;
 pub mod userland;
 pub mod yaml;
 

@@ -4,11 +4,12 @@
 //! Most of what reaches an informer is an update to an object it already holds, and a large
 //! cluster holds many objects whose keys share long prefixes (`default/app-12-...`): a hash
 //! finds those in one step where an ordered tree compares a dozen keys. The order is kept
-//! beside the hash so everything that lists the store still sees it sorted by key, and the
-//! hash's own order never shows.
+//! beside the hash, sorted when the store is next listed (`SortedKeys`), so everything that
+//! lists the store still sees it sorted by key, and the hash's own order never shows.
 
 use crate::api::Object;
-use std::collections::{BTreeSet, HashMap};
+use crate::sorted_keys::{InOrder, SortedKeys};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
@@ -19,8 +20,9 @@ pub type FastKeys = BuildHasherDefault<KeyHasher>;
 /// A cache's objects by key, with the keys in order.
 #[derive(Debug, Default)]
 pub struct ObjectCache {
-    objects: HashMap<String, Arc<Object>, FastKeys>,
-    order: BTreeSet<String>,
+    /// Each key is shared with `order`.
+    objects: HashMap<Arc<str>, Arc<Object>, FastKeys>,
+    order: SortedKeys,
 }
 
 impl ObjectCache {
@@ -46,12 +48,22 @@ impl ObjectCache {
 
     /// Stores `object` under `key`, returning what was there.
     pub fn insert(&mut self, key: String, object: Arc<Object>) -> Option<Arc<Object>> {
-        if let Some(slot) = self.objects.get_mut(&key) {
+        if let Some(slot) = self.objects.get_mut(key.as_str()) {
             return Some(std::mem::replace(slot, object));
         }
+        let key: Arc<str> = key.into();
         self.order.insert(key.clone());
         self.objects.insert(key, object);
         None
+    }
+
+    /// Stores `object` under `key`, a key already shared with the caller's own indexes.
+    pub fn insert_shared(&mut self, key: Arc<str>, object: Arc<Object>) -> Option<Arc<Object>> {
+        let old = self.objects.insert(key.clone(), object);
+        if old.is_none() {
+            self.order.insert(key);
+        }
+        old
     }
 
     /// The stored object under `key`, to replace in place (the key stays where it is).
@@ -61,7 +73,8 @@ impl ObjectCache {
 
     pub fn remove(&mut self, key: &str) -> Option<Arc<Object>> {
         let old = self.objects.remove(key)?;
-        self.order.remove(key);
+        let objects = &self.objects;
+        self.order.removed(&|k| objects.contains_key(k));
         Some(old)
     }
 
@@ -71,8 +84,8 @@ impl ObjectCache {
     }
 
     /// The keys, in order.
-    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
-        self.order.iter()
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.iter().map(|(k, _)| k)
     }
 
     /// The objects, in key order.
@@ -81,8 +94,10 @@ impl ObjectCache {
     }
 
     /// Keys and objects, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Arc<Object>)> + '_ {
-        self.order.iter().filter_map(|k| Some((k, self.objects.get(k)?)))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Arc<Object>)> + '_ {
+        let objects = &self.objects;
+        let find = move |k: &str| objects.get_key_value(k).map(|(k, o)| (&**k, o));
+        InOrder::new(vec![self.order.sorted(&|k| objects.contains_key(k))], "", find)
     }
 }
 
@@ -134,7 +149,7 @@ mod tests {
         for name in ["c", "a", "d", "b"] {
             assert!(cache.insert(name.to_string(), ns(name)).is_none());
         }
-        assert_eq!(cache.keys().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        assert_eq!(cache.keys().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
         let names: Vec<&str> = cache.values().map(|o| o.name()).collect();
         assert_eq!(names, ["a", "b", "c", "d"]);
     }

@@ -234,7 +234,7 @@ fn as_daemon_set(o: &Object) -> Option<&DaemonSet> {
 
 impl DaemonSetController {
     fn all_keys(&self) -> Vec<String> {
-        self.daemon_sets.cache.keys().cloned().collect()
+        self.daemon_sets.cache.keys().map(String::from).collect()
     }
 
     /// Each node, with whether the DaemonSet's pod should run there and whether one already
@@ -495,7 +495,7 @@ impl Reconciler for DaemonSetController {
                         .filter(|(_, d)| {
                             as_daemon_set(d).is_some_and(|ds| node_should_run(old, ds) != node_should_run(new, ds))
                         })
-                        .map(|(k, _)| k.clone())
+                        .map(|(k, _)| k.to_string())
                         .collect(),
                     _ => self.all_keys(),
                 }

@@ -77,7 +77,14 @@ impl GarbageCollector {
         }
         self.by_uid.insert(obj.meta().uid.clone(), (informer, key.clone()));
         for o in &obj.meta().owner_references {
-            self.dependents.entry(o.uid.clone()).or_default().insert((informer, key.clone()));
+            match self.dependents.get_mut(&o.uid) {
+                Some(set) => {
+                    set.insert((informer, key.clone()));
+                }
+                None => {
+                    self.dependents.insert(o.uid.clone(), BTreeSet::from([(informer, key.clone())]));
+                }
+            }
         }
     }
 
@@ -195,7 +202,6 @@ impl Reconciler for GarbageCollector {
         let first_sight = !self.by_uid.contains_key(&delta.object.meta().uid);
         self.index(informer, delta);
         let obj = &delta.object;
-        let key = crate::component::cache_key(obj.namespace(), obj.name());
         let mut keys = Vec::new();
         // As upstream's graph builder: an update that keeps a known object's owners, finalizers
         // and deletion state (a status write) changes nothing for the collector.
@@ -208,7 +214,7 @@ impl Reconciler for GarbageCollector {
                     && old.finalizers == new.finalizers
             });
         if delta.type_ != WatchEventType::Deleted && !same_for_collector {
-            keys.push(key_of(informer, &key));
+            keys.push(key_of(informer, &crate::component::cache_key(obj.namespace(), obj.name())));
         }
         // An owner that went away, or started a foreground/orphan deletion: its dependents need a look.
         let uid = &obj.meta().uid;

@@ -203,8 +203,12 @@ impl Component for ControllerLoop {
         if self.resync_on_start {
             // Reconcile every object that exists at start, as a controller does once its
             // caches have synced; the primary (first) informer's objects are its own.
-            let first: Vec<String> =
-                self.reconciler.informers().first().map(|i| i.cache.keys().cloned().collect()).unwrap_or_default();
+            let first: Vec<String> = self
+                .reconciler
+                .informers()
+                .first()
+                .map(|i| i.cache.keys().map(String::from).collect())
+                .unwrap_or_default();
             for key in first {
                 self.queue.add(&key, None);
             }

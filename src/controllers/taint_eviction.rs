@@ -80,7 +80,7 @@ impl Reconciler for TaintEvictionController {
                     .cache
                     .iter()
                     .filter(|(_, p)| p.as_pod().is_some_and(|p| p.spec.node_name == node))
-                    .map(|(k, _)| k.clone())
+                    .map(|(k, _)| k.to_string())
                     .collect()
             }
         }

@@ -565,7 +565,7 @@ impl Component for Kubelet {
         let mut touched = self.sync_pods(ctx);
         self.sync_static_pods(ctx);
         if std::mem::take(&mut self.resync_all) {
-            touched.extend(self.pods.cache.keys().cloned());
+            touched.extend(self.pods.cache.keys().map(String::from));
         }
         for key in self.due(&touched, ctx.now) {
             self.step_pod(&key, ctx);

@@ -677,12 +677,17 @@ impl PodWorker {
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
                 // `$(VAR)` in the command and args is expanded from the container's variables
-                // before the process starts.
-                let env = world.environment(&c.spec);
+                // before the process starts. The variables are worked out only when the
+                // command refers to one or the image's program reads them.
+                let refers = c.spec.command.iter().chain(&c.spec.args).any(|w| w.contains("$("));
+                let mut env = if refers { world.environment(&c.spec) } else { Vec::new() };
                 let command = expansion::expand_all(&c.spec.command, &env);
                 let args = expansion::expand_all(&c.spec.args, &env);
                 let repo = c.reference.repository.as_str();
                 let argv = super::entrypoint::argv(repo, &command, &args);
+                if !refers && script::reads_environment(behaviour, repo, &argv) {
+                    env = world.environment(&c.spec);
+                }
                 if let Some(error) = script::start_error(behaviour, &c.reference, &argv) {
                     // containerd creates the container, but runc cannot start its process: it
                     // ends there, as a StartError with exit code 128 (see the Running arm).
@@ -989,7 +994,8 @@ impl PodWorker {
             start_time: Some(stored.start_time.unwrap_or(self.started)),
             init_container_statuses: stored.init_container_statuses.clone(),
             container_statuses: Vec::new(),
-            qos_class: qos_class(pod).into(),
+            // Set by the API server when the pod was created, and never changed since.
+            qos_class: if stored.qos_class.is_empty() { qos_class(pod).into() } else { stored.qos_class.clone() },
         };
         let initialized = self.initialized();
         let status_of = |c: &ContainerRun| {

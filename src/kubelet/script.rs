@@ -96,6 +96,17 @@ pub fn plan(
     }
 }
 
+/// Whether `plan` reads the container's environment for this image and argv: a database
+/// server's setup checks its variables and an interpreter its buffering; a server that needs
+/// none (nginx, httpd, ...) and the pause image never look.
+pub fn reads_environment(behaviour: Behaviour, image_repo: &str, argv: &[String]) -> bool {
+    match behaviour {
+        Behaviour::Pause => false,
+        Behaviour::Server { .. } if entrypoint::serves(image_repo, argv) => matches!(image_repo, "mysql" | "postgres"),
+        _ => true,
+    }
+}
+
 /// Programs every general-purpose image ships beyond the userland's basic ones (coreutils or
 /// BusyBox applets).
 const COMMON_PROGRAMS: &[&str] = &[
@@ -912,6 +923,18 @@ mod tests {
         let trust = [("POSTGRES_HOST_AUTH_METHOD".to_string(), "trust".to_string())];
         assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &trust).lifetime, None);
         assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &[]).exit_code, 1);
+    }
+
+    #[test]
+    fn only_databases_interpreters_and_shells_read_their_environment_as_they_start() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let server = Behaviour::Server { port: 80 };
+        assert!(!reads_environment(server, "nginx", &[]));
+        assert!(!reads_environment(Behaviour::Pause, "registry.k8s.io/pause", &[]));
+        assert!(reads_environment(Behaviour::Server { port: 3306 }, "mysql", &[]));
+        assert!(reads_environment(Behaviour::Server { port: 5432 }, "postgres", &[]));
+        assert!(reads_environment(server, "nginx", &words(&["sh", "-c", "echo $HOME"])), "not serving: runs a program");
+        assert!(reads_environment(Behaviour::Interpreter, "python", &words(&["python", "app.py"])));
     }
 
     #[test]

@@ -19,6 +19,9 @@ const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
     pub node: Arc<Node>,
+    /// The scheduler's number for the node, unique while it knows the node (see
+    /// [`PodIndex::on_nodes`]).
+    pub id: u32,
     pub requested_cpu: i64,
     pub requested_memory: i64,
     /// Requests with the non-zero defaults applied, used for scoring.
@@ -50,6 +53,7 @@ impl NodeInfo {
             unschedulable: node.spec.unschedulable,
             tainted: !node.spec.taints.is_empty(),
             node,
+            id: 0,
             requested_cpu: 0,
             requested_memory: 0,
             nonzero_cpu: 0,
@@ -191,7 +195,13 @@ impl Hasher for GroupIdHasher {
     fn write_usize(&mut self, n: usize) {
         self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
+
+/// Counts by small integer ids (groups, nodes).
+pub type CountsById<K> = HashMap<K, u32, BuildHasherDefault<GroupIdHasher>>;
 
 /// Why a node cannot take a pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -263,6 +273,10 @@ pub struct PodGroup {
     pub labels: Labels,
     pub terminating: bool,
     pods: u32,
+    /// How many of the group's pods each node runs, by [`NodeInfo::id`]: small and hot while
+    /// one pod is scored against hundreds of nodes, where each node's own `pod_groups` would
+    /// be a cold lookup.
+    on_nodes: CountsById<u32>,
 }
 
 /// A placed pod with pod affinity or anti-affinity terms, which the scheduling of every other
@@ -306,6 +320,7 @@ impl PodIndex {
                     labels: Labels::clone(&meta.labels),
                     terminating,
                     pods: 0,
+                    on_nodes: CountsById::default(),
                 };
                 let id = match self.free.pop() {
                     Some(id) => {
@@ -364,6 +379,21 @@ impl PodIndex {
                 }
             }
         }
+    }
+
+    /// Counts a pod of `group` onto (`sign` = 1) or off (`sign` = -1) the node numbered `node`.
+    pub fn count_on_node(&mut self, group: usize, node: u32, sign: i64) {
+        let Some(group) = self.groups.get_mut(group).and_then(Option::as_mut) else { return };
+        let count = group.on_nodes.entry(node).or_default();
+        *count = (*count as i64 + sign).max(0) as u32;
+        if *count == 0 {
+            group.on_nodes.remove(&node);
+        }
+    }
+
+    /// How many of a group's pods each node runs, by node number.
+    pub fn on_nodes(&self, group: usize) -> Option<&CountsById<u32>> {
+        self.group(group).map(|g| &g.on_nodes)
     }
 
     pub fn group(&self, id: usize) -> Option<&PodGroup> {
@@ -602,6 +632,21 @@ mod tests {
         assert_eq!(info.pods_in(&[3, 5, 7]), 3);
         info.count_group(5, -1);
         assert!(!info.pod_groups.contains_key(&5));
+    }
+
+    #[test]
+    fn a_group_counts_its_pods_on_each_node_and_forgets_a_node_left_without_any() {
+        let mut index = PodIndex::default();
+        let web = index.add(&pod("default", &[("app", "web")]));
+        index.count_on_node(web, 7, 1);
+        index.count_on_node(web, 7, 1);
+        index.count_on_node(web, 9, 1);
+        index.count_on_node(web, 9, -1);
+        let on_nodes = index.on_nodes(web).cloned().unwrap_or_default();
+        assert_eq!(on_nodes.get(&7), Some(&2));
+        assert!(!on_nodes.contains_key(&9));
+        index.count_on_node(99, 7, 1);
+        assert!(index.on_nodes(99).is_none(), "no such group: nothing counted");
     }
 
     #[test]

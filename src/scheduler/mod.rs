@@ -37,6 +37,8 @@ pub struct Scheduler {
     nodes: Informer,
     node_infos: BTreeMap<String, NodeInfo>,
     node_order: Vec<String>,
+    /// The number the next node the scheduler learns of gets (`NodeInfo::id`).
+    next_node_id: u32,
     /// Where each pod counted on a node sits, and its group in `index`, so updates and
     /// deletions can be undone.
     assigned: HashMap<String, (String, Arc<Object>, usize)>,
@@ -68,6 +70,7 @@ impl Scheduler {
             nodes: Informer::new(Kind::Node),
             node_infos: BTreeMap::new(),
             node_order: Vec::new(),
+            next_node_id: 0,
             assigned: HashMap::new(),
             index: PodIndex::default(),
             waiting_for_pods: BTreeSet::new(),
@@ -99,12 +102,13 @@ impl Scheduler {
                         info.set_node(node);
                     } else {
                         // A node (re)appearing: count the pods already bound to it.
-                        let mut info = NodeInfo::new(node);
+                        let mut info = self.new_node_info(node);
                         for (n, obj, group) in self.assigned.values() {
                             if *n == name {
                                 if let Some(p) = obj.as_pod() {
                                     info.account(p, 1);
                                     info.count_group(*group, 1);
+                                    self.index.count_on_node(*group, info.id, 1);
                                 }
                             }
                         }
@@ -168,12 +172,21 @@ impl Scheduler {
         }
     }
 
+    /// The scheduler's state for a node it did not know, numbered.
+    fn new_node_info(&mut self, node: Arc<crate::api::Node>) -> NodeInfo {
+        let mut info = NodeInfo::new(node);
+        info.id = self.next_node_id;
+        self.next_node_id = self.next_node_id.wrapping_add(1);
+        info
+    }
+
     fn assign(&mut self, key: &str, node: &str, object: Arc<Object>) {
         let Some(pod) = object.as_pod() else { return };
         let group = self.index.add(pod);
         if let Some(info) = self.node_infos.get_mut(node) {
             info.account(pod, 1);
             info.count_group(group, 1);
+            self.index.count_on_node(group, info.id, 1);
         }
         if let Some(terms) = PodAffinityTerms::of(pod) {
             self.index.add_affinity_pod(key, node, Arc::new(terms));
@@ -187,6 +200,7 @@ impl Scheduler {
                 if let (Some(info), Some(pod)) = (self.node_infos.get_mut(&node), object.as_pod()) {
                     info.account(pod, -1);
                     info.count_group(group, -1);
+                    self.index.count_on_node(group, info.id, -1);
                 }
                 self.index.remove(group);
                 self.index.remove_affinity_pod(key);
@@ -425,10 +439,10 @@ impl Component for Scheduler {
         let _ = self.nodes.start(ctx);
         let _ = self.pods.start(ctx);
         // The initial lists are state, not notifications: seed caches and queue from them.
-        for obj in self.nodes.cache.values() {
-            if let Some(node) = obj.as_node() {
-                self.node_infos.insert(node.metadata.name.clone(), NodeInfo::new(Arc::new(node.clone())));
-            }
+        let nodes: Vec<Arc<Object>> = self.nodes.cache.values().cloned().collect();
+        for node in nodes.iter().filter_map(|o| o.as_node()) {
+            let info = self.new_node_info(Arc::new(node.clone()));
+            self.node_infos.insert(node.metadata.name.clone(), info);
         }
         self.node_order = self.node_infos.keys().cloned().collect();
         let pods: Vec<Arc<Object>> = self.pods.cache.values().cloned().collect();

@@ -11,7 +11,7 @@
 
 use crate::api::Pod;
 use crate::api::meta::{LabelSelector, LabelSelectorRequirement};
-use crate::scheduler::framework::{FilterPlugin, NodeInfo, Rejection, ScorePlugin, Snapshot};
+use crate::scheduler::framework::{CountsById, FilterPlugin, NodeInfo, Rejection, ScorePlugin, Snapshot};
 use crate::scheduler::plugins::node_affinity::NodeAffinity;
 use crate::scheduler::plugins::taint_toleration::TaintToleration;
 use serde::Deserialize;
@@ -232,6 +232,9 @@ struct ScoreState {
     ignored: Vec<bool>,
     /// Which constraints spread by hostname (worked out once, not per scored node).
     by_hostname: Vec<bool>,
+    /// For a lone hostname constraint: its matching pods by node number, from the pod index
+    /// (a small map, hot while every scored node looks itself up in it).
+    host_counts: CountsById<u32>,
 }
 
 impl ScoreState {
@@ -349,6 +352,15 @@ impl ScorePlugin for PodTopologySpread {
             state.by_hostname.push(c.topology_key == HOSTNAME);
             state.constraints.push(c);
         }
+        if let ([true], [groups]) = (&state.by_hostname[..], &state.groups[..]) {
+            for on_nodes in groups.iter().filter_map(|g| cluster.pods.on_nodes(*g)) {
+                if state.host_counts.is_empty() {
+                    state.host_counts = on_nodes.clone();
+                } else {
+                    on_nodes.iter().for_each(|(node, n)| *state.host_counts.entry(*node).or_default() += n);
+                }
+            }
+        }
         // Matching pods per domain, over every node, for the domains of the scored nodes.
         if wanted {
             for info in cluster.nodes.values() {
@@ -398,7 +410,11 @@ impl ScorePlugin for PodTopologySpread {
         {
             let floor = (c.max_skew - 1) as f64;
             out.extend(nodes.iter().map(|node| match node.hostname() {
-                Some(_) => (node.pods_in(groups) as f64 * weight + floor).round() as i64,
+                Some(_) => {
+                    let count = state.host_counts.get(&node.id).copied().unwrap_or(0) as i64;
+                    debug_assert_eq!(count, node.pods_in(groups), "the pod index and the node disagree");
+                    (count as f64 * weight + floor).round() as i64
+                }
                 None => 0,
             }));
             return;
@@ -473,16 +489,18 @@ mod tests {
 
     impl Cluster {
         fn new(nodes: Vec<NodeInfo>) -> Self {
-            Cluster {
-                nodes: nodes.into_iter().map(|n| (n.name().to_string(), n)).collect(),
-                index: PodIndex::default(),
-            }
+            let numbered = nodes.into_iter().zip(0..).map(|(mut n, id)| {
+                n.id = id;
+                (n.name().to_string(), n)
+            });
+            Cluster { nodes: numbered.collect(), index: PodIndex::default() }
         }
         fn place(&mut self, p: &Pod, node: &str) {
             let g = self.index.add(p);
             let info = self.nodes.get_mut(node).unwrap();
             info.account(p, 1);
             info.count_group(g, 1);
+            self.index.count_on_node(g, info.id, 1);
         }
         fn snapshot(&self) -> Snapshot<'_> {
             Snapshot { nodes: &self.nodes, pods: &self.index }

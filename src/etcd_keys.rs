@@ -1,0 +1,212 @@
+//! etcd's sorted key index, for ranges (`kubectl get` lists, `etcdctl get --prefix`): the keys
+//! of each resource (`/registry/pods/`, `/registry/events/`, ...) kept apart and sorted lazily
+//! (see [`crate::sorted_keys`]), so a resource nobody lists while it grows (Events, at scale)
+//! is never sorted and a write never compares its key with cold ones.
+
+use crate::etcd_resources::resource_prefix;
+use crate::sorted_keys::{InOrder, Live, SortedKeys};
+use std::collections::{BTreeMap, BTreeSet};
+use std::iter::Peekable;
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// The index: each resource prefix's keys, in prefix order (which is key order: no resource
+/// prefix is a prefix of another), and the rare keys outside `/registry/<resource>/` in a
+/// plain sorted set.
+#[derive(Debug, Default)]
+pub struct KeyIndex {
+    resources: BTreeMap<Box<str>, SortedKeys>,
+    other: BTreeSet<Arc<str>>,
+}
+
+impl KeyIndex {
+    /// A key the store did not hold.
+    pub fn insert(&mut self, key: Arc<str>) {
+        let Some(prefix) = resource_prefix(&key).filter(|p| p.len() < key.len()) else {
+            self.other.insert(key);
+            return;
+        };
+        match self.resources.get_mut(prefix) {
+            Some(keys) => keys.insert(key),
+            None => {
+                let mut keys = SortedKeys::default();
+                let prefix: Box<str> = prefix.into();
+                keys.insert(key);
+                self.resources.insert(prefix, keys);
+            }
+        }
+    }
+
+    /// A key the store no longer holds (`live` answers for the store as it now is).
+    pub fn remove(&mut self, key: &str, live: Live) {
+        if self.other.remove(key) {
+            return;
+        }
+        if let Some(keys) = resource_prefix(key).and_then(|p| self.resources.get_mut(p)) {
+            keys.removed(live);
+        }
+    }
+
+    /// The keys starting with `prefix`, in order, each as `find` answers for it (keys it does
+    /// not find, the store has removed).
+    pub fn range<'a, V: 'a, F>(&'a self, prefix: &'a str, find: F) -> impl Iterator<Item = (&'a str, &'a V)> + 'a
+    where
+        F: Fn(&str) -> Option<(&'a str, &'a V)> + Copy + 'a,
+    {
+        let live = |k: &str| find(k).is_some();
+        // The resources that may hold such keys: the one `prefix` is within, or every one
+        // whose prefix starts with it.
+        let lists = match resource_prefix(prefix) {
+            Some(p) => self.resources.get(p).map(|keys| keys.sorted(&live)).into_iter().collect(),
+            None => self
+                .resources
+                .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+                .take_while(|(p, _)| p.starts_with(prefix))
+                .map(|(_, keys)| keys.sorted(&live))
+                .collect(),
+        };
+        let other = self
+            .other
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |k| k.starts_with(prefix))
+            .filter_map(move |k| find(k));
+        Merge { a: InOrder::new(lists, prefix, find).peekable(), b: other.peekable() }
+    }
+}
+
+/// Two key-ordered streams as one.
+struct Merge<'a, V: 'a, A: Iterator<Item = (&'a str, &'a V)>, B: Iterator<Item = (&'a str, &'a V)>> {
+    a: Peekable<A>,
+    b: Peekable<B>,
+}
+
+impl<'a, V: 'a, A, B> Iterator for Merge<'a, V, A, B>
+where
+    A: Iterator<Item = (&'a str, &'a V)>,
+    B: Iterator<Item = (&'a str, &'a V)>,
+{
+    type Item = (&'a str, &'a V);
+
+    fn next(&mut self) -> Option<(&'a str, &'a V)> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if y.0 < x.0 => self.b.next(),
+            (Some(_), _) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A store to range over: the index and the keys it holds.
+    #[derive(Default)]
+    struct Store {
+        index: KeyIndex,
+        live: HashMap<Arc<str>, u32>,
+    }
+
+    impl Store {
+        fn put(&mut self, key: &str) {
+            if !self.live.contains_key(key) {
+                let key: Arc<str> = Arc::from(key);
+                self.index.insert(key.clone());
+                self.live.insert(key, 0);
+            }
+        }
+
+        fn delete(&mut self, key: &str) {
+            self.live.remove(key);
+            let live = &self.live;
+            self.index.remove(key, &|k| live.contains_key(k));
+        }
+
+        fn keys(&self, prefix: &str) -> Vec<String> {
+            let live = &self.live;
+            self.index
+                .range(prefix, move |k| live.get_key_value(k).map(|(k, v)| (&**k, v)))
+                .map(|(k, _)| k.into())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn a_range_lists_keys_written_in_any_order_sorted_and_only_under_its_prefix() {
+        let mut store = Store::default();
+        for key in ["/registry/pods/b/x", "/registry/pods/a/y", "/registry/pods/a/x", "/registry/nodes/n"] {
+            store.put(key);
+        }
+        assert_eq!(store.keys("/registry/pods/a/"), ["/registry/pods/a/x", "/registry/pods/a/y"]);
+        store.put("/registry/pods/a/w");
+        assert_eq!(
+            store.keys("/registry/pods/"),
+            ["/registry/pods/a/w", "/registry/pods/a/x", "/registry/pods/a/y", "/registry/pods/b/x"]
+        );
+        assert_eq!(store.keys("/registry/pods/c/"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_removed_key_is_left_out_and_one_written_again_is_listed_once() {
+        let mut store = Store::default();
+        for i in 0..100 {
+            store.put(&format!("/registry/events/default/e{i:03}"));
+        }
+        assert_eq!(store.keys("/registry/events/").len(), 100);
+        store.delete("/registry/events/default/e007");
+        store.delete("/registry/events/default/e008");
+        store.put("/registry/events/default/e008");
+        let keys = store.keys("/registry/events/default/e00");
+        assert_eq!(keys.len(), 9);
+        assert!(!keys.contains(&"/registry/events/default/e007".to_string()));
+        assert_eq!(keys.iter().filter(|k| k.ends_with("e008")).count(), 1);
+    }
+
+    #[test]
+    fn a_range_over_several_resources_and_keys_outside_them_keeps_key_order() {
+        let mut store = Store::default();
+        for key in [
+            "/registry/services/s",
+            "/registry/pods/p",
+            "/registry/podx",
+            "/other",
+            "/registry/nodes/n",
+            "/registry/pods/",
+        ] {
+            store.put(key);
+        }
+        assert_eq!(
+            store.keys(""),
+            [
+                "/other",
+                "/registry/nodes/n",
+                "/registry/pods/",
+                "/registry/pods/p",
+                "/registry/podx",
+                "/registry/services/s"
+            ]
+        );
+        assert_eq!(store.keys("/registry/pod"), ["/registry/pods/", "/registry/pods/p", "/registry/podx"]);
+        store.delete("/registry/podx");
+        store.delete("/registry/pods/");
+        assert_eq!(store.keys("/registry/pod"), ["/registry/pods/p"]);
+    }
+
+    #[test]
+    fn a_range_read_while_another_reads_the_same_resource_sees_the_same_keys() {
+        let mut store = Store::default();
+        for i in (0..50).rev() {
+            store.put(&format!("/registry/pods/default/p{i:02}"));
+        }
+        let live = &store.live;
+        let find = move |k: &str| live.get_key_value(k).map(|(k, v)| (&**k, v));
+        let outer: Vec<&str> = store.index.range("/registry/pods/", find).map(|(k, _)| k).collect();
+        let mut outer_live = store.index.range("/registry/pods/", find);
+        let first = outer_live.next().map(|(k, _)| k);
+        let inner: Vec<&str> = store.index.range("/registry/pods/default/", find).map(|(k, _)| k).collect();
+        assert_eq!(first, Some("/registry/pods/default/p00"));
+        assert_eq!(inner, outer);
+        assert_eq!(outer.len(), 50);
+    }
+}
