@@ -93,11 +93,17 @@ impl ObjectCache {
         self.iter().map(|(_, o)| o)
     }
 
+    /// The objects in no particular order, for a caller that puts what it keeps in order
+    /// itself (without sorting the keys for it).
+    pub fn values_unordered(&self) -> impl Iterator<Item = &Arc<Object>> + '_ {
+        self.objects.values()
+    }
+
     /// Keys and objects, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Arc<Object>)> + '_ {
         let objects = &self.objects;
         let find = move |k: &str| objects.get_key_value(k).map(|(k, o)| (&**k, o));
-        InOrder::new(vec![self.order.sorted(&|k| objects.contains_key(k))], "", find)
+        InOrder::one(self.order.sorted(&|k| objects.contains_key(k)), "", find)
     }
 }
 

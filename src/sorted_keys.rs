@@ -141,8 +141,8 @@ impl Sorted<'_> {
 /// order one list after the next), each as `find` answers for it; keys it does not find, the
 /// owner has removed.
 pub struct InOrder<'a, F> {
-    lists: Vec<Sorted<'a>>,
-    at: usize,
+    current: Option<Sorted<'a>>,
+    rest: std::vec::IntoIter<Sorted<'a>>,
     /// The position in the current list, once found.
     pos: Option<usize>,
     prefix: &'a str,
@@ -151,7 +151,13 @@ pub struct InOrder<'a, F> {
 
 impl<'a, F> InOrder<'a, F> {
     pub fn new(lists: Vec<Sorted<'a>>, prefix: &'a str, find: F) -> Self {
-        InOrder { lists, at: 0, pos: None, prefix, find }
+        let mut rest = lists.into_iter();
+        InOrder { current: rest.next(), rest, pos: None, prefix, find }
+    }
+
+    /// One list's keys (without allocating for a list of lists).
+    pub fn one(list: Sorted<'a>, prefix: &'a str, find: F) -> Self {
+        InOrder { current: Some(list), rest: Vec::new().into_iter(), pos: None, prefix, find }
     }
 }
 
@@ -163,7 +169,7 @@ where
 
     fn next(&mut self) -> Option<(&'a str, &'a V)> {
         loop {
-            let keys = self.lists.get(self.at)?.keys();
+            let keys = self.current.as_ref()?.keys();
             let prefix = self.prefix;
             let pos = *self.pos.get_or_insert_with(|| keys.partition_point(|k| &**k < prefix));
             match keys.get(pos).filter(|k| k.starts_with(prefix)) {
@@ -174,7 +180,7 @@ where
                     }
                 }
                 None => {
-                    self.at += 1;
+                    self.current = self.rest.next();
                     self.pos = None;
                 }
             }
@@ -212,7 +218,7 @@ mod tests {
         fn list(&self, prefix: &str) -> Vec<String> {
             let held = &self.held;
             let find = move |k: &str| held.get_key_value(k).map(|(k, v)| (&**k, v));
-            InOrder::new(vec![self.order.sorted(&|k| held.contains_key(k))], prefix, find)
+            InOrder::one(self.order.sorted(&|k| held.contains_key(k)), prefix, find)
                 .map(|(k, _)| k.to_string())
                 .collect()
         }
@@ -253,9 +259,9 @@ mod tests {
         let held = &owner.held;
         let find = move |k: &str| held.get_key_value(k).map(|(k, v)| (&**k, v));
         let live = |k: &str| held.contains_key(k);
-        let mut outer = InOrder::new(vec![owner.order.sorted(&live)], "", find);
+        let mut outer = InOrder::one(owner.order.sorted(&live), "", find);
         assert_eq!(outer.next().map(|(k, _)| k), Some("p00"));
-        let inner: Vec<&str> = InOrder::new(vec![owner.order.sorted(&live)], "", find).map(|(k, _)| k).collect();
+        let inner: Vec<&str> = InOrder::one(owner.order.sorted(&live), "", find).map(|(k, _)| k).collect();
         assert_eq!(inner.len(), 50);
         assert_eq!(outer.count(), 49);
     }

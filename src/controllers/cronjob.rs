@@ -121,7 +121,7 @@ impl Reconciler for CronJobController {
         if informer == 0 {
             return vec![cache_key(delta.object.namespace(), delta.object.name())];
         }
-        super::keys_of_both(delta, |o| super::owner_key(o, "CronJob"))
+        super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "CronJob"))
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {

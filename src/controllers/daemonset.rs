@@ -476,7 +476,7 @@ impl Reconciler for DaemonSetController {
         match informer {
             0 => vec![cache_key(obj.namespace(), obj.name())],
             1 => {
-                let keys = super::keys_of_both(delta, |o| super::owner_key(o, "DaemonSet"));
+                let keys = super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "DaemonSet"));
                 if let Some(key) = keys.first().cloned() {
                     self.expectations.observe(&key, delta);
                 }

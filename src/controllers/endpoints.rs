@@ -144,7 +144,9 @@ impl Reconciler for EndpointsController {
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
         let obj = &delta.object;
         match informer {
-            1 => super::keys_of_both(delta, |o| services_selecting(&self.services, o.namespace(), &o.meta().labels)),
+            1 => super::keys_of_both(delta, super::KeysFrom::Labels, |o| {
+                services_selecting(&self.services, o.namespace(), &o.meta().labels)
+            }),
             0 => vec![cache_key(obj.namespace(), obj.name())],
             // Endpoints deleted by someone else are put back.
             _ if delta.type_ == WatchEventType::Deleted => vec![cache_key(obj.namespace(), obj.name())],

@@ -62,10 +62,12 @@ pub fn selected_pods<'a>(svc: &Service, pods: &'a Informer) -> Vec<&'a Pod> {
 }
 
 /// The Services in `namespace` whose selector matches `labels`.
+/// In key order (asked for every pod change: the cache is not sorted for it, the few matches
+/// are).
 pub fn services_selecting(services: &Informer, namespace: &str, labels: &Labels) -> Vec<String> {
-    services
+    let mut keys: Vec<String> = services
         .cache
-        .values()
+        .values_unordered()
         .filter(|s| s.namespace() == namespace)
         .filter(|s| match &***s {
             Object::Service(svc) => {
@@ -74,7 +76,9 @@ pub fn services_selecting(services: &Informer, namespace: &str, labels: &Labels)
             _ => false,
         })
         .map(|s| cache_key(s.namespace(), s.name()))
-        .collect()
+        .collect();
+    keys.sort_unstable();
+    keys
 }
 
 /// Whether a pod's hostname is published for this Service (`spec.subdomain` names it).
@@ -331,7 +335,9 @@ impl Reconciler for EndpointSliceController {
         let obj = &delta.object;
         match informer {
             0 => vec![cache_key(obj.namespace(), obj.name())],
-            1 => super::keys_of_both(delta, |o| services_selecting(&self.services, o.namespace(), &o.meta().labels)),
+            1 => super::keys_of_both(delta, super::KeysFrom::Labels, |o| {
+                services_selecting(&self.services, o.namespace(), &o.meta().labels)
+            }),
             _ => {
                 let labels = &obj.meta().labels;
                 match (labels.get(LABEL_SERVICE_NAME), labels.get(LABEL_MANAGED_BY)) {

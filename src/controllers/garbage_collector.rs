@@ -50,17 +50,15 @@ fn key_of(informer: usize, cache_key: &str) -> String {
 }
 
 impl GarbageCollector {
-    fn index(&mut self, informer: usize, delta: &Delta) {
+    /// Indexes a change; `known`: whether the object's uid is indexed already.
+    fn index(&mut self, informer: usize, delta: &Delta, known: bool) {
         let obj = &delta.object;
         let unchanged = |old: &Arc<Object>| {
             old.meta().uid == obj.meta().uid && old.meta().owner_references == obj.meta().owner_references
         };
         // Same object, same owners (a status update, most often): the index stands — if the
         // object is in it (one listed before the collector started is indexed on first sight).
-        if delta.type_ != WatchEventType::Deleted
-            && delta.old.as_ref().is_some_and(unchanged)
-            && self.by_uid.contains_key(&obj.meta().uid)
-        {
+        if delta.type_ != WatchEventType::Deleted && delta.old.as_ref().is_some_and(unchanged) && known {
             return;
         }
         let key = crate::component::cache_key(obj.namespace(), obj.name());
@@ -200,7 +198,7 @@ impl Reconciler for GarbageCollector {
         // An object the collector has not indexed yet (listed before it started) is looked at
         // on first sight, whatever the change, as the graph builder's initial list is.
         let first_sight = !self.by_uid.contains_key(&delta.object.meta().uid);
-        self.index(informer, delta);
+        self.index(informer, delta, !first_sight);
         let obj = &delta.object;
         let mut keys = Vec::new();
         // As upstream's graph builder: an update that keeps a known object's owners, finalizers

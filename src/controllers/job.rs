@@ -792,7 +792,7 @@ impl Reconciler for JobController {
             }
             return keys;
         }
-        let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "Job"));
+        let mut keys = super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "Job"));
         if let Some(key) = keys.first().cloned() {
             self.observe(&key, delta);
         }

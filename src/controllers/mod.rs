@@ -29,15 +29,38 @@ use shared_informer::{InformerFactory, Shared};
 use std::any::Any;
 use workqueue::WorkQueue;
 
+/// What a controller's keys for a dependent object follow from, besides its namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeysFrom {
+    /// Its owner references (the ReplicaSet, Job, ... that controls it).
+    Owners,
+    /// Its labels (the Services that select it).
+    Labels,
+}
+
 /// The keys a change to a dependent object makes dirty: those of its new version and of its
 /// old one (a pod that changed owner or labels touches both), each key once, in that order.
-pub fn keys_of_both(delta: &Delta, keys_of: impl Fn(&Object) -> Vec<String>) -> Vec<String> {
+/// An old version with the same namespace and the same `from` has the same keys: they are not
+/// worked out twice (most changes are status writes).
+pub fn keys_of_both(delta: &Delta, from: KeysFrom, keys_of: impl Fn(&Object) -> Vec<String>) -> Vec<String> {
     let mut keys = Vec::new();
-    for o in [Some(&delta.object), delta.old.as_ref()].into_iter().flatten() {
+    let add = |keys: &mut Vec<String>, o: &Object| {
         for key in keys_of(o) {
             if !keys.contains(&key) {
                 keys.push(key);
             }
+        }
+    };
+    add(&mut keys, &delta.object);
+    if let Some(old) = delta.old.as_deref() {
+        let (before, now) = (old.meta(), delta.object.meta());
+        let same = before.namespace == now.namespace
+            && match from {
+                KeysFrom::Owners => before.owner_references == now.owner_references,
+                KeysFrom::Labels => before.labels == now.labels,
+            };
+        if !same {
+            add(&mut keys, old);
         }
     }
     keys

@@ -284,7 +284,7 @@ impl Reconciler for ReplicaSetController {
         if delta.type_ != WatchEventType::Deleted && relabelled {
             self.note_stray(obj);
         }
-        let mut keys = super::keys_of_both(delta, |o| super::owner_key(o, "ReplicaSet"));
+        let mut keys = super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "ReplicaSet"));
         if let Some(key) = keys.first().cloned() {
             self.expectations.observe(&key, delta);
         } else if delta.type_ != WatchEventType::Deleted {
