@@ -24,25 +24,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> String {
 
 /// Field errors of a new or updated object, empty when it is valid.
 pub fn validate(object: &Object) -> Vec<String> {
-    let mut errors = Vec::new();
-    let meta = object.meta();
-    if meta.name.is_empty() {
-        errors.push("metadata.name: Required value: name or generateName is required".into());
-    } else if object.kind().info().group == "rbac.authorization.k8s.io" {
-        if let Some(problem) = super::rbac_validation::name_problem(&meta.name) {
-            errors.push(invalid("metadata.name", &meta.name, problem));
-        }
-    } else if !is_dns_subdomain(&meta.name) {
-        errors.push(invalid("metadata.name", &meta.name, DNS_SUBDOMAIN_MSG));
-    }
-    for (key, value) in &meta.labels {
-        if value.len() > 63 {
-            errors.push(invalid("metadata.labels", value, "must be no more than 63 characters"));
-        }
-        if key.is_empty() {
-            errors.push("metadata.labels: Invalid value: \"\": name part must be non-empty".into());
-        }
-    }
+    let mut errors = validate_metadata(object);
     match object {
         Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
         Object::Deployment(d) => {
@@ -116,6 +98,31 @@ pub fn validate(object: &Object) -> Vec<String> {
             }
         }
         _ => super::rbac_validation::validate(object, &mut errors),
+    }
+    errors
+}
+
+/// What a write that keeps the stored spec (a status update) is checked for, as upstream's
+/// status-update validation does: the metadata. The spec was checked when it was stored.
+pub fn validate_metadata(object: &Object) -> Vec<String> {
+    let mut errors = Vec::new();
+    let meta = object.meta();
+    if meta.name.is_empty() {
+        errors.push("metadata.name: Required value: name or generateName is required".into());
+    } else if object.kind().info().group == "rbac.authorization.k8s.io" {
+        if let Some(problem) = super::rbac_validation::name_problem(&meta.name) {
+            errors.push(invalid("metadata.name", &meta.name, problem));
+        }
+    } else if !is_dns_subdomain(&meta.name) {
+        errors.push(invalid("metadata.name", &meta.name, DNS_SUBDOMAIN_MSG));
+    }
+    for (key, value) in &meta.labels {
+        if value.len() > 63 {
+            errors.push(invalid("metadata.labels", value, "must be no more than 63 characters"));
+        }
+        if key.is_empty() {
+            errors.push("metadata.labels: Invalid value: \"\": name part must be non-empty".into());
+        }
     }
     errors
 }
