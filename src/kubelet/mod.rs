@@ -299,9 +299,12 @@ impl Kubelet {
     /// by their wakeup, not every pod by key. (A key whose pod has left the cache since is
     /// stepped as nothing.)
     fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
-        let mut due: BTreeSet<&str> = touched.iter().map(String::as_str).collect();
+        // In key order, each once (a few keys: sorted in a vector, not a tree).
+        let mut due: Vec<&str> = touched.iter().map(String::as_str).collect();
         due.extend(self.unsynced.iter().map(String::as_str));
         due.extend(self.workers.due(now).filter(|key| self.has_pod(key)));
+        due.sort_unstable();
+        due.dedup();
         due.into_iter().map(str::to_string).collect()
     }
 
