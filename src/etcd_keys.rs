@@ -98,74 +98,35 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use std::collections::HashMap;
+    use crate::api::{Namespace, Object};
+    use crate::etcd::Etcd;
 
-    /// A store to range over: the index and the keys it holds.
-    #[derive(Default)]
-    struct Store {
-        index: KeyIndex,
-        live: HashMap<Arc<str>, u32>,
+    fn put(etcd: &mut Etcd, key: &str) {
+        etcd.put_object(key, Object::Namespace(Namespace::default()));
     }
 
-    impl Store {
-        fn put(&mut self, key: &str) {
-            if !self.live.contains_key(key) {
-                let key: Arc<str> = Arc::from(key);
-                self.index.insert(key.clone());
-                self.live.insert(key, 0);
-            }
-        }
-
-        fn delete(&mut self, key: &str) {
-            self.live.remove(key);
-            let live = &self.live;
-            self.index.remove(key, &|k| live.contains_key(k));
-        }
-
-        fn keys(&self, prefix: &str) -> Vec<String> {
-            let live = &self.live;
-            self.index
-                .range(prefix, move |k| live.get_key_value(k).map(|(k, v)| (&**k, v)))
-                .map(|(k, _)| k.into())
-                .collect()
-        }
+    fn keys(etcd: &Etcd, prefix: &str) -> Vec<String> {
+        etcd.range(prefix).map(|(k, _)| k.to_string()).collect()
     }
 
     #[test]
     fn a_range_lists_keys_written_in_any_order_sorted_and_only_under_its_prefix() {
-        let mut store = Store::default();
+        let mut etcd = Etcd::new();
         for key in ["/registry/pods/b/x", "/registry/pods/a/y", "/registry/pods/a/x", "/registry/nodes/n"] {
-            store.put(key);
+            put(&mut etcd, key);
         }
-        assert_eq!(store.keys("/registry/pods/a/"), ["/registry/pods/a/x", "/registry/pods/a/y"]);
-        store.put("/registry/pods/a/w");
+        assert_eq!(keys(&etcd, "/registry/pods/a/"), ["/registry/pods/a/x", "/registry/pods/a/y"]);
+        put(&mut etcd, "/registry/pods/a/w");
         assert_eq!(
-            store.keys("/registry/pods/"),
+            keys(&etcd, "/registry/pods/"),
             ["/registry/pods/a/w", "/registry/pods/a/x", "/registry/pods/a/y", "/registry/pods/b/x"]
         );
-        assert_eq!(store.keys("/registry/pods/c/"), Vec::<String>::new());
-    }
-
-    #[test]
-    fn a_removed_key_is_left_out_and_one_written_again_is_listed_once() {
-        let mut store = Store::default();
-        for i in 0..100 {
-            store.put(&format!("/registry/events/default/e{i:03}"));
-        }
-        assert_eq!(store.keys("/registry/events/").len(), 100);
-        store.delete("/registry/events/default/e007");
-        store.delete("/registry/events/default/e008");
-        store.put("/registry/events/default/e008");
-        let keys = store.keys("/registry/events/default/e00");
-        assert_eq!(keys.len(), 9);
-        assert!(!keys.contains(&"/registry/events/default/e007".to_string()));
-        assert_eq!(keys.iter().filter(|k| k.ends_with("e008")).count(), 1);
+        assert!(keys(&etcd, "/registry/pods/c/").is_empty());
     }
 
     #[test]
     fn a_range_over_several_resources_and_keys_outside_them_keeps_key_order() {
-        let mut store = Store::default();
+        let mut etcd = Etcd::new();
         for key in [
             "/registry/services/s",
             "/registry/pods/p",
@@ -174,10 +135,10 @@ mod tests {
             "/registry/nodes/n",
             "/registry/pods/",
         ] {
-            store.put(key);
+            put(&mut etcd, key);
         }
         assert_eq!(
-            store.keys(""),
+            keys(&etcd, ""),
             [
                 "/other",
                 "/registry/nodes/n",
@@ -187,26 +148,23 @@ mod tests {
                 "/registry/services/s"
             ]
         );
-        assert_eq!(store.keys("/registry/pod"), ["/registry/pods/", "/registry/pods/p", "/registry/podx"]);
-        store.delete("/registry/podx");
-        store.delete("/registry/pods/");
-        assert_eq!(store.keys("/registry/pod"), ["/registry/pods/p"]);
+        assert_eq!(keys(&etcd, "/registry/pod"), ["/registry/pods/", "/registry/pods/p", "/registry/podx"]);
+        etcd.delete("/registry/podx", None).unwrap();
+        etcd.delete("/registry/pods/", None).unwrap();
+        etcd.delete("/registry/services/s", None).unwrap();
+        put(&mut etcd, "/registry/services/s");
+        assert_eq!(keys(&etcd, "/registry/"), ["/registry/nodes/n", "/registry/pods/p", "/registry/services/s"]);
     }
 
     #[test]
     fn a_range_read_while_another_reads_the_same_resource_sees_the_same_keys() {
-        let mut store = Store::default();
+        let mut etcd = Etcd::new();
         for i in (0..50).rev() {
-            store.put(&format!("/registry/pods/default/p{i:02}"));
+            put(&mut etcd, &format!("/registry/pods/default/p{i:02}"));
         }
-        let live = &store.live;
-        let find = move |k: &str| live.get_key_value(k).map(|(k, v)| (&**k, v));
-        let outer: Vec<&str> = store.index.range("/registry/pods/", find).map(|(k, _)| k).collect();
-        let mut outer_live = store.index.range("/registry/pods/", find);
-        let first = outer_live.next().map(|(k, _)| k);
-        let inner: Vec<&str> = store.index.range("/registry/pods/default/", find).map(|(k, _)| k).collect();
-        assert_eq!(first, Some("/registry/pods/default/p00"));
-        assert_eq!(inner, outer);
-        assert_eq!(outer.len(), 50);
+        let mut outer = etcd.range("/registry/pods/");
+        assert_eq!(outer.next().map(|(k, _)| k), Some("/registry/pods/default/p00"));
+        assert_eq!(keys(&etcd, "/registry/pods/default/").len(), 50);
+        assert_eq!(outer.count(), 49);
     }
 }

@@ -61,9 +61,8 @@ pub fn selected_pods<'a>(svc: &Service, pods: &'a Informer) -> Vec<&'a Pod> {
         .collect()
 }
 
-/// The Services in `namespace` whose selector matches `labels`.
-/// In key order (asked for every pod change: the cache is not sorted for it, the few matches
-/// are).
+/// The Services in `namespace` whose selector matches `labels`, in key order. It is asked for
+/// every pod change, so the cache is walked unsorted and only the few matches are sorted.
 pub fn services_selecting(services: &Informer, namespace: &str, labels: &Labels) -> Vec<String> {
     let mut keys: Vec<String> = services
         .cache
