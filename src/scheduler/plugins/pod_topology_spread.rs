@@ -174,6 +174,20 @@ pub fn score_for_count(count: i64, max_skew: i64, weight: f64) -> f64 {
     count as f64 * weight + (max_skew - 1) as f64
 }
 
+/// `x.round() as i64` (halves away from zero), without the call into the C library that
+/// `f64::round` is on a baseline x86-64 target: scoring rounds once for every node it scores.
+pub fn round(x: f64) -> i64 {
+    let whole = x as i64;
+    let rest = x - whole as f64;
+    if rest >= 0.5 {
+        whole.saturating_add(1)
+    } else if rest <= -0.5 {
+        whole.saturating_sub(1)
+    } else {
+        whole
+    }
+}
+
 /// How much a constraint weighs in scoring: `ln(domains + 2)`, so spreading over many
 /// domains matters more than over few.
 pub fn normalizing_weight(domains: usize) -> f64 {
@@ -398,7 +412,7 @@ impl ScorePlugin for PodTopologySpread {
             };
             score += score_for_count(count, c.max_skew, state.weights[i]);
         }
-        score.round() as i64
+        round(score)
     }
 
     /// As `score` for each node; the system defaults on nodes without zone labels leave one
@@ -413,7 +427,7 @@ impl ScorePlugin for PodTopologySpread {
                 Some(_) => {
                     let count = state.host_counts.get(&node.id).copied().unwrap_or(0) as i64;
                     debug_assert_eq!(count, node.pods_in(groups), "the pod index and the node disagree");
-                    (count as f64 * weight + floor).round() as i64
+                    round(count as f64 * weight + floor)
                 }
                 None => 0,
             }));
@@ -526,6 +540,16 @@ mod tests {
     fn hostname_spread(max_skew: i64) -> serde_json::Value {
         json!([{"maxSkew": max_skew, "topologyKey": HOSTNAME, "whenUnsatisfiable": "DoNotSchedule",
                 "labelSelector": {"matchLabels": {"app": "web"}}}])
+    }
+
+    #[test]
+    fn rounding_matches_the_standard_librarys_halves_away_from_zero() {
+        let mut samples = vec![0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, 4503599627370495.5, 1e300, -1e300];
+        samples.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN_POSITIVE]);
+        samples.extend((0..20_000).map(|i| (i as f64 - 10_000.0) * 0.037 + normalizing_weight(i % 5000)));
+        for x in samples {
+            assert_eq!(round(x), x.round() as i64, "{x}");
+        }
     }
 
     #[test]
