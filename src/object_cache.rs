@@ -51,10 +51,7 @@ impl ObjectCache {
         if let Some(slot) = self.objects.get_mut(key.as_str()) {
             return Some(std::mem::replace(slot, object));
         }
-        let key: Arc<str> = key.into();
-        self.order.insert(key.clone());
-        self.objects.insert(key, object);
-        None
+        self.insert_shared(key.into(), object)
     }
 
     /// Stores `object` under `key`, a key already shared with the caller's own indexes.

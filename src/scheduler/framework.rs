@@ -381,8 +381,15 @@ impl PodIndex {
         }
     }
 
-    /// Counts a pod of `group` onto (`sign` = 1) or off (`sign` = -1) the node numbered `node`.
-    pub fn count_on_node(&mut self, group: usize, node: u32, sign: i64) {
+    /// Counts a pod of `group` onto (`sign` = 1) or off (`sign` = -1) a node, both ways: in
+    /// the node's counts per group and in the group's counts per node, which so agree.
+    pub fn count_on(&mut self, info: &mut NodeInfo, group: usize, sign: i64) {
+        info.count_group(group, sign);
+        self.count_on_node(group, info.id, sign);
+    }
+
+    /// The group's side of [`PodIndex::count_on`]: its count on the node numbered `node`.
+    fn count_on_node(&mut self, group: usize, node: u32, sign: i64) {
         let Some(group) = self.groups.get_mut(group).and_then(Option::as_mut) else { return };
         let count = group.on_nodes.entry(node).or_default();
         *count = (*count as i64 + sign).max(0) as u32;

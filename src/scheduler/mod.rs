@@ -107,8 +107,7 @@ impl Scheduler {
                             if *n == name {
                                 if let Some(p) = obj.as_pod() {
                                     info.account(p, 1);
-                                    info.count_group(*group, 1);
-                                    self.index.count_on_node(*group, info.id, 1);
+                                    self.index.count_on(&mut info, *group, 1);
                                 }
                             }
                         }
@@ -185,8 +184,7 @@ impl Scheduler {
         let group = self.index.add(pod);
         if let Some(info) = self.node_infos.get_mut(node) {
             info.account(pod, 1);
-            info.count_group(group, 1);
-            self.index.count_on_node(group, info.id, 1);
+            self.index.count_on(info, group, 1);
         }
         if let Some(terms) = PodAffinityTerms::of(pod) {
             self.index.add_affinity_pod(key, node, Arc::new(terms));
@@ -199,8 +197,7 @@ impl Scheduler {
             Some((node, object, group)) => {
                 if let (Some(info), Some(pod)) = (self.node_infos.get_mut(&node), object.as_pod()) {
                     info.account(pod, -1);
-                    info.count_group(group, -1);
-                    self.index.count_on_node(group, info.id, -1);
+                    self.index.count_on(info, group, -1);
                 }
                 self.index.remove(group);
                 self.index.remove_affinity_pod(key);

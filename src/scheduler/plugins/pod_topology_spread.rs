@@ -513,8 +513,7 @@ mod tests {
             let g = self.index.add(p);
             let info = self.nodes.get_mut(node).unwrap();
             info.account(p, 1);
-            info.count_group(g, 1);
-            self.index.count_on_node(g, info.id, 1);
+            self.index.count_on(info, g, 1);
         }
         fn snapshot(&self) -> Snapshot<'_> {
             Snapshot { nodes: &self.nodes, pods: &self.index }
