@@ -7,7 +7,6 @@
 
 use crate::api::Object;
 use crate::etcd_keys::KeyIndex;
-use crate::etcd_resources::ResourceCounts;
 use crate::object_cache::FastKeys;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -62,11 +61,10 @@ pub enum EtcdError {
 #[derive(Debug)]
 pub struct Etcd {
     revision: Revision,
-    /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges.
+    /// The keys' values, found by hash; `order` lists the same keys sorted, for ranges, and
+    /// counts them per resource.
     kvs: HashMap<Arc<str>, KeyValue, FastKeys>,
     order: KeyIndex,
-    /// How many of `kvs`' keys each resource has.
-    resources: ResourceCounts,
     log: VecDeque<Change>,
     compacted: Revision,
     /// Automatic compaction keeps at most this many changes in the log.
@@ -97,7 +95,6 @@ impl Etcd {
             revision: 1,
             kvs: HashMap::default(),
             order: KeyIndex::default(),
-            resources: ResourceCounts::default(),
             log: VecDeque::new(),
             compacted: 1,
             history_limit: 50_000,
@@ -143,7 +140,7 @@ impl Etcd {
     /// Whether any key starts with `prefix`; for a whole resource prefix
     /// (`/registry/resourcequotas/`) without walking the key index.
     pub fn any_under(&self, prefix: &str) -> bool {
-        self.resources.any_under(prefix).unwrap_or_else(|| self.range(prefix).next().is_some())
+        self.order.any_under(prefix).unwrap_or_else(|| self.range(prefix).next().is_some())
     }
 
     /// Stores a new key. The object's `resourceVersion` becomes the write's revision.
@@ -173,7 +170,6 @@ impl Etcd {
         let (key, kv) = self.kvs.remove_entry(key).ok_or(EtcdError::NotFound)?;
         let kvs = &self.kvs;
         self.order.remove(&key, &|k| kvs.contains_key(k));
-        self.resources.removed(&key);
         self.revision += 1;
         let change = Change {
             revision: self.revision,
@@ -205,7 +201,6 @@ impl Etcd {
             None => {
                 let shared: Arc<str> = Arc::from(key);
                 self.order.insert(shared.clone());
-                self.resources.added(key);
                 let kv = KeyValue {
                     value: value.clone(),
                     create_revision: revision,
@@ -272,7 +267,6 @@ impl Etcd {
         if removed.is_some() {
             let kvs = &self.kvs;
             self.order.remove(key, &|k| kvs.contains_key(k));
-            self.resources.removed(key);
         }
         let (create_revision, version, old) = match (self.raw.get(key), removed) {
             (Some(r), _) => (r.create_revision, r.version, None),

@@ -3,7 +3,7 @@
 //! (see [`crate::sorted_keys`]), so a resource nobody lists while it grows (Events, at scale)
 //! is never sorted and a write never compares its key with cold ones.
 
-use crate::etcd_resources::resource_prefix;
+use crate::etcd_resources::{ResourceCounts, resource_prefix};
 use crate::sorted_keys::{InOrder, Live, SortedKeys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::iter::Peekable;
@@ -12,16 +12,18 @@ use std::sync::Arc;
 
 /// The index: each resource prefix's keys, in prefix order (which is key order: no resource
 /// prefix is a prefix of another), and the rare keys outside `/registry/<resource>/` in a
-/// plain sorted set.
+/// plain sorted set; and how many keys each resource has.
 #[derive(Debug, Default)]
 pub struct KeyIndex {
     resources: BTreeMap<Box<str>, SortedKeys>,
     other: BTreeSet<Arc<str>>,
+    counts: ResourceCounts,
 }
 
 impl KeyIndex {
     /// A key the store did not hold.
     pub fn insert(&mut self, key: Arc<str>) {
+        self.counts.added(&key);
         let Some(prefix) = resource_prefix(&key).filter(|p| p.len() < key.len()) else {
             self.other.insert(key);
             return;
@@ -39,12 +41,19 @@ impl KeyIndex {
 
     /// A key the store no longer holds (`live` answers for the store as it now is).
     pub fn remove(&mut self, key: &str, live: Live) {
+        self.counts.removed(key);
         if self.other.remove(key) {
             return;
         }
         if let Some(keys) = resource_prefix(key).and_then(|p| self.resources.get_mut(p)) {
             keys.removed(live);
         }
+    }
+
+    /// Whether any key starts with `prefix`, when it is a whole resource prefix
+    /// (`/registry/resourcequotas/`); None for any other prefix.
+    pub fn any_under(&self, prefix: &str) -> Option<bool> {
+        self.counts.any_under(prefix)
     }
 
     /// The keys starting with `prefix`, in order, each as `find` answers for it (keys it does
