@@ -678,16 +678,13 @@ impl PodWorker {
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
                 // `$(VAR)` in the command and args is expanded from the container's variables
                 // before the process starts. The variables are worked out only when the
-                // command refers to one or the image's program reads them.
+                // command refers to one or the image's program reads them (`plan_with`).
                 let refers = c.spec.command.iter().chain(&c.spec.args).any(|w| w.contains("$("));
-                let mut env = if refers { world.environment(&c.spec) } else { Vec::new() };
+                let env = if refers { world.environment(&c.spec) } else { Vec::new() };
                 let command = expansion::expand_all(&c.spec.command, &env);
                 let args = expansion::expand_all(&c.spec.args, &env);
                 let repo = c.reference.repository.as_str();
                 let argv = super::entrypoint::argv(repo, &command, &args);
-                if !refers && script::reads_environment(behaviour, repo, &argv) {
-                    env = world.environment(&c.spec);
-                }
                 if let Some(error) = script::start_error(behaviour, &c.reference, &argv) {
                     // containerd creates the container, but runc cannot start its process: it
                     // ends there, as a StartError with exit code 128 (see the Running arm).
@@ -707,7 +704,8 @@ impl PodWorker {
                     c.state = State::Running { started: now, exits_at: Some(now), exit_code: 128 };
                     return;
                 }
-                let mut run = script::plan(behaviour, &c.reference, &command, &args, &env);
+                let environment = || if refers { env.clone() } else { world.environment(&c.spec) };
+                let mut run = script::plan_with(behaviour, &c.reference, &command, &args, &environment);
                 // A shell given a stdin waits on it until someone attaches and types `exit`.
                 if c.spec.stdin && script::interactive_shell(behaviour, repo, &command, &args).is_some() {
                     run.lifetime = None;

@@ -73,6 +73,18 @@ pub fn plan(
     args: &[String],
     env: &[(String, String)],
 ) -> Run {
+    plan_with(behaviour, image, command, args, &|| env.to_vec())
+}
+
+/// `plan`, with the environment worked out by `env` only if the program reads it (a database
+/// server's setup, an interpreter's buffering): a kubelet starting an nginx never needs it.
+pub fn plan_with(
+    behaviour: Behaviour,
+    image: &ImageRef,
+    command: &[String],
+    args: &[String],
+    env: &dyn Fn() -> Vec<(String, String)>,
+) -> Run {
     let image_repo = image.repository.as_str();
     let argv = entrypoint::argv(image_repo, command, args);
     match behaviour {
@@ -88,22 +100,11 @@ pub fn plan(
         },
         _ => {
             let mut run = run_argv(&argv);
-            if super::interpreters::buffers_output(&argv, env) {
+            if super::interpreters::buffers_output(&argv, &env()) {
                 run.flush_at_exit();
             }
             run
         }
-    }
-}
-
-/// Whether `plan` reads the container's environment for this image and argv: a database
-/// server's setup checks its variables and an interpreter its buffering; a server that needs
-/// none (nginx, httpd, ...) and the pause image never look.
-pub fn reads_environment(behaviour: Behaviour, image_repo: &str, argv: &[String]) -> bool {
-    match behaviour {
-        Behaviour::Pause => false,
-        Behaviour::Server { .. } if entrypoint::serves(image_repo, argv) => matches!(image_repo, "mysql" | "postgres"),
-        _ => true,
     }
 }
 
@@ -153,9 +154,12 @@ pub fn start_error(behaviour: Behaviour, image: &ImageRef, argv: &[String]) -> O
 
 /// A server image running its own program: it starts (its start lines in the log) and runs
 /// until stopped, unless its setup refuses to go on (a database without its password).
-fn server_run(image: &ImageRef, argv: &[String], env: &[(String, String)]) -> Run {
+fn server_run(image: &ImageRef, argv: &[String], env: &dyn Fn() -> Vec<(String, String)>) -> Run {
     let image_repo = image.repository.as_str();
-    let set = |name: &str| env.iter().any(|(k, v)| k == name && !v.is_empty());
+    // Worked out only by the servers that look (a database checking for its password).
+    let vars = std::cell::OnceCell::new();
+    let env = || vars.get_or_init(env).as_slice();
+    let set = |name: &str| env().iter().any(|(k, v)| k == name && !v.is_empty());
     let refusal = match image_repo {
         "mysql"
             if !(set("MYSQL_ROOT_PASSWORD")
@@ -166,7 +170,7 @@ fn server_run(image: &ImageRef, argv: &[String], env: &[(String, String)]) -> Ru
         }
         "postgres"
             if !(set("POSTGRES_PASSWORD")
-                || env.iter().any(|(k, v)| k == "POSTGRES_HOST_AUTH_METHOD" && v == "trust")) =>
+                || env().iter().any(|(k, v)| k == "POSTGRES_HOST_AUTH_METHOD" && v == "trust")) =>
         {
             Some(banners::postgres_refusal())
         }
@@ -923,18 +927,6 @@ mod tests {
         let trust = [("POSTGRES_HOST_AUTH_METHOD".to_string(), "trust".to_string())];
         assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &trust).lifetime, None);
         assert_eq!(plan(Behaviour::Server { port: 5432 }, &image("postgres:16"), &[], &[], &[]).exit_code, 1);
-    }
-
-    #[test]
-    fn only_databases_interpreters_and_shells_read_their_environment_as_they_start() {
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let server = Behaviour::Server { port: 80 };
-        assert!(!reads_environment(server, "nginx", &[]));
-        assert!(!reads_environment(Behaviour::Pause, "registry.k8s.io/pause", &[]));
-        assert!(reads_environment(Behaviour::Server { port: 3306 }, "mysql", &[]));
-        assert!(reads_environment(Behaviour::Server { port: 5432 }, "postgres", &[]));
-        assert!(reads_environment(server, "nginx", &words(&["sh", "-c", "echo $HOME"])), "not serving: runs a program");
-        assert!(reads_environment(Behaviour::Interpreter, "python", &words(&["python", "app.py"])));
     }
 
     #[test]
