@@ -16,6 +16,12 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Runs before Rust's runtime makes its first allocation: see `prefault::small_first_arena`.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static SMALL_FIRST_ARENA: extern "C" fn() = kubeloop::prefault::small_first_arena;
+
 fn arg(args: &[String], name: &str, default: usize) -> usize {
     args.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse().ok()).unwrap_or(default)
 }

@@ -6,11 +6,13 @@
 //! in (`MADV_POPULATE_WRITE`) the part just past what the allocator has committed, so the zeroing
 //! happens on the second core while the first simulates. It is HotSpot's `AlwaysPreTouch` done
 //! lazily. Nothing the simulation computes depends on it: it only changes where page faults land.
-//! mimalloc fills the arena it reserved at start-up (1 GiB) first, so this region, and the
-//! faulting ahead, begin only past that. The scale benchmark calls [`start`] (`--no-prefault`
-//! leaves it out); the page (wasm) and the CLI, whose clusters are small, have no such thing.
+//! mimalloc fills the arena it reserves at its first allocation (1 GiB unless told otherwise)
+//! before any other, and the simulation would fault that one in itself; [`small_first_arena`],
+//! run before Rust's runtime allocates anything, makes it 32 MiB, so nearly everything comes
+//! from this region. The scale benchmark calls both (`--no-prefault` leaves out [`start`]);
+//! the page (wasm) and the CLI, whose clusters are small, have no such thing.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_long, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How far ahead of the allocator's committed memory the background thread faults pages in.
@@ -21,7 +23,18 @@ const STEP: usize = 8 << 20;
 
 type CommitFun = unsafe extern "C" fn(bool, *mut c_void, usize, *mut bool, *mut c_void) -> bool;
 
+/// mimalloc's `mi_option_arena_reserve`: how much address space it reserves for an arena when
+/// it needs a new one, in KiB.
+const ARENA_RESERVE_OPTION: c_int = 23;
+/// Its default, 1 GiB: what the option reads as on the mimalloc this was written for (another
+/// numbering would read as something else, and then nothing is changed).
+const DEFAULT_ARENA_RESERVE_KIB: c_long = 1 << 20;
+/// The first arena this makes it reserve instead.
+const FIRST_ARENA_KIB: c_long = 32 << 10;
+
 unsafe extern "C" {
+    fn mi_option_get(option: c_int) -> c_long;
+    fn mi_option_set(option: c_int, value: c_long);
     /// mimalloc (linked through the `mimalloc` crate): use `start..start+size` as an arena,
     /// committing through `commit_fun`.
     fn mi_manage_memory(
@@ -81,6 +94,20 @@ unsafe extern "C" fn commit(
 }
 
 static REGION: std::sync::OnceLock<&'static Region> = std::sync::OnceLock::new();
+
+/// Makes the arena mimalloc reserves at its first allocation small (32 MiB instead of 1 GiB),
+/// so that once [`start`] has handed it the region, the simulation's memory comes from there.
+/// It must run before anything allocates: a program calls it from a constructor (the scale
+/// benchmark's `.init_array` entry), which runs before Rust's runtime starts.
+pub extern "C" fn small_first_arena() {
+    // SAFETY: reading and setting one of mimalloc's options, which it allows at any time;
+    // the option is only changed where it reads as the default it is known to have.
+    unsafe {
+        if mi_option_get(ARENA_RESERVE_OPTION) == DEFAULT_ARENA_RESERVE_KIB {
+            mi_option_set(ARENA_RESERVE_OPTION, FIRST_ARENA_KIB);
+        }
+    }
+}
 
 /// How much of the region the allocator has taken for its objects, in bytes (None: no region).
 pub fn used() -> Option<usize> {
@@ -165,6 +192,8 @@ pub fn start(size: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Links mimalloc into the test binary (which allocates with Rust's default allocator).
+    use mimalloc as _;
 
     fn region(slices: usize) -> Region {
         Region {
@@ -182,6 +211,20 @@ mod tests {
         // SAFETY: `arg` points at a live Region; `zero` outlives the call.
         assert!(unsafe { commit(commit_it, (r.base + offset) as *mut c_void, len, &mut zero, arg) });
         zero
+    }
+
+    #[test]
+    fn the_first_arena_option_is_mimallocs_arena_reserve_and_becomes_32_mib() {
+        // The tests allocate with Rust's default allocator, so mimalloc's options are free to
+        // read and change here. Another numbering of mimalloc's options would read otherwise.
+        if std::env::var_os("MIMALLOC_ARENA_RESERVE").is_none() {
+            // SAFETY: reading an option.
+            assert_eq!(unsafe { mi_option_get(ARENA_RESERVE_OPTION) }, DEFAULT_ARENA_RESERVE_KIB);
+        }
+        small_first_arena();
+        // SAFETY: as above.
+        let now = unsafe { mi_option_get(ARENA_RESERVE_OPTION) };
+        assert!(now == FIRST_ARENA_KIB || std::env::var_os("MIMALLOC_ARENA_RESERVE").is_some());
     }
 
     #[test]
