@@ -58,6 +58,11 @@ pub enum EtcdError {
     FutureRevision,
 }
 
+/// Takes the changes compaction lets go of (see [`Etcd::set_discard`]).
+pub trait Discard: std::fmt::Debug {
+    fn discard(&mut self, change: Change);
+}
+
 #[derive(Debug)]
 pub struct Etcd {
     revision: Revision,
@@ -72,6 +77,8 @@ pub struct Etcd {
     /// Values no API object decodes from (written by `etcdctl put`), by key. A key is either
     /// here or in `kvs`, never both.
     raw: BTreeMap<String, RawValue>,
+    /// Where compacted changes go; dropped at once without one.
+    discard: Option<Box<dyn Discard>>,
 }
 
 /// A value written behind the API server's back that is not an object it can decode.
@@ -99,6 +106,7 @@ impl Etcd {
             compacted: 1,
             history_limit: 50_000,
             raw: BTreeMap::new(),
+            discard: None,
         }
     }
 
@@ -224,8 +232,17 @@ impl Etcd {
         while self.log.len() > self.history_limit {
             if let Some(old) = self.log.pop_front() {
                 self.compacted = old.revision;
+                if let Some(discard) = &mut self.discard {
+                    discard.discard(old);
+                }
             }
         }
+    }
+
+    /// Hands the changes that automatic compaction lets go of to `discard` instead of dropping
+    /// them (the scale benchmark frees them on another core: see `janitor`).
+    pub fn set_discard(&mut self, discard: Box<dyn Discard>) {
+        self.discard = Some(discard);
     }
 
     /// The undecodable value stored at `key`, if one is.

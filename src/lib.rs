@@ -21,6 +21,8 @@ pub mod etcdctl_watch;
 pub mod event_recorder;
 pub mod export;
 pub mod flow;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod janitor;
 pub mod journal;
 pub mod json_macro;
 pub mod kube_proxy;

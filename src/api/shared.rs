@@ -11,8 +11,35 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-#[derive(Default)]
 pub struct Shared<T>(Arc<T>);
+
+/// A type whose empty value one copy per thread stands for, so an empty `Shared` (every
+/// object's labels and owner references start so) is made without allocating.
+pub trait SharedEmpty: Sized + 'static {
+    fn empty() -> Arc<Self>;
+}
+
+macro_rules! shared_empty {
+    ($($ty:ty = $empty:expr;)*) => {$(
+        impl SharedEmpty for $ty {
+            fn empty() -> Arc<Self> {
+                thread_local!(static EMPTY: Arc<$ty> = Arc::new($empty));
+                EMPTY.with(Arc::clone)
+            }
+        }
+    )*};
+}
+
+shared_empty! {
+    super::Labels = std::collections::BTreeMap::new();
+    Vec<super::OwnerReference> = Vec::new();
+}
+
+impl<T: SharedEmpty> Default for Shared<T> {
+    fn default() -> Self {
+        Shared(T::empty())
+    }
+}
 
 impl<T> Shared<T> {
     pub fn new(value: T) -> Self {
@@ -117,6 +144,17 @@ mod tests {
         assert_eq!(b.len(), 1, "the other version is untouched");
         assert_eq!(a.len(), 2);
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn empty_values_share_one_copy_until_one_is_changed() {
+        let (mut a, b): (Shared<super::super::Labels>, Shared<super::super::Labels>) = Default::default();
+        assert!(Shared::ptr_eq(&a, &b), "no allocation for an empty value");
+        a.insert("app".into(), "web".into());
+        assert!(b.is_empty(), "changing one copies it first");
+        assert!(Shared::ptr_eq(&b, &Shared::default()));
+        let owners: Shared<Vec<super::super::OwnerReference>> = Shared::default();
+        assert!(owners.is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Field selectors (`spec.nodeName=worker-1,status.phase!=Running`), as list and watch accept them.
 
 use crate::api::Object;
+use std::borrow::Cow;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +56,7 @@ impl FieldSelector {
     pub fn matches(&self, object: &Object) -> bool {
         self.requirements.iter().all(|req| {
             let value = field_value(object, &req.field).unwrap_or_default();
-            (value == req.value) == req.equals
+            (*value == *req.value) == req.equals
         })
     }
 }
@@ -72,55 +73,57 @@ impl fmt::Display for FieldSelector {
 }
 
 /// The value of a selectable field, or `None` if the kind does not support selecting on it.
-pub fn field_value(object: &Object, field: &str) -> Option<String> {
+pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<Cow<'a, str>> {
     let meta = object.meta();
     match field {
-        "metadata.name" => return Some(meta.name.clone()),
-        "metadata.namespace" => return Some(meta.namespace.clone()),
+        "metadata.name" => return Some(Cow::Borrowed(meta.name.as_str())),
+        "metadata.namespace" => return Some(Cow::Borrowed(meta.namespace.as_str())),
         _ => {}
     }
     match object {
         Object::Pod(p) => match field {
-            "spec.nodeName" => Some(p.spec.node_name.clone()),
-            "spec.restartPolicy" => Some(p.restart_policy().to_string()),
-            "spec.schedulerName" => Some(p.spec.scheduler_name.clone().unwrap_or_default()),
-            "spec.serviceAccountName" => Some(p.spec.service_account_name.clone().unwrap_or_default()),
-            "status.phase" => Some(p.status.phase.clone()),
-            "status.podIP" => Some(p.status.pod_ip.clone()),
-            "status.nominatedNodeName" => Some(p.status.nominated_node_name.clone()),
+            "spec.nodeName" => Some(Cow::Borrowed(p.spec.node_name.as_str())),
+            "spec.restartPolicy" => Some(Cow::Borrowed(p.restart_policy())),
+            "spec.schedulerName" => Some(Cow::Borrowed(p.spec.scheduler_name.as_deref().unwrap_or_default())),
+            "spec.serviceAccountName" => {
+                Some(Cow::Borrowed(p.spec.service_account_name.as_deref().unwrap_or_default()))
+            }
+            "status.phase" => Some(Cow::Borrowed(p.status.phase.as_str())),
+            "status.podIP" => Some(Cow::Borrowed(p.status.pod_ip.as_str())),
+            "status.nominatedNodeName" => Some(Cow::Borrowed(p.status.nominated_node_name.as_str())),
             _ => None,
         },
         Object::Node(n) => match field {
-            "spec.unschedulable" => Some(n.spec.unschedulable.to_string()),
+            "spec.unschedulable" => Some(Cow::Owned(n.spec.unschedulable.to_string())),
             _ => None,
         },
         Object::Event(e) => match field {
-            "involvedObject.kind" => Some(e.involved_object.kind.clone()),
-            "involvedObject.name" => Some(e.involved_object.name.clone()),
-            "involvedObject.apiVersion" => Some(e.involved_object.api_version.clone()),
-            "involvedObject.resourceVersion" => Some(e.involved_object.resource_version.clone()),
-            "involvedObject.namespace" => Some(e.involved_object.namespace.clone()),
-            "involvedObject.uid" => Some(e.involved_object.uid.clone()),
-            "involvedObject.fieldPath" => Some(e.involved_object.field_path.clone()),
-            "reason" => Some(e.reason.clone()),
-            "type" => Some(e.type_.clone()),
-            "source" => Some(e.source.component.clone()),
+            "involvedObject.kind" => Some(Cow::Borrowed(e.involved_object.kind.as_str())),
+            "involvedObject.name" => Some(Cow::Borrowed(e.involved_object.name.as_str())),
+            "involvedObject.apiVersion" => Some(Cow::Borrowed(e.involved_object.api_version.as_str())),
+            "involvedObject.resourceVersion" => Some(Cow::Borrowed(e.involved_object.resource_version.as_str())),
+            "involvedObject.namespace" => Some(Cow::Borrowed(e.involved_object.namespace.as_str())),
+            "involvedObject.uid" => Some(Cow::Borrowed(e.involved_object.uid.as_str())),
+            "involvedObject.fieldPath" => Some(Cow::Borrowed(e.involved_object.field_path.as_str())),
+            "reason" => Some(Cow::Borrowed(e.reason.as_str())),
+            "type" => Some(Cow::Borrowed(e.type_.as_str())),
+            "source" => Some(Cow::Borrowed(e.source.component.as_str())),
             _ => None,
         },
         Object::Namespace(n) => match field {
-            "status.phase" => Some(n.status.phase.clone()),
+            "status.phase" => Some(Cow::Borrowed(n.status.phase.as_str())),
             _ => None,
         },
         Object::Secret(sec) => match field {
-            "type" => Some(sec.type_.clone()),
+            "type" => Some(Cow::Borrowed(sec.type_.as_str())),
             _ => None,
         },
         Object::ReplicaSet(rs) => match field {
-            "status.replicas" => Some(rs.status.replicas.to_string()),
+            "status.replicas" => Some(Cow::Owned(rs.status.replicas.to_string())),
             _ => None,
         },
         Object::Job(job) => match field {
-            "status.successful" => Some(job.status.succeeded.unwrap_or(0).to_string()),
+            "status.successful" => Some(Cow::Owned(job.status.succeeded.unwrap_or(0).to_string())),
             _ => None,
         },
         _ => None,
