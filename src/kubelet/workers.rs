@@ -6,15 +6,16 @@
 //! [`Workers::update`], which moves its entry in the index when its wakeup moves.
 
 use super::pod_worker::PodWorker;
+use crate::object_cache::FastKeys;
 use crate::sim::Time;
-use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 #[derive(Debug, Default)]
 pub struct Workers {
-    /// Each pod's uid and worker.
-    by_key: BTreeMap<Arc<str>, (String, PodWorker)>,
+    /// Each pod's uid and worker, found by hash: a kubelet looks its workers up several times
+    /// a run, and a search of a sorted tree would compare keys scattered over the heap.
+    by_key: HashMap<Arc<str>, (String, PodWorker), FastKeys>,
     /// `(wakeup, key)` for every worker that has a wakeup (the key shared with `by_key`).
     wakeups: BTreeSet<(Time, Arc<str>)>,
 }
@@ -47,13 +48,13 @@ impl Workers {
 
     /// Changes a worker; its place in the wakeup index follows.
     pub fn update<R>(&mut self, key: &str, change: impl FnOnce(&mut PodWorker) -> R) -> Option<R> {
-        // The stored key (shared with the index) and the worker, in one lookup.
-        let bounds = (Bound::Included(key), Bound::Included(key));
-        let (key, (_, worker)) = self.by_key.range_mut::<str, _>(bounds).next()?;
+        let (_, worker) = self.by_key.get_mut(key)?;
         let before = worker.next_wakeup();
         let result = change(worker);
         let after = worker.next_wakeup();
         if before != after {
+            // The stored key, shared with the index.
+            let Some((key, _)) = self.by_key.get_key_value(key) else { return Some(result) };
             if let Some(at) = before {
                 self.wakeups.remove(&(at, key.clone()));
             }
@@ -64,11 +65,12 @@ impl Workers {
         Some(result)
     }
 
-    /// Every worker, in key order.
+    /// Every worker, in no particular order (its callers ask whether any worker is so).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &(String, PodWorker))> + '_ {
         self.by_key.iter().map(|(k, w)| (&**k, w))
     }
 
+    /// The workers' keys, in no particular order either.
     pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
         self.by_key.keys().map(|k| &**k)
     }
