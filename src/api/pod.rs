@@ -7,6 +7,7 @@ use super::quantity::Quantity;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -412,9 +413,11 @@ pub struct IpEntry {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PodCondition {
+    /// Static text for the types and statuses the cluster itself writes (every pod status the
+    /// kubelet works out has five conditions), copied only when read from a manifest.
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
+    pub type_: Cow<'static, str>,
+    pub status: Cow<'static, str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -563,7 +563,9 @@ impl PodWorker {
         let pod_ref = &self.pod_ref;
         let c = &mut self.containers[i];
         let list = if c.init { "initContainers" } else { "containers" };
-        let (name, image) = (c.spec.name.clone(), c.spec.image.clone());
+        // The container's spec, shared (its name and image are read only to report events).
+        let spec = Arc::clone(&c.spec);
+        let (name, image) = (spec.name.as_str(), spec.image.as_str());
         // The field path is spelled out per event: most steps report none.
         let ev = |type_: &'static str, reason: &'static str, message: String| Action::Event {
             type_,
@@ -617,7 +619,7 @@ impl PodWorker {
                             c.image = ImageState::Present;
                         }
                         Err(err) => {
-                            let message = images::pull_error_message(&image, &c.reference, &err);
+                            let message = images::pull_error_message(image, &c.reference, &err);
                             actions.push(ev("Warning", "Failed", message.clone()));
                             actions.push(ev("Warning", "Failed", "Error: ErrImagePull".into()));
                             let wait = c.pull_backoff;
@@ -1086,7 +1088,7 @@ impl PodWorker {
         let unready: Vec<String> =
             status.container_statuses.iter().filter(|c| !c.ready).map(|c| c.name.clone()).collect();
         let all_ready = unready.is_empty();
-        let cond = |type_: &str, ok: bool, reason: &str, message: String| PodCondition {
+        let cond = |type_: &'static str, ok: bool, reason: &str, message: String| PodCondition {
             type_: type_.into(),
             status: if ok { "True" } else { "False" }.into(),
             reason: if ok { String::new() } else { reason.into() },
@@ -1356,7 +1358,7 @@ mod tests {
         assert_eq!(app.state.waiting.as_ref().map(|w| w.reason.as_str()), Some("PodInitializing"));
         let initialized = pod.status.conditions.iter().find(|c| c.type_ == "Initialized").unwrap();
         assert_eq!(
-            (initialized.status.as_str(), initialized.message.as_str()),
+            (initialized.status.as_ref(), initialized.message.as_str()),
             ("False", "containers with incomplete status: [wait]")
         );
         // Once the name resolves, the loop ends at its next check and the app starts.
@@ -1426,10 +1428,10 @@ mod tests {
         run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(5));
         assert!(pod.status.container_statuses[0].state.running.is_some());
         assert!(!pod.status.container_statuses[0].ready);
-        assert_eq!(pod.condition("Ready").map(|c| c.status.as_str()), Some("False"));
+        assert_eq!(pod.condition("Ready").map(|c| c.status.as_ref()), Some("False"));
         run(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(20));
         assert!(pod.status.container_statuses[0].ready);
-        assert_eq!(pod.condition("ContainersReady").map(|c| c.status.as_str()), Some("True"));
+        assert_eq!(pod.condition("ContainersReady").map(|c| c.status.as_ref()), Some("True"));
     }
 
     #[test]
