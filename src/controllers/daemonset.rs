@@ -278,18 +278,19 @@ impl DaemonSetController {
         let mut create = Vec::new();
         let mut delete = Vec::new();
         let mut requeue: Option<Duration> = None;
+        // One list for every node's running pods (a sync goes through every node).
+        let mut running: Vec<&Pod> = Vec::new();
         for &Placement { ref node, should_run, should_continue } in placement {
-            let name = node.name().to_string();
-            let pods: Vec<&Pod> =
-                by_node.get(&name).map(|v| v.iter().filter_map(|o| o.as_pod()).collect()).unwrap_or_default();
-            if should_run && pods.is_empty() {
-                create.push(name);
+            let name = node.name();
+            let pods = || by_node.get(name).into_iter().flatten().filter_map(|o| o.as_pod());
+            if should_run && pods().next().is_none() {
+                create.push(name.to_string());
             } else if should_continue {
-                let mut running: Vec<&Pod> = Vec::new();
-                for pod in pods.into_iter().filter(|p| p.metadata.deletion_timestamp.is_none()) {
+                running.clear();
+                for pod in pods().filter(|p| p.metadata.deletion_timestamp.is_none()) {
                     match pod.status.phase.as_str() {
                         "Failed" => {
-                            let backoff_key = (key.to_string(), name.clone());
+                            let backoff_key = (key.to_string(), name.to_string());
                             let (wait, until) =
                                 self.failed_backoff.get(&backoff_key).copied().unwrap_or((Duration::ZERO, ctx.now));
                             if ctx.now < until {
@@ -316,9 +317,9 @@ impl DaemonSetController {
                 }
                 // One pod per node: the oldest stays.
                 running.stable_sort_by(by_age);
-                delete.extend(running.into_iter().skip(1).cloned());
+                delete.extend(running.drain(..).skip(1).cloned());
             } else {
-                delete.extend(pods.into_iter().filter(|p| p.metadata.deletion_timestamp.is_none()).cloned());
+                delete.extend(pods().filter(|p| p.metadata.deletion_timestamp.is_none()).cloned());
             }
         }
         (create, delete, requeue)
