@@ -77,7 +77,7 @@ pub struct Etcd {
     /// Values no API object decodes from (written by `etcdctl put`), by key. A key is either
     /// here or in `kvs`, never both.
     raw: BTreeMap<String, RawValue>,
-    /// Where compacted changes go; dropped at once without one.
+    /// Where compacted changes go (automatic or asked for); dropped at once without one.
     discard: Option<Box<dyn Discard>>,
 }
 
@@ -232,17 +232,22 @@ impl Etcd {
         while self.log.len() > self.history_limit {
             if let Some(old) = self.log.pop_front() {
                 self.compacted = old.revision;
-                if let Some(discard) = &mut self.discard {
-                    discard.discard(old);
-                }
+                self.let_go(old);
             }
         }
     }
 
-    /// Hands the changes that automatic compaction lets go of to `discard` instead of dropping
-    /// them (the scale benchmark frees them on another core: see `janitor`).
+    /// Hands the changes that compaction lets go of to `discard` instead of dropping them (the
+    /// scale benchmark frees them on another core: see `janitor`).
     pub fn set_discard(&mut self, discard: Box<dyn Discard>) {
         self.discard = Some(discard);
+    }
+
+    /// A change compaction took out of the log.
+    fn let_go(&mut self, change: Change) {
+        if let Some(discard) = &mut self.discard {
+            discard.discard(change);
+        }
     }
 
     /// The undecodable value stored at `key`, if one is.
@@ -329,7 +334,9 @@ impl Etcd {
     pub fn compact(&mut self, revision: Revision) {
         let revision = revision.min(self.revision);
         while self.log.front().is_some_and(|c| c.revision <= revision) {
-            self.log.pop_front();
+            if let Some(old) = self.log.pop_front() {
+                self.let_go(old);
+            }
         }
         self.compacted = self.compacted.max(revision);
     }
