@@ -282,7 +282,8 @@ impl DaemonSetController {
         let mut running: Vec<&Pod> = Vec::new();
         for &Placement { ref node, should_run, should_continue } in placement {
             let name = node.name();
-            let pods = || by_node.get(name).into_iter().flatten().filter_map(|o| o.as_pod());
+            let here = by_node.get(name);
+            let pods = || here.into_iter().flatten().filter_map(|o| o.as_pod());
             if should_run && pods().next().is_none() {
                 create.push(name.to_string());
             } else if should_continue {

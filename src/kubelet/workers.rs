@@ -14,15 +14,16 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub struct Workers {
     /// Each pod's uid and worker, found by hash: a kubelet looks its workers up several times
-    /// a run, and a search of a sorted tree would compare keys scattered over the heap.
-    by_key: HashMap<Arc<str>, (String, PodWorker), FastKeys>,
+    /// a run, and a search of a sorted tree would compare keys scattered over the heap. The
+    /// entry holds its key too (shared with the index), so a change finds both in one lookup.
+    by_key: HashMap<Arc<str>, (Arc<str>, (String, PodWorker)), FastKeys>,
     /// `(wakeup, key)` for every worker that has a wakeup (the key shared with `by_key`).
     wakeups: BTreeSet<(Time, Arc<str>)>,
 }
 
 impl Workers {
     pub fn get(&self, key: &str) -> Option<&(String, PodWorker)> {
-        self.by_key.get(key)
+        self.by_key.get(key).map(|(_, w)| w)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -35,11 +36,11 @@ impl Workers {
         if let Some(at) = worker.next_wakeup() {
             self.wakeups.insert((at, key.clone()));
         }
-        self.by_key.insert(key, (uid, worker));
+        self.by_key.insert(key.clone(), (key, (uid, worker)));
     }
 
     pub fn remove(&mut self, key: &str) -> Option<(String, PodWorker)> {
-        let (key, (uid, worker)) = self.by_key.remove_entry(key)?;
+        let (key, (uid, worker)) = self.by_key.remove(key)?;
         if let Some(at) = worker.next_wakeup() {
             self.wakeups.remove(&(at, key));
         }
@@ -48,13 +49,11 @@ impl Workers {
 
     /// Changes a worker; its place in the wakeup index follows.
     pub fn update<R>(&mut self, key: &str, change: impl FnOnce(&mut PodWorker) -> R) -> Option<R> {
-        let (_, worker) = self.by_key.get_mut(key)?;
+        let (key, (_, worker)) = self.by_key.get_mut(key)?;
         let before = worker.next_wakeup();
         let result = change(worker);
         let after = worker.next_wakeup();
         if before != after {
-            // The stored key, shared with the index.
-            let Some((key, _)) = self.by_key.get_key_value(key) else { return Some(result) };
             if let Some(at) = before {
                 self.wakeups.remove(&(at, key.clone()));
             }
@@ -67,7 +66,7 @@ impl Workers {
 
     /// Every worker, in no particular order (its callers ask whether any worker is so).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &(String, PodWorker))> + '_ {
-        self.by_key.iter().map(|(k, w)| (&**k, w))
+        self.by_key.values().map(|(k, w)| (&**k, w))
     }
 
     /// The workers' keys, in no particular order either.
@@ -76,7 +75,7 @@ impl Workers {
     }
 
     pub fn values(&self) -> impl Iterator<Item = &(String, PodWorker)> + '_ {
-        self.by_key.values()
+        self.by_key.values().map(|(_, w)| w)
     }
 
     /// The keys of the workers whose wakeup is `now` or earlier, soonest first.
