@@ -11,18 +11,21 @@ use crate::sim::Time;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+/// A pod's uid and its worker.
+pub type Worker = (String, PodWorker);
+
 #[derive(Debug, Default)]
 pub struct Workers {
     /// Each pod's uid and worker, found by hash: a kubelet looks its workers up several times
     /// a run, and a search of a sorted tree would compare keys scattered over the heap. The
     /// entry holds its key too (shared with the index), so a change finds both in one lookup.
-    by_key: HashMap<Arc<str>, (Arc<str>, (String, PodWorker)), FastKeys>,
+    by_key: HashMap<Arc<str>, (Arc<str>, Worker), FastKeys>,
     /// `(wakeup, key)` for every worker that has a wakeup (the key shared with `by_key`).
     wakeups: BTreeSet<(Time, Arc<str>)>,
 }
 
 impl Workers {
-    pub fn get(&self, key: &str) -> Option<&(String, PodWorker)> {
+    pub fn get(&self, key: &str) -> Option<&Worker> {
         self.by_key.get(key).map(|(_, w)| w)
     }
 
@@ -39,7 +42,7 @@ impl Workers {
         self.by_key.insert(key.clone(), (key, (uid, worker)));
     }
 
-    pub fn remove(&mut self, key: &str) -> Option<(String, PodWorker)> {
+    pub fn remove(&mut self, key: &str) -> Option<Worker> {
         let (key, (uid, worker)) = self.by_key.remove(key)?;
         if let Some(at) = worker.next_wakeup() {
             self.wakeups.remove(&(at, key));
@@ -65,7 +68,7 @@ impl Workers {
     }
 
     /// Every worker, in no particular order (its callers ask whether any worker is so).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &(String, PodWorker))> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Worker)> + '_ {
         self.by_key.values().map(|(k, w)| (&**k, w))
     }
 
@@ -74,7 +77,7 @@ impl Workers {
         self.by_key.keys().map(|k| &**k)
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &(String, PodWorker)> + '_ {
+    pub fn values(&self) -> impl Iterator<Item = &Worker> + '_ {
         self.by_key.values().map(|(_, w)| w)
     }
 
