@@ -224,7 +224,7 @@ impl Rejection {
 /// What PreFilter and PreScore see of the whole cluster, as the scheduler keeps it between
 /// cycles (upstream's snapshot): every node, and the placed pods indexed by their labels.
 pub struct Snapshot<'a> {
-    pub nodes: &'a BTreeMap<String, NodeInfo>,
+    pub nodes: &'a super::node_table::NodeTable,
     pub pods: &'a PodIndex,
 }
 

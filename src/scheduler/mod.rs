@@ -3,6 +3,7 @@
 //! pod, so a Pending pod can always say why.
 
 pub mod framework;
+pub mod node_table;
 pub mod plugins;
 pub mod queue;
 
@@ -13,6 +14,7 @@ use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
 use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
+use node_table::NodeTable;
 use queue::SchedulingQueue;
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -35,8 +37,7 @@ pub struct Scheduler {
     busy_until: Time,
     pods: Informer,
     nodes: Informer,
-    node_infos: BTreeMap<String, NodeInfo>,
-    node_order: Vec<String>,
+    node_infos: NodeTable,
     /// The number the next node the scheduler learns of gets (`NodeInfo::id`).
     next_node_id: u32,
     /// Where each pod counted on a node sits, and its group in `index`, so updates and
@@ -68,8 +69,7 @@ impl Scheduler {
             busy_until: Time::ZERO,
             pods: Informer::new(Kind::Pod),
             nodes: Informer::new(Kind::Node),
-            node_infos: BTreeMap::new(),
-            node_order: Vec::new(),
+            node_infos: NodeTable::default(),
             next_node_id: 0,
             assigned: HashMap::new(),
             index: PodIndex::default(),
@@ -111,14 +111,14 @@ impl Scheduler {
                                 }
                             }
                         }
-                        self.node_infos.insert(name, info);
+                        self.node_infos.insert(info);
                     }
                 }
                 _ => {}
             }
         }
         if let Some(cause) = last_cause {
-            self.node_order = self.node_infos.keys().cloned().collect();
+            self.node_infos.settle();
             self.queue.move_all_to_active(cause);
         }
     }
@@ -246,45 +246,43 @@ impl Scheduler {
         // The filters with something to check for this pod; the others pass every node.
         let filters: Vec<&dyn FilterPlugin> =
             self.filters.iter().map(|f| f.as_ref()).filter(|f| !f.skips(pod)).collect();
-        let total = self.node_order.len();
+        let total = self.node_infos.len();
         let wanted = Self::nodes_to_find(total);
-        // Feasible nodes with their state, borrowed from the scheduler's node map.
-        let mut feasible: Vec<(&String, &NodeInfo)> = Vec::with_capacity(wanted.min(total));
+        // Feasible nodes with their state, borrowed from the scheduler's node table.
+        let mut feasible: Vec<&NodeInfo> = Vec::with_capacity(wanted.min(total));
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
         let named = plugins::node_affinity::required_node_names(&pod.spec);
         if let Some(names) = &named {
             // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
-            for (name, info) in names.iter().filter_map(|n| self.node_infos.get_key_value(n)) {
+            for info in names.iter().filter_map(|n| self.node_infos.get(n)) {
                 match filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                    Ok(()) => feasible.push((name, info)),
+                    Ok(()) => feasible.push(info),
                     Err(r) => {
-                        rejected.insert(name.clone(), r);
+                        rejected.insert(info.name().to_string(), r);
                     }
                 }
             }
             if feasible.is_empty() {
-                for name in self.node_order.iter().filter(|n| !names.contains(*n)) {
+                for (name, _) in self.node_infos.iter().filter(|(n, _)| !names.contains(*n)) {
                     rejected.insert(
-                        name.clone(),
+                        name.to_string(),
                         Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector"),
                     );
                 }
             }
         } else if total > 0 {
-            // Round-robin from where the last cycle stopped, walking the map in name order
-            // (`node_order` is its keys), until enough feasible nodes are found.
-            let start = &self.node_order[self.next_start % total];
-            let ring = self.node_infos.range::<String, _>(start..).chain(self.node_infos.range::<String, _>(..start));
+            // Round-robin from where the last cycle stopped, walking the nodes in name order,
+            // until enough feasible nodes are found.
             let mut visited = 0;
-            for (name, info) in ring {
+            for info in self.node_infos.ring(self.next_start) {
                 if feasible.len() >= wanted {
                     break;
                 }
                 visited += 1;
                 match filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                    Ok(()) => feasible.push((name, info)),
+                    Ok(()) => feasible.push(info),
                     Err(r) => {
-                        rejected.insert(name.clone(), r);
+                        rejected.insert(info.name().to_string(), r);
                     }
                 }
             }
@@ -296,17 +294,17 @@ impl Scheduler {
         }
         // Score: weighted sum of each plugin's normalised scores.
         let mut totals = vec![0i64; feasible.len()];
-        let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, info)| *info).collect();
+        let infos = &feasible;
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
         // One buffer for every plugin's scores; a plugin's weight is asked once, not per node.
         let mut scores: Vec<i64> = Vec::with_capacity(infos.len());
         for scorer in self.scorers.iter_mut() {
-            scorer.pre_score(pod, &cluster, &infos);
+            scorer.pre_score(pod, &cluster, infos);
             if scorer.skips(pod) {
                 continue;
             }
             scores.clear();
-            scorer.score_all(pod, &infos, &mut scores);
+            scorer.score_all(pod, infos, &mut scores);
             scorer.normalize(&mut scores);
             let weight = scorer.weight();
             for (t, s) in totals.iter_mut().zip(&scores) {
@@ -325,10 +323,10 @@ impl Scheduler {
                 }
             }
         }
-        let node = feasible[chosen].0.clone();
+        let node = feasible[chosen].name().to_string();
         let feasible_count = feasible.len();
         ctx.cause = Some(ctx.decide(|| {
-            let mut ranked: Vec<(&String, &i64)> = feasible.iter().map(|(n, _)| *n).zip(totals.iter()).collect();
+            let mut ranked: Vec<(&str, &i64)> = feasible.iter().map(|n| n.name()).zip(totals.iter()).collect();
             ranked.stable_sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let shown: Vec<String> = ranked.iter().take(5).map(|(n, s)| format!("{n}={s}")).collect();
             format!("pod {key}: {feasible_count}/{total} nodes feasible; scores {}; picked {node}", shown.join(" "))
@@ -439,9 +437,9 @@ impl Component for Scheduler {
         let nodes: Vec<Arc<Object>> = self.nodes.cache.values().cloned().collect();
         for node in nodes.iter().filter_map(|o| o.as_node()) {
             let info = self.new_node_info(Arc::new(node.clone()));
-            self.node_infos.insert(node.metadata.name.clone(), info);
+            self.node_infos.insert(info);
         }
-        self.node_order = self.node_infos.keys().cloned().collect();
+        self.node_infos.settle();
         let pods: Vec<Arc<Object>> = self.pods.cache.values().cloned().collect();
         for object in pods {
             if let Some(pod) = object.as_pod() {

@@ -252,8 +252,8 @@ mod tests {
     use crate::api::Node;
     use crate::api::meta::Labels;
     use crate::scheduler::framework::PodIndex;
+    use crate::scheduler::node_table::NodeTable;
     use serde_json::json;
-    use std::collections::BTreeMap;
     use std::sync::Arc;
 
     const HOSTNAME: &str = "kubernetes.io/hostname";
@@ -292,13 +292,13 @@ mod tests {
     }
 
     struct Cluster {
-        nodes: BTreeMap<String, NodeInfo>,
+        nodes: NodeTable,
         index: PodIndex,
     }
 
     impl Cluster {
         fn new(names: &[&str]) -> Self {
-            Cluster { nodes: names.iter().map(|n| (n.to_string(), node(n))).collect(), index: PodIndex::default() }
+            Cluster { nodes: names.iter().map(|n| node(n)).collect(), index: PodIndex::default() }
         }
         fn place(&mut self, p: &Pod, node: &str) {
             let g = self.index.add(p);

@@ -43,11 +43,11 @@ mod tests {
     use super::*;
     use crate::api::Pod;
     use crate::scheduler::framework::{PodIndex, Snapshot};
-    use std::collections::BTreeMap;
+    use crate::scheduler::node_table::NodeTable;
 
     /// The names of the default filters that skip `pod` after PreFilter on an empty cluster.
     fn skipped(pod: &Pod) -> Vec<&'static str> {
-        let (nodes, pods) = (BTreeMap::new(), PodIndex::default());
+        let (nodes, pods) = (NodeTable::default(), PodIndex::default());
         let cluster = Snapshot { nodes: &nodes, pods: &pods };
         let mut filters = default_filters();
         filters.iter_mut().for_each(|f| f.pre_filter(pod, &cluster));
@@ -64,7 +64,7 @@ mod tests {
 
     #[test]
     fn a_plain_pod_is_not_scored_by_node_affinity_or_inter_pod_affinity_which_would_give_every_node_0() {
-        let (nodes, pods) = (BTreeMap::new(), PodIndex::default());
+        let (nodes, pods) = (NodeTable::default(), PodIndex::default());
         let cluster = Snapshot { nodes: &nodes, pods: &pods };
         let pod = Pod::default();
         let mut scorers = default_scorers();

@@ -465,6 +465,7 @@ mod tests {
     use crate::api::meta::Labels;
     use crate::api::{Node, OwnerReference, Taint};
     use crate::scheduler::framework::PodIndex;
+    use crate::scheduler::node_table::NodeTable;
     use serde_json::json;
     use std::collections::BTreeMap;
     use std::sync::Arc;
@@ -497,7 +498,7 @@ mod tests {
 
     /// Nodes and the pods placed on them, as the scheduler keeps them.
     struct Cluster {
-        nodes: BTreeMap<String, NodeInfo>,
+        nodes: NodeTable,
         index: PodIndex,
     }
 
@@ -505,7 +506,7 @@ mod tests {
         fn new(nodes: Vec<NodeInfo>) -> Self {
             let numbered = nodes.into_iter().zip(0..).map(|(mut n, id)| {
                 n.id = id;
-                (n.name().to_string(), n)
+                n
             });
             Cluster { nodes: numbered.collect(), index: PodIndex::default() }
         }
@@ -521,7 +522,7 @@ mod tests {
         fn filter(&self, p: &Pod) -> BTreeMap<String, Result<(), Rejection>> {
             let mut plugin = PodTopologySpread::default();
             plugin.pre_filter(p, &self.snapshot());
-            self.nodes.iter().map(|(n, info)| (n.clone(), plugin.filter(p, info))).collect()
+            self.nodes.iter().map(|(n, info)| (n.to_string(), plugin.filter(p, info))).collect()
         }
         fn scores(&self, p: &Pod) -> Vec<i64> {
             let mut plugin = PodTopologySpread::default();
