@@ -294,17 +294,16 @@ impl Scheduler {
         }
         // Score: weighted sum of each plugin's normalised scores.
         let mut totals = vec![0i64; feasible.len()];
-        let infos = &feasible;
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
         // One buffer for every plugin's scores; a plugin's weight is asked once, not per node.
-        let mut scores: Vec<i64> = Vec::with_capacity(infos.len());
+        let mut scores: Vec<i64> = Vec::with_capacity(feasible.len());
         for scorer in self.scorers.iter_mut() {
-            scorer.pre_score(pod, &cluster, infos);
+            scorer.pre_score(pod, &cluster, &feasible);
             if scorer.skips(pod) {
                 continue;
             }
             scores.clear();
-            scorer.score_all(pod, infos, &mut scores);
+            scorer.score_all(pod, &feasible, &mut scores);
             scorer.normalize(&mut scores);
             let weight = scorer.weight();
             for (t, s) in totals.iter_mut().zip(&scores) {
