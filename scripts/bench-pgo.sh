@@ -8,9 +8,10 @@
 #
 # Arguments go to the benchmark run that is measured; the training run is mid size (15,000
 # pods on 500 nodes: it exercises the same code as the full size, and profiles trained on
-# either measured the same). Needs rustup's llvm-tools component (for llvm-profdata), added when missing. Builds go
-# to target/pgo-gen and target/pgo-use, so the ordinary build is left alone. The simulation is
-# the same (same writes, same virtual time); only the machine code differs.
+# either measured the same). Needs rustup's llvm-tools component (for llvm-profdata), added
+# when missing. Builds go to target/pgo-gen and target/pgo-use, so the ordinary build is left
+# alone. The simulation is the same (same writes, same virtual time); only the machine code
+# differs.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 
@@ -29,19 +30,21 @@ if [[ "$host" == x86_64-* ]] && grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /pr
 fi
 
 data="$ROOT/target/pgo-data"
-rm -rf "$data"
 
-# The benchmark binary cargo built, as its JSON messages name it.
+# The benchmark binary cargo built, as its JSON messages name it (nothing if the build failed;
+# cargo's own progress and errors go to stderr as usual).
 build() {
   local dir="$1" flags="$2"
   RUSTFLAGS="$cpu $flags" CARGO_TARGET_DIR="$ROOT/target/$dir" \
-    cargo bench --bench scale --no-run --message-format=json 2>/dev/null |
-    grep -o '"executable":"[^"]*/deps/scale-[^"]*"' | sed 's/.*:"//; s/"$//' | tail -n 1
+    cargo bench --bench scale --no-run --message-format=json |
+    grep -o '"executable":"[^"]*/deps/scale-[^"]*"' | sed 's/.*:"//; s/"$//' | tail -n 1 || true
 }
 
 say "building the instrumented benchmark (${cpu:-baseline x86-64})"
 gen="$(build pgo-gen "-Cprofile-generate=$data")"
 [[ -x "$gen" ]] || die "the instrumented build failed"
+# Only the training run's counts (build scripts of the instrumented build wrote some too).
+rm -rf "$data"
 say "training: one mid-size run"
 "$gen" --bench --nodes 500 --pods 15000 | grep -E "pods in" || die "the training run failed"
 "$profdata" merge -o "$ROOT/target/pgo.profdata" "$data"
