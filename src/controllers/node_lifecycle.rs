@@ -116,7 +116,7 @@ impl Reconciler for NodeLifecycleController {
             return Action::AwaitChange;
         };
         let Some(node) = object.as_node() else { return Action::AwaitChange };
-        if self.registered.insert(key.to_string()) {
+        if !self.registered.contains(key) && self.registered.insert(key.to_string()) {
             ctx.event(
                 &object,
                 "",
@@ -189,12 +189,13 @@ impl NodeLifecycleController {
     /// only then (upstream's NoSchedule tainting pass). The update names the cached
     /// resourceVersion, so it never overwrites a change it has not seen; a conflict is retried.
     fn sync_unschedulable_taint(&mut self, key: &str, ctx: &mut Ctx) {
-        let Some(node) = self.nodes.cache.get(key).and_then(|o| o.as_node().cloned()) else { return };
-        let tainted = has_taint(&node, UNSCHEDULABLE, "NoSchedule");
+        let Some(node) = self.nodes.cache.get(key).and_then(|o| o.as_node()) else { return };
+        let tainted = has_taint(node, UNSCHEDULABLE, "NoSchedule");
         if tainted == node.spec.unschedulable {
             return;
         }
-        let mut n = node;
+        // Copied only when the taint is to change (every node is checked every five seconds).
+        let mut n = node.clone();
         if n.spec.unschedulable {
             n.spec.taints.push(Taint {
                 key: UNSCHEDULABLE.into(),
