@@ -116,7 +116,9 @@ impl Reconciler for NodeLifecycleController {
             return Action::AwaitChange;
         };
         let Some(node) = object.as_node() else { return Action::AwaitChange };
-        if !self.registered.contains(key) && self.registered.insert(key.to_string()) {
+        // A node seen for the first time (its name is copied only then).
+        if !self.registered.contains(key) {
+            self.registered.insert(key.to_string());
             ctx.event(
                 &object,
                 "",
