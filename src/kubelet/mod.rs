@@ -368,7 +368,9 @@ impl Kubelet {
         let (runtime, rng, now) = (&mut self.runtime, &mut *ctx.rng, ctx.now);
         let stepped = self.workers.update(key, |worker| {
             let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
-            (actions, !worker.unfilled().is_empty(), worker.status(pod, now))
+            // Inside the runtime's call, the status the sync began with stands: none is built.
+            let status = (!worker.held()).then(|| worker.status(pod, now));
+            (actions, !worker.unfilled().is_empty(), status)
         });
         let Some((actions, unfilled, status)) = stepped else { return };
         if unfilled {
@@ -386,7 +388,10 @@ impl Kubelet {
                 Action::DeletePod => delete = true,
             }
         }
-        if status != *pod.status {
+        // A held status (inside the runtime's call) leaves things as they are: a write that
+        // failed before is still retried. A pod being deleted is never held.
+        let changed = status.as_ref().map(|s| *s != *pod.status);
+        if let (Some(status), Some(true)) = (status, changed) {
             // The stored pod with the new status (its old status is not copied only to be
             // replaced).
             let mut updated = Pod {
@@ -410,7 +415,7 @@ impl Kubelet {
                     self.unsynced.insert(key.to_string());
                 }
             }
-        } else {
+        } else if changed == Some(false) {
             self.unsynced.remove(key);
         }
         if delete {

@@ -181,6 +181,11 @@ pub struct PodWorker {
     /// When the worker next needs a step, worked out whenever it changes (the kubelet asks
     /// for every pod each time it runs).
     wakeup: Option<Time>,
+    /// The pod's first sync is still inside the container runtime: creating the sandbox, then
+    /// pulling images and starting containers (or the first init container), all in one call.
+    first_sync_open: bool,
+    /// The last step fell inside that call: the status the sync began with still stands.
+    held: bool,
 }
 
 impl PodWorker {
@@ -242,6 +247,8 @@ impl PodWorker {
             grace: Duration::seconds(pod.spec.termination_grace_period_seconds.unwrap_or(30).max(0) as u64),
             host_network: pod.spec.host_network,
             wakeup: None,
+            first_sync_open: false,
+            held: false,
         }
     }
 
@@ -343,9 +350,28 @@ impl PodWorker {
         world: &dyn Surroundings,
     ) -> Vec<Action> {
         self.syncs += 1;
+        let open = self.first_sync_open;
         let actions = self.advance(pod, now, runtime, rng, next_ip, world);
+        // The runtime's call returns once the sandbox is up and no container is still waiting
+        // on its image: what it did is reported then, in one status (with the pod's IP).
+        self.held = false;
+        if open && self.first_sync_open {
+            let pulling = self.containers.iter().any(|c| matches!(c.image, ImageState::Pulling { .. }));
+            if self.ip.is_some() && !pulling {
+                self.first_sync_open = false;
+            } else {
+                self.held = true;
+            }
+        }
         self.wakeup = self.compute_wakeup();
         actions
+    }
+
+    /// Whether the last step fell inside the pod's first sync, still in the container runtime
+    /// (creating its sandbox, pulling images): the kubelet reports nothing new until that
+    /// call returns, as the status a sync writes is worked out when it begins.
+    pub fn held(&self) -> bool {
+        self.held
     }
 
     /// How many times the kubelet has synced the pod.
@@ -364,6 +390,7 @@ impl PodWorker {
     ) -> Vec<Action> {
         let mut actions = Vec::new();
         if pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() && self.terminating {
+            self.first_sync_open = false;
             self.terminate(pod, now, rng, &mut actions);
             return actions;
         }
@@ -371,6 +398,7 @@ impl PodWorker {
         match self.sandbox_ready_at {
             None => {
                 self.sandbox_ready_at = Some(now + Duration::millis(rng.between(300, 700)));
+                self.first_sync_open = true;
                 return actions;
             }
             Some(at) if now < at => return actions,
@@ -1276,8 +1304,19 @@ mod tests {
     /// Steps the worker at each of its wake-ups until `until`, keeping the pod's status
     /// current; returns the events it reported, with their times.
     fn run(worker: &mut PodWorker, pod: &mut Pod, runtime: &mut Runtime, until: Time) -> Vec<(Time, String)> {
+        run_writing(worker, pod, runtime, until).0
+    }
+
+    /// `run`, also returning each status the kubelet would write (one that differs from the
+    /// pod's), with its time.
+    fn run_writing(
+        worker: &mut PodWorker,
+        pod: &mut Pod,
+        runtime: &mut Runtime,
+        until: Time,
+    ) -> (Vec<(Time, String)>, Vec<(Time, PodStatus)>) {
         let mut rng = Rng::new(7);
-        let mut events = Vec::new();
+        let (mut events, mut writes) = (Vec::new(), Vec::new());
         let mut now = Time::ZERO;
         while now <= until {
             for action in worker.step(pod, now, runtime, &mut rng, &mut || "10.244.1.2".to_string(), &|_: &str| false) {
@@ -1285,14 +1324,20 @@ mod tests {
                     events.push((now, format!("{reason}: {message}")));
                 }
             }
-            pod.status = worker.status(pod, now).into();
+            if !worker.held() {
+                let status = worker.status(pod, now);
+                if status != *pod.status {
+                    writes.push((now, status.clone()));
+                    pod.status = status.into();
+                }
+            }
             match worker.next_wakeup() {
                 Some(t) if t > now => now = t,
                 Some(_) => now = now + Duration::millis(1),
                 None => break,
             }
         }
-        events
+        (events, writes)
     }
 
     fn seconds(t: Time) -> u64 {
@@ -1488,5 +1533,68 @@ mod tests {
         let mut worker = PodWorker::new(&pod2, Time::ZERO, "172.18.0.4");
         run(&mut worker, &mut pod2, &mut present, Time::ZERO + Duration::seconds(3));
         assert!(pod2.status.container_statuses[0].state.running.is_some());
+    }
+
+    /// The waiting reason of a status's first app container, and the pod's IP.
+    fn reason_and_ip(status: &PodStatus) -> (String, String) {
+        let state = &status.container_statuses[0].state;
+        let reason = match (&state.waiting, &state.running) {
+            (Some(w), _) => w.reason.clone(),
+            (None, Some(_)) => "Running".into(),
+            _ => "Terminated".into(),
+        };
+        (reason, status.pod_ip.clone())
+    }
+
+    #[test]
+    fn a_pod_that_pulls_its_image_reports_once_as_its_sync_begins_and_once_its_container_runs() {
+        let mut pod = pod(busybox("sleep 3600"));
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let (events, writes) = run_writing(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(30));
+        assert!(events.iter().any(|(_, e)| e.starts_with("Pulling:")), "{events:?}");
+        // The sandbox, the pull and the start are one call into the runtime: the status the
+        // sync began with (no IP yet) stands until the container runs.
+        let seen: Vec<(String, String)> = writes.iter().map(|(_, s)| reason_and_ip(s)).collect();
+        assert_eq!(
+            seen,
+            [("ContainerCreating".into(), String::new()), ("Running".into(), "10.244.1.2".into())],
+            "{writes:?}"
+        );
+        let started = events.iter().find(|(_, e)| e.starts_with("Started:")).map(|(t, _)| *t);
+        assert_eq!(Some(writes[1].0), started);
+        let ready = writes[1].1.conditions.iter().find(|c| c.type_ == "PodReadyToStartContainers").unwrap();
+        assert_eq!(ready.status, "True");
+    }
+
+    #[test]
+    fn a_failed_pull_ends_the_first_sync_and_reports_the_pods_ip_with_the_error() {
+        let registry = Registry::default();
+        registry.break_image("busybox:1.36").unwrap();
+        let mut runtime = Runtime { registry, ..Runtime::default() };
+        let mut pod = pod(busybox("sleep 3600"));
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let (_, writes) = run_writing(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(3));
+        let seen: Vec<(String, String)> = writes.iter().map(|(_, s)| reason_and_ip(s)).collect();
+        assert_eq!(
+            seen,
+            [("ContainerCreating".into(), String::new()), ("ErrImagePull".into(), "10.244.1.2".into())],
+            "{writes:?}"
+        );
+    }
+
+    #[test]
+    fn the_first_sync_returns_once_the_first_init_container_has_started() {
+        let mut pod = pod(busybox("sleep 3600"));
+        let init = Container { name: "setup".into(), ..busybox("sleep 5") };
+        Arc::make_mut(&mut pod.spec).init_containers = vec![init.into()];
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let mut runtime = Runtime::default();
+        let (_, writes) = run_writing(&mut worker, &mut pod, &mut runtime, Time::ZERO + Duration::seconds(3));
+        // Before the call, and once the init container runs (the app waits for it).
+        assert_eq!(writes.len(), 2, "{writes:?}");
+        let second = &writes[1].1;
+        assert_eq!(second.pod_ip, "10.244.1.2");
+        assert!(second.init_container_statuses[0].state.running.is_some(), "{second:?}");
     }
 }
