@@ -1307,14 +1307,12 @@ mod tests {
         run_writing(worker, pod, runtime, until).0
     }
 
+    /// Events reported and statuses written, each with its time.
+    type Reports = (Vec<(Time, String)>, Vec<(Time, PodStatus)>);
+
     /// `run`, also returning each status the kubelet would write (one that differs from the
     /// pod's), with its time.
-    fn run_writing(
-        worker: &mut PodWorker,
-        pod: &mut Pod,
-        runtime: &mut Runtime,
-        until: Time,
-    ) -> (Vec<(Time, String)>, Vec<(Time, PodStatus)>) {
+    fn run_writing(worker: &mut PodWorker, pod: &mut Pod, runtime: &mut Runtime, until: Time) -> Reports {
         let mut rng = Rng::new(7);
         let (mut events, mut writes) = (Vec::new(), Vec::new());
         let mut now = Time::ZERO;
