@@ -8,6 +8,7 @@
 use crate::api::Object;
 use crate::etcd_keys::KeyIndex;
 use crate::object_cache::FastKeys;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -153,10 +154,32 @@ impl Etcd {
 
     /// Stores a new key. The object's `resourceVersion` becomes the write's revision.
     pub fn create(&mut self, key: &str, object: Object) -> Result<Change, EtcdError> {
-        if self.kvs.contains_key(key) {
-            return Err(EtcdError::Exists);
-        }
-        Ok(self.put(key, object, None))
+        self.try_create(key, object).map_err(|_| EtcdError::Exists)
+    }
+
+    /// `create`, handing the object back when the key is taken. The key is looked up once
+    /// (and copied once, for both indexes and the log to share).
+    pub fn try_create(&mut self, key: &str, mut object: Object) -> Result<Change, Box<Object>> {
+        let slot = match self.kvs.entry(Arc::from(key)) {
+            Entry::Occupied(_) => return Err(Box::new(object)),
+            Entry::Vacant(slot) => slot,
+        };
+        self.revision += 1;
+        let revision = self.revision;
+        object.meta_mut().resource_version = revision.to_string();
+        let value = Arc::new(object);
+        let key = slot.key().clone();
+        self.order.insert(key.clone());
+        slot.insert(KeyValue {
+            value: value.clone(),
+            create_revision: revision,
+            mod_revision: revision,
+            version: 1,
+            key: key.clone(),
+        });
+        let change = Change { revision, key, kind: ChangeKind::Put, value, prev: None, created: true };
+        self.append(change.clone());
+        Ok(change)
     }
 
     /// Replaces a key's value. With `expected`, the write only happens if the key was last
@@ -438,6 +461,19 @@ mod tests {
         assert_eq!((a.revision, b.revision), (2, 3));
         assert_eq!(etcd.get("/registry/namespaces/b").unwrap().value.meta().resource_version, "3");
         assert_eq!(etcd.create("/registry/namespaces/a", ns("a")).unwrap_err(), EtcdError::Exists);
+    }
+
+    #[test]
+    fn creating_a_taken_key_hands_the_object_back_and_writes_nothing() {
+        let mut etcd = Etcd::new();
+        let first = etcd.try_create("/registry/namespaces/a", ns("a")).unwrap();
+        let kv = etcd.get("/registry/namespaces/a").unwrap();
+        assert_eq!((kv.create_revision, kv.mod_revision, kv.version), (2, 2, 1));
+        assert!(first.created && first.prev.is_none());
+        let back = etcd.try_create("/registry/namespaces/a", ns("again")).unwrap_err();
+        assert_eq!(back.name(), "again");
+        assert_eq!((etcd.revision(), etcd.len()), (2, 1));
+        assert_eq!(etcd.range("/registry/namespaces/").count(), 1);
     }
 
     #[test]

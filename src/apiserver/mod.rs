@@ -514,16 +514,13 @@ impl ApiServer {
         let mut attempts = 0;
         loop {
             let key = Self::key(&req, object.name());
-            // The object moves into the store (a free name is checked first, so it need not be
-            // copied in case the name is taken).
-            if self.etcd.get(&key).is_none() {
-                return match self.etcd.create(&key, object) {
-                    Ok(change) => {
-                        let _ = stored.set(Arc::downgrade(&change.value));
-                        Ok(self.publish(change, env, seq))
-                    }
-                    Err(_) => Err((Stage::Storage, Status::already_exists(req.kind, &req.name))),
-                };
+            // The object moves into the store, or comes back if the name is taken.
+            match self.etcd.try_create(&key, object) {
+                Ok(change) => {
+                    let _ = stored.set(Arc::downgrade(&change.value));
+                    return Ok(self.publish(change, env, seq));
+                }
+                Err(back) => object = *back,
             }
             if !generated || attempts >= 8 {
                 return Err((Stage::Storage, Status::already_exists(req.kind, object.name())));
