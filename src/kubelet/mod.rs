@@ -388,8 +388,8 @@ impl Kubelet {
                 Action::DeletePod => delete = true,
             }
         }
-        // A held status (inside the runtime's call) leaves things as they are: a write that
-        // failed before is still retried. A pod being deleted is never held.
+        // Inside the runtime's call nothing is written, and a write that failed before stays
+        // marked to be sent again once the call returns. A pod being deleted is never held.
         let changed = status.as_ref().map(|s| *s != *pod.status);
         if let (Some(status), Some(true)) = (status, changed) {
             // The stored pod with the new status (its old status is not copied only to be
