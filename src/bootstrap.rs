@@ -111,7 +111,7 @@ pub fn cluster_services(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) 
                 ("kubernetes.io/name", "CoreDNS"),
             ])
             .into(),
-            annotations: labels(&[("prometheus.io/port", "9153"), ("prometheus.io/scrape", "true")]),
+            annotations: labels(&[("prometheus.io/port", "9153"), ("prometheus.io/scrape", "true")]).into(),
             ..Default::default()
         },
         spec: ServiceSpec {

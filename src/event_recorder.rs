@@ -4,6 +4,7 @@
 //! of 25 events per object (one more every five minutes) drops what a chatty component says
 //! beyond it (the spam filter).
 
+use crate::api::shared::Shared;
 use crate::api::{Event, EventSource, Object};
 use crate::object_cache::FastKeys;
 use crate::sim::{Duration, Time};
@@ -29,7 +30,8 @@ const CACHE_SIZE: usize = 4096;
 /// events themselves, shared with the store), and its correlator's state.
 #[derive(Debug)]
 pub struct EventRecorder {
-    pub source: EventSource,
+    /// Who reports: shared by every Event this recorder makes.
+    pub source: Shared<EventSource>,
     /// Whether events pass the correlator's aggregation and spam filter: kubelets' and
     /// controllers' core/v1 recorders do; the scheduler's events.k8s.io recorder has neither.
     correlate: bool,
@@ -142,7 +144,7 @@ fn make_room<V>(map: &mut HashMap<u64, V, FastKeys>, key: &u64, last_used: impl 
 impl EventRecorder {
     pub fn new(component: &str, host: &str) -> Self {
         EventRecorder {
-            source: EventSource { component: component.to_string(), host: host.to_string() },
+            source: EventSource { component: component.to_string(), host: host.to_string() }.into(),
             correlate: true,
             seen: HashMap::default(),
             similar: HashMap::default(),

@@ -1,6 +1,7 @@
 //! Events (core/v1): what a component reports about an object, as `kubectl get events` lists them.
 
 use super::meta::{ObjectMeta, ObjectReference};
+use super::shared::Shared;
 use crate::sim::Time;
 use crate::sim::time::MicroTime;
 use serde::{Deserialize, Serialize};
@@ -22,8 +23,9 @@ pub struct Event {
     pub reason: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// The reporting component and host: one copy per recorder, shared by its Events.
     #[serde(default)]
-    pub source: EventSource,
+    pub source: Shared<EventSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_timestamp: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

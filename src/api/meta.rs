@@ -38,13 +38,15 @@ pub struct ObjectMeta {
     /// Shared between versions until changed (see [`Shared`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: Shared<Labels>,
+    /// Shared between versions until changed, as the labels are.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: Shared<Labels>,
     /// Shared between versions until changed, as the labels are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Shared<Vec<OwnerReference>>,
+    /// Shared between versions until changed, as the labels are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub finalizers: Vec<String>,
+    pub finalizers: Shared<Vec<String>>,
     /// Which field manager owns which fields (server-side apply's record). The API server
     /// keeps it; what a client sends here is ignored.
     #[serde(default, skip_serializing_if = "super::managed_fields::none_managed")]

@@ -14,7 +14,8 @@ use std::sync::Arc;
 pub struct Shared<T>(Arc<T>);
 
 /// A type whose empty value one copy per thread stands for, so an empty `Shared` (every
-/// object's labels and owner references start so) is made without allocating.
+/// object's labels, annotations, owner references and finalizers start so) is made without
+/// allocating.
 pub trait SharedEmpty: Sized + 'static {
     fn empty() -> Arc<Self>;
 }
@@ -33,6 +34,8 @@ macro_rules! shared_empty {
 shared_empty! {
     super::Labels = std::collections::BTreeMap::new();
     Vec<super::OwnerReference> = Vec::new();
+    Vec<String> = Vec::new();
+    super::EventSource = super::EventSource::default();
 }
 
 impl<T: SharedEmpty> Default for Shared<T> {

@@ -318,7 +318,7 @@ impl DeploymentController {
                 name: format!("{}-{hash}", s.d.metadata.name),
                 namespace: s.d.metadata.namespace.clone(),
                 labels: template.metadata.labels.clone(),
-                annotations,
+                annotations: annotations.into(),
                 owner_references: vec![controller_ref(&s.object)].into(),
                 ..Default::default()
             },

@@ -59,7 +59,9 @@ pub fn root_ca_config_map(namespace: &str) -> ConfigMap {
         metadata: ObjectMeta {
             name: ROOT_CA_CONFIGMAP.into(),
             namespace: namespace.into(),
-            annotations: [("kubernetes.io/description".to_string(), ROOT_CA_DESCRIPTION.to_string())].into(),
+            annotations: [("kubernetes.io/description".to_string(), ROOT_CA_DESCRIPTION.to_string())]
+                .into_iter()
+                .collect(),
             ..Default::default()
         },
         data: [("ca.crt".to_string(), CLUSTER_CA_CERT.to_string())].into(),

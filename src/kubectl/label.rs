@@ -260,7 +260,7 @@ pub(super) fn label(cluster: &mut Cluster, args: &Args, field: Field) -> Output 
                 // kubectl compares the object's JSON before and after: shorter means unlabeled.
                 let old_len = serde_json::to_string(current).map_or(0, |s| s.len());
                 let new_len = serde_json::to_string(&next).map_or(0, |s| s.len());
-                if next == *current {
+                if next == **current {
                     "not labeled"
                 } else if !args.has("overwrite") && new_len < old_len {
                     "unlabeled"

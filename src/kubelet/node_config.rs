@@ -89,7 +89,7 @@ impl NodeConfig {
             metadata: ObjectMeta {
                 name: self.name.clone(),
                 labels: self.labels.clone().into(),
-                annotations: [("node.alpha.kubernetes.io/ttl".to_string(), "0".to_string())].into(),
+                annotations: [("node.alpha.kubernetes.io/ttl".to_string(), "0".to_string())].into_iter().collect(),
                 ..Default::default()
             },
             spec: NodeSpec {
