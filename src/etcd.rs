@@ -82,6 +82,20 @@ pub struct Etcd {
     discard: Option<Box<dyn Discard>>,
 }
 
+impl KeyValue {
+    /// A key's first version, written at `revision`.
+    fn first(key: Arc<str>, value: Arc<Object>, revision: Revision) -> Self {
+        KeyValue { value, create_revision: revision, mod_revision: revision, version: 1, key }
+    }
+}
+
+/// Moves the store to its next revision and stamps it on `object` as its resourceVersion.
+fn stamp(revision: &mut Revision, mut object: Object) -> (Revision, Arc<Object>) {
+    *revision += 1;
+    object.meta_mut().resource_version = revision.to_string();
+    (*revision, Arc::new(object))
+}
+
 /// A value written behind the API server's back that is not an object it can decode.
 #[derive(Clone, Debug)]
 pub struct RawValue {
@@ -159,24 +173,15 @@ impl Etcd {
 
     /// `create`, handing the object back when the key is taken. The key is looked up once
     /// (and copied once, for both indexes and the log to share).
-    pub fn try_create(&mut self, key: &str, mut object: Object) -> Result<Change, Box<Object>> {
+    pub fn try_create(&mut self, key: &str, object: Object) -> Result<Change, Box<Object>> {
         let slot = match self.kvs.entry(Arc::from(key)) {
             Entry::Occupied(_) => return Err(Box::new(object)),
             Entry::Vacant(slot) => slot,
         };
-        self.revision += 1;
-        let revision = self.revision;
-        object.meta_mut().resource_version = revision.to_string();
-        let value = Arc::new(object);
+        let (revision, value) = stamp(&mut self.revision, object);
         let key = slot.key().clone();
         self.order.insert(key.clone());
-        slot.insert(KeyValue {
-            value: value.clone(),
-            create_revision: revision,
-            mod_revision: revision,
-            version: 1,
-            key: key.clone(),
-        });
+        slot.insert(KeyValue::first(key.clone(), value.clone(), revision));
         let change = Change { revision, key, kind: ChangeKind::Put, value, prev: None, created: true };
         self.append(change.clone());
         Ok(change)
@@ -214,38 +219,29 @@ impl Etcd {
         Ok(change)
     }
 
-    fn put(&mut self, key: &str, mut object: Object, prev: Option<Arc<Object>>) -> Change {
-        self.revision += 1;
-        let revision = self.revision;
-        object.meta_mut().resource_version = revision.to_string();
-        let value = Arc::new(object);
+    fn put(&mut self, key: &str, object: Object, prev: Option<Arc<Object>>) -> Change {
+        let (revision, value) = stamp(&mut self.revision, object);
         let created = prev.is_none();
-        // An update finds its key by reference; a new key is copied once, for both indexes and
-        // the log to share.
-        let entry = match self.kvs.get_mut(key) {
+        // An update finds its key by reference; a new key (`etcdctl put`) is copied once, for
+        // both indexes and the log to share.
+        let key = match self.kvs.get_mut(key) {
             Some(entry) => {
                 // Managed fields still to be worked out from this revision are worked out
                 // while it is the stored one (see `ManagedFields::reading_stored`).
                 entry.value.meta().managed_fields.settle();
-                entry
+                entry.value = value.clone();
+                entry.mod_revision = revision;
+                entry.version += 1;
+                entry.key.clone()
             }
             None => {
                 let shared: Arc<str> = Arc::from(key);
                 self.order.insert(shared.clone());
-                let kv = KeyValue {
-                    value: value.clone(),
-                    create_revision: revision,
-                    mod_revision: revision,
-                    version: 0,
-                    key: shared.clone(),
-                };
-                self.kvs.entry(shared).or_insert(kv)
+                self.kvs.insert(shared.clone(), KeyValue::first(shared.clone(), value.clone(), revision));
+                shared
             }
         };
-        entry.value = value.clone();
-        entry.mod_revision = revision;
-        entry.version += 1;
-        let change = Change { revision, key: entry.key.clone(), kind: ChangeKind::Put, value, prev, created };
+        let change = Change { revision, key, kind: ChangeKind::Put, value, prev, created };
         self.append(change.clone());
         change
     }

@@ -388,35 +388,38 @@ impl Kubelet {
                 Action::DeletePod => delete = true,
             }
         }
-        // Inside the runtime's call nothing is written, and a write that failed before stays
-        // marked to be sent again once the call returns. A pod being deleted is never held.
-        let changed = status.as_ref().map(|s| *s != *pod.status);
-        if let (Some(status), Some(true)) = (status, changed) {
-            // The stored pod with the new status (its old status is not copied only to be
-            // replaced).
-            let mut updated = Pod {
-                api_version: pod.api_version.clone(),
-                kind: pod.kind.clone(),
-                metadata: pod.metadata.clone(),
-                spec: pod.spec.clone(),
-                status: Arc::new(status),
-            };
-            updated.metadata.resource_version.clear();
-            match ctx.call_object(Request::update_status(Object::Pod(updated))) {
-                Ok(stored) => {
-                    self.pods.assume(stored);
-                    self.unsynced.remove(key);
-                }
-                // Gone: nothing to report to. Otherwise the status is sent again later.
-                Err(status) if status.reason == "NotFound" => {
-                    self.unsynced.remove(key);
-                }
-                Err(_) => {
-                    self.unsynced.insert(key.to_string());
+        match status {
+            // Inside the runtime's call nothing is written, and a write that failed before stays
+            // marked to be sent again once the call returns. A pod being deleted is never held.
+            None => {}
+            Some(status) if status == *pod.status => {
+                self.unsynced.remove(key);
+            }
+            Some(status) => {
+                // The stored pod with the new status (its old status is not copied only to be
+                // replaced).
+                let mut updated = Pod {
+                    api_version: pod.api_version.clone(),
+                    kind: pod.kind.clone(),
+                    metadata: pod.metadata.clone(),
+                    spec: pod.spec.clone(),
+                    status: Arc::new(status),
+                };
+                updated.metadata.resource_version.clear();
+                match ctx.call_object(Request::update_status(Object::Pod(updated))) {
+                    Ok(stored) => {
+                        self.pods.assume(stored);
+                        self.unsynced.remove(key);
+                    }
+                    // Gone: nothing to report to. Otherwise the status is sent again later.
+                    Err(status) if status.reason == "NotFound" => {
+                        self.unsynced.remove(key);
+                    }
+                    Err(_) => {
+                        self.unsynced.insert(key.to_string());
+                    }
                 }
             }
-        } else if changed == Some(false) {
-            self.unsynced.remove(key);
         }
         if delete {
             let mut req = Request::delete(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
