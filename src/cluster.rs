@@ -43,6 +43,10 @@ pub struct ClusterConfig {
     pub worker_max_pods: i64,
     /// Keep the record of requests and notifications (off for large benchmarks).
     pub record: bool,
+    /// Keep Events in an etcd of their own, as large clusters do (kube-apiserver's
+    /// `--etcd-servers-overrides=/events#…`; see [`crate::apiserver::events_etcd`]). Off by
+    /// default: a kubeadm cluster keeps them with everything else, where `etcdctl` shows them.
+    pub events_etcd: bool,
 }
 
 impl Default for ClusterConfig {
@@ -54,6 +58,7 @@ impl Default for ClusterConfig {
             worker_memory_bytes: 8 << 30,
             worker_max_pods: 110,
             record: true,
+            events_etcd: false,
         }
     }
 }
@@ -131,6 +136,9 @@ impl Cluster {
             acting_as: None,
             controller_informers: InformerFactory::default(),
         };
+        if config.events_etcd {
+            cluster.api.keep_events_apart(config.seed);
+        }
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {

@@ -1,7 +1,7 @@
 //! The contract every simulated component keeps: it acts only through the API server, from
 //! caches its watches fill, when the world wakes it.
 
-use crate::api::{Event, Kind, Object, ObjectMeta, ObjectReference};
+use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
 use crate::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
@@ -97,111 +97,33 @@ impl Ctx<'_> {
     }
 
     /// Reports an Event about `involved`, through the component's event recorder and its
-    /// correlator (see [`crate::event_recorder`]): a repeat within ten minutes bumps the count
-    /// of the Event before it, the tenth different message of a reason about one object is
-    /// combined into one Event, and past the object's spam budget the event is dropped (still
-    /// counted, so a repeat that gets through carries the full count).
-    pub fn event(&mut self, involved: &Object, field_path: &str, type_: &str, reason: &str, message: String) {
-        let meta = involved.meta();
-        let kind = involved.kind().info().kind;
-        let now = self.now;
-        let object = crate::event_recorder::fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
-        // The object, type and reason: what similar events share.
-        let aggregate = crate::event_recorder::within(object, &[type_, reason]);
-        let (message, key) = if self.recorder.combines(aggregate, &message, now) {
-            // One Event for them all, under the shared key (without message nor field path).
-            (join(&[crate::event_recorder::COMBINED_PREFIX, &message]), aggregate)
-        } else {
-            let key = crate::event_recorder::within(object, &[type_, reason, field_path, &message]);
-            (message, key)
-        };
-        let allowed = self.recorder.allows(object, now);
-        let repeat = self.recorder.previous(key, now).cloned();
-        let is_repeat = repeat.is_some();
-        let event = match repeat {
-            Some(mut event) => {
-                event.count = Some(event.count.unwrap_or(1) + 1);
-                event.last_timestamp = Some(now);
-                event.message = message;
-                event.metadata.resource_version.clear();
-                event
-            }
-            None => self.new_event(involved, kind, field_path, type_, reason, message),
-        };
-        if !allowed {
-            self.recorder.remember(key, Arc::new(Object::Event(event)));
+    /// correlator (see [`EventRecorder::report`]). Where the API server keeps Events in an
+    /// etcd of their own, the report goes to its events storage instead, which correlates it
+    /// with the component's recorder there (see [`crate::apiserver::events_etcd`]).
+    pub fn event(
+        &mut self,
+        involved: &Arc<Object>,
+        field_path: &str,
+        type_: &'static str,
+        reason: impl Into<std::borrow::Cow<'static, str>>,
+        message: String,
+    ) {
+        let reason = reason.into();
+        if self.api.keeps_events_apart() {
+            let report =
+                crate::apiserver::events_etcd::Reported::new(self, involved, field_path, type_, reason, message);
+            self.api.report_event(report, self.record.enabled);
             return;
         }
-        let stored = if is_repeat {
-            // Never stored (its first report was dropped) or gone since: created as it stands.
-            self.call_object(Request::update(Object::Event(event.clone())))
-                .or_else(|_| self.call_object(Request::create(Object::Event(event))))
-        } else {
-            self.call_object(Request::create(Object::Event(event)))
-        };
-        if let Ok(stored) = stored {
-            self.recorder.remember(key, stored);
-        }
+        let Ctx { now, me, user, api, api_rng, record, recorder, cause, .. } = self;
+        let report = crate::event_recorder::Report { involved, field_path, type_, reason: &reason, message };
+        // Event names sort in the order they were reported: by the record entry each is made at.
+        let order = record.last_seq();
+        recorder.report(report, *now, order, |req| {
+            let mut env = Env { now: *now, rng: api_rng, record, actor: *me, user, cause: *cause, identity: None };
+            api.handle(req, &mut env)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
+        });
     }
-
-    /// A first Event about `involved`, as the recorder makes it.
-    fn new_event(
-        &self,
-        involved: &Object,
-        kind: &str,
-        field_path: &str,
-        type_: &str,
-        reason: &str,
-        message: String,
-    ) -> Event {
-        let meta = involved.meta();
-        let now = self.now;
-        let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
-        // Names must be unique and, like real ones, sort in creation order within a millisecond.
-        let nanos = now.unix_nanos() + (self.record.last_seq() % 1_000_000) as i128;
-        let mut name = String::with_capacity(meta.name.len() + 17);
-        name.push_str(&meta.name);
-        name.push('.');
-        push_hex(&mut name, nanos as u128);
-        Event {
-            metadata: ObjectMeta { name, namespace, ..Default::default() },
-            involved_object: Box::new(ObjectReference {
-                kind: kind.to_string(),
-                namespace: meta.namespace.clone(),
-                name: meta.name.clone(),
-                uid: meta.uid.clone(),
-                api_version: involved.kind().api_version(),
-                resource_version: meta.resource_version.clone(),
-                field_path: field_path.to_string(),
-            }),
-            reason: reason.to_string(),
-            message,
-            source: self.recorder.source.clone(),
-            first_timestamp: Some(now),
-            last_timestamp: Some(now),
-            count: Some(1),
-            type_: type_.to_string(),
-            reporting_component: self.recorder.source.component.clone(),
-            reporting_instance: self.recorder.source.host.clone(),
-            ..Default::default()
-        }
-    }
-}
-
-/// Appends `value` in lowercase hexadecimal, as `{:x}` writes it (a signed value's bits as
-/// they are), without the formatting machinery.
-fn push_hex(out: &mut String, mut value: u128) {
-    let mut digits = [0u8; 32];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b"0123456789abcdef"[(value & 0xf) as usize];
-        value >>= 4;
-        if value == 0 {
-            break;
-        }
-    }
-    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
@@ -459,19 +381,5 @@ impl Informer {
     /// The objects whose controller has this uid (`""`: objects with no controller).
     pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
         self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn event_name_suffixes_are_written_in_hex_as_format_writes_them() {
-        for nanos in [0i128, 0xf, 0x10, 1_700_000_000_123_456_789, i128::MAX, -1] {
-            let mut out = String::from("web.");
-            push_hex(&mut out, nanos as u128);
-            assert_eq!(out, format!("web.{nanos:x}"));
-        }
     }
 }

@@ -79,7 +79,7 @@ pub struct Etcd {
     /// here or in `kvs`, never both.
     raw: BTreeMap<String, RawValue>,
     /// Where compacted changes go (automatic or asked for); dropped at once without one.
-    discard: Option<Box<dyn Discard>>,
+    discard: Option<Box<dyn Discard + Send>>,
 }
 
 impl KeyValue {
@@ -258,7 +258,7 @@ impl Etcd {
 
     /// Hands the changes that compaction lets go of to `discard` instead of dropping them (the
     /// scale benchmark frees them on another core: see `janitor`).
-    pub fn set_discard(&mut self, discard: Box<dyn Discard>) {
+    pub fn set_discard(&mut self, discard: Box<dyn Discard + Send>) {
         self.discard = Some(discard);
     }
 

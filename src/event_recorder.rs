@@ -5,7 +5,8 @@
 //! beyond it (the spam filter).
 
 use crate::api::shared::Shared;
-use crate::api::{Event, EventSource, Object};
+use crate::api::{Event, EventSource, Object, ObjectMeta, ObjectReference};
+use crate::apiserver::{Request, Status};
 use crate::object_cache::FastKeys;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
@@ -141,10 +142,24 @@ fn make_room<V>(map: &mut HashMap<u64, V, FastKeys>, key: &u64, last_used: impl 
     }
 }
 
+/// What a component says about an object: the arguments of client-go's `recorder.Event`.
+pub struct Report<'a> {
+    pub involved: &'a Object,
+    pub field_path: &'a str,
+    pub type_: &'a str,
+    pub reason: &'a str,
+    pub message: String,
+}
+
 impl EventRecorder {
     pub fn new(component: &str, host: &str) -> Self {
+        EventRecorder::reporting_as(EventSource { component: component.to_string(), host: host.to_string() }.into())
+    }
+
+    /// A recorder for `source`, sharing it.
+    pub fn reporting_as(source: Shared<EventSource>) -> Self {
         EventRecorder {
-            source: EventSource { component: component.to_string(), host: host.to_string() }.into(),
+            source,
             correlate: true,
             seen: HashMap::default(),
             similar: HashMap::default(),
@@ -157,6 +172,111 @@ impl EventRecorder {
     pub fn without_correlation(mut self) -> Self {
         self.correlate = false;
         self
+    }
+
+    /// Whether events pass the correlator's aggregation and spam filter.
+    pub fn correlates(&self) -> bool {
+        self.correlate
+    }
+
+    /// Passes `report`, made at `now`, through the correlator and sends
+    /// the Event it lets through with `send`: a repeat within ten minutes is an update that
+    /// bumps the count of the Event before it, the tenth different message of a reason about
+    /// one object is combined into one Event, and past the object's spam budget the event is
+    /// dropped (still counted, so a repeat that gets through carries the full count). A new
+    /// Event is named after the object and the nanosecond it was reported at: `order` orders
+    /// (and tells apart) those reported within one millisecond.
+    pub fn report(
+        &mut self,
+        report: Report,
+        now: Time,
+        order: u64,
+        mut send: impl FnMut(Request) -> Result<Arc<Object>, Status>,
+    ) {
+        let Report { involved, field_path, type_, reason, message } = report;
+        let meta = involved.meta();
+        let kind = involved.kind().info().kind;
+        let object = fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
+        // The object, type and reason: what similar events share.
+        let aggregate = within(object, &[type_, reason]);
+        let (message, key) = if self.combines(aggregate, &message, now) {
+            // One Event for them all, under the shared key (without message nor field path).
+            (crate::component::join(&[COMBINED_PREFIX, &message]), aggregate)
+        } else {
+            let key = within(object, &[type_, reason, field_path, &message]);
+            (message, key)
+        };
+        let allowed = self.allows(object, now);
+        let repeat = self.previous(key, now).cloned();
+        let is_repeat = repeat.is_some();
+        let event = match repeat {
+            Some(mut event) => {
+                event.count = Some(event.count.unwrap_or(1) + 1);
+                event.last_timestamp = Some(now);
+                event.message = message;
+                event.metadata.resource_version.clear();
+                event
+            }
+            None => self.new_event(involved, kind, field_path, type_, reason, message, now, order),
+        };
+        if !allowed {
+            self.remember(key, Arc::new(Object::Event(event)));
+            return;
+        }
+        let stored = if is_repeat {
+            // Never stored (its first report was dropped) or gone since: created as it stands.
+            send(Request::update(Object::Event(event.clone()))).or_else(|_| send(Request::create(Object::Event(event))))
+        } else {
+            send(Request::create(Object::Event(event)))
+        };
+        if let Ok(stored) = stored {
+            self.remember(key, stored);
+        }
+    }
+
+    /// A first Event about `involved`, as the recorder makes it.
+    #[allow(clippy::too_many_arguments)]
+    fn new_event(
+        &self,
+        involved: &Object,
+        kind: &str,
+        field_path: &str,
+        type_: &str,
+        reason: &str,
+        message: String,
+        now: Time,
+        order: u64,
+    ) -> Event {
+        let meta = involved.meta();
+        let namespace = if meta.namespace.is_empty() { "default".to_string() } else { meta.namespace.clone() };
+        // Names must be unique and, like real ones, sort in creation order within a millisecond.
+        let nanos = now.unix_nanos() + (order % 1_000_000) as i128;
+        let mut name = String::with_capacity(meta.name.len() + 17);
+        name.push_str(&meta.name);
+        name.push('.');
+        push_hex(&mut name, nanos as u128);
+        Event {
+            metadata: ObjectMeta { name, namespace, ..Default::default() },
+            involved_object: Box::new(ObjectReference {
+                kind: kind.to_string(),
+                namespace: meta.namespace.clone(),
+                name: meta.name.clone(),
+                uid: meta.uid.clone(),
+                api_version: involved.kind().api_version(),
+                resource_version: meta.resource_version.clone(),
+                field_path: field_path.to_string(),
+            }),
+            reason: reason.to_string(),
+            message,
+            source: self.source.clone(),
+            first_timestamp: Some(now),
+            last_timestamp: Some(now),
+            count: Some(1),
+            type_: type_.to_string(),
+            reporting_component: self.source.component.clone(),
+            reporting_instance: self.source.host.clone(),
+            ..Default::default()
+        }
     }
 
     /// The event last reported under `key`, if it is recent enough to be counted on.
@@ -205,9 +325,34 @@ impl EventRecorder {
     }
 }
 
+/// Appends `value` in lowercase hexadecimal, as `{:x}` writes it (a signed value's bits as
+/// they are), without the formatting machinery.
+fn push_hex(out: &mut String, mut value: u128) {
+    let mut digits = [0u8; 32];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b"0123456789abcdef"[(value & 0xf) as usize];
+        value >>= 4;
+        if value == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().for_each(|&d| out.push(char::from(d)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn event_name_suffixes_are_written_in_hex_as_format_writes_them() {
+        for nanos in [0i128, 0xf, 0x10, 1_700_000_000_123_456_789, i128::MAX, -1] {
+            let mut out = String::from("web.");
+            push_hex(&mut out, nanos as u128);
+            assert_eq!(out, format!("web.{nanos:x}"));
+        }
+    }
 
     fn at(seconds: u64) -> Time {
         Time(seconds * 1000)

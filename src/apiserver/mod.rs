@@ -11,6 +11,7 @@
 pub mod admission;
 pub mod authorization;
 pub mod bypass;
+pub mod events_etcd;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
@@ -71,6 +72,12 @@ pub struct ApiServer {
     etcd_down: bool,
     /// How many requests found nothing listening, ever (clients compare it to notice).
     refused: u64,
+    /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Reading it may wait for
+    /// its thread, which views that only look do too.
+    events: Option<std::cell::RefCell<events_etcd::EventsEtcd>>,
+    /// For the events storage: whether the namespace of the request it is given exists, as the
+    /// API server in front of it found (NamespaceLifecycle admission).
+    namespace_verdict: Option<bool>,
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -108,35 +115,64 @@ impl ApiServer {
 
     /// Components that received watch notifications since the last call.
     pub fn take_woken(&mut self) -> Vec<ComponentId> {
-        std::mem::take(&mut self.woken)
+        let mut woken = std::mem::take(&mut self.woken);
+        // Only a storage that is here can have watches (it stays here while it has).
+        if let Some(side) = self.events.as_mut().and_then(|e| e.get_mut().if_here()) {
+            woken.append(&mut side.api.take_woken());
+        }
+        woken
+    }
+
+    /// The events storage, here, and the number of one of its watches.
+    fn events_watch(&self, id: WatchId) -> Option<(std::cell::RefMut<'_, events_etcd::EventsEtcd>, WatchId)> {
+        let local = id.checked_sub(events_etcd::WATCH_IDS)?;
+        Some((self.events.as_ref()?.borrow_mut(), local))
     }
 
     pub fn drain_watch(&mut self, id: WatchId) -> Vec<WatchEvent> {
+        if let Some((mut events, local)) = self.events_watch(id) {
+            return events.here().api.drain_watch(local);
+        }
         self.watches.drain(id)
     }
 
     /// Whether a watch still delivers (its owner's process has not stopped).
     pub fn watch_is_open(&self, id: WatchId) -> bool {
-        self.watches.is_open(id)
+        match self.events_watch(id) {
+            Some((mut events, local)) => events.here().api.watch_is_open(local),
+            None => self.watches.is_open(id),
+        }
     }
 
     /// How many notifications wait on a watch.
     pub fn watch_pending(&self, id: WatchId) -> usize {
-        self.watches.pending(id)
+        match self.events_watch(id) {
+            Some((mut events, local)) => events.here().api.watch_pending(local),
+            None => self.watches.pending(id),
+        }
     }
 
     pub fn close_watches_of(&mut self, owner: ComponentId) {
         self.watches.close_all_of(owner);
+        if let Some(side) = self.events.as_mut().and_then(|e| e.get_mut().if_here()) {
+            side.api.close_watches_of(owner);
+        }
     }
 
     /// The stored object at `kind/namespace/name`, without a request (for views).
     pub fn peek(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        if let (Kind::Event, Some(events)) = (kind, &self.events) {
+            return events.borrow_mut().here().api.peek(kind, namespace, name);
+        }
         let ns = if kind.info().namespaced { namespace } else { "" };
         self.etcd.get(&Etcd::key_for(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
     }
 
     /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
     pub fn peek_list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+        if let (Kind::Event, Some(events)) = (kind, &self.events) {
+            return events.borrow_mut().here().api.peek_list(kind, namespace);
+        }
         let prefix = list_prefix(kind, namespace);
         self.etcd.range(&prefix).map(|(_, kv)| kv.value.clone()).collect()
     }
@@ -215,6 +251,9 @@ impl ApiServer {
                 return Err((Stage::Authorization, Status::forbidden(message)));
             }
         }
+        if req.kind == Kind::Event && self.events.is_some() {
+            return self.forward_to_events(req, env, seq);
+        }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
             Verb::List => self.list(&req).map(|r| (200, r)),
@@ -231,6 +270,24 @@ impl ApiServer {
             Verb::Patch => self.patch(req, env, seq).map(|o| (200, Reply::Object(o))),
             Verb::Delete => self.delete(req, env, seq).map(|o| (200, Reply::Object(o))),
         }
+    }
+
+    /// A request about Events, authenticated and authorized here, answered by the events
+    /// storage (after every event reported before it is stored there).
+    fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
+        let exists = self.namespace_exists(&events_etcd::namespace_of(&req));
+        let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
+        let side = events.get_mut().here();
+        side.api.namespace_verdict = Some(exists);
+        // Whoever asked was judged here; the storage holds no roles to judge them by.
+        let identity = env.identity.take();
+        let answer = side.api.process(req, env, seq);
+        env.identity = identity;
+        side.api.namespace_verdict = None;
+        answer.map(|(code, reply)| match reply {
+            Reply::Watch { id, revision } => (code, Reply::Watch { id: id + events_etcd::WATCH_IDS, revision }),
+            reply => (code, reply),
+        })
     }
 
     /// ComponentStatus: each control-plane component probed (here: is its static pod in
@@ -468,9 +525,18 @@ impl ApiServer {
         // Validating admission: NamespaceLifecycle.
         if req.kind.info().namespaced {
             let ns = object.namespace().to_string();
-            match self.etcd.get(&Etcd::key_for("namespaces", "", &ns)) {
+            // The events storage has no namespaces: the API server in front of it looked.
+            // Whether it is being terminated, if it exists.
+            let terminating = match self.namespace_verdict {
+                Some(exists) => exists.then_some(false),
+                None => self
+                    .etcd
+                    .get(&Etcd::key_for("namespaces", "", &ns))
+                    .map(|kv| kv.value.meta().deletion_timestamp.is_some()),
+            };
+            match terminating {
                 None => return Err((Stage::ValidatingAdmission, Status::not_found(Kind::Namespace, &ns))),
-                Some(kv) if kv.value.meta().deletion_timestamp.is_some() && req.kind != Kind::Event => {
+                Some(true) if req.kind != Kind::Event => {
                     return Err((
                         Stage::ValidatingAdmission,
                         Status::forbidden(format!(

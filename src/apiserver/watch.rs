@@ -113,6 +113,11 @@ impl Watches {
         self.watchers.get(id).map(|w| &w.filter)
     }
 
+    /// Whether any watch still delivers.
+    pub fn any_open(&self) -> bool {
+        self.watchers.iter().any(|w| w.open)
+    }
+
     pub fn is_open(&self, id: WatchId) -> bool {
         self.watchers.get(id).is_some_and(|w| w.open)
     }

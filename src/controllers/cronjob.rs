@@ -81,7 +81,7 @@ impl CronJobController {
         jobs
     }
 
-    fn delete_job(ctx: &mut Ctx, cj_obj: &Object, job: &Object) -> bool {
+    fn delete_job(ctx: &mut Ctx, cj_obj: &Arc<Object>, job: &Object) -> bool {
         let mut req = Request::delete(Kind::Job, job.namespace(), job.name());
         req.propagation = Some(Propagation::Background);
         match ctx.call(req) {
@@ -94,7 +94,7 @@ impl CronJobController {
     }
 
     /// Deletes the oldest finished Jobs beyond the history limits.
-    fn clean_up(ctx: &mut Ctx, cj_obj: &Object, cj: &CronJob, children: &[Arc<Object>]) {
+    fn clean_up(ctx: &mut Ctx, cj_obj: &Arc<Object>, cj: &CronJob, children: &[Arc<Object>]) {
         for (condition, limit) in [
             ("Complete", cj.spec.successful_jobs_history_limit.unwrap_or(3)),
             ("Failed", cj.spec.failed_jobs_history_limit.unwrap_or(1)),

@@ -270,7 +270,7 @@ impl DaemonSetController {
     fn plan(
         &mut self,
         key: &str,
-        obj: &Object,
+        obj: &Arc<Object>,
         by_node: &PodsByNode,
         placement: &[Placement],
         ctx: &mut Ctx,

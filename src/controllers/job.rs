@@ -767,7 +767,7 @@ impl JobController {
                 }
                 ctx.event(&obj, "", "Normal", "Completed", "Job completed".into());
             } else {
-                ctx.event(&obj, "", "Warning", &f.reason, f.message.clone());
+                ctx.event(&obj, "", "Warning", f.reason.clone(), f.message.clone());
             }
         }
     }
