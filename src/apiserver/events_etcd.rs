@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, mpsc};
 
 /// The watches of the events storage, as the API server numbers them: above all of its own.
-pub const WATCH_IDS: WatchId = 1 << 40;
+pub const WATCH_IDS: WatchId = 1 << 30;
 /// How many reports go to the events thread at once.
 const BATCH: usize = 256;
 
