@@ -111,6 +111,26 @@ pub struct Cluster {
     pub controller_informers: InformerFactory,
 }
 
+/// That no two objects in `etcd` share a resourceVersion and none is newer than the store (or
+/// than the revision that wrote it); collects their uids.
+fn check_versions(etcd: &crate::etcd::Etcd, problems: &mut Vec<String>, uids: &mut std::collections::HashSet<String>) {
+    let revision = etcd.revision();
+    let mut seen_rv = std::collections::HashMap::new();
+    for (key, kv) in etcd.range("/registry/") {
+        let rv: i64 = kv.value.meta().resource_version.parse().unwrap_or(-1);
+        if rv <= 0 || rv > revision || rv != kv.mod_revision {
+            problems.push(format!(
+                "{key}: resourceVersion {rv} (store revision {revision}, written at {})",
+                kv.mod_revision
+            ));
+        }
+        if let Some(other) = seen_rv.insert(rv, key) {
+            problems.push(format!("{key} and {other} share resourceVersion {rv}"));
+        }
+        uids.insert(kv.value.meta().uid.clone());
+    }
+}
+
 /// One request kubectl sent and what came back, for `-v` logging.
 #[derive(Clone, Debug)]
 pub struct ClientCall {
@@ -536,23 +556,10 @@ impl Cluster {
     /// the running components' caches agree with the API.
     pub fn check_invariants(&self, settled: bool) -> Vec<String> {
         let mut problems = Vec::new();
-        let etcd = self.api.etcd();
-        let revision = etcd.revision();
-        let mut seen_rv = std::collections::HashMap::new();
         let mut uids = std::collections::HashSet::new();
-        for (key, kv) in etcd.range("/registry/") {
-            let rv: i64 = kv.value.meta().resource_version.parse().unwrap_or(-1);
-            if rv <= 0 || rv > revision || rv != kv.mod_revision {
-                problems.push(format!(
-                    "{key}: resourceVersion {rv} (store revision {revision}, written at {})",
-                    kv.mod_revision
-                ));
-            }
-            if let Some(other) = seen_rv.insert(rv, key) {
-                problems.push(format!("{key} and {other} share resourceVersion {rv}"));
-            }
-            uids.insert(kv.value.meta().uid.clone());
-        }
+        check_versions(self.api.etcd(), &mut problems, &mut uids);
+        // Events kept apart have resourceVersions of their own etcd's.
+        self.api.with_events_etcd(|etcd| check_versions(etcd, &mut problems, &mut uids));
         for node in self.objects(Kind::Node, "").iter().filter_map(|n| n.as_node().cloned()) {
             let pods: Vec<_> = self
                 .objects(Kind::Pod, "")
@@ -581,7 +588,7 @@ impl Cluster {
             }
         }
         if settled {
-            for (key, kv) in etcd.range("/registry/") {
+            for (key, kv) in self.api.etcd().range("/registry/") {
                 let meta = kv.value.meta();
                 if meta.deletion_timestamp.is_some() {
                     continue;

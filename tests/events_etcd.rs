@@ -46,6 +46,9 @@ fn events_stored_on_their_thread_are_exactly_those_stored_at_once() {
     let stored = events(&at_once);
     assert!(stored.len() > 600, "{} Events", stored.len());
     assert_eq!(events(&threaded), stored, "names, uids, resourceVersions, counts and times agree");
+    let mut again = session(true, false);
+    again.transcript(SCRIPT);
+    assert_eq!(events(&again), stored, "and so does another run on the thread");
 }
 
 /// What the Events say, without what depends on the store they are in (names, uids, versions).

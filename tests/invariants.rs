@@ -3,6 +3,7 @@
 //! deliver each change once and in order (informers assert it as they sync), and once the
 //! cluster settles every owner reference resolves and every cache agrees with the API.
 
+use kubeloop::cluster::ClusterConfig;
 use kubeloop::shell::{Command, Session, parse_script};
 use kubeloop::sim::Duration;
 
@@ -67,7 +68,22 @@ kubectl delete deployment web --cascade=foreground --wait=false
 
 #[test]
 fn invariants_hold_after_every_step_and_caches_agree_once_settled() {
-    let mut session = Session::new(3);
+    check(Session::new(3));
+}
+
+/// The same, with Events in an etcd of their own and no record, so they are stored on their
+/// thread (each check calls the storage back).
+#[test]
+fn invariants_hold_with_events_in_an_etcd_of_their_own() {
+    check(Session::with_config(ClusterConfig {
+        seed: 3,
+        record: false,
+        events_etcd: true,
+        ..ClusterConfig::default()
+    }));
+}
+
+fn check(mut session: Session) {
     for command in parse_script(SCRIPT) {
         session.execute(&command);
         // Walk the next 90 virtual seconds one component run at a time.

@@ -223,7 +223,7 @@ impl EventsEtcd {
                 return;
             }
         }
-        let reports = std::mem::take(&mut self.pending);
+        let reports = std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH));
         match worker.to.send(Message::Reports(reports)) {
             Ok(()) => self.batches += 1,
             Err(mpsc::SendError(message)) => {
@@ -322,6 +322,12 @@ impl ApiServer {
         }
     }
 
+    /// `f` of the events etcd, with every event reported so far stored (`None` without one).
+    pub fn with_events_etcd<R>(&self, f: impl FnOnce(&Etcd) -> R) -> Option<R> {
+        let mut events = self.events.as_ref()?.borrow_mut();
+        Some(f(events.here().api.etcd()))
+    }
+
     /// How many batches of reported events went to the events thread.
     pub fn events_sent_away(&self) -> usize {
         self.events.as_ref().map_or(0, |e| e.borrow().batches)
@@ -330,8 +336,6 @@ impl ApiServer {
     /// Waits until every event reported so far is stored: how many Events there are, and the
     /// events etcd's revision (`None` without an events etcd).
     pub fn settle_events(&mut self) -> Option<(usize, u64)> {
-        let side = self.events.as_mut()?.get_mut().here();
-        let etcd = side.api.etcd();
-        Some((etcd.range("/registry/events/").count(), etcd.revision() as u64))
+        self.with_events_etcd(|etcd| (etcd.range("/registry/events/").count(), etcd.revision() as u64))
     }
 }
