@@ -1,6 +1,7 @@
 //! The headless `kubeloop` command: run a script and print its transcript, or drive a saved
 //! sandbox one command at a time from a real shell.
 
+use crate::cluster::ClusterConfig;
 use crate::shell::{Command, Session, shell_quote, split_words};
 use std::io::Read;
 
@@ -8,25 +9,39 @@ const USAGE: &str = "\
 kubeloop: a Kubernetes control plane and its nodes, simulated.
 
 Usage:
-  kubeloop [--seed N] run FILE|-            run a script, print its transcript
-  kubeloop [--seed N] --state FILE CMD...   load the sandbox saved in FILE (new if missing),
+  kubeloop [OPTIONS] run FILE|-             run a script, print its transcript
+  kubeloop [OPTIONS] --state FILE CMD...    load the sandbox saved in FILE (new if missing),
                                            run one command, save it again
-  kubeloop [--seed N] CMD...                run one command in a fresh sandbox
+  kubeloop [OPTIONS] CMD...                 run one command in a fresh sandbox
   kubeloop lesson list                      the built-in lessons
   kubeloop lesson check FILE...             validate lesson files (errors as FILE:LINE: ...)
   kubeloop lesson run FILE|ID               run a lesson's solution step by step, printing
                                            each check before and after its step
   kubeloop help
 
+Options (before the command):
+  --seed N         the sandbox's seed (default 1): same seed, same commands, same cluster
+  --events-etcd    keep Events in an etcd of their own, as large clusters do
+                   (kube-apiserver --etcd-servers-overrides=/events#...): etcdctl
+                   then shows none, kubectl still does
+
 Commands are the sandbox's: kubectl ..., sleep 30s, sim settle, sim help.
 With --state, `kubectl apply -f -` reads the manifest from standard input.
 ";
 
-/// The saved form of a session: its seed and every command it ran.
+/// The saved form of a session: how its cluster was made and every command it ran.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct State {
     seed: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    events_etcd: bool,
     commands: Vec<SavedCommand>,
+}
+
+impl State {
+    fn config(&self) -> ClusterConfig {
+        ClusterConfig { seed: self.seed, events_etcd: self.events_etcd, ..ClusterConfig::default() }
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -42,6 +57,7 @@ struct SavedCommand {
 
 pub fn main(args: &[String]) -> i32 {
     let mut seed: u64 = 1;
+    let mut events_etcd = false;
     let mut state_file: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
@@ -53,6 +69,10 @@ pub fn main(args: &[String]) -> i32 {
                 };
                 seed = n;
                 i += 2;
+            }
+            "--events-etcd" => {
+                events_etcd = true;
+                i += 1;
             }
             "--state" => {
                 let Some(f) = args.get(i + 1) else {
@@ -71,13 +91,15 @@ pub fn main(args: &[String]) -> i32 {
             print!("{USAGE}");
             0
         }
-        Some("run") if state_file.is_none() => run_script(seed, rest.get(1).map(String::as_str)),
+        Some("run") if state_file.is_none() => {
+            run_script(State { seed, events_etcd, commands: Vec::new() }.config(), rest.get(1).map(String::as_str))
+        }
         Some("lesson") if state_file.is_none() => lesson(&rest[1..]),
-        Some(_) => one_command(seed, state_file.as_deref(), rest),
+        Some(_) => one_command(State { seed, events_etcd, commands: Vec::new() }, state_file.as_deref(), rest),
     }
 }
 
-fn run_script(seed: u64, file: Option<&str>) -> i32 {
+fn run_script(config: ClusterConfig, file: Option<&str>) -> i32 {
     let script = match file {
         None | Some("-") => {
             let mut s = String::new();
@@ -95,12 +117,13 @@ fn run_script(seed: u64, file: Option<&str>) -> i32 {
             }
         },
     };
-    let mut session = Session::new(seed);
+    let mut session = Session::with_config(config);
     print!("{}", session.transcript(&script));
     0
 }
 
-fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
+/// One command in the sandbox `state_file` holds, or in a fresh one made as `fresh` says.
+fn one_command(fresh: State, state_file: Option<&str>, words: &[String]) -> i32 {
     let state: State = match state_file.map(std::fs::read_to_string) {
         Some(Ok(text)) => match serde_json::from_str(&text) {
             Ok(s) => s,
@@ -109,9 +132,9 @@ fn one_command(seed: u64, state_file: Option<&str>, words: &[String]) -> i32 {
                 return 1;
             }
         },
-        _ => State { seed, commands: Vec::new() },
+        _ => fresh,
     };
-    let mut session = Session::new(state.seed);
+    let mut session = Session::with_config(state.config());
     // Each call is a kubectl of its own: a shell it attached to has seen its input end.
     for saved in &state.commands {
         session.files = saved.files.clone();
@@ -266,6 +289,19 @@ fn print_results(results: &[crate::lessons::CheckResult]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saved_sandbox_remembers_its_events_etcd_and_older_saves_load_without_one() {
+        let state = State { seed: 4, events_etcd: true, commands: Vec::new() };
+        let text = serde_json::to_string(&state).unwrap();
+        let loaded: State = serde_json::from_str(&text).unwrap();
+        assert!(loaded.config().events_etcd);
+        assert_eq!(loaded.config().seed, 4);
+        let older: State = serde_json::from_str(r#"{"seed": 2, "commands": []}"#).unwrap();
+        assert!(!older.config().events_etcd);
+        let plain = serde_json::to_string(&State { seed: 2, events_etcd: false, commands: Vec::new() }).unwrap();
+        assert!(!plain.contains("events_etcd"), "{plain}");
+    }
 
     #[test]
     fn a_directory_given_with_f_is_applied_file_by_file_in_lexical_order() {
