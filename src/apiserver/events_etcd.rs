@@ -141,10 +141,11 @@ impl std::fmt::Debug for EventsEtcd {
     }
 }
 
-/// The thread the storage goes to, and how it comes back.
+/// The thread the storage goes to, and how it comes back. The storage is either here or held
+/// by the thread, never both and never neither.
 struct Worker {
     to: mpsc::Sender<Message>,
-    back: mpsc::Receiver<Box<EventsSide>>,
+    back: mpsc::Receiver<Option<Box<EventsSide>>>,
 }
 
 enum Message {
@@ -176,7 +177,8 @@ impl EventsEtcd {
         if self.side.is_none() {
             self.call_back();
         }
-        let side = self.side.get_or_insert_with(|| Box::new(EventsSide::new(self.seed)));
+        let seed = self.seed;
+        let side = self.side.get_or_insert_with(|| Box::new(EventsSide::new(seed)));
         for reported in self.pending.drain(..) {
             side.take(reported);
         }
@@ -218,7 +220,7 @@ impl EventsEtcd {
         if let Some(side) = self.side.take() {
             if let Err(mpsc::SendError(Message::Take(side))) = worker.to.send(Message::Take(side)) {
                 self.side = Some(side);
-                self.worker = None;
+                self.lost();
                 self.here();
                 return;
             }
@@ -227,11 +229,10 @@ impl EventsEtcd {
         match worker.to.send(Message::Reports(reports)) {
             Ok(()) => self.batches += 1,
             Err(mpsc::SendError(message)) => {
-                // The thread is gone, and what it held with it: start afresh with what is left.
                 if let Message::Reports(reports) = message {
                     self.pending = reports;
                 }
-                self.worker = None;
+                self.lost();
             }
         }
     }
@@ -243,8 +244,18 @@ impl EventsEtcd {
         let _ = worker.to.send(Message::Reports(reports));
         let _ = worker.to.send(Message::Return);
         match worker.back.recv() {
-            Ok(side) => self.side = Some(side),
-            Err(_) => self.worker = None,
+            Ok(Some(side)) => self.side = Some(side),
+            _ => self.lost(),
+        }
+    }
+
+    /// The thread is gone (it cannot panic on a report, but if it did), and the storage it held
+    /// with it: the storage starts afresh, and components introduce themselves again.
+    fn lost(&mut self) {
+        self.worker = None;
+        if self.side.is_none() {
+            self.side = Some(Box::new(EventsSide::new(self.seed)));
+            self.introduced.clear();
         }
     }
 }
@@ -258,7 +269,7 @@ impl Worker {
             return None;
         }
         let (to, inbox) = mpsc::channel::<Message>();
-        let (reply, back) = mpsc::channel::<Box<EventsSide>>();
+        let (reply, back) = mpsc::channel::<Option<Box<EventsSide>>>();
         std::thread::Builder::new()
             .name("etcd-events".into())
             .spawn(move || {
@@ -271,9 +282,7 @@ impl Worker {
                             reports.into_iter().for_each(|r| side.take(r));
                         }
                         Message::Return => {
-                            if let Some(s) = side.take() {
-                                let _ = reply.send(s);
-                            }
+                            let _ = reply.send(side.take());
                         }
                     }
                 }
