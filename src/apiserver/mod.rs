@@ -72,8 +72,8 @@ pub struct ApiServer {
     etcd_down: bool,
     /// How many requests found nothing listening, ever (clients compare it to notice).
     refused: u64,
-    /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Reading it may wait for
-    /// its thread, which views that only look do too.
+    /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Any read of it, even a
+    /// view's `peek`, may first have to wait for its thread to hand it back: hence the cell.
     events: Option<std::cell::RefCell<events_etcd::EventsEtcd>>,
     /// For the events storage: whether the namespace of the request it is given exists, as the
     /// API server in front of it found (NamespaceLifecycle admission).
@@ -525,8 +525,8 @@ impl ApiServer {
         // Validating admission: NamespaceLifecycle.
         if req.kind.info().namespaced {
             let ns = object.namespace().to_string();
-            // The events storage has no namespaces: the API server in front of it looked.
-            // Whether it is being terminated, if it exists.
+            // Whether it is being terminated, if it exists. The events storage has no
+            // namespaces: the API server in front of it looked.
             let terminating = match self.namespace_verdict {
                 Some(exists) => exists.then_some(false),
                 None => self
