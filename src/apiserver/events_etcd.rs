@@ -15,7 +15,9 @@ use crate::record::{ComponentId, Record};
 use crate::sim::{Rng, Time};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
+use std::sync::mpsc;
 
 /// The watches of the events storage, as the API server numbers them: above all of its own.
 pub const WATCH_IDS: WatchId = 1 << 30;
@@ -143,11 +145,17 @@ impl std::fmt::Debug for EventsEtcd {
 
 /// The thread the storage goes to, and how it comes back. The storage is either here or held
 /// by the thread, never both and never neither.
+#[cfg(not(target_arch = "wasm32"))]
 struct Worker {
     to: mpsc::Sender<Message>,
     back: mpsc::Receiver<Option<Box<EventsSide>>>,
 }
 
+/// The page has no threads: no worker is ever made, and none of the code is compiled in.
+#[cfg(target_arch = "wasm32")]
+enum Worker {}
+
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 enum Message {
     /// The storage, to keep until asked for it back.
     Take(Box<EventsSide>),
@@ -218,7 +226,7 @@ impl EventsEtcd {
             return;
         };
         if let Some(side) = self.side.take() {
-            if let Err(mpsc::SendError(Message::Take(side))) = worker.to.send(Message::Take(side)) {
+            if let Err(Message::Take(side)) = worker.send(Message::Take(side)) {
                 self.side = Some(side);
                 self.lost();
                 self.here();
@@ -226,9 +234,9 @@ impl EventsEtcd {
             }
         }
         let reports = std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH));
-        match worker.to.send(Message::Reports(reports)) {
+        match worker.send(Message::Reports(reports)) {
             Ok(()) => self.batches += 1,
-            Err(mpsc::SendError(message)) => {
+            Err(message) => {
                 if let Message::Reports(reports) = message {
                     self.pending = reports;
                 }
@@ -241,11 +249,10 @@ impl EventsEtcd {
     fn call_back(&mut self) {
         let Some(worker) = &self.worker else { return };
         let reports = std::mem::take(&mut self.pending);
-        let _ = worker.to.send(Message::Reports(reports));
-        let _ = worker.to.send(Message::Return);
-        match worker.back.recv() {
-            Ok(Some(side)) => self.side = Some(side),
-            _ => self.lost(),
+        let _ = worker.send(Message::Reports(reports));
+        match worker.call_back() {
+            Some(side) => self.side = Some(side),
+            None => self.lost(),
         }
     }
 
@@ -263,11 +270,20 @@ impl EventsEtcd {
 /// Whether the platform runs threads (the page does not).
 const THREADS: bool = cfg!(not(target_arch = "wasm32"));
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Worker {
+    /// Sends a message, or hands it back if the thread is gone.
+    fn send(&self, message: Message) -> Result<(), Message> {
+        self.to.send(message).map_err(|mpsc::SendError(message)| message)
+    }
+
+    /// The storage, once the thread has stored everything sent before (`None` if it is gone).
+    fn call_back(&self) -> Option<Box<EventsSide>> {
+        self.to.send(Message::Return).ok()?;
+        self.back.recv().ok().flatten()
+    }
+
     fn start() -> Option<Worker> {
-        if !THREADS {
-            return None;
-        }
         let (to, inbox) = mpsc::channel::<Message>();
         let (reply, back) = mpsc::channel::<Option<Box<EventsSide>>>();
         std::thread::Builder::new()
@@ -289,6 +305,21 @@ impl Worker {
             })
             .ok()?;
         Some(Worker { to, back })
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Worker {
+    fn send(&self, _: Message) -> Result<(), Message> {
+        match *self {}
+    }
+
+    fn call_back(&self) -> Option<Box<EventsSide>> {
+        match *self {}
+    }
+
+    fn start() -> Option<Worker> {
+        None
     }
 }
 
