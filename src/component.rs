@@ -119,7 +119,7 @@ impl Ctx<'_> {
         let report = crate::event_recorder::Report { involved, field_path, type_, reason: &reason, message };
         // Event names sort in the order they were reported: by the record entry each is made at.
         let order = record.last_seq();
-        recorder.report(report, *now, order, |req| {
+        recorder.report(report, *now, order, &mut |req| {
             let mut env = Env { now: *now, rng: api_rng, record, actor: *me, user, cause: *cause, identity: None };
             api.handle(req, &mut env)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
         });

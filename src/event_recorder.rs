@@ -191,7 +191,7 @@ impl EventRecorder {
         report: Report,
         now: Time,
         order: u64,
-        mut send: impl FnMut(Request) -> Result<Arc<Object>, Status>,
+        send: &mut dyn FnMut(Request) -> Result<Arc<Object>, Status>,
     ) {
         let Report { involved, field_path, type_, reason, message } = report;
         let meta = involved.meta();

@@ -116,7 +116,7 @@ impl EventsSide {
         let Some((recorder, user)) = recorders.get_mut(&actor) else { return };
         let report = Report { involved: &involved, field_path: &field_path, type_, reason: &reason, message };
         api.namespace_verdict = Some(namespace_exists);
-        recorder.report(report, now, order.1, |req| {
+        recorder.report(report, now, order.1, &mut |req| {
             let mut env = Env { now, rng, record, actor, user, cause: None, identity: None };
             api.handle(req, &mut env)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
         });
