@@ -4,7 +4,8 @@
 //!
 //! `cargo bench --bench scale` runs the full size; `-- --nodes N --pods N --per-deployment N`
 //! changes it. Events are kept in an etcd of their own, as upstream's large clusters keep them
-//! (`--events-in-main-etcd` keeps them with everything else). Without `--bench` (as `cargo test --all-targets` runs it) it does a small smoke
+//! (`--events-in-main-etcd` keeps them with everything else). Without `--bench` (as
+//! `cargo test --all-targets` runs it) it does a small smoke
 //! run so the harness stays honest without taking minutes.
 
 use kubeloop::api::{Kind, Object};

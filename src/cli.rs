@@ -86,16 +86,15 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     let rest = &args[i..];
+    let fresh = State { seed, events_etcd, commands: Vec::new() };
     match rest.first().map(String::as_str) {
         None | Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
             0
         }
-        Some("run") if state_file.is_none() => {
-            run_script(State { seed, events_etcd, commands: Vec::new() }.config(), rest.get(1).map(String::as_str))
-        }
+        Some("run") if state_file.is_none() => run_script(fresh.config(), rest.get(1).map(String::as_str)),
         Some("lesson") if state_file.is_none() => lesson(&rest[1..]),
-        Some(_) => one_command(State { seed, events_etcd, commands: Vec::new() }, state_file.as_deref(), rest),
+        Some(_) => one_command(fresh, state_file.as_deref(), rest),
     }
 }
 

@@ -5,13 +5,13 @@
 //! kept and nothing watches Events, those writes are made on a thread of their own, and any
 //! request that reads Events waits until every event reported before it is stored.
 
-use super::{ApiServer, Body, Env, Request, Status, WatchId};
+use super::{ApiServer, Body, Env, Reply, Request, StageResult, Status, WatchId};
 use crate::api::shared::Shared;
 use crate::api::{EventSource, Object};
 use crate::component::Ctx;
 use crate::etcd::Etcd;
 use crate::event_recorder::{EventRecorder, Report};
-use crate::record::{ComponentId, Record};
+use crate::record::{ComponentId, Record, Seq};
 use crate::sim::{Rng, Time};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -115,12 +115,11 @@ impl EventsSide {
         }
         let Some((recorder, user)) = recorders.get_mut(&actor) else { return };
         let report = Report { involved: &involved, field_path: &field_path, type_, reason: &reason, message };
-        api.namespace_verdict = Some(namespace_exists);
         recorder.report(report, now, order.1, &mut |req| {
             let mut env = Env { now, rng, record, actor, user, cause: None, identity: None };
-            api.handle(req, &mut env)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
+            let (_, reply) = api.answer_with_namespace(namespace_exists, req, &mut env, 0).map_err(|(_, s)| s)?;
+            reply.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
         });
-        api.namespace_verdict = None;
     }
 }
 
@@ -324,14 +323,14 @@ impl Worker {
 }
 
 /// The namespace a request is about: its own, or its body's.
-pub(super) fn namespace_of(req: &Request) -> String {
+pub(super) fn namespace_of(req: &Request) -> &str {
     if !req.namespace.is_empty() {
-        return req.namespace.clone();
+        return &req.namespace;
     }
     match &req.body {
-        Some(Body::Object(o)) => o.namespace().to_string(),
-        Some(Body::Json(v)) => v["metadata"]["namespace"].as_str().unwrap_or_default().to_string(),
-        None => String::new(),
+        Some(Body::Object(o)) => o.namespace(),
+        Some(Body::Json(v)) => v["metadata"]["namespace"].as_str().unwrap_or_default(),
+        None => "",
     }
 }
 
@@ -347,6 +346,21 @@ impl ApiServer {
 
     fn knows_reporter(&self, actor: ComponentId) -> bool {
         self.events.as_ref().is_some_and(|e| e.borrow().knows(actor))
+    }
+
+    /// The events storage's answer to `req`, whose namespace the API server in front of it
+    /// found to exist or not (the storage holds no namespaces for NamespaceLifecycle to look at).
+    pub(super) fn answer_with_namespace(
+        &mut self,
+        namespace_exists: bool,
+        req: Request,
+        env: &mut Env,
+        seq: Seq,
+    ) -> StageResult<(u16, Reply)> {
+        self.namespace_verdict = Some(namespace_exists);
+        let answer = self.process(req, env, seq);
+        self.namespace_verdict = None;
+        answer
     }
 
     /// Whether `namespace` is stored (and so may hold new objects).

@@ -275,15 +275,12 @@ impl ApiServer {
     /// A request about Events, authenticated and authorized here, answered by the events
     /// storage (after every event reported before it is stored there).
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
-        let exists = self.namespace_exists(&events_etcd::namespace_of(&req));
+        let exists = self.namespace_exists(events_etcd::namespace_of(&req));
         let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
-        let side = events.get_mut().here();
-        side.api.namespace_verdict = Some(exists);
         // Whoever asked was judged here; the storage holds no roles to judge them by.
         let identity = env.identity.take();
-        let answer = side.api.process(req, env, seq);
+        let answer = events.get_mut().here().api.answer_with_namespace(exists, req, env, seq);
         env.identity = identity;
-        side.api.namespace_verdict = None;
         answer.map(|(code, reply)| match reply {
             Reply::Watch { id, revision } => (code, Reply::Watch { id: id + events_etcd::WATCH_IDS, revision }),
             reply => (code, reply),
