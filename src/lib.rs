@@ -2,6 +2,8 @@
 
 pub mod api;
 pub mod apiserver;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod background;
 pub mod base64;
 pub mod bootstrap;
 pub mod chaos;

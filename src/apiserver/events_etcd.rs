@@ -288,6 +288,7 @@ impl Worker {
         std::thread::Builder::new()
             .name("etcd-events".into())
             .spawn(move || {
+                crate::background::take(crate::background::Standing::EventsEtcd);
                 let mut side: Option<Box<EventsSide>> = None;
                 for message in inbox {
                     match message {
