@@ -146,10 +146,34 @@ impl NodeInfo {
     }
 
     pub fn label(&self, key: &str) -> Option<&str> {
+        self.label_at(LabelKey::of(key))
+    }
+
+    /// The label under a key resolved once for many nodes.
+    pub fn label_at(&self, key: LabelKey) -> Option<&str> {
         match key {
-            HOSTNAME_LABEL => self.hostname.as_deref(),
-            ZONE_LABEL => self.zone.as_deref(),
-            _ => self.node.metadata.labels.get(key).map(String::as_str),
+            LabelKey::Hostname => self.hostname.as_deref(),
+            LabelKey::Zone => self.zone.as_deref(),
+            LabelKey::Other(key) => self.node.metadata.labels.get(key).map(String::as_str),
+        }
+    }
+}
+
+/// A node label's key, told apart once from the two a [`NodeInfo`] keeps at hand: a plugin
+/// asking hundreds of nodes for the same label compares the key's text once, not per node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelKey<'a> {
+    Hostname,
+    Zone,
+    Other(&'a str),
+}
+
+impl<'a> LabelKey<'a> {
+    pub fn of(key: &'a str) -> Self {
+        match key {
+            HOSTNAME_LABEL => LabelKey::Hostname,
+            ZONE_LABEL => LabelKey::Zone,
+            _ => LabelKey::Other(key),
         }
     }
 }

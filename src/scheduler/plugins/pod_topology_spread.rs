@@ -11,7 +11,7 @@
 
 use crate::api::Pod;
 use crate::api::meta::{LabelSelector, LabelSelectorRequirement};
-use crate::scheduler::framework::{CountsById, FilterPlugin, NodeInfo, Rejection, ScorePlugin, Snapshot};
+use crate::scheduler::framework::{CountsById, FilterPlugin, LabelKey, NodeInfo, Rejection, ScorePlugin, Snapshot};
 use crate::scheduler::plugins::node_affinity::NodeAffinity;
 use crate::scheduler::plugins::taint_toleration::TaintToleration;
 use serde::Deserialize;
@@ -331,7 +331,7 @@ impl ScorePlugin for PodTopologySpread {
         for c in constraints {
             let mut counts = HashMap::new();
             let size = if c.topology_key == HOSTNAME {
-                if !scored().any(|n| n.label(HOSTNAME).is_some()) {
+                if !scored().any(|n| n.hostname().is_some()) {
                     continue;
                 }
                 scored().count()
@@ -339,8 +339,9 @@ impl ScorePlugin for PodTopologySpread {
                 // The domains: the distinct values, plus one for nodes without the key (an
                 // empty value and a missing one are the same domain).
                 let mut missing = false;
+                let key = LabelKey::of(&c.topology_key);
                 for n in scored() {
-                    match n.label(&c.topology_key) {
+                    match n.label_at(key) {
                         Some(v) => {
                             if !counts.contains_key(v) {
                                 counts.insert(v.to_string(), 0);
@@ -377,15 +378,16 @@ impl ScorePlugin for PodTopologySpread {
         }
         // Matching pods per domain, over every node, for the domains of the scored nodes.
         if wanted {
+            let keys: Vec<LabelKey> = state.constraints.iter().map(|c| LabelKey::of(&c.topology_key)).collect();
             for info in cluster.nodes.values() {
-                if state.require_all_keys && !state.has_all_keys(info) {
+                if state.require_all_keys && !keys.iter().all(|k| info.label_at(*k).is_some()) {
                     continue;
                 }
                 for (i, c) in state.constraints.iter().enumerate() {
-                    if c.topology_key == HOSTNAME || !c.includes(pod, info) {
+                    if keys[i] == LabelKey::Hostname || !c.includes(pod, info) {
                         continue;
                     }
-                    let Some(value) = info.label(&c.topology_key) else { continue };
+                    let Some(value) = info.label_at(keys[i]) else { continue };
                     if let Some(count) = state.domains[i].counts.get_mut(value) {
                         *count += info.pods_in(&state.groups[i]);
                     }
@@ -445,9 +447,17 @@ impl ScorePlugin for PodTopologySpread {
         }
         let scale = |s: i64, min: i64, max: i64| if max == 0 { 100 } else { 100 * (max + min - s) / max };
         if !state.ignored.iter().any(|i| *i) {
-            // No node ignored (always so for the system defaults): one plain pass each.
+            // No node ignored (always so for the system defaults): one plain pass each. Raw
+            // scores take few values (most nodes run none of the pod's group), so a division is
+            // only made when the value changes from the node before.
             let (min, max) = (scores.iter().copied().min().unwrap_or(0), scores.iter().copied().max().unwrap_or(0));
-            scores.iter_mut().for_each(|s| *s = scale(*s, min, max));
+            let mut last = (min, scale(min, min, max));
+            for s in scores.iter_mut() {
+                if *s != last.0 {
+                    last = (*s, scale(*s, min, max));
+                }
+                *s = last.1;
+            }
             return;
         }
         let ignored = |i: usize| state.ignored.get(i).copied().unwrap_or(false);
