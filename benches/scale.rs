@@ -79,7 +79,7 @@ fn running_pods(cluster: &Cluster) -> usize {
     cluster
         .api()
         .etcd()
-        .range("/registry/pods/default/")
+        .unordered("/registry/pods/default/")
         .filter(|(_, kv)| kv.value.as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()))
         .count()
 }

@@ -160,6 +160,12 @@ impl Etcd {
         self.order.range(prefix, move |k| kvs.get_key_value(k).map(|(k, kv)| (&**k, kv)))
     }
 
+    /// Every key starting with `prefix`, in no particular order: for counting and checking,
+    /// which need no order, without making the key index sort the keys added since it last did.
+    pub fn unordered<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a KeyValue)> + 'a {
+        self.kvs.iter().filter(move |(k, _)| k.starts_with(prefix)).map(|(k, kv)| (&**k, kv))
+    }
+
     /// Whether any key starts with `prefix`; for a whole resource prefix
     /// (`/registry/resourcequotas/`) without walking the key index.
     pub fn any_under(&self, prefix: &str) -> bool {
@@ -447,6 +453,21 @@ mod tests {
         etcd.put_object("/registry/namespaces/b", ns("b"));
         let now = etcd.get("/registry/namespaces/a").unwrap().value.clone();
         assert_eq!(now.meta().managed_fields[0].manager, "2", "worked out from revision 2, not lost with it");
+    }
+
+    #[test]
+    fn an_unordered_listing_holds_exactly_the_keys_a_range_does() {
+        let mut etcd = Etcd::new();
+        for name in ["c", "a", "b"] {
+            etcd.create(&format!("/registry/namespaces/{name}"), ns(name)).unwrap();
+        }
+        etcd.create("/registry/configmaps/default/a", ns("x")).unwrap();
+        etcd.delete("/registry/namespaces/b", None).unwrap();
+        let mut unordered: Vec<&str> = etcd.unordered("/registry/namespaces/").map(|(k, _)| k).collect();
+        unordered.sort_unstable();
+        let ranged: Vec<&str> = etcd.range("/registry/namespaces/").map(|(k, _)| k).collect();
+        assert_eq!(unordered, ranged);
+        assert_eq!(unordered, ["/registry/namespaces/a", "/registry/namespaces/c"]);
     }
 
     #[test]
