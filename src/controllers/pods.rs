@@ -55,7 +55,7 @@ pub fn is_available(pod: &Pod, min_ready: Duration, now: Time) -> bool {
 pub fn create_reporting(ctx: &mut crate::component::Ctx, owner: &std::sync::Arc<Object>, pod: Pod) -> bool {
     match ctx.call_object(crate::apiserver::Request::create(Object::Pod(pod))) {
         Ok(p) => {
-            ctx.event(owner, "", "Normal", "SuccessfulCreate", format!("Created pod: {}", p.name()));
+            ctx.event(owner, "", "Normal", "SuccessfulCreate", ["Created pod: ", p.name()].concat());
             true
         }
         Err(status) => {

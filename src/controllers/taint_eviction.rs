@@ -63,7 +63,9 @@ impl Reconciler for TaintEvictionController {
                                     && old.spec.tolerations == new.spec.tolerations)
                         },
                     );
-                if unchanged {
+                // A pod on no node yet has no taints to be evicted for (its binding will say).
+                let unbound = delta.object.as_pod().is_some_and(|p| p.spec.node_name.is_empty());
+                if unchanged || unbound {
                     return Vec::new();
                 }
                 vec![cache_key(delta.object.namespace(), delta.object.name())]

@@ -599,7 +599,7 @@ impl PodWorker {
             type_,
             reason,
             message,
-            field_path: format!("spec.{list}{{{name}}}"),
+            field_path: ["spec.", list, "{", name, "}"].concat(),
         };
         // 1. The image.
         loop {
@@ -612,7 +612,7 @@ impl PodWorker {
                         actions.push(ev(
                             "Normal",
                             "Pulled",
-                            format!("Container image \"{image}\" already present on machine"),
+                            ["Container image \"", image, "\" already present on machine"].concat(),
                         ));
                         c.image = ImageState::Present;
                         continue;
@@ -702,7 +702,7 @@ impl PodWorker {
                     actions.push(ev(
                         "Normal",
                         "Pulled",
-                        format!("Container image \"{image}\" already present on machine"),
+                        ["Container image \"", image, "\" already present on machine"].concat(),
                     ));
                 }
                 let behaviour = images::lookup(&c.reference).map(|i| i.behaviour).unwrap_or(images::Behaviour::Pause);
@@ -1171,8 +1171,12 @@ impl PodWorker {
 
 /// A new container's id, as containerd names it: 64 hex digits.
 fn new_container_id(rng: &mut Rng) -> String {
-    let (a, b, c, d) = (rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64());
-    format!("containerd://{a:016x}{b:016x}{c:016x}{d:016x}")
+    let mut id = String::with_capacity(13 + 64);
+    id.push_str("containerd://");
+    for _ in 0..4 {
+        images::push_hex(&mut id, rng.next_u64());
+    }
+    id
 }
 
 /// A container as its process sees it: `$(cat …/serviceaccount/namespace)` in its command
@@ -1274,6 +1278,17 @@ mod tests {
     use super::*;
     use crate::api::pod::{ExecAction, Probe};
     use std::sync::Arc;
+
+    #[test]
+    fn a_container_id_is_containerds_prefix_and_four_random_words_in_zero_padded_hex() {
+        let (mut a, mut b) = (Rng::stream(7, "ids"), Rng::stream(7, "ids"));
+        for _ in 0..50 {
+            let id = new_container_id(&mut a);
+            let words = (b.next_u64(), b.next_u64(), b.next_u64(), b.next_u64());
+            let (w, x, y, z) = words;
+            assert_eq!(id, format!("containerd://{w:016x}{x:016x}{y:016x}{z:016x}"));
+        }
+    }
 
     fn pod(container: Container) -> Pod {
         let mut pod = Pod::default();

@@ -338,7 +338,13 @@ impl Scheduler {
                 if let Some(cause) = ctx.cause {
                     self.pod_placed(cause);
                 }
-                ctx.event(&object, "", "Normal", "Scheduled", format!("Successfully assigned {ns}/{name} to {node}"));
+                ctx.event(
+                    &object,
+                    "",
+                    "Normal",
+                    "Scheduled",
+                    ["Successfully assigned ", &ns, "/", &name, " to ", &node].concat(),
+                );
             }
             Err(status) => {
                 self.unassign(&key);
