@@ -3,7 +3,7 @@
 //! and never take the first from it.
 //!
 //! The scale benchmark runs three such threads (prefault, janitor, etcd-events) next to the
-//! simulation: with equal priorities the kernel's fair scheduler gives three runnable threads
+//! simulation: with equal priorities the kernel's fair scheduler gives the four runnable threads
 //! two cores' worth of time in equal shares, so the simulation, whose time is the one measured
 //! and the one every other thread serves, was preempted for them. Each helper is given a niceness
 //! by how much its lag costs the simulation: prefault's lag makes the simulation fault memory in
@@ -21,18 +21,20 @@ pub enum Standing {
     EventsEtcd = 15,
 }
 
-/// Lowers the calling thread's priority to its standing. On Linux a niceness is a thread's
-/// own; elsewhere it would be the whole process's, simulation included, so nothing changes
-/// there. A refusal leaves the thread as it was.
+/// Lowers the calling thread's priority to its standing (a thread already nicer stays as it
+/// is). On Linux a niceness is a thread's own; elsewhere it would be the whole process's,
+/// simulation included, so nothing changes there. A refusal leaves the thread as it was.
 pub fn take(standing: Standing) {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: gettid has no preconditions; setpriority on the calling thread's own id only
-        // ever lowers that thread's priority (raising the niceness needs no privilege), and
-        // its result is ignored because a refusal changes nothing.
+        // SAFETY: gettid has no preconditions; getpriority and setpriority name the calling
+        // thread's own id, and the niceness is only ever raised (which needs no privilege).
+        // A failed read (-1) reads as less nice; a refused write changes nothing.
         unsafe {
             let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            libc::setpriority(libc::PRIO_PROCESS, tid, standing as libc::c_int);
+            if libc::getpriority(libc::PRIO_PROCESS, tid) < standing as libc::c_int {
+                libc::setpriority(libc::PRIO_PROCESS, tid, standing as libc::c_int);
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -59,9 +61,7 @@ mod tests {
         })
         .join()
         .unwrap();
-        if before <= Standing::EventsEtcd as i32 {
-            assert_eq!(helper, Standing::EventsEtcd as i32);
-        }
+        assert_eq!(helper, (Standing::EventsEtcd as i32).max(before), "made nicer, never less nice");
         assert_eq!(niceness(), before, "the calling thread is untouched");
     }
 }

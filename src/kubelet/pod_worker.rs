@@ -1284,8 +1284,7 @@ mod tests {
         let (mut a, mut b) = (Rng::stream(7, "ids"), Rng::stream(7, "ids"));
         for _ in 0..50 {
             let id = new_container_id(&mut a);
-            let words = (b.next_u64(), b.next_u64(), b.next_u64(), b.next_u64());
-            let (w, x, y, z) = words;
+            let (w, x, y, z) = (b.next_u64(), b.next_u64(), b.next_u64(), b.next_u64());
             assert_eq!(id, format!("containerd://{w:016x}{x:016x}{y:016x}{z:016x}"));
         }
     }
