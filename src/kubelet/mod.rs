@@ -259,8 +259,10 @@ impl Kubelet {
         254
     }
 
-    fn sync_pods(&mut self, ctx: &mut Ctx) -> BTreeSet<String> {
-        let mut touched = BTreeSet::new();
+    /// The keys of the pods whose change calls for a sync (a key may come twice: `due` puts
+    /// them in order, each once).
+    fn sync_pods(&mut self, ctx: &mut Ctx) -> Vec<String> {
+        let mut touched = Vec::new();
         for d in self.pods.sync(ctx.api) {
             let key = cache_key(d.object.namespace(), d.object.name());
             match self.causes.get_mut(&key) {
@@ -287,7 +289,7 @@ impl Kubelet {
             if !is_static && self.workers.get(&key).is_some_and(|(u, _)| u != uid) {
                 self.drop_worker(&key);
             }
-            touched.insert(key);
+            touched.push(key);
         }
         touched
     }
@@ -298,14 +300,15 @@ impl Kubelet {
     /// deleted): stepping it again would do nothing. So only the workers are looked through,
     /// by their wakeup, not every pod by key. (A key whose pod has left the cache since is
     /// stepped as nothing.)
-    fn due(&self, touched: &BTreeSet<String>, now: Time) -> Vec<String> {
-        // In key order, each once (a few keys: sorted in a vector, not a tree).
-        let mut due: Vec<&str> = touched.iter().map(String::as_str).collect();
-        due.extend(self.unsynced.iter().map(String::as_str));
-        due.extend(self.workers.due(now).filter(|key| self.has_pod(key)));
+    fn due(&self, touched: Vec<String>, now: Time) -> Vec<String> {
+        // In key order, each once (a few keys: sorted in a vector, not a tree; the changed
+        // pods' keys are the ones `sync_pods` made, not copied again).
+        let mut due = touched;
+        due.extend(self.unsynced.iter().cloned());
+        due.extend(self.workers.due(now).filter(|key| self.has_pod(key)).map(str::to_string));
         due.sort_unstable();
         due.dedup();
-        due.into_iter().map(str::to_string).collect()
+        due
     }
 
     /// The earliest wakeup of a worker whose pod is in the cache.
@@ -578,7 +581,7 @@ impl Component for Kubelet {
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().map(String::from));
         }
-        for key in self.due(&touched, ctx.now) {
+        for key in self.due(touched, ctx.now) {
             self.step_pod(&key, ctx);
         }
         ctx.cause = None;
