@@ -3,7 +3,8 @@
 //! and peak memory.
 //!
 //! `cargo bench --bench scale` runs the full size; `-- --nodes N --pods N --per-deployment N`
-//! changes it. Events are kept in an etcd of their own, as upstream's large clusters keep them
+//! changes it (`--profile` adds each component's time, `--timeline` a line each virtual
+//! second). Events are kept in an etcd of their own, as upstream's large clusters keep them
 //! (`--events-in-main-etcd` keeps them with everything else). Without `--bench` (as
 //! `cargo test --all-targets` runs it) it does a small smoke
 //! run so the harness stays honest without taking minutes.
@@ -136,6 +137,8 @@ fn main() {
     // `--profile`: the wall time each kind of component spends in its turns (kubelets
     // together, each controller on its own).
     let profile = args.iter().any(|a| a == "--profile");
+    // `--timeline`: a line each virtual second (wall time so far, pods Running, memory taken).
+    let timeline = args.iter().any(|a| a == "--timeline");
     let mut spent: std::collections::BTreeMap<String, (f64, u64)> = Default::default();
     while running < pods {
         let target = cluster.now() + Duration::seconds(1);
@@ -156,7 +159,14 @@ fn main() {
         if running >= pods {
             running = running_pods(&cluster);
         }
-        if last_report.elapsed().as_secs_f64() > 5.0 {
+        if timeline {
+            println!(
+                "scale:   {} virtual: {:.2}s wall from apply, {running}/{pods} Running{}",
+                cluster.now().since(t0),
+                apply.elapsed().as_secs_f64(),
+                kubeloop::prefault::used().map_or(String::new(), |b| format!(", allocator {} MiB", b >> 20))
+            );
+        } else if last_report.elapsed().as_secs_f64() > 5.0 {
             println!(
                 "scale:   {running}/{pods} Running after {} virtual, {:.1}s wall",
                 cluster.now().since(t0),

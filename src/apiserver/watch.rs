@@ -166,3 +166,63 @@ impl Watches {
         self.watchers.get(id).map_or(0, |w| w.queue.len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Pod;
+
+    fn pod(app: &str, node: &str) -> Arc<Object> {
+        let mut p = Pod::default();
+        p.metadata.name = "web-1".into();
+        p.metadata.namespace = "default".into();
+        p.metadata.labels.insert("app".into(), app.into());
+        Arc::make_mut(&mut p.spec).node_name = node.into();
+        Arc::new(Object::Pod(p))
+    }
+
+    fn change(value: Arc<Object>, prev: Option<Arc<Object>>, kind: ChangeKind) -> Change {
+        let created = prev.is_none();
+        Change { revision: 7, key: "/registry/pods/default/web-1".into(), kind, value, prev, created }
+    }
+
+    fn filter(labels: Option<&str>, node: Option<&str>) -> WatchFilter {
+        WatchFilter {
+            kind: Kind::Pod,
+            namespace: String::new(),
+            labels: labels.map(|app| LabelSelector {
+                match_labels: [("app".to_string(), app.to_string())].into_iter().collect(),
+                ..Default::default()
+            }),
+            fields: node.map(|n| FieldSelector::equals("spec.nodeName", n)),
+        }
+    }
+
+    /// Each watch's event for `change`, by watch, in the order the watches were opened.
+    fn types(watches: &Watches, change: &Change) -> Vec<(WatchId, WatchEventType)> {
+        watches.deliveries(change).into_iter().map(|d| (d.watch, d.type_)).collect()
+    }
+
+    #[test]
+    fn each_open_watch_sees_a_change_as_its_filter_does_in_the_order_the_watches_were_opened() {
+        let mut watches = Watches::default();
+        let whole =
+            [watches.open(ComponentId(1), filter(None, None)), watches.open(ComponentId(2), filter(None, None))];
+        let web = watches.open(ComponentId(3), filter(Some("web"), None));
+        let node = watches.open(ComponentId(4), filter(None, Some("node-1")));
+        let closed = watches.open(ComponentId(5), filter(None, None));
+        watches.close(closed);
+        let (added, modified, deleted) = (WatchEventType::Added, WatchEventType::Modified, WatchEventType::Deleted);
+
+        let created = change(pod("web", ""), None, ChangeKind::Put);
+        assert_eq!(types(&watches, &created), [(whole[0], added), (whole[1], added), (web, added)]);
+        // Bound, and relabelled out of the selected watch: the node's watch sees it arrive.
+        let bound = change(pod("db", "node-1"), Some(pod("web", "")), ChangeKind::Put);
+        assert_eq!(
+            types(&watches, &bound),
+            [(whole[0], modified), (whole[1], modified), (web, deleted), (node, added)]
+        );
+        let gone = change(pod("db", "node-1"), Some(pod("db", "node-1")), ChangeKind::Delete);
+        assert_eq!(types(&watches, &gone), [(whole[0], deleted), (whole[1], deleted), (node, deleted)]);
+    }
+}
