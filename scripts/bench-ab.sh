@@ -30,7 +30,7 @@ done
 ab="$ROOT/target/ab"
 mkdir -p "$ab"
 
-# Builds the benchmark at one revision into target/ab/bin-<side> and prints its path.
+# Builds the benchmark at one revision into target/ab/bin-<side>.
 build() {
   local rev="$1" side="$2" src="$ab/src-$2"
   rm -rf "$src"
@@ -47,20 +47,18 @@ build() {
     grep -o '"executable":"[^"]*/deps/scale-[^"]*"' | sed 's/.*:"//; s/"$//' | tail -n 1 || true)"
   [[ -x "$exe" ]] || die "the benchmark at $rev did not build"
   cp "$exe" "$ab/bin-$side"
-  echo "$ab/bin-$side"
 }
 
 say "building A (${revs[0]})"
-bin_a="$(build "${revs[0]}" a)"
+build "${revs[0]}" a
 say "building B (${revs[1]})"
-bin_b="$(build "${revs[1]}" b)"
+build "${revs[1]}" b
 
 results="$ab/results.txt"
 : >"$results"
 for round in $(seq "$rounds"); do
   for side in a b; do
-    bin="$ab/bin-$side"
-    out="$("$bin" --bench "$@" 2>&1)" || die "the run of $side failed: $(tail -n 3 <<<"$out")"
+    out="$("$ab/bin-$side" --bench "$@" 2>&1)" || die "the run of $side failed: $(tail -n 3 <<<"$out")"
     wall="$(grep -o '[0-9.]*s wall from apply' <<<"$out" | cut -d's' -f1)"
     thread="$(grep -o "thread: [0-9.]*s user" <<<"$out" | grep -o '[0-9.]*' || echo 0)"
     printf 'round %d  %s  %6.2fs wall from apply  %6.2fs simulation thread\n' "$round" "$side" "$wall" "$thread"

@@ -1171,8 +1171,9 @@ impl PodWorker {
 
 /// A new container's id, as containerd names it: 64 hex digits.
 fn new_container_id(rng: &mut Rng) -> String {
-    let mut id = String::with_capacity(13 + 64);
-    id.push_str("containerd://");
+    const PREFIX: &str = "containerd://";
+    let mut id = String::with_capacity(PREFIX.len() + 64);
+    id.push_str(PREFIX);
     for _ in 0..4 {
         images::push_hex(&mut id, rng.next_u64());
     }

@@ -231,8 +231,6 @@ struct FilterState {
 struct ScoreState {
     /// Whether the pod has constraints to score by, its own or the system defaults.
     active: bool,
-    /// Every constraint's topology key.
-    keys: Vec<String>,
     /// The constraints some scored node has the topology key of.
     constraints: Vec<Constraint>,
     /// Whether nodes lacking a topology key are left out of scoring (not for system defaults,
@@ -251,10 +249,9 @@ struct ScoreState {
     host_counts: CountsById<u32>,
 }
 
-impl ScoreState {
-    fn has_all_keys(&self, node: &NodeInfo) -> bool {
-        self.keys.iter().all(|k| node.label(k).is_some())
-    }
+/// Whether the node has a label under every one of `keys`.
+fn has_all_keys(node: &NodeInfo, keys: &[LabelKey]) -> bool {
+    keys.iter().all(|k| node.label_at(*k).is_some())
 }
 
 #[derive(Debug, Default)]
@@ -314,14 +311,10 @@ impl ScorePlugin for PodTopologySpread {
     fn pre_score(&mut self, pod: &Pod, cluster: &Snapshot, feasible: &[&NodeInfo]) {
         let own = !pod.spec.topology_spread_constraints.is_empty();
         let constraints = if own { constraints(pod, "ScheduleAnyway") } else { default_constraints(pod) };
-        let mut state = ScoreState {
-            active: !constraints.is_empty(),
-            require_all_keys: own,
-            keys: constraints.iter().map(|c| c.topology_key.clone()).collect(),
-            ..ScoreState::default()
-        };
+        let mut state = ScoreState { active: !constraints.is_empty(), require_all_keys: own, ..ScoreState::default() };
         if own {
-            state.ignored = feasible.iter().map(|n| !state.has_all_keys(n)).collect();
+            let keys: Vec<LabelKey> = constraints.iter().map(|c| LabelKey::of(&c.topology_key)).collect();
+            state.ignored = feasible.iter().map(|n| !has_all_keys(n, &keys)).collect();
         }
         let ignored = |i: usize| state.ignored.get(i).copied().unwrap_or(false);
         let scored = || feasible.iter().enumerate().filter(|(i, _)| !ignored(*i)).map(|(_, n)| *n);
@@ -380,7 +373,9 @@ impl ScorePlugin for PodTopologySpread {
         if wanted {
             let keys: Vec<LabelKey> = state.constraints.iter().map(|c| LabelKey::of(&c.topology_key)).collect();
             for info in cluster.nodes.values() {
-                if state.require_all_keys && !keys.iter().all(|k| info.label_at(*k).is_some()) {
+                // (With the pod's own constraints every one is kept once a node is scored, so
+                // these are all its keys, as upstream requires.)
+                if state.require_all_keys && !has_all_keys(info, &keys) {
                     continue;
                 }
                 for (i, c) in state.constraints.iter().enumerate() {
