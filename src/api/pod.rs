@@ -4,6 +4,7 @@ use super::int_or_string::IntOrString;
 use super::meta::{ObjectMeta, is_false};
 use super::named_item::NamedItem;
 use super::quantity::Quantity;
+use super::shared::Shared;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -79,8 +80,10 @@ pub struct PodSpec {
     pub affinity: Opaque,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
+    /// Shared between versions until changed (see [`Shared`]): binding a pod copies its
+    /// spec, and every pod has admission's two default tolerations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tolerations: Vec<Toleration>,
+    pub tolerations: Shared<Vec<Toleration>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_aliases: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,8 +143,10 @@ pub struct Container {
     pub env_from: Vec<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<EnvVar>,
+    /// Shared with the template and every copy of the container (the service-account mount
+    /// copies each pod's containers): a pod's own requests cost a pointer, not a map.
     #[serde(default)]
-    pub resources: ResourceRequirements,
+    pub resources: Shared<ResourceRequirements>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resize_policy: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,12 +156,14 @@ pub struct Container {
     pub volume_mounts: Vec<NamedItem>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volume_devices: Vec<Value>,
+    /// The probes are boxed: most containers have none, and each pod's own copy of its
+    /// containers (see `resources`) would otherwise carry room for three.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub liveness_probe: Option<Probe>,
+    pub liveness_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub readiness_probe: Option<Probe>,
+    pub readiness_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup_probe: Option<Probe>,
+    pub startup_probe: Option<Box<Probe>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Opaque,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -457,8 +464,9 @@ pub struct ContainerState {
     pub waiting: Option<ContainerStateWaiting>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<ContainerStateRunning>,
+    /// Boxed: the largest state and the rarest, and every container status has two states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminated: Option<ContainerStateTerminated>,
+    pub terminated: Option<Box<ContainerStateTerminated>>,
 }
 
 impl ContainerState {
@@ -560,6 +568,8 @@ pub fn set_condition(conditions: &mut Vec<PodCondition>, mut cond: PodCondition,
         }
         None => {
             cond.last_transition_time = Some(now);
+            // A status's list lives as long as its version: one more, not a doubled room.
+            conditions.reserve_exact(1);
             conditions.push(cond);
         }
     }

@@ -36,6 +36,8 @@ shared_empty! {
     Vec<super::OwnerReference> = Vec::new();
     Vec<String> = Vec::new();
     super::EventSource = super::EventSource::default();
+    super::pod::ResourceRequirements = super::pod::ResourceRequirements::default();
+    Vec<super::pod::Toleration> = Vec::new();
 }
 
 impl<T: SharedEmpty> Default for Shared<T> {

@@ -207,10 +207,14 @@ fn default_pod_spec(spec: &mut PodSpec) {
         for port in &mut c.ports {
             default_port(port);
         }
-        // A limit without its request: the request is the limit.
-        for (resource, limit) in &c.resources.limits {
-            if !c.resources.requests.contains_key(resource) {
-                c.resources.requests.insert(resource.clone(), limit.clone());
+        // A limit without its request: the request is the limit. (The requirements are
+        // shared with the template: only a change copies them.)
+        if c.resources.limits.keys().any(|r| !c.resources.requests.contains_key(r)) {
+            let resources = &mut *c.resources;
+            for (resource, limit) in &resources.limits {
+                if !resources.requests.contains_key(resource) {
+                    resources.requests.insert(resource.clone(), limit.clone());
+                }
             }
         }
         for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
@@ -288,10 +292,14 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
             }
         }))
     });
+    // Every pod keeps these lists as long as it lives: they get the room they need, not the
+    // room a growing list would reserve.
+    spec.volumes.reserve_exact(1);
     spec.volumes.push(NamedItem::new(volume.clone(), source.clone()));
     let at = MOUNT.get_or_init(|| Arc::new(json!({"readOnly": true, "mountPath": mount_path})));
     let mount = NamedItem::new(volume, at.clone());
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(Arc::make_mut) {
+        c.volume_mounts.reserve_exact(1);
         c.volume_mounts.push(mount.clone());
     }
     true
@@ -299,24 +307,27 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
 
 /// DefaultTolerationSeconds: tolerate a not-ready or unreachable node for five minutes.
 fn default_toleration_seconds(spec: &mut PodSpec) -> bool {
-    let mut added = false;
-    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
-        let tolerated = spec.tolerations.iter().any(|t| {
-            (t.key == key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
-                && (t.effect.is_empty() || t.effect == "NoExecute")
+    let missing: Vec<&str> = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]
+        .into_iter()
+        .filter(|key| {
+            !spec.tolerations.iter().any(|t| {
+                (t.key == *key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
+                    && (t.effect.is_empty() || t.effect == "NoExecute")
+            })
+        })
+        .collect();
+    // (As the service-account volume: room for what is added, no more.)
+    spec.tolerations.reserve_exact(missing.len());
+    for key in &missing {
+        spec.tolerations.push(Toleration {
+            key: (*key).into(),
+            operator: Some("Exists".into()),
+            value: String::new(),
+            effect: "NoExecute".into(),
+            toleration_seconds: Some(300),
         });
-        if !tolerated {
-            spec.tolerations.push(Toleration {
-                key: key.into(),
-                operator: Some("Exists".into()),
-                value: String::new(),
-                effect: "NoExecute".into(),
-                toleration_seconds: Some(300),
-            });
-            added = true;
-        }
     }
-    added
+    !missing.is_empty()
 }
 
 /// Priority admission: the built-in priority classes, zero otherwise.
@@ -398,6 +409,23 @@ mod tests {
         let Object::Job(job) = obj else { unreachable!() };
         assert!(job.spec.selector.is_none());
         assert!(job.spec.template.metadata.labels.is_empty());
+    }
+
+    #[test]
+    fn a_pods_copy_of_its_templates_container_shares_the_requests_and_keeps_no_spare_room() {
+        let mut template = pod("nginx:1.25");
+        let c = Arc::make_mut(&mut Arc::make_mut(&mut template.spec).containers[0]);
+        c.resources.requests.insert("cpu".into(), crate::api::Quantity::parse("10m").unwrap());
+        let mut obj = Object::Pod(template.clone());
+        default_object(&mut obj);
+        admit_create(&mut obj, &mut Rng::new(1));
+        let (made, from) = (&obj.as_pod().unwrap().spec, &template.spec);
+        // The service-account mount copies the container, not its requirements.
+        assert!(!Arc::ptr_eq(&made.containers[0], &from.containers[0]));
+        assert!(crate::api::shared::Shared::ptr_eq(&made.containers[0].resources, &from.containers[0].resources));
+        assert_eq!(made.containers[0].volume_mounts.capacity(), 1);
+        assert_eq!(made.volumes.capacity(), 1);
+        assert_eq!(made.tolerations.capacity(), 2);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::api::{Kind, LabelSelector, Object};
 use crate::etcd::{Change, ChangeKind, Revision};
 use crate::object_cache::FastKeys;
 use crate::record::{ComponentId, Seq, WatchEventType};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 pub type WatchId = usize;
@@ -51,7 +51,7 @@ pub struct WatchEvent {
 struct Watcher {
     owner: ComponentId,
     filter: WatchFilter,
-    queue: VecDeque<WatchEvent>,
+    queue: Vec<WatchEvent>,
     open: bool,
 }
 
@@ -90,7 +90,7 @@ impl Watches {
             Some(node) => self.pods_by_node.entry(node.to_string()).or_default().push(id),
             None => self.by_kind.entry(filter.kind).or_default().push(id),
         }
-        self.watchers.push(Watcher { owner, filter, queue: VecDeque::new(), open: true });
+        self.watchers.push(Watcher { owner, filter, queue: Vec::new(), open: true });
         id
     }
 
@@ -153,13 +153,14 @@ impl Watches {
 
     pub fn push(&mut self, id: WatchId, event: WatchEvent) {
         if let Some(w) = self.watchers.get_mut(id).filter(|w| w.open) {
-            w.queue.push_back(event);
+            w.queue.push(event);
         }
     }
 
-    /// Takes every notification waiting for a watch, oldest first.
+    /// Takes every notification waiting for a watch, oldest first. The queue is handed over
+    /// whole, so the room a burst made for it goes with it rather than staying reserved.
     pub fn drain(&mut self, id: WatchId) -> Vec<WatchEvent> {
-        self.watchers.get_mut(id).map(|w| w.queue.drain(..).collect()).unwrap_or_default()
+        self.watchers.get_mut(id).map(|w| std::mem::take(&mut w.queue)).unwrap_or_default()
     }
 
     pub fn pending(&self, id: WatchId) -> usize {

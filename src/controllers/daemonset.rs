@@ -98,7 +98,7 @@ pub fn pod_tolerations(ds: &DaemonSet) -> Vec<crate::api::Toleration> {
     let mut spec = crate::api::PodSpec { tolerations: ds.spec.template.spec.tolerations.clone(), ..Default::default() };
     spec.host_network = ds.spec.template.spec.host_network;
     add_daemon_tolerations(&mut spec);
-    spec.tolerations
+    spec.tolerations.to_vec()
 }
 
 /// `node_should_run` with the daemon tolerations worked out once (a sync checks every node).

@@ -888,7 +888,10 @@ mod tests {
         for at in [Time(7), Time(9)] {
             Arc::make_mut(&mut pod.status).container_statuses.push(ContainerStatus {
                 state: ContainerState {
-                    terminated: Some(ContainerStateTerminated { finished_at: Some(at), ..Default::default() }),
+                    terminated: Some(Box::new(ContainerStateTerminated {
+                        finished_at: Some(at),
+                        ..Default::default()
+                    })),
                     ..Default::default()
                 },
                 ..Default::default()

@@ -652,7 +652,7 @@ mod tests {
     fn terminated_without_reason_prints_its_exit_code() {
         let mut s = waiting("");
         s.state = ContainerState {
-            terminated: Some(ContainerStateTerminated { exit_code: 3, ..Default::default() }),
+            terminated: Some(Box::new(ContainerStateTerminated { exit_code: 3, ..Default::default() })),
             ..Default::default()
         };
         assert_eq!(summarize_pod(&pod_with(vec![s])).status, "ExitCode:3");

@@ -1049,11 +1049,11 @@ impl PodWorker {
                     running: Some(ContainerStateRunning { started_at: Some(*started) }),
                     ..Default::default()
                 },
-                State::Terminated(t) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
+                State::Terminated(t) => ContainerState { terminated: Some(Box::new(t.clone())), ..Default::default() },
             };
             let last_state = match (&c.state, &c.last_termination) {
                 (State::Terminated(_), _) => ContainerState::default(),
-                (_, Some(t)) => ContainerState { terminated: Some(t.clone()), ..Default::default() },
+                (_, Some(t)) => ContainerState { terminated: Some(Box::new(t.clone())), ..Default::default() },
                 _ => ContainerState::default(),
             };
             let image_id = if c.image == ImageState::Present { images::digest(&c.reference) } else { String::new() };
@@ -1435,7 +1435,7 @@ mod tests {
     #[test]
     fn a_failing_liveness_probe_restarts_the_container_once_its_grace_period_is_over() {
         let mut c = busybox("touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600");
-        c.liveness_probe = Some(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) });
+        c.liveness_probe = Some(Box::new(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) }));
         let mut pod = pod(c);
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
@@ -1462,7 +1462,7 @@ mod tests {
     #[test]
     fn liveness_restarts_back_off_only_once_the_back_off_outlasts_the_time_between_them() {
         let mut c = busybox("touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600");
-        c.liveness_probe = Some(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) });
+        c.liveness_probe = Some(Box::new(Probe { initial_delay_seconds: 5, ..cat_probe("/tmp/healthy", 5) }));
         let mut pod = pod(c);
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
@@ -1479,7 +1479,7 @@ mod tests {
     #[test]
     fn a_container_is_ready_only_once_its_readiness_probe_passes() {
         let mut c = busybox("sleep 8; touch /tmp/ready; sleep 3600");
-        c.readiness_probe = Some(cat_probe("/tmp/ready", 5));
+        c.readiness_probe = Some(Box::new(cat_probe("/tmp/ready", 5)));
         let mut pod = pod(c);
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
@@ -1495,8 +1495,8 @@ mod tests {
     #[test]
     fn a_startup_probe_holds_back_started_and_ready_until_it_passes() {
         let mut c = busybox("sleep 12; touch /tmp/started; sleep 3600");
-        c.startup_probe = Some(Probe { failure_threshold: 10, ..cat_probe("/tmp/started", 5) });
-        c.liveness_probe = Some(cat_probe("/tmp/nothing-here", 5));
+        c.startup_probe = Some(Box::new(Probe { failure_threshold: 10, ..cat_probe("/tmp/started", 5) }));
+        c.liveness_probe = Some(Box::new(cat_probe("/tmp/nothing-here", 5)));
         let mut pod = pod(c);
         let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
         let mut runtime = Runtime::default();
