@@ -1,6 +1,7 @@
 //! The contract every simulated component keeps: it acts only through the API server, from
 //! caches its watches fill, when the world wakes it.
 
+use crate::api::shared::Shared;
 use crate::api::{Kind, Object};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
 use crate::object_cache::{FastKeys, ObjectCache};
@@ -338,7 +339,11 @@ impl Informer {
             Some(slot) => {
                 // An update: the key is known; the owner index changes only if the owner did.
                 let old = std::mem::replace(slot, object);
-                let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
+                // Most writes leave the owner references as they were, shared between the two
+                // versions: then the owner is the same without reading either list.
+                let same_refs = Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references);
+                let (old_owner, new_owner) =
+                    if same_refs { ("", "") } else { (Self::owner_uid(&old), Self::owner_uid(slot)) };
                 if old_owner != new_owner {
                     let new_owner = new_owner.to_string();
                     let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {

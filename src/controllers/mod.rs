@@ -40,8 +40,9 @@ pub enum KeysFrom {
 
 /// The keys a change to a dependent object makes dirty: those of its new version and of its
 /// old one (a pod that changed owner or labels touches both), each key once, in that order.
-/// An old version with the same namespace and the same `from` has the same keys: they are not
-/// worked out twice (most changes are status writes).
+/// An old version with the same `from` has the same keys: they are not worked out twice (most
+/// changes are status writes). (It is the same object, in the same namespace: an informer's
+/// old version is what its cache held under the same key.)
 pub fn keys_of_both(delta: &Delta, from: KeysFrom, keys_of: impl Fn(&Object) -> Vec<String>) -> Vec<String> {
     let mut keys = Vec::new();
     let add = |keys: &mut Vec<String>, o: &Object| {
@@ -54,11 +55,11 @@ pub fn keys_of_both(delta: &Delta, from: KeysFrom, keys_of: impl Fn(&Object) -> 
     add(&mut keys, &delta.object);
     if let Some(old) = delta.old.as_deref() {
         let (before, now) = (old.meta(), delta.object.meta());
-        let same = before.namespace == now.namespace
-            && match from {
-                KeysFrom::Owners => before.owner_references == now.owner_references,
-                KeysFrom::Labels => before.labels == now.labels,
-            };
+        debug_assert_eq!(before.namespace, now.namespace, "a delta's versions are of one object");
+        let same = match from {
+            KeysFrom::Owners => before.owner_references == now.owner_references,
+            KeysFrom::Labels => before.labels == now.labels,
+        };
         if !same {
             add(&mut keys, old);
         }
