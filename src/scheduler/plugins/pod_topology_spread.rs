@@ -15,7 +15,9 @@ use crate::scheduler::framework::{CountsById, FilterPlugin, LabelKey, NodeInfo, 
 use crate::scheduler::plugins::node_affinity::NodeAffinity;
 use crate::scheduler::plugins::taint_toleration::TaintToleration;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub const CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod topology spread constraints";
 pub const MISSING_REQUIRED_LABEL: &str =
@@ -53,9 +55,11 @@ pub struct TopologySpreadConstraint {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Constraint {
     pub max_skew: i64,
-    pub topology_key: String,
-    /// Which pods count; `None` counts none.
-    pub selector: Option<LabelSelector>,
+    /// Static text for the system defaults' keys (worked out for every pod scheduled).
+    pub topology_key: Cow<'static, str>,
+    /// Which pods count; `None` counts none. Shared: the system defaults' two constraints
+    /// have one selector.
+    pub selector: Option<Arc<LabelSelector>>,
     pub min_domains: i64,
     pub honor_node_affinity: bool,
     pub honor_taints: bool,
@@ -108,8 +112,8 @@ pub fn constraints(pod: &Pod, when_unsatisfiable: &str) -> Vec<Constraint> {
             }
             Constraint {
                 max_skew: c.max_skew,
-                topology_key: c.topology_key,
-                selector,
+                topology_key: c.topology_key.into(),
+                selector: selector.map(Arc::new),
                 min_domains: c.min_domains.unwrap_or(1),
                 honor_node_affinity: c.node_affinity_policy.as_deref() != Some("Ignore"),
                 honor_taints: c.node_taints_policy.as_deref() == Some("Honor"),
@@ -131,13 +135,15 @@ pub fn default_constraints(pod: &Pod) -> Vec<Constraint> {
     if !owned || pod.metadata.labels.is_empty() {
         return Vec::new();
     }
-    let selector =
-        LabelSelector { match_labels: crate::api::Labels::clone(&pod.metadata.labels), match_expressions: Vec::new() };
+    let selector = Arc::new(LabelSelector {
+        match_labels: crate::api::Labels::clone(&pod.metadata.labels),
+        match_expressions: Vec::new(),
+    });
     [(HOSTNAME, 3), (ZONE, 5)]
         .into_iter()
         .map(|(key, max_skew)| Constraint {
             max_skew,
-            topology_key: key.into(),
+            topology_key: Cow::Borrowed(key),
             selector: Some(selector.clone()),
             min_domains: 1,
             honor_node_affinity: true,
@@ -649,8 +655,8 @@ mod tests {
         p.metadata.owner_references =
             vec![OwnerReference { kind: "ReplicaSet".into(), name: "web-1".into(), ..Default::default() }].into();
         let d = default_constraints(&p);
-        assert_eq!((d[0].topology_key.as_str(), d[0].max_skew), (HOSTNAME, 3));
-        assert_eq!((d[1].topology_key.as_str(), d[1].max_skew), (ZONE, 5));
+        assert_eq!((d[0].topology_key.as_ref(), d[0].max_skew), (HOSTNAME, 3));
+        assert_eq!((d[1].topology_key.as_ref(), d[1].max_skew), (ZONE, 5));
     }
 
     #[test]
