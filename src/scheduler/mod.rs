@@ -144,18 +144,28 @@ impl Scheduler {
                 self.diagnoses.remove(&key);
                 self.waiting_for_pods.remove(&key);
                 let node = pod.spec.node_name.clone();
-                let placed = self.assigned.get(&key).map(|(n, o, _)| (n, o.as_pod()));
-                let new = placed.is_none();
-                // Re-count a pod that moved, or whose labels or terminating state changed.
-                let changed = placed.is_none_or(|(n, old)| {
-                    *n != node
-                        || old.is_none_or(|old| {
-                            old.metadata.labels != pod.metadata.labels
-                                || old.metadata.deletion_timestamp.is_some()
-                                    != pod.metadata.deletion_timestamp.is_some()
-                        })
-                });
-                if changed {
+                // Re-count a pod that moved, whose labels or terminating state changed, or whose
+                // containers (what its requests and host ports come from) are not the same
+                // ones. Otherwise the stored version is swapped for this one without counting
+                // it again, as upstream's cache swaps an assumed pod for the informer's, and the
+                // version the scheduler bound is let go.
+                let (new, recount) = match self.assigned.get_mut(&key) {
+                    None => (true, true),
+                    Some((n, old, _)) => {
+                        let changed = *n != node
+                            || old.as_pod().is_none_or(|old| {
+                                old.metadata.labels != pod.metadata.labels
+                                    || old.metadata.deletion_timestamp.is_some()
+                                        != pod.metadata.deletion_timestamp.is_some()
+                                    || !same_containers(old, pod)
+                            });
+                        if !changed {
+                            *old = d.object.clone();
+                        }
+                        (false, changed)
+                    }
+                };
+                if recount {
                     self.unassign(&key);
                     self.assign(&key, &node, d.object.clone());
                 }
@@ -495,6 +505,16 @@ impl Component for Scheduler {
     }
 }
 
+/// Whether two versions of a pod have the same containers (the same shared copies, as every
+/// version after admission's has unless its spec was changed).
+fn same_containers(a: &Pod, b: &Pod) -> bool {
+    let same = |x: &[Arc<crate::api::Container>], y: &[Arc<crate::api::Container>]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| Arc::ptr_eq(x, y))
+    };
+    Arc::ptr_eq(&a.spec, &b.spec)
+        || (same(&a.spec.containers, &b.spec.containers) && same(&a.spec.init_containers, &b.spec.init_containers))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,6 +533,37 @@ mod tests {
             failure_message(3, &rejected),
             "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
         );
+    }
+
+    #[test]
+    fn a_placed_pod_is_kept_as_its_latest_version_not_the_one_the_scheduler_bound() {
+        use crate::api::{Container, Kind};
+        use crate::apiserver::Request;
+        use crate::cluster::{Cluster, ClusterConfig};
+        use crate::sim::Duration;
+        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+        cluster.settle(Duration::seconds(30));
+        let mut pod = Pod::default();
+        pod.metadata.name = "web".into();
+        pod.metadata.namespace = "default".into();
+        let container = Container { name: "web".into(), image: "nginx:1.25".into(), ..Default::default() };
+        Arc::make_mut(&mut pod.spec).containers.push(container.into());
+        cluster.request(Request::create(Object::Pod(pod))).unwrap();
+        cluster.settle(Duration::minutes(2));
+        let stored = cluster.api().peek(Kind::Pod, "default", "web").expect("the pod");
+        assert_eq!(stored.as_pod().map(|p| p.status.phase.as_str()), Some("Running"));
+        let scheduler = cluster.component::<Scheduler>().expect("the scheduler");
+        let (node, kept, _) = &scheduler.assigned["default/web"];
+        // The running version (written by the kubelet after the binding), not the bound one.
+        assert!(Arc::ptr_eq(kept, &stored), "the scheduler holds an older version of the pod");
+        let info = scheduler.node_infos.get(node).expect("the node");
+        let bound = cluster
+            .api()
+            .peek_list(Kind::Pod, "")
+            .iter()
+            .filter(|o| o.as_pod().is_some_and(|p| p.spec.node_name == *node))
+            .count();
+        assert_eq!(info.pods, bound as i64, "each pod on the node counted once");
     }
 
     #[test]
