@@ -661,6 +661,22 @@ impl Cluster {
     }
 }
 
+/// For tests: a one-worker cluster that has run an nginx pod, `default/web`, for two minutes.
+#[cfg(test)]
+pub(crate) fn one_worker_running_web() -> Cluster {
+    use crate::api::{Container, Pod};
+    let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+    cluster.settle(Duration::seconds(30));
+    let mut pod = Pod::default();
+    pod.metadata.name = "web".into();
+    pod.metadata.namespace = "default".into();
+    let container = Container { name: "web".into(), image: "nginx:1.25".into(), ..Default::default() };
+    Arc::make_mut(&mut pod.spec).containers.push(container.into());
+    cluster.request(Request::create(Object::Pod(pod))).expect("the pod is created");
+    cluster.settle(Duration::minutes(2));
+    cluster
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -702,16 +718,7 @@ mod tests {
 
     #[test]
     fn a_kubelet_syncs_a_pod_as_its_containers_progress_not_on_the_echoes_of_its_own_status_writes() {
-        use crate::api::{Container, Pod};
-        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
-        cluster.settle(Duration::seconds(30));
-        let mut pod = Pod::default();
-        pod.metadata.name = "web".into();
-        pod.metadata.namespace = "default".into();
-        let container = Container { name: "web".into(), image: "nginx:1.25".into(), ..Default::default() };
-        Arc::make_mut(&mut pod.spec).containers.push(container.into());
-        cluster.request(Request::create(Object::Pod(pod))).unwrap();
-        cluster.settle(Duration::minutes(2));
+        let cluster = super::one_worker_running_web();
         let running = cluster.objects(Kind::Pod, "default");
         assert!(running[0].as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()));
         // Bound (ContainerCreating); sandbox ready (PodReadyToStartContainers); image pulled and

@@ -537,19 +537,8 @@ mod tests {
 
     #[test]
     fn a_placed_pod_is_kept_as_its_latest_version_not_the_one_the_scheduler_bound() {
-        use crate::api::{Container, Kind};
-        use crate::apiserver::Request;
-        use crate::cluster::{Cluster, ClusterConfig};
-        use crate::sim::Duration;
-        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
-        cluster.settle(Duration::seconds(30));
-        let mut pod = Pod::default();
-        pod.metadata.name = "web".into();
-        pod.metadata.namespace = "default".into();
-        let container = Container { name: "web".into(), image: "nginx:1.25".into(), ..Default::default() };
-        Arc::make_mut(&mut pod.spec).containers.push(container.into());
-        cluster.request(Request::create(Object::Pod(pod))).unwrap();
-        cluster.settle(Duration::minutes(2));
+        use crate::api::Kind;
+        let cluster = crate::cluster::one_worker_running_web();
         let stored = cluster.api().peek(Kind::Pod, "default", "web").expect("the pod");
         assert_eq!(stored.as_pod().map(|p| p.status.phase.as_str()), Some("Running"));
         let scheduler = cluster.component::<Scheduler>().expect("the scheduler");
