@@ -77,12 +77,11 @@ counted() {
   shift
   out="$(valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$ab/cg-$side" \
     "$ab/bin-$side" --bench --no-prefault "$@" 2>&1)" || die "the counted run of $side failed: $(tail -n 3 <<<"$out")"
-  local writes ir d1 ll
+  # cachegrind's summary line for a count, e.g. `==123== I   refs:      2,457,093,293`.
+  total() { grep -o "$1: *[0-9,]*" <<<"$out" | grep -o '[0-9,]*$' | tr -d ,; }
+  local writes
   writes="$(grep -o '[0-9]* etcd writes' <<<"$out" | head -n 1)"
-  ir="$(grep -o 'I *refs: *[0-9,]*' <<<"$out" | grep -o '[0-9,]*$' | tr -d ,)"
-  d1="$(grep -o 'D1 *misses: *[0-9,]*' <<<"$out" | grep -o '[0-9,]*$' | tr -d ,)"
-  ll="$(grep -o 'LL misses: *[0-9,]*' <<<"$out" | grep -o '[0-9,]*$' | tr -d ,)"
-  printf '%s %s %s %s %s\n' "$side" "$ir" "$d1" "$ll" "${writes%% *}"
+  printf '%s %s %s %s %s\n' "$side" "$(total 'I *refs')" "$(total 'D1 *misses')" "$(total 'LL misses')" "${writes%% *}"
 }
 
 if $count; then
@@ -91,8 +90,11 @@ if $count; then
   awk -v a="${revs[0]}" -v b="${revs[1]}" '
     { ir[$1] = $2; d1[$1] = $3; ll[$1] = $4; w[$1] = $5 }
     END {
-      printf "A %-12s %15.0f instructions %13.0f D1 misses %11.0f LL misses  %s writes\n", a, ir["a"], d1["a"], ll["a"], w["a"]
-      printf "B %-12s %15.0f instructions %13.0f D1 misses %11.0f LL misses  %s writes\n", b, ir["b"], d1["b"], ll["b"], w["b"]
+      rev["a"] = a; rev["b"] = b
+      for (i = 1; i <= 2; i++) {
+        s = i == 1 ? "a" : "b"
+        printf "%s %-12s %15.0f instructions %13.0f D1 misses %11.0f LL misses  %s writes\n", toupper(s), rev[s], ir[s], d1[s], ll[s], w[s]
+      }
       printf "B against A: instructions %+.2f%%, D1 misses %+.2f%%, LL misses %+.2f%%\n",
         100 * (ir["b"] / ir["a"] - 1), 100 * (d1["b"] / d1["a"] - 1), 100 * (ll["b"] / ll["a"] - 1)
       if (w["a"] != w["b"]) print "(the two sides wrote differently: they simulated different things)"

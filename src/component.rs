@@ -1,8 +1,7 @@
 //! The contract every simulated component keeps: it acts only through the API server, from
 //! caches its watches fill, when the world wakes it.
 
-use crate::api::shared::Shared;
-use crate::api::{Kind, Object};
+use crate::api::{Kind, Object, Shared};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
 use crate::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
@@ -341,11 +340,10 @@ impl Informer {
                 let old = std::mem::replace(slot, object);
                 // Most writes leave the owner references as they were, shared between the two
                 // versions: then the owner is the same without reading either list.
-                let same_refs = Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references);
-                let (old_owner, new_owner) =
-                    if same_refs { ("", "") } else { (Self::owner_uid(&old), Self::owner_uid(slot)) };
-                if old_owner != new_owner {
-                    let new_owner = new_owner.to_string();
+                if !Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references)
+                    && Self::owner_uid(&old) != Self::owner_uid(slot)
+                {
+                    let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot).to_string());
                     let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {
                         Some(shared) => shared,
                         None => Arc::from(key.as_str()),

@@ -40,3 +40,10 @@ pub use quantity::Quantity;
 pub use rbac::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
 pub use service::{EndpointSlice, Endpoints, Service};
 pub use shared::Shared;
+
+/// Adds `item` with room for it alone. For the lists an object's version keeps as long as it
+/// lives (a pod's volumes, mounts, conditions), which a growing list would give room for four.
+pub fn push_exact<T>(list: &mut Vec<T>, item: T) {
+    list.reserve_exact(1);
+    list.push(item);
+}

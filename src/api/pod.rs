@@ -568,9 +568,7 @@ pub fn set_condition(conditions: &mut Vec<PodCondition>, mut cond: PodCondition,
         }
         None => {
             cond.last_transition_time = Some(now);
-            // A status's list lives as long as its version: one more, not a doubled room.
-            conditions.reserve_exact(1);
-            conditions.push(cond);
+            super::push_exact(conditions, cond);
         }
     }
 }

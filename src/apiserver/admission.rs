@@ -3,7 +3,7 @@
 
 use crate::api::named_item::NamedItem;
 use crate::api::pod::{ContainerPort, Toleration};
-use crate::api::{Kind, Object, Pod, PodSpec};
+use crate::api::{Kind, Object, Pod, PodSpec, push_exact};
 use crate::json_macro::json;
 use crate::sim::Rng;
 use serde_json::Value;
@@ -292,42 +292,42 @@ fn service_account(spec: &mut PodSpec, rng: &mut Rng) -> bool {
             }
         }))
     });
-    // Every pod keeps these lists as long as it lives: they get the room they need, not the
-    // room a growing list would reserve.
-    spec.volumes.reserve_exact(1);
-    spec.volumes.push(NamedItem::new(volume.clone(), source.clone()));
+    push_exact(&mut spec.volumes, NamedItem::new(volume.clone(), source.clone()));
     let at = MOUNT.get_or_init(|| Arc::new(json!({"readOnly": true, "mountPath": mount_path})));
     let mount = NamedItem::new(volume, at.clone());
     for c in spec.init_containers.iter_mut().chain(spec.containers.iter_mut()).map(Arc::make_mut) {
-        c.volume_mounts.reserve_exact(1);
-        c.volume_mounts.push(mount.clone());
+        push_exact(&mut c.volume_mounts, mount.clone());
     }
     true
 }
 
 /// DefaultTolerationSeconds: tolerate a not-ready or unreachable node for five minutes.
 fn default_toleration_seconds(spec: &mut PodSpec) -> bool {
-    let missing: Vec<&str> = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]
-        .into_iter()
-        .filter(|key| {
-            !spec.tolerations.iter().any(|t| {
-                (t.key == *key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
-                    && (t.effect.is_empty() || t.effect == "NoExecute")
-            })
-        })
-        .collect();
-    // (As the service-account volume: room for what is added, no more.)
-    spec.tolerations.reserve_exact(missing.len());
-    for key in &missing {
-        spec.tolerations.push(Toleration {
-            key: (*key).into(),
+    let missing = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"].map(|key| {
+        let tolerated = spec.tolerations.iter().any(|t| {
+            (t.key == key || (t.key.is_empty() && t.operator.as_deref() == Some("Exists")))
+                && (t.effect.is_empty() || t.effect == "NoExecute")
+        });
+        (!tolerated).then_some(key)
+    });
+    let adding = missing.iter().flatten().count();
+    if adding == 0 {
+        // (Not even a reservation: the list may be shared with the template.)
+        return false;
+    }
+    // Room for what is added, no more (as `push_exact`).
+    let tolerations = &mut *spec.tolerations;
+    tolerations.reserve_exact(adding);
+    for key in missing.into_iter().flatten() {
+        tolerations.push(Toleration {
+            key: key.into(),
             operator: Some("Exists".into()),
             value: String::new(),
             effect: "NoExecute".into(),
             toleration_seconds: Some(300),
         });
     }
-    !missing.is_empty()
+    true
 }
 
 /// Priority admission: the built-in priority classes, zero otherwise.
@@ -422,7 +422,7 @@ mod tests {
         let (made, from) = (&obj.as_pod().unwrap().spec, &template.spec);
         // The service-account mount copies the container, not its requirements.
         assert!(!Arc::ptr_eq(&made.containers[0], &from.containers[0]));
-        assert!(crate::api::shared::Shared::ptr_eq(&made.containers[0].resources, &from.containers[0].resources));
+        assert!(crate::api::Shared::ptr_eq(&made.containers[0].resources, &from.containers[0].resources));
         assert_eq!(made.containers[0].volume_mounts.capacity(), 1);
         assert_eq!(made.volumes.capacity(), 1);
         assert_eq!(made.tolerations.capacity(), 2);
