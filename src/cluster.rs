@@ -683,6 +683,50 @@ mod tests {
     use crate::component::Informer;
 
     #[test]
+    fn a_binding_binds_the_same_whether_posted_as_json_or_as_the_scheduler_holds_it() {
+        use crate::api::{Container, Pod};
+        use crate::apiserver::{Body, binding_json};
+        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+        cluster.settle(Duration::seconds(30));
+        // Two pods no scheduler here places, bound by hand to the one worker.
+        for name in ["by-json", "typed"] {
+            let mut pod = Pod::default();
+            pod.metadata.name = name.into();
+            pod.metadata.namespace = "default".into();
+            let spec = Arc::make_mut(&mut pod.spec);
+            spec.scheduler_name = Some("my-scheduler".into());
+            spec.containers
+                .push(Container { name: "c".into(), image: "nginx:1.25".into(), ..Default::default() }.into());
+            cluster.request(Request::create(Object::Pod(pod))).expect("the pod is created");
+        }
+        let node = "worker-1";
+        let mut by_json = Request::bind("default", "by-json", node);
+        by_json.body = Some(Body::Json(binding_json("default", "by-json", node)));
+        let typed = Request::bind("default", "typed", node);
+        assert_eq!(typed.body_json(), Some(binding_json("default", "typed", node)), "shown as the JSON it stands for");
+        assert_eq!(
+            binding_json("default", "typed", node),
+            serde_json::json!({"apiVersion": "v1", "kind": "Binding",
+                "metadata": {"name": "typed", "namespace": "default"},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
+        );
+        for req in [by_json, typed] {
+            let name = req.name.clone();
+            cluster.request(req).expect("bound");
+            let pod = cluster.api().peek(Kind::Pod, "default", &name).expect("the pod");
+            let pod = pod.as_pod().expect("a pod");
+            assert_eq!(pod.spec.node_name, node, "{name}");
+            assert_eq!(pod.condition("PodScheduled").map(|c| &*c.status), Some("True"), "{name}");
+        }
+        let mut again = Request::bind("default", "typed", node);
+        let refused = cluster.request(again.clone()).expect_err("bound already");
+        assert_eq!(refused.message, "pod typed is already assigned to node \"worker-1\"");
+        again.body = Some(Body::Binding { node: String::new() });
+        let refused = cluster.request(again).expect_err("no target");
+        assert!(refused.message.contains("target.name: Required value"), "{}", refused.message);
+    }
+
+    #[test]
     fn invariant_checks_catch_an_overfull_node_and_a_dangling_owner() {
         use crate::api::{Container, OwnerReference, Pod, Quantity};
         use crate::etcd::Etcd;

@@ -244,7 +244,7 @@ impl Informer {
     }
 
     pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
-        self.cache.get(&cache_key(namespace, name))
+        self.cache.get(&crate::lookup_key::LookupKey::cache(namespace, name))
     }
 
     /// Where this cache disagrees with the API's current state (empty when in sync).

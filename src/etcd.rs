@@ -10,6 +10,7 @@ use crate::etcd_keys::KeyIndex;
 use crate::object_cache::FastKeys;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt::Write;
 use std::sync::Arc;
 
 pub type Revision = i64;
@@ -92,7 +93,10 @@ impl KeyValue {
 /// Moves the store to its next revision and stamps it on `object` as its resourceVersion.
 fn stamp(revision: &mut Revision, mut object: Object) -> (Revision, Arc<Object>) {
     *revision += 1;
-    object.meta_mut().resource_version = revision.to_string();
+    // Written into the object's own string: a client that cleared it kept its room.
+    let version = &mut object.meta_mut().resource_version;
+    version.clear();
+    let _ = write!(version, "{revision}");
     (*revision, Arc::new(object))
 }
 
@@ -427,6 +431,15 @@ mod tests {
             metadata: ObjectMeta { name: name.into(), ..Default::default() },
             ..Default::default()
         })
+    }
+
+    #[test]
+    fn a_revision_is_stamped_over_whatever_version_the_object_came_with() {
+        let mut object = ns("a");
+        object.meta_mut().resource_version = "123456789".into();
+        let mut revision = 41;
+        let (written, stored) = stamp(&mut revision, object);
+        assert_eq!((written, stored.meta().resource_version.as_str()), (42, "42"));
     }
 
     #[test]

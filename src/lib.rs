@@ -31,6 +31,7 @@ pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
+pub mod lookup_key;
 pub mod object_cache;
 pub mod overview;
 pub mod pipes;

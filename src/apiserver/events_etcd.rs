@@ -331,7 +331,7 @@ pub(super) fn namespace_of(req: &Request) -> &str {
     match &req.body {
         Some(Body::Object(o)) => o.namespace(),
         Some(Body::Json(v)) => v["metadata"]["namespace"].as_str().unwrap_or_default(),
-        None => "",
+        Some(Body::Binding { .. }) | None => "",
     }
 }
 
@@ -366,7 +366,7 @@ impl ApiServer {
 
     /// Whether `namespace` is stored (and so may hold new objects).
     pub fn namespace_exists(&self, namespace: &str) -> bool {
-        self.etcd.get(&Etcd::key_for("namespaces", "", namespace)).is_some()
+        self.etcd.get(&crate::lookup_key::LookupKey::etcd("namespaces", "", namespace)).is_some()
     }
 
     /// Takes an event a component reported, for the events storage; `record` says whether the

@@ -26,7 +26,7 @@ pub mod validation;
 pub mod watch;
 
 pub use fields::FieldSelector;
-pub use request::{Body, Propagation, Reply, Request, Subresource, Verb};
+pub use request::{Body, Propagation, Reply, Request, Subresource, Verb, binding_json};
 
 /// The finalizers the garbage collector honours (`propagationPolicy` Foreground / Orphan).
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
@@ -40,6 +40,7 @@ use crate::api::managed_fields::ManagedFields;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, ManagedFieldsEntry, Object};
 use crate::etcd::{Change, Etcd, EtcdError, Revision};
+use crate::lookup_key::LookupKey;
 use crate::record::{ComponentId, Happening, Record, Seq, Stage};
 use crate::sim::{Rng, Time};
 use serde_json::Value;
@@ -165,7 +166,7 @@ impl ApiServer {
             return events.borrow_mut().here().api.peek(kind, namespace, name);
         }
         let ns = if kind.info().namespaced { namespace } else { "" };
-        self.etcd.get(&Etcd::key_for(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
+        self.etcd.get(&LookupKey::etcd(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
     }
 
     /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
@@ -328,8 +329,8 @@ impl ApiServer {
         }
     }
 
-    fn key(req: &Request, name: &str) -> String {
-        Etcd::key_for(req.kind.info().resource, &req.namespace, name)
+    fn key(req: &Request, name: &str) -> LookupKey {
+        LookupKey::etcd(req.kind.info().resource, &req.namespace, name)
     }
 
     fn get(&self, req: &Request) -> StageResult<Arc<Object>> {
@@ -407,7 +408,12 @@ impl ApiServer {
 
     fn decode(req: &mut Request) -> StageResult<Object> {
         let kind = req.kind;
-        let object = match req.body.take() {
+        // A Binding sent anywhere but `pods/<name>/binding` is decoded as the JSON it stands for.
+        let body = match req.body.take() {
+            Some(Body::Binding { node }) => Some(Body::Json(binding_json(&req.namespace, &req.name, &node))),
+            body => body,
+        };
+        let object = match body {
             Some(Body::Object(o)) => *o,
             Some(Body::Json(value)) => Object::decode(kind, &value).map_err(|e| {
                 let info = kind.info();
@@ -419,7 +425,9 @@ impl ApiServer {
                     )),
                 )
             })?,
-            None => return Err((Stage::Validation, Status::bad_request("request body is required"))),
+            Some(Body::Binding { .. }) | None => {
+                return Err((Stage::Validation, Status::bad_request("request body is required")));
+            }
         };
         if object.kind() != kind {
             return Err((
@@ -528,7 +536,7 @@ impl ApiServer {
                 Some(exists) => exists.then_some(false),
                 None => self
                     .etcd
-                    .get(&Etcd::key_for("namespaces", "", &ns))
+                    .get(&LookupKey::etcd("namespaces", "", &ns))
                     .map(|kv| kv.value.meta().deletion_timestamp.is_some()),
             };
             match terminating {
@@ -594,8 +602,9 @@ impl ApiServer {
         }
     }
 
-    fn bind(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
-        let target = match &req.body {
+    fn bind(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
+        let target = match &mut req.body {
+            Some(Body::Binding { node }) => std::mem::take(node),
             // `target.name`, looked up directly (a JSON pointer is parsed, with a copy per token).
             Some(Body::Json(v)) => {
                 v.get("target").and_then(|t| t.get("name")).and_then(|n| n.as_str()).unwrap_or("").to_string()
@@ -1017,7 +1026,7 @@ impl ApiServer {
         }
         let name = pod.spec.service_account_name.as_deref().unwrap_or("default");
         let ns = &pod.metadata.namespace;
-        if name == "default" || self.etcd.get(&Etcd::key_for("serviceaccounts", ns, name)).is_some() {
+        if name == "default" || self.etcd.get(&LookupKey::etcd("serviceaccounts", ns, name)).is_some() {
             return Ok(());
         }
         Err(Status::forbidden(format!(

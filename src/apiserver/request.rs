@@ -88,11 +88,23 @@ impl Propagation {
     }
 }
 
-/// A request body: JSON as kubectl sends it, or an object a built-in component already holds.
+/// A v1 Binding of pod `namespace/pod` to `node`, as JSON.
+pub fn binding_json(namespace: &str, pod: &str, node: &str) -> Value {
+    crate::json_macro::json!({
+        "apiVersion": "v1", "kind": "Binding",
+        "metadata": {"name": pod, "namespace": namespace},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+    })
+}
+
+/// A request body: JSON as kubectl sends it, an object a built-in component already holds, or
+/// the v1 Binding the scheduler posts (held as its target node's name: the rest of it is the
+/// request's own pod; [`Request::body_json`] spells it out).
 #[derive(Clone, Debug)]
 pub enum Body {
     Json(Value),
     Object(Box<Object>),
+    Binding { node: String },
 }
 
 #[derive(Clone, Debug)]
@@ -209,12 +221,17 @@ impl Request {
     pub fn bind(namespace: &str, pod: &str, node: &str) -> Request {
         let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
         req.subresource = Some(Subresource::Binding);
-        req.body = Some(Body::Json(crate::json_macro::json!({
-            "apiVersion": "v1", "kind": "Binding",
-            "metadata": {"name": pod, "namespace": namespace},
-            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
-        })));
+        req.body = Some(Body::Binding { node: node.to_string() });
         req
+    }
+
+    /// The body as JSON, as it goes over the wire.
+    pub fn body_json(&self) -> Option<Value> {
+        Some(match self.body.as_ref()? {
+            Body::Json(v) => v.clone(),
+            Body::Object(o) => o.to_json_value(),
+            Body::Binding { node } => binding_json(&self.namespace, &self.name, node),
+        })
     }
 
     /// Names the field manager this write is made by.

@@ -43,10 +43,23 @@ impl Default for GarbageCollector {
     }
 }
 
-/// `informer|namespace/name` (built by hand: it is made for every change the collector sees).
-fn key_of(informer: usize, cache_key: &str) -> String {
-    let index = informer.to_string();
-    crate::component::join(&[&index, "|", cache_key])
+/// `informer|namespace/name` (built by hand, in one allocation: it is made for every object
+/// the collector sees created).
+fn key_of(informer: usize, namespace: &str, name: &str) -> String {
+    use std::fmt::Write;
+    let mut key = String::with_capacity(4 + namespace.len() + name.len());
+    let _ = write!(key, "{informer}|");
+    if !namespace.is_empty() {
+        key.push_str(namespace);
+        key.push('/');
+    }
+    key.push_str(name);
+    key
+}
+
+/// As `key_of`, for an object's cache key as the index keeps it.
+fn key_at(informer: usize, cache_key: &str) -> String {
+    key_of(informer, "", cache_key)
 }
 
 impl GarbageCollector {
@@ -212,20 +225,20 @@ impl Reconciler for GarbageCollector {
                     && old.finalizers == new.finalizers
             });
         if delta.type_ != WatchEventType::Deleted && !same_for_collector {
-            keys.push(key_of(informer, &crate::component::cache_key(obj.namespace(), obj.name())));
+            keys.push(key_of(informer, obj.namespace(), obj.name()));
         }
         // An owner that went away, or started a foreground/orphan deletion: its dependents need a look.
         let uid = &obj.meta().uid;
         if delta.type_ == WatchEventType::Deleted || obj.meta().deletion_timestamp.is_some() {
             for (i, k) in self.dependents.get(uid).into_iter().flatten() {
-                keys.push(key_of(*i, k));
+                keys.push(key_at(*i, k));
             }
         }
         // A dependent that went away may unblock its owners.
         if delta.type_ == WatchEventType::Deleted {
             for o in &obj.meta().owner_references {
                 if let Some((i, k)) = self.by_uid.get(&o.uid) {
-                    keys.push(key_of(*i, k));
+                    keys.push(key_at(*i, k));
                 }
             }
         }

@@ -8,7 +8,8 @@
 
 use crate::api::Kind;
 use crate::apiserver::{ApiServer, WatchEvent, WatchId};
-use crate::component::{Delta, Informer, Lending, cache_key};
+use crate::component::{Delta, Informer, Lending};
+use crate::lookup_key::LookupKey;
 use crate::record::ComponentId;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -89,7 +90,7 @@ impl SharedInformer {
             // The borrower's own write, assumed: it already held the new version; the others
             // knew the one before.
             let displaced = assumed.as_mut().and_then(|(by, map)| {
-                map.remove(&cache_key(ev.object.namespace(), ev.object.name())).map(|o| (*by, o))
+                map.remove(&*LookupKey::cache(ev.object.namespace(), ev.object.name())).map(|o| (*by, o))
             });
             for (m, stream) in self.members.iter_mut().zip(&streams) {
                 // Watches opened later hold the latest changes only.

@@ -2,7 +2,7 @@
 //! client-go's round tripper at 6, request headers at 7, request and response bodies
 //! (quoted, truncated to 1024 characters) at 8.
 
-use crate::apiserver::{Body, Reply, Status, Subresource, Verb};
+use crate::apiserver::{Reply, Status, Subresource, Verb};
 use crate::cluster::ClientCall;
 use crate::json_macro::json;
 use crate::sim::Time;
@@ -157,11 +157,7 @@ pub fn lines(v: u32, server: &str, now: Time, calls: &[ClientCall]) -> String {
             );
         }
         if v >= 8 {
-            let body = match &req.body {
-                Some(Body::Json(j)) => Some(serde_json::to_string(j).unwrap_or_default()),
-                Some(Body::Object(o)) => Some(serde_json::to_string(&o.to_json_value()).unwrap_or_default()),
-                None => None,
-            };
+            let body = req.body_json().map(|j| serde_json::to_string(&j).unwrap_or_default());
             if let Some(body) = body {
                 line("request.go:1212", format!("\"Request Body\" body={}", quote(&truncate(&body))), &mut out);
             }

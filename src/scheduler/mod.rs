@@ -10,6 +10,7 @@ pub mod queue;
 use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
 use crate::component::{Component, Ctx, Informer, cache_key};
+use crate::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
@@ -42,7 +43,7 @@ pub struct Scheduler {
     next_node_id: u32,
     /// Where each pod counted on a node sits, and its group in `index`, so updates and
     /// deletions can be undone.
-    assigned: HashMap<String, (String, Arc<Object>, usize)>,
+    assigned: HashMap<String, (String, Arc<Object>, usize), FastKeys>,
     /// The placed pods by labels, for the plugins that count pods across nodes.
     index: PodIndex,
     /// Parked pods that a newly placed pod may let in (rejected for pod affinity or topology
@@ -71,7 +72,7 @@ impl Scheduler {
             nodes: Informer::new(Kind::Node),
             node_infos: NodeTable::default(),
             next_node_id: 0,
-            assigned: HashMap::new(),
+            assigned: HashMap::default(),
             index: PodIndex::default(),
             waiting_for_pods: BTreeSet::new(),
             queue: SchedulingQueue::default(),
@@ -321,7 +322,7 @@ impl Scheduler {
             }
         }
         // Highest score wins; ties are broken at random, as upstream's selectHost does.
-        let best = totals.iter().copied().max().unwrap_or(0);
+        let (_, best) = framework::min_max(&totals);
         let mut chosen = 0;
         let mut ties = 0;
         for (i, &score) in totals.iter().enumerate() {

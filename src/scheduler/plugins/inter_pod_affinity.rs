@@ -239,7 +239,7 @@ impl ScorePlugin for InterPodAffinity {
 
     /// Min-max scaling to 0..=100; all equal gives 0.
     fn normalize(&self, scores: &mut [i64]) {
-        let (min, max) = (scores.iter().copied().min().unwrap_or(0), scores.iter().copied().max().unwrap_or(0));
+        let (min, max) = crate::scheduler::framework::min_max(scores);
         for s in scores.iter_mut() {
             *s = if max > min { (100.0 * ((*s - min) as f64 / (max - min) as f64)) as i64 } else { 0 };
         }

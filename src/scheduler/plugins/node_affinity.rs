@@ -137,7 +137,7 @@ impl ScorePlugin for NodeAffinity {
     }
 
     fn normalize(&self, scores: &mut [i64]) {
-        let max = scores.iter().copied().max().unwrap_or(0);
+        let (_, max) = crate::scheduler::framework::min_max(scores);
         for s in scores.iter_mut() {
             *s = if max == 0 { 0 } else { *s * 100 / max };
         }

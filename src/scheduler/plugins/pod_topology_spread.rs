@@ -451,7 +451,7 @@ impl ScorePlugin for PodTopologySpread {
             // No node ignored (always so for the system defaults): one plain pass each. Raw
             // scores take few values (most nodes run none of the pod's group), so a division is
             // only made when the value changes from the node before.
-            let (min, max) = (scores.iter().copied().min().unwrap_or(0), scores.iter().copied().max().unwrap_or(0));
+            let (min, max) = crate::scheduler::framework::min_max(scores);
             let mut last = (min, scale(min, min, max));
             for s in scores.iter_mut() {
                 if *s != last.0 {

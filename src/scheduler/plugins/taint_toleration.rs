@@ -65,7 +65,7 @@ impl ScorePlugin for TaintToleration {
 
     /// Fewer intolerable taints is better: the best node gets 100.
     fn normalize(&self, scores: &mut [i64]) {
-        let max = scores.iter().copied().max().unwrap_or(0);
+        let (_, max) = crate::scheduler::framework::min_max(scores);
         for s in scores.iter_mut() {
             *s = if max == 0 { 100 } else { 100 - *s * 100 / max };
         }
