@@ -179,7 +179,6 @@ impl<'a> LabelKey<'a> {
     }
 }
 
-/// A pod's requests with upstream's defaults for containers that name none.
 /// The least and the greatest of `scores` ((0, 0) for none), in one pass the compiler turns
 /// into vector instructions (`Iterator::min` and `max` compare one score at a time through a
 /// comparison function: at hundreds of nodes a plugin, that showed in profiles).
@@ -190,6 +189,7 @@ pub fn min_max(scores: &[i64]) -> (i64, i64) {
     scores.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &s| (lo.min(s), hi.max(s)))
 }
 
+/// A pod's requests with upstream's defaults for containers that name none.
 pub fn nonzero_requests(pod: &Pod) -> (i64, i64) {
     pod.spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
         let r = &c.resources.requests;
@@ -610,6 +610,7 @@ impl PodAffinityTerms {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::Time;
 
     #[test]
     fn min_max_finds_the_least_and_greatest_score_and_zeroes_for_none() {
@@ -619,7 +620,6 @@ mod tests {
         let many: Vec<i64> = (0..1000).map(|i| (i * 7919) % 1013 - 500).collect();
         assert_eq!(min_max(&many), (*many.iter().min().unwrap(), *many.iter().max().unwrap()));
     }
-    use crate::sim::Time;
 
     fn pod(ns: &str, pairs: &[(&str, &str)]) -> Pod {
         let mut p = Pod::default();
