@@ -11,8 +11,8 @@
 # pods unless arguments after `--` say otherwise; about 20 s a run): the simulation is
 # deterministic, so its instruction counts repeat to a few in ten thousand from run to run (its
 # cache misses to a few in a thousand), and a change of a percent shows where the timed runs
-# cannot see a tenth. It
-# prints both sides' counts and writes, and the functions whose instruction counts changed most.
+# cannot see a tenth. It prints both sides' counts and writes, and the functions whose
+# instruction counts changed most.
 #
 # A revision is anything `git rev-parse` takes, or WORKTREE for the files as they are now
 # (uncommitted changes included). Arguments after `--` go to every run. Each round runs A then

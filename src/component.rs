@@ -128,7 +128,7 @@ impl Ctx<'_> {
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
 pub fn cache_key(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() { name.to_string() } else { join(&[namespace, "/", name]) }
+    join(&crate::lookup_key::cache_parts(namespace, name))
 }
 
 /// The pieces, one after another, in one allocation (hot keys are built this way rather than
@@ -340,15 +340,16 @@ impl Informer {
                 let old = std::mem::replace(slot, object);
                 // Most writes leave the owner references as they were, shared between the two
                 // versions: then the owner is the same without reading either list.
-                if !Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references)
-                    && Self::owner_uid(&old) != Self::owner_uid(slot)
-                {
-                    let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot).to_string());
-                    let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {
-                        Some(shared) => shared,
-                        None => Arc::from(key.as_str()),
-                    };
-                    self.by_owner.entry(new_owner).or_default().insert(shared);
+                if !Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references) {
+                    let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
+                    if old_owner != new_owner {
+                        let new_owner = new_owner.to_string();
+                        let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {
+                            Some(shared) => shared,
+                            None => Arc::from(key.as_str()),
+                        };
+                        self.by_owner.entry(new_owner).or_default().insert(shared);
+                    }
                 }
                 self.key_buf = key;
                 Some(old)

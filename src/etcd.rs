@@ -131,11 +131,7 @@ impl Etcd {
 
     /// The key an object is stored under.
     pub fn key_for(resource: &str, namespace: &str, name: &str) -> String {
-        if namespace.is_empty() {
-            crate::component::join(&["/registry/", resource, "/", name])
-        } else {
-            crate::component::join(&["/registry/", resource, "/", namespace, "/", name])
-        }
+        crate::component::join(&crate::lookup_key::etcd_parts(resource, namespace, name))
     }
 
     pub fn revision(&self) -> Revision {

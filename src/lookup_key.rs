@@ -5,6 +5,22 @@
 
 use std::ops::Deref;
 
+/// The pieces of etcd's key of `name` in `namespace` under `resource`, one after another (the
+/// one spelling, for `Etcd::key_for`'s owned keys and [`LookupKey::etcd`]'s).
+pub fn etcd_parts<'a>(resource: &'a str, namespace: &'a str, name: &'a str) -> [&'a str; 6] {
+    if namespace.is_empty() {
+        ["/registry/", resource, "/", name, "", ""]
+    } else {
+        ["/registry/", resource, "/", namespace, "/", name]
+    }
+}
+
+/// The pieces of an informer cache's key, `namespace/name` or `name` (for `component::cache_key`
+/// and [`LookupKey::cache`]).
+pub fn cache_parts<'a>(namespace: &'a str, name: &'a str) -> [&'a str; 3] {
+    if namespace.is_empty() { [name, "", ""] } else { [namespace, "/", name] }
+}
+
 /// A key, on the stack up to [`LookupKey::ROOM`] bytes and on the heap beyond.
 pub struct LookupKey {
     bytes: [u8; LookupKey::ROOM],
@@ -16,19 +32,14 @@ impl LookupKey {
     /// Room for a key on the stack: resource, namespace and name of usual lengths fit.
     pub const ROOM: usize = 160;
 
-    /// etcd's key of `name` in `namespace` (empty for cluster-scoped kinds) under `resource`,
-    /// as `Etcd::key_for` spells it.
+    /// etcd's key of `name` in `namespace` (empty for cluster-scoped kinds) under `resource`.
     pub fn etcd(resource: &str, namespace: &str, name: &str) -> Self {
-        if namespace.is_empty() {
-            Self::join(&["/registry/", resource, "/", name])
-        } else {
-            Self::join(&["/registry/", resource, "/", namespace, "/", name])
-        }
+        Self::join(&etcd_parts(resource, namespace, name))
     }
 
-    /// An informer cache's key, as `component::cache_key` spells it.
+    /// An informer cache's key.
     pub fn cache(namespace: &str, name: &str) -> Self {
-        if namespace.is_empty() { Self::join(&[name]) } else { Self::join(&[namespace, "/", name]) }
+        Self::join(&cache_parts(namespace, name))
     }
 
     fn join(parts: &[&str]) -> Self {

@@ -408,14 +408,8 @@ impl ApiServer {
 
     fn decode(req: &mut Request) -> StageResult<Object> {
         let kind = req.kind;
-        // A Binding sent anywhere but `pods/<name>/binding` is decoded as the JSON it stands for.
-        let body = match req.body.take() {
-            Some(Body::Binding { node }) => Some(Body::Json(binding_json(&req.namespace, &req.name, &node))),
-            body => body,
-        };
-        let object = match body {
-            Some(Body::Object(o)) => *o,
-            Some(Body::Json(value)) => Object::decode(kind, &value).map_err(|e| {
+        let from_json = |value: &Value| {
+            Object::decode(kind, value).map_err(|e| {
                 let info = kind.info();
                 (
                     Stage::Validation,
@@ -424,10 +418,14 @@ impl ApiServer {
                         info.kind, info.version, info.kind, e.message
                     )),
                 )
-            })?,
-            Some(Body::Binding { .. }) | None => {
-                return Err((Stage::Validation, Status::bad_request("request body is required")));
-            }
+            })
+        };
+        let object = match req.body.take() {
+            Some(Body::Object(o)) => *o,
+            Some(Body::Json(value)) => from_json(&value)?,
+            // A Binding sent anywhere but `pods/<name>/binding` is decoded as the JSON it stands for.
+            Some(Body::Binding { node }) => from_json(&binding_json(&req.namespace, &req.name, &node))?,
+            None => return Err((Stage::Validation, Status::bad_request("request body is required"))),
         };
         if object.kind() != kind {
             return Err((
