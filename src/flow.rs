@@ -23,6 +23,8 @@ pub enum Place {
     Kubelet(String),
     /// A node's kube-proxy.
     KubeProxy(String),
+    /// A node's container runtime (containerd), which only its kubelet calls.
+    Runtime(String),
     /// Many nodes at once (a bundle of messages to or from several of them).
     Nodes,
 }
@@ -38,6 +40,7 @@ impl Place {
             Place::Controller(name) => name.clone(),
             Place::Kubelet(node) => format!("kubelet/{node}"),
             Place::KubeProxy(node) => format!("kube-proxy/{node}"),
+            Place::Runtime(node) => format!("containerd/{node}"),
             Place::Nodes => "nodes".into(),
         }
     }
@@ -62,6 +65,9 @@ pub struct Message {
     pub progress: f64,
     /// The animation clock when it left.
     pub started_ms: f64,
+    /// What happened, in one plain sentence (several notifications of one write: one
+    /// sentence for them all).
+    pub caption: String,
 }
 
 impl Message {
@@ -82,6 +88,10 @@ pub struct Pace {
     pub gap_ms: f64,
     /// At most this many on the map at once.
     pub in_flight: usize,
+    /// The teaching pace: one hop at a time, each with its sentence; a component's decisions
+    /// are steps of their own; background chatter (Events, heartbeats) is passed over, only
+    /// counted; nothing is bundled.
+    pub teaching: bool,
 }
 
 impl Pace {
@@ -89,9 +99,27 @@ impl Pace {
         let speed = if speed.is_finite() && speed > 0.0 { speed } else { 1.0 };
         let slow = if slow_motion { 1.6 } else { 1.0 };
         let travel_ms = (1400.0 / speed.sqrt()).clamp(450.0, 2800.0) * slow;
-        Pace { travel_ms, gap_ms: travel_ms / 6.0, in_flight: IN_FLIGHT }
+        Pace { travel_ms, gap_ms: travel_ms / 6.0, in_flight: IN_FLIGHT, teaching: false }
+    }
+
+    /// One hop at a time, each long enough to read: it travels for `TEACHING_TRAVEL_MS` and
+    /// the next leaves `TEACHING_GAP_MS` after it (longer in presenter mode's slow motion).
+    pub fn teaching(slow_motion: bool) -> Pace {
+        let slow = if slow_motion { 1.4 } else { 1.0 };
+        Pace {
+            travel_ms: TEACHING_TRAVEL_MS * slow,
+            gap_ms: TEACHING_GAP_MS * slow,
+            in_flight: IN_FLIGHT,
+            teaching: true,
+        }
     }
 }
+
+/// Real milliseconds a hop travels at the teaching pace.
+pub const TEACHING_TRAVEL_MS: f64 = 900.0;
+/// Real milliseconds from one hop's departure to the next at the teaching pace: it arrives,
+/// then rests a moment while its sentence is read.
+pub const TEACHING_GAP_MS: f64 = 1400.0;
 
 const IN_FLIGHT: usize = 16;
 /// More waiting than this and the waiting messages are bundled by sender and receiver.
@@ -106,6 +134,8 @@ enum End {
     Api,
     Etcd,
     Component(ComponentId),
+    /// The container runtime beside a kubelet (the kubelet's id).
+    Runtime(ComponentId),
     Nodes,
 }
 
@@ -113,6 +143,10 @@ enum End {
 enum Class {
     Request,
     Watch,
+    /// A kubelet's call to its container runtime (pull, create, start, stop).
+    Runtime,
+    /// A component's decision, shown at the component (teaching pace only).
+    Note,
 }
 
 /// A message waiting to leave: its ends and what it stands for, named only when it leaves.
@@ -139,18 +173,30 @@ pub struct Flow {
     flying: Vec<Message>,
     last_departure: f64,
     last_wave: Option<i64>,
+    /// The sentence of the latest departure.
+    caption: String,
+    /// Background entries passed over at the teaching pace since the last departure.
+    passed_over: u64,
 }
 
 impl Flow {
     /// A flow that shows what happens after `cursor` (the record's history stays still).
     pub fn new(cursor: Seq) -> Flow {
-        Flow { cursor, queue: VecDeque::new(), flying: Vec::new(), last_departure: f64::NEG_INFINITY, last_wave: None }
+        Flow {
+            cursor,
+            queue: VecDeque::new(),
+            flying: Vec::new(),
+            last_departure: f64::NEG_INFINITY,
+            last_wave: None,
+            caption: String::new(),
+            passed_over: 0,
+        }
     }
 
     /// Takes in the record's new entries, lets arrived messages go and new ones leave, and
     /// returns the messages on the map at `now_ms`.
     pub fn frame(&mut self, cluster: &Cluster, now_ms: f64, pace: Pace) -> &[Message] {
-        self.take_in(cluster);
+        self.take_in(cluster, pace);
         let travel = pace.travel_ms.max(1.0);
         self.flying.retain(|m| now_ms - m.started_ms < travel);
         while self.flying.len() < pace.in_flight.max(1) {
@@ -172,7 +218,29 @@ impl Flow {
             if at > now_ms {
                 break;
             }
-            let message = self.launch(cluster, hop, at);
+            let mut message = self.launch(cluster, hop, at);
+            if pace.teaching && hop.wave.is_some() && self.last_wave != hop.wave && hop.class != Class::Watch {
+                let more = self.queue.iter().skip(1).take_while(|h| h.wave == hop.wave).count();
+                if more > 0 {
+                    message.caption = format!("{} The same happens on {more} more node(s).", message.caption);
+                }
+            }
+            if hop.wave.is_some() && self.last_wave != hop.wave && hop.class == Class::Watch {
+                // The first of a write's notifications speaks for them all.
+                let wave: Vec<&Entry> = self
+                    .queue
+                    .iter()
+                    .take_while(|h| h.wave == hop.wave && h.class == Class::Watch)
+                    .filter_map(|h| cluster.record.get(h.id))
+                    .collect();
+                if wave.len() > 1 {
+                    message.caption = crate::views::caption::caption_wave(cluster, &wave);
+                }
+            }
+            if self.last_wave != hop.wave || hop.wave.is_none() {
+                self.caption = message.caption.clone();
+                self.passed_over = 0;
+            }
             self.last_wave = hop.wave;
             self.queue.pop_front();
             self.last_departure = at;
@@ -191,8 +259,9 @@ impl Flow {
     /// chain step by step shows each step travel. False when the entry is no message (a
     /// decision, or a request of the API server's own).
     pub fn spotlight(&mut self, cluster: &Cluster, seq: Seq, now_ms: f64) -> bool {
-        let Some(hop) = cluster.record.get(seq).and_then(|e| hop(cluster, e)) else { return false };
+        let Some(hop) = cluster.record.get(seq).and_then(|e| hop(cluster, e, true)) else { return false };
         let message = self.launch(cluster, &hop, now_ms);
+        self.caption = message.caption.clone();
         self.flying.retain(|m| m.id != seq);
         self.flying.push(message);
         true
@@ -208,6 +277,17 @@ impl Flow {
         &self.flying
     }
 
+    /// The sentence of the latest hop to leave (at the teaching pace, the one on the map).
+    pub fn caption(&self) -> &str {
+        &self.caption
+    }
+
+    /// Background entries (Events, heartbeats) the teaching pace passed over since its last
+    /// hop left.
+    pub fn passed_over(&self) -> u64 {
+        self.passed_over
+    }
+
     /// How many record entries wait to be shown.
     pub fn waiting(&self) -> u64 {
         self.queue.iter().map(|h| u64::from(h.count)).sum()
@@ -218,7 +298,7 @@ impl Flow {
         self.flying.is_empty() && self.queue.is_empty()
     }
 
-    fn take_in(&mut self, cluster: &Cluster) {
+    fn take_in(&mut self, cluster: &Cluster, pace: Pace) {
         let last = cluster.record.last_seq();
         if last < self.cursor {
             // A new session (reset): start over from its present.
@@ -230,7 +310,22 @@ impl Flow {
         }
         let fresh = cluster.record.since(self.cursor);
         self.cursor = last;
-        self.queue.extend(fresh.filter_map(|e| hop(cluster, e)));
+        if pace.teaching {
+            for e in fresh {
+                if crate::views::caption::is_chatter(cluster, e) {
+                    self.passed_over += 1;
+                } else if let Some(mut h) = hop(cluster, e, true) {
+                    // The same step on several nodes at one moment (each kube-proxy syncing its
+                    // rules, each kubelet pulling) is one step of the story.
+                    if matches!(h.class, Class::Note | Class::Runtime) {
+                        h.wave = node_wave(cluster, e);
+                    }
+                    self.queue.push_back(h);
+                }
+            }
+            return;
+        }
+        self.queue.extend(fresh.filter_map(|e| hop(cluster, e, false)));
         if self.queue.len() > QUEUE {
             let hops: Vec<Hop> = self.queue.drain(..).collect();
             // One wave per flood (negative: never a revision).
@@ -245,6 +340,12 @@ impl Flow {
             (Some(l), _) => l,
             (None, Class::Request) => format!("×{} requests", hop.count),
             (None, Class::Watch) => format!("×{} watch events", hop.count),
+            (None, Class::Runtime) => format!("×{} runtime calls", hop.count),
+            (None, Class::Note) => format!("×{} decisions", hop.count),
+        };
+        let caption = match entry {
+            Some(e) => crate::views::caption::caption(cluster, e),
+            None => format!("{label}: {} → {}", place(cluster, hop.from).name(), place(cluster, hop.to).name()),
         };
         Message {
             id: hop.id,
@@ -256,12 +357,14 @@ impl Flow {
             refused: hop.refused,
             progress: 0.0,
             started_ms: at,
+            caption,
         }
     }
 }
 
-/// The message an entry makes, if it is one (decisions are not messages).
-fn hop(cluster: &Cluster, entry: &Entry) -> Option<Hop> {
+/// The message an entry makes, if it is one: a request, a watch notification, a kubelet's call
+/// to its runtime, or (with `notes`, at the teaching pace) a component's decision.
+fn hop(cluster: &Cluster, entry: &Entry, notes: bool) -> Option<Hop> {
     match &entry.what {
         Happening::Request { failed_at, code, .. } if *code != 0 => {
             let stages = match failed_at {
@@ -290,9 +393,67 @@ fn hop(cluster: &Cluster, entry: &Entry) -> Option<Hop> {
             refused: false,
             wave: Some(entry.revision),
         }),
+        Happening::Decision { text } if runtime_call(text).is_some() => {
+            matches!(cluster.component_role(entry.actor), Some(Role::Kubelet { .. })).then_some(Hop {
+                id: entry.seq,
+                from: End::Component(entry.actor),
+                to: End::Runtime(entry.actor),
+                class: Class::Runtime,
+                count: 1,
+                stages: 0,
+                refused: false,
+                wave: None,
+            })
+        }
+        Happening::Decision { text } if notes && !text.is_empty() && entry.actor != ComponentId::API_SERVER => {
+            Some(Hop {
+                id: entry.seq,
+                from: end(entry.actor),
+                to: end(entry.actor),
+                class: Class::Note,
+                count: 1,
+                stages: 0,
+                refused: false,
+                wave: None,
+            })
+        }
         _ => None,
     }
 }
+
+/// What a kubelet asks its container runtime, from the decision it records before the call
+/// (`containerd: pull image "nginx:1.25"`): `pull nginx:1.25`, `start nginx`.
+pub fn runtime_call(text: &str) -> Option<String> {
+    let call = text.strip_prefix(RUNTIME_PREFIX)?;
+    let mut words = call.split_whitespace();
+    let (verb, _what, name) = (words.next()?, words.next()?, words.next()?);
+    Some(format!("{verb} {}", name.trim_matches('"')))
+}
+
+/// The wave a node component's step belongs to: the same kind of component (kube-proxy or
+/// kubelet) doing the same kind of thing at the same virtual moment. Negative, so it is never
+/// a revision.
+fn node_wave(cluster: &Cluster, entry: &Entry) -> Option<i64> {
+    let role = match cluster.component_role(entry.actor) {
+        Some(Role::KubeProxy { .. }) => 1,
+        Some(Role::Kubelet { .. }) => 2,
+        _ => return None,
+    };
+    let what = match &entry.what {
+        Happening::Decision { text } => {
+            text.split_whitespace()
+                .take(2)
+                .fold(0i64, |h, w| w.bytes().fold(h, |h, b| h.wrapping_mul(31).wrapping_add(i64::from(b))))
+                & 0xff
+        }
+        _ => 0,
+    };
+    let millis = i64::try_from(entry.time.0).unwrap_or(i64::MAX / 4096);
+    Some(-1 - (millis.wrapping_mul(4096) + role * 256 + what).abs())
+}
+
+/// How a kubelet's decision that calls its runtime begins.
+pub const RUNTIME_PREFIX: &str = "containerd: ";
 
 /// A single message's label: `POST pods`, `bind pod/web-…`, `watch: ADDED pod/web-…`.
 fn label(entry: &Entry) -> Option<String> {
@@ -311,7 +472,7 @@ fn label(entry: &Entry) -> Option<String> {
         Happening::Notify { event, kind, name, .. } => {
             Some(format!("watch: {} {}/{}", event.as_str(), kind.info().singular, short(name)))
         }
-        Happening::Decision { .. } => None,
+        Happening::Decision { text } => runtime_call(text).or_else(|| Some(short(text))),
     }
 }
 
@@ -329,6 +490,10 @@ fn place(cluster: &Cluster, end: End) -> Place {
         End::Api => Place::ApiServer,
         End::Etcd => Place::Etcd,
         End::Nodes => Place::Nodes,
+        End::Runtime(id) => match cluster.component_role(id) {
+            Some(Role::Kubelet { node }) => Place::Runtime(node.clone()),
+            _ => Place::Nodes,
+        },
         End::Component(id) => match cluster.component_role(id) {
             Some(Role::Scheduler) => Place::Scheduler,
             Some(Role::Controller { name }) => Place::Controller(name.clone()),
@@ -348,6 +513,7 @@ fn bundle(cluster: &Cluster, hops: Vec<Hop>) -> Vec<Hop> {
         return grouped;
     }
     let on_node = |e: End| match e {
+        End::Runtime(_) => End::Nodes,
         End::Component(id)
             if matches!(cluster.component_role(id), Some(Role::Kubelet { .. } | Role::KubeProxy { .. })) =>
         {
@@ -438,7 +604,7 @@ mod tests {
     }
 
     #[test]
-    fn a_followed_step_sends_its_own_message_at_once_and_a_decision_sends_none() {
+    fn a_followed_step_sends_its_own_message_at_once_and_a_decision_shows_at_its_component() {
         let (mut s, mut flow) = fresh();
         s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
         s.execute(&Command::new("sim settle"));
@@ -455,8 +621,17 @@ mod tests {
             (m.label.as_str(), &m.from, &m.to, m.progress),
             ("POST deployments", &Place::Kubectl, &Place::Etcd, 0.0)
         );
-        let decision = entries.iter().find(|e| matches!(e.what, Happening::Decision { .. })).expect("a decision");
-        assert!(!flow.spotlight(&s.cluster, decision.seq, 50_000.0));
+        // A controller's decision is a step too: it shows at the controller itself.
+        let decision = entries
+            .iter()
+            .find(|e| {
+                e.actor != ComponentId::API_SERVER
+                    && matches!(&e.what, Happening::Decision { text } if !text.is_empty())
+            })
+            .expect("a decision");
+        assert!(flow.spotlight(&s.cluster, decision.seq, 50_000.0));
+        let note = flow.messages().iter().find(|m| m.id == decision.seq).expect("shown");
+        assert_eq!(note.from, note.to);
     }
 
     #[test]
@@ -494,7 +669,8 @@ mod tests {
             assert!(pair[0].id < pair[1].id, "{pair:#?}");
             // A write's notifications fan out together, as do a flood's bundles; everything else
             // keeps its spacing.
-            let together = pair[1].from == Place::ApiServer || pair[1].count > 1;
+            let single_request = |m: &Message| m.stages > 0 && m.count == 1;
+            let together = pair[1].from == Place::ApiServer || !single_request(&pair[0]) || !single_request(&pair[1]);
             let fan_out = together && pair[1].started_ms == pair[0].started_ms;
             assert!(fan_out || pair[1].started_ms - pair[0].started_ms >= pace.gap_ms - 1e-9, "{pair:#?}");
         }
@@ -517,7 +693,8 @@ mod tests {
         let before = s.cluster.record.last_seq();
         s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1000"));
         s.cluster.advance(crate::sim::Duration::seconds(3));
-        let messages_in_record = s.cluster.record.since(before).filter(|e| hop(&s.cluster, e).is_some()).count() as u64;
+        let messages_in_record =
+            s.cluster.record.since(before).filter(|e| hop(&s.cluster, e, false).is_some()).count() as u64;
         assert!(messages_in_record > 1000, "{messages_in_record}");
         let pace = Pace::new(100.0, false);
         let shown = flow.frame(&s.cluster, 0.0, pace).to_vec();
@@ -561,5 +738,70 @@ mod tests {
         flow.frame(&s.cluster, 0.0, Pace::new(1.0, false));
         let fresh = Session::new(1);
         assert!(flow.frame(&fresh.cluster, 10.0, Pace::new(1.0, false)).is_empty());
+    }
+
+    #[test]
+    fn a_kubelet_calls_its_runtime_to_pull_and_start_a_container() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl run web --image=nginx:1.25"));
+        let seen = watch(&mut flow, &mut s, Pace::new(1.0, false), 3000, true);
+        let calls: Vec<&str> = seen
+            .iter()
+            .filter(|m| matches!((&m.from, &m.to), (Place::Kubelet(a), Place::Runtime(b)) if a == b))
+            .map(|m| m.label.as_str())
+            .collect();
+        assert!(calls.contains(&"pull nginx:1.25") && calls.contains(&"start web"), "{calls:?}");
+    }
+
+    #[test]
+    fn the_teaching_pace_sends_one_hop_at_a_time_each_with_a_sentence_and_passes_over_events() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1"));
+        s.execute(&Command::new("sim settle"));
+        let pace = Pace::teaching(false);
+        let mut departures: Vec<(f64, Message)> = Vec::new();
+        let mut now = 0.0;
+        for _ in 0..40_000 {
+            now += STEP_MS;
+            for m in flow.frame(&s.cluster, now, pace) {
+                if !departures.iter().any(|(_, d)| d.id == m.id) {
+                    departures.push((now, m.clone()));
+                }
+            }
+            if flow.idle() {
+                break;
+            }
+        }
+        assert!(flow.idle(), "the story ends");
+        assert!(departures.iter().all(|(_, m)| m.count == 1 && !m.caption.is_empty()), "{departures:#?}");
+        assert!(departures.iter().all(|(_, m)| !m.label.contains("events")), "Events are passed over");
+        // Hops leave one by one, except a write's notifications, which fan out together.
+        for pair in departures.windows(2) {
+            let fan_out = pair[1].1.from == Place::ApiServer && pair[0].0 == pair[1].0;
+            assert!(fan_out || pair[1].0 - pair[0].0 >= TEACHING_GAP_MS - STEP_MS, "{pair:#?}");
+        }
+        let notes = departures.iter().filter(|(_, m)| m.from == m.to).count();
+        assert!(notes > 0, "decisions are steps of the story");
+    }
+
+    #[test]
+    fn the_example_apply_plays_at_the_teaching_pace_as_a_story_of_a_couple_of_minutes() {
+        let (mut s, mut flow) = fresh();
+        let manifest = crate::examples::EXAMPLES[0].manifest;
+        s.execute(&Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), manifest.into())) });
+        s.execute(&Command::new("sim settle"));
+        let pace = Pace::teaching(false);
+        let (mut now, mut departures) = (0.0, std::collections::BTreeSet::new());
+        while !flow.idle() || departures.is_empty() {
+            now += STEP_MS;
+            for m in flow.frame(&s.cluster, now, pace) {
+                departures.insert(m.started_ms as u64);
+            }
+            assert!(now < 600_000.0, "the story never ends");
+        }
+        // Steps (a write's notifications leave as one) and how long the story takes to play.
+        let (steps, seconds) = (departures.len(), now / 1000.0);
+        assert!((40..=110).contains(&steps), "{steps} steps");
+        assert!((45.0..=160.0).contains(&seconds), "{seconds} s");
     }
 }

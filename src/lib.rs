@@ -21,6 +21,7 @@ pub mod etcd_snapshot;
 pub mod etcdctl;
 pub mod etcdctl_watch;
 pub mod event_recorder;
+pub mod examples;
 pub mod export;
 pub mod flow;
 #[cfg(not(target_arch = "wasm32"))]
@@ -45,6 +46,7 @@ pub mod sim;
 pub mod sort;
 pub mod sorted_keys;
 pub mod userland;
+pub mod views;
 pub mod yaml;
 
 #[cfg(not(target_arch = "wasm32"))]

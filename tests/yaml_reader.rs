@@ -4,9 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-#[path = "../src/ui/examples.rs"]
-#[allow(dead_code)]
-mod examples;
+use kubeloop::examples;
 
 /// What serde_yaml made of a stream: each document, or the line and message of the first error.
 fn serde_yaml_documents(text: &str) -> Vec<Result<Value, (usize, String)>> {

@@ -383,6 +383,11 @@ impl Kubelet {
         for action in actions {
             match action {
                 Action::Event { type_, reason, message, field_path } => {
+                    if ctx.record.enabled {
+                        if let Some(call) = runtime_call(&reason, &message, &field_path) {
+                            ctx.decide(|| call);
+                        }
+                    }
                     ctx.event(&involved, &field_path, type_, reason, message);
                 }
                 Action::Decision(text) => {
@@ -631,5 +636,23 @@ impl Component for Kubelet {
 
     fn informers(&self) -> Vec<&Informer> {
         vec![&self.pods]
+    }
+}
+
+/// The call to the container runtime an event of the kubelet's reports, as the decision the
+/// record keeps before it (`containerd: pull image "nginx:1.25"`, `containerd: start container
+/// nginx`): what the map draws as a message from the kubelet to containerd.
+fn runtime_call(reason: &str, message: &str, field_path: &str) -> Option<String> {
+    let container = field_path.split_once('{').and_then(|(_, rest)| rest.strip_suffix('}')).unwrap_or("");
+    let prefix = crate::flow::RUNTIME_PREFIX;
+    match reason {
+        "Pulling" => {
+            let image = message.split('"').nth(1)?;
+            Some(format!("{prefix}pull image \"{image}\""))
+        }
+        "Created" if !container.is_empty() => Some(format!("{prefix}create container {container}")),
+        "Started" if !container.is_empty() => Some(format!("{prefix}start container {container}")),
+        "Killing" if !container.is_empty() => Some(format!("{prefix}stop container {container}")),
+        _ => None,
     }
 }

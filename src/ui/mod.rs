@@ -2,7 +2,7 @@
 //! shows comes from the core; it keeps no cluster state of its own.
 
 mod clock;
-pub mod examples;
+pub use crate::examples;
 mod flow;
 pub mod lesson;
 pub mod manifest;

@@ -1,0 +1,711 @@
+//! The architecture map, as every course draws it: you and kubectl on the left, the control
+//! plane's box with kube-apiserver at its hub (its request stages inside), etcd beside it and
+//! reachable only through it, the scheduler and the controller manager above it, and below,
+//! one box per worker node with its kube-proxy, kubelet, container runtime and pods.
+//!
+//! Pure geometry in the SVG's own units (a fixed width, a height that grows with the nodes):
+//! where each box sits, which edges join them — only the connections a cluster really has —
+//! and where a message travelling an edge is at a given moment. The page draws from this;
+//! tests read it natively.
+
+use crate::flow::{Message, Place};
+use crate::record::Stage;
+
+/// A point in the map's units.
+pub type Point = (f64, f64);
+
+/// The map's width in its own units (the page scales it to fit).
+pub const WIDTH: f64 = 1200.0;
+/// Up to this many nodes are drawn as boxes with their components; more become tiles.
+pub const MAX_BOXES: usize = 8;
+/// The most pods a node box lists by name; more are drawn as dots.
+pub const LISTED_PODS: usize = 6;
+/// Rows of dots a node box shows at most (the rest are counted).
+const DOT_ROWS: usize = 6;
+const DOT: f64 = 17.0;
+const TILE_DOT: f64 = 9.0;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    pub const fn new(x: f64, y: f64, w: f64, h: f64) -> Rect {
+        Rect { x, y, w, h }
+    }
+
+    pub fn cx(&self) -> f64 {
+        self.x + self.w / 2.0
+    }
+
+    pub fn cy(&self) -> f64 {
+        self.y + self.h / 2.0
+    }
+
+    pub fn centre(&self) -> Point {
+        (self.cx(), self.cy())
+    }
+
+    pub fn right(&self) -> f64 {
+        self.x + self.w
+    }
+
+    pub fn bottom(&self) -> f64 {
+        self.y + self.h
+    }
+
+    /// Whether two rectangles share any area.
+    pub fn overlaps(&self, other: &Rect) -> bool {
+        self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
+    }
+
+    pub fn contains(&self, (x, y): Point) -> bool {
+        x >= self.x && x <= self.right() && y >= self.y && y <= self.bottom()
+    }
+}
+
+pub const KUBECTL: Rect = Rect::new(10.0, 244.0, 118.0, 84.0);
+pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 370.0);
+pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 124.0);
+pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 124.0);
+pub const API_SERVER: Rect = Rect::new(170.0, 214.0, 692.0, 144.0);
+pub const ETCD: Rect = Rect::new(922.0, 214.0, 248.0, 144.0);
+/// The horizontal line the nodes' connections run along to the API server.
+pub const BUS_Y: f64 = 404.0;
+/// Where the nodes' connections enter the API server (its bottom edge).
+const NODE_ENTRY_X: f64 = 516.0;
+/// Where node boxes start.
+pub const NODES_Y: f64 = 430.0;
+const MARGIN: f64 = 10.0;
+const GAP: f64 = 14.0;
+/// Controller lanes: three columns, three rows.
+pub const LANE_COLUMNS: usize = 3;
+pub const MAX_LANES: usize = 9;
+
+/// A worker (or control-plane) node as the map draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeLayout {
+    pub name: String,
+    pub rect: Rect,
+    /// Drawn as a tile (many nodes): its components are small marks without labels.
+    pub tile: bool,
+    pub kube_proxy: Rect,
+    pub kubelet: Rect,
+    pub runtime: Rect,
+    /// Where its title (name and status) is written.
+    pub title: Point,
+    /// Where its pods are drawn.
+    pub pods: Rect,
+    /// Pods it can show (by name, or as dots); more are counted.
+    pub pod_room: usize,
+    /// Pods are listed by name (few pods, boxes) rather than drawn as dots.
+    pub listed: bool,
+}
+
+impl NodeLayout {
+    /// Where the `i`th pod is drawn: a dot's centre, or a listed row's left end.
+    pub fn pod_at(&self, i: usize) -> Point {
+        if self.listed {
+            return (self.pods.x + 8.0, self.pods.y + 8.0 + i as f64 * 16.0);
+        }
+        let step = if self.tile { TILE_DOT } else { DOT };
+        let per_row = ((self.pods.w / step).floor() as usize).max(1);
+        let (row, col) = (i / per_row, i % per_row);
+        (self.pods.x + step / 2.0 + col as f64 * step, self.pods.y + step / 2.0 + row as f64 * step)
+    }
+}
+
+/// One connection that really exists, drawn as a line a message can travel. Requests go from
+/// `from` to `to`; answers and watch notifications come back the other way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub points: Vec<Point>,
+}
+
+impl Edge {
+    /// The SVG path data.
+    pub fn path(&self) -> String {
+        let mut d = String::new();
+        for (i, (x, y)) in self.points.iter().enumerate() {
+            d.push_str(if i == 0 { "M" } else { " L" });
+            d.push_str(&format!("{x:.0} {y:.0}"));
+        }
+        d
+    }
+}
+
+/// What the map is laid out for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapSpec {
+    /// Each node's name and how many pods it runs.
+    pub nodes: Vec<(String, usize)>,
+    /// The controllers that have acted, each given a lane in the controller manager.
+    pub lanes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub width: f64,
+    pub height: f64,
+    /// The API server's request stages, left to right.
+    pub stages: Vec<(Stage, Rect)>,
+    pub lanes: Vec<(String, Rect)>,
+    /// Controllers that acted but have no lane drawn (more than [`MAX_LANES`]).
+    pub more_lanes: usize,
+    pub nodes: Vec<NodeLayout>,
+    pub edges: Vec<Edge>,
+}
+
+/// The short name a stage carries in its box.
+pub fn stage_short(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Authentication => "authn",
+        Stage::Authorization => "authz",
+        Stage::MutatingAdmission => "mutating",
+        Stage::Validation => "validation",
+        Stage::ValidatingAdmission => "validating",
+        Stage::Storage => "→ etcd",
+    }
+}
+
+pub fn layout(spec: &MapSpec) -> Layout {
+    let stage_w = (API_SERVER.w - 28.0 - 5.0 * 8.0) / 6.0;
+    let stages = Stage::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (*s, Rect::new(API_SERVER.x + 14.0 + i as f64 * (stage_w + 8.0), API_SERVER.y + 42.0, stage_w, 42.0))
+        })
+        .collect();
+    let lane_w = (CONTROLLER_MANAGER.w - 24.0 - (LANE_COLUMNS as f64 - 1.0) * 8.0) / LANE_COLUMNS as f64;
+    let lanes = spec
+        .lanes
+        .iter()
+        .take(MAX_LANES)
+        .enumerate()
+        .map(|(i, name)| {
+            let (row, col) = (i / LANE_COLUMNS, i % LANE_COLUMNS);
+            let r = Rect::new(
+                CONTROLLER_MANAGER.x + 12.0 + col as f64 * (lane_w + 8.0),
+                CONTROLLER_MANAGER.y + 30.0 + row as f64 * 30.0,
+                lane_w,
+                26.0,
+            );
+            (name.clone(), r)
+        })
+        .collect();
+    let nodes = node_boxes(&spec.nodes);
+    let height = nodes.iter().map(|n| n.rect.bottom()).fold(NODES_Y + 40.0, f64::max) + MARGIN;
+    let mut edges = vec![
+        Edge {
+            from: "kubectl".into(),
+            to: "kube-apiserver".into(),
+            points: vec![(KUBECTL.right(), KUBECTL.cy()), (API_SERVER.x, KUBECTL.cy())],
+        },
+        Edge {
+            from: "kube-apiserver".into(),
+            to: "etcd".into(),
+            points: vec![(API_SERVER.right(), ETCD.cy() - 14.0), (ETCD.x, ETCD.cy() - 14.0)],
+        },
+        Edge {
+            from: "kube-scheduler".into(),
+            to: "kube-apiserver".into(),
+            points: vec![(SCHEDULER.cx(), SCHEDULER.bottom()), (SCHEDULER.cx(), API_SERVER.y)],
+        },
+        Edge {
+            from: "kube-controller-manager".into(),
+            to: "kube-apiserver".into(),
+            points: vec![
+                (API_SERVER.right() - 90.0, CONTROLLER_MANAGER.bottom()),
+                (API_SERVER.right() - 90.0, API_SERVER.y),
+            ],
+        },
+    ];
+    for n in &nodes {
+        for (component, r) in [("kube-proxy", n.kube_proxy), ("kubelet", n.kubelet)] {
+            edges.push(Edge {
+                from: format!("{component}/{}", n.name),
+                to: "kube-apiserver".into(),
+                points: vec![
+                    (r.cx(), r.y),
+                    (r.cx(), BUS_Y),
+                    (NODE_ENTRY_X, BUS_Y),
+                    (NODE_ENTRY_X, API_SERVER.bottom()),
+                ],
+            });
+        }
+        edges.push(Edge {
+            from: format!("kubelet/{}", n.name),
+            to: format!("containerd/{}", n.name),
+            points: vec![(n.kubelet.right(), n.kubelet.cy()), (n.runtime.x, n.runtime.cy())],
+        });
+        if !n.tile {
+            edges.push(Edge {
+                from: format!("containerd/{}", n.name),
+                to: format!("pods/{}", n.name),
+                points: vec![(n.runtime.cx(), n.runtime.bottom()), (n.runtime.cx(), n.pods.y - 2.0)],
+            });
+        }
+    }
+    Layout { width: WIDTH, height, stages, lanes, more_lanes: spec.lanes.len().saturating_sub(MAX_LANES), nodes, edges }
+}
+
+fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
+    let usable = WIDTH - 2.0 * MARGIN;
+    if nodes.len() > MAX_BOXES {
+        let (w, h, gap) = (136.0, 76.0, 8.0);
+        let columns = (((usable + gap) / (w + gap)).floor() as usize).max(1);
+        return nodes
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| {
+                let (row, col) = (i / columns, i % columns);
+                let rect = Rect::new(MARGIN + col as f64 * (w + gap), NODES_Y + row as f64 * (h + gap), w, h);
+                let mark = |k: f64| Rect::new(rect.x + 6.0 + k * 20.0, rect.y + 5.0, 16.0, 10.0);
+                let pods = Rect::new(rect.x + 6.0, rect.y + 34.0, w - 12.0, h - 38.0);
+                let per_row = (pods.w / TILE_DOT).floor() as usize;
+                let rows = (pods.h / TILE_DOT).floor() as usize;
+                NodeLayout {
+                    name: name.clone(),
+                    rect,
+                    tile: true,
+                    kube_proxy: mark(0.0),
+                    kubelet: mark(1.0),
+                    runtime: mark(2.0),
+                    title: (rect.x + 6.0, rect.y + 28.0),
+                    pods,
+                    pod_room: per_row * rows,
+                    listed: false,
+                }
+            })
+            .collect();
+    }
+    let columns = nodes.len().clamp(1, 4);
+    let w = (usable - (columns as f64 - 1.0) * GAP) / columns as f64;
+    let most = nodes.iter().map(|(_, pods)| *pods).max().unwrap_or(0);
+    let listed = most <= LISTED_PODS;
+    let per_row = (((w - 20.0) / DOT).floor() as usize).max(1);
+    let (pods_h, room) = if listed {
+        (LISTED_PODS as f64 * 16.0 + 4.0, LISTED_PODS)
+    } else {
+        let rows = most.div_ceil(per_row).clamp(1, DOT_ROWS);
+        (rows as f64 * DOT + 4.0, rows * per_row)
+    };
+    let h = 68.0 + pods_h + 8.0;
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            let (row, col) = (i / columns, i % columns);
+            let rect = Rect::new(MARGIN + col as f64 * (w + GAP), NODES_Y + row as f64 * (h + GAP), w, h);
+            let part = (w - 16.0 - 2.0 * 8.0) / 3.0;
+            let component = |k: f64| Rect::new(rect.x + 8.0 + k * (part + 8.0), rect.y + 8.0, part, 26.0);
+            NodeLayout {
+                name: name.clone(),
+                rect,
+                tile: false,
+                kube_proxy: component(0.0),
+                kubelet: component(1.0),
+                runtime: component(2.0),
+                title: (rect.x + 10.0, rect.y + 54.0),
+                pods: Rect::new(rect.x + 10.0, rect.y + 66.0, w - 20.0, pods_h),
+                pod_room: room,
+                listed,
+            }
+        })
+        .collect()
+}
+
+impl Layout {
+    /// The edge between two places, whichever way it is drawn.
+    pub fn edge(&self, a: &str, b: &str) -> Option<&Edge> {
+        self.edges.iter().find(|e| (e.from == a && e.to == b) || (e.from == b && e.to == a))
+    }
+
+    pub fn node(&self, name: &str) -> Option<&NodeLayout> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+
+    pub fn lane(&self, controller: &str) -> Option<Rect> {
+        self.lanes.iter().find(|(n, _)| n == controller).map(|(_, r)| *r)
+    }
+
+    /// The box a place is drawn as (a controller: its lane, or the controller manager).
+    pub fn place_rect(&self, place: &Place) -> Option<Rect> {
+        match place {
+            Place::Kubectl => Some(KUBECTL),
+            Place::ApiServer => Some(API_SERVER),
+            Place::Etcd => Some(ETCD),
+            Place::Scheduler => Some(SCHEDULER),
+            Place::Controller(name) => self.lane(name).or(Some(CONTROLLER_MANAGER)),
+            Place::Kubelet(node) => self.node(node).map(|n| n.kubelet),
+            Place::KubeProxy(node) => self.node(node).map(|n| n.kube_proxy),
+            Place::Runtime(node) => self.node(node).map(|n| n.runtime),
+            Place::Nodes => None,
+        }
+    }
+
+    /// The name of the edge end a place is on (`kube-controller-manager` for a controller).
+    fn edge_end(place: &Place) -> String {
+        match place {
+            Place::Controller(_) => "kube-controller-manager".into(),
+            Place::Runtime(node) => format!("containerd/{node}"),
+            p => p.name(),
+        }
+    }
+
+    /// The points a message passes: along its sender's edge to the API server, through the
+    /// stages it reaches, on to etcd when stored; or, for a watch notification, from the API
+    /// server back along the receiver's edge.
+    pub fn route(&self, m: &Message) -> Vec<Point> {
+        let api = "kube-apiserver";
+        let towards = |place: &Place| -> Vec<Point> {
+            match place {
+                // Many nodes at once: the bus.
+                Place::Nodes => vec![
+                    (WIDTH / 2.0, NODES_Y - 4.0),
+                    (WIDTH / 2.0, BUS_Y),
+                    (NODE_ENTRY_X, BUS_Y),
+                    (NODE_ENTRY_X, API_SERVER.bottom()),
+                ],
+                p => self.edge(&Self::edge_end(p), api).map(|e| e.points.clone()).unwrap_or_default(),
+            }
+        };
+        match (&m.from, &m.to) {
+            (Place::Kubelet(a), Place::Runtime(b)) if a == b => self
+                .edge(&format!("kubelet/{a}"), &format!("containerd/{a}"))
+                .map(|e| e.points.clone())
+                .unwrap_or_default(),
+            (Place::ApiServer, to) => {
+                let mut points = towards(to);
+                points.reverse();
+                points
+            }
+            (from, to) => {
+                let mut points = towards(from);
+                let reached = usize::from(m.stages).min(self.stages.len());
+                for (_, r) in self.stages.iter().take(reached) {
+                    points.push(r.centre());
+                }
+                if *to == Place::Etcd && !m.refused {
+                    if let Some(e) = self.edge(api, "etcd") {
+                        points.extend(e.points.iter().copied());
+                    }
+                    points.push(ETCD.centre());
+                }
+                points
+            }
+        }
+    }
+
+    /// Where each message is now, as tokens: messages on the same edge, going the same way
+    /// and close together, merge into one token with a count.
+    pub fn tokens(&self, messages: &[Message], reduced_motion: bool) -> Vec<Token> {
+        let mut tokens: Vec<Token> = Vec::new();
+        for m in messages {
+            let route = self.route(m);
+            let progress = if reduced_motion { 1.0 } else { m.progress };
+            let Some(at) = along(&route, progress) else { continue };
+            let (from, to) = (m.from.name(), m.to.name());
+            let class = if m.refused {
+                TokenClass::Refused
+            } else if m.stages > 0 {
+                TokenClass::Request
+            } else if matches!(m.to, Place::Runtime(_)) {
+                TokenClass::Runtime
+            } else {
+                TokenClass::Watch
+            };
+            if let Some(t) = tokens
+                .iter_mut()
+                .find(|t| t.from == from && t.to == to && t.class == class && (t.progress - progress).abs() < 0.12)
+            {
+                t.count += m.count;
+                t.ids.push(m.id);
+                if progress > t.progress {
+                    (t.at, t.progress) = (at, progress);
+                }
+                continue;
+            }
+            tokens.push(Token {
+                ids: vec![m.id],
+                at,
+                progress,
+                from,
+                to,
+                class,
+                label: m.label.clone(),
+                count: m.count,
+            });
+        }
+        for t in &mut tokens {
+            if t.ids.len() > 1 {
+                t.label = format!("×{} {}", t.count, t.class.plural());
+            }
+        }
+        tokens
+    }
+
+    /// The stages a request token has reached, and whether it was refused at the last; the
+    /// boxes whose incoming message is arriving (they pulse).
+    pub fn lights(&self, messages: &[Message]) -> Lights {
+        let mut lights = Lights::default();
+        for m in messages {
+            if m.stages > 0 {
+                let route = self.route(m);
+                let at = along(&route, m.progress).unwrap_or_default();
+                let reached = self.stages.iter().take(usize::from(m.stages)).filter(|(_, r)| at.0 >= r.x).count();
+                let refused_here = m.refused && reached == usize::from(m.stages);
+                if reached > lights.stages_reached || refused_here {
+                    lights.stages_reached = reached;
+                    lights.refused_at = refused_here.then(|| self.stages[reached - 1].0);
+                }
+            }
+            if m.progress >= 0.85 {
+                let receiver = match &m.to {
+                    Place::Etcd if m.refused => Place::ApiServer,
+                    p => p.clone(),
+                };
+                let name = receiver.name();
+                if !lights.arriving.contains(&name) {
+                    lights.arriving.push(name);
+                }
+            }
+        }
+        lights
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenClass {
+    Request,
+    Refused,
+    Watch,
+    Runtime,
+}
+
+impl TokenClass {
+    pub fn css(self) -> &'static str {
+        match self {
+            TokenClass::Request => "token request",
+            TokenClass::Refused => "token request refused",
+            TokenClass::Watch => "token watch",
+            TokenClass::Runtime => "token runtime",
+        }
+    }
+
+    fn plural(self) -> &'static str {
+        match self {
+            TokenClass::Request | TokenClass::Refused => "requests",
+            TokenClass::Watch => "watch events",
+            TokenClass::Runtime => "runtime calls",
+        }
+    }
+}
+
+/// A message (or several merged) where it is now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// The record entries it stands for (the first is its key).
+    pub ids: Vec<u64>,
+    pub at: Point,
+    pub progress: f64,
+    pub from: String,
+    pub to: String,
+    pub class: TokenClass,
+    pub label: String,
+    pub count: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lights {
+    /// How many of the API server's stages the furthest request has passed.
+    pub stages_reached: usize,
+    pub refused_at: Option<Stage>,
+    /// Places a message is arriving at.
+    pub arriving: Vec<String>,
+}
+
+/// The point `progress` (0..1) of the way along a path, by length.
+pub fn along(points: &[Point], progress: f64) -> Option<Point> {
+    let first = *points.first()?;
+    let dist = |a: Point, b: Point| ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+    let length: f64 = points.windows(2).map(|w| dist(w[0], w[1])).sum();
+    let mut left = length * progress.clamp(0.0, 1.0);
+    for w in points.windows(2) {
+        let d = dist(w[0], w[1]);
+        if d > 0.0 && left <= d {
+            let t = left / d;
+            return Some((w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t));
+        }
+        left -= d;
+    }
+    points.last().copied().or(Some(first))
+}
+
+/// `text` cut with `…` to about `width` units at `font` size (an average glyph is 0.6 em).
+pub fn fit(text: &str, width: f64, font: f64) -> String {
+    let room = ((width / (font * 0.6)).floor() as usize).max(2);
+    match text.char_indices().nth(room - 1) {
+        Some((at, _)) if text.chars().count() > room => format!("{}…", &text[..at]),
+        _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::{Flow, Pace};
+    use crate::shell::{Command, Session};
+
+    fn spec(nodes: usize, pods: usize) -> MapSpec {
+        MapSpec {
+            nodes: (0..nodes).map(|i| (format!("worker-{i}"), pods)).collect(),
+            lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
+        }
+    }
+
+    fn message(from: Place, to: Place, stages: u8, refused: bool, progress: f64) -> Message {
+        Message {
+            id: 1,
+            from,
+            to,
+            label: "x".into(),
+            count: 1,
+            stages,
+            refused,
+            progress,
+            started_ms: 0.0,
+            caption: String::new(),
+        }
+    }
+
+    #[test]
+    fn every_component_has_an_edge_to_the_api_server_and_only_the_api_server_reaches_etcd() {
+        let map = layout(&spec(4, 3));
+        let mut components = vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into()];
+        for n in &map.nodes {
+            components.push(format!("kubelet/{}", n.name));
+            components.push(format!("kube-proxy/{}", n.name));
+        }
+        for c in &components {
+            assert!(map.edge(c, "kube-apiserver").is_some(), "{c} has no edge to the API server");
+            assert!(map.edge(c, "etcd").is_none(), "{c} must not reach etcd");
+        }
+        let to_etcd: Vec<&Edge> = map.edges.iter().filter(|e| e.from == "etcd" || e.to == "etcd").collect();
+        assert_eq!(to_etcd.len(), 1);
+        assert_eq!((to_etcd[0].from.as_str(), to_etcd[0].to.as_str()), ("kube-apiserver", "etcd"));
+    }
+
+    #[test]
+    fn no_two_boxes_overlap_and_every_node_sits_below_the_control_plane() {
+        for nodes in [1, 4, 8, 9, 50] {
+            let map = layout(&spec(nodes, 20));
+            let mut boxes = vec![KUBECTL, SCHEDULER, CONTROLLER_MANAGER, API_SERVER, ETCD];
+            boxes.extend(map.nodes.iter().map(|n| n.rect));
+            for (i, a) in boxes.iter().enumerate() {
+                for b in &boxes[i + 1..] {
+                    assert!(!a.overlaps(b), "{nodes} nodes: {a:?} overlaps {b:?}");
+                }
+                assert!(a.right() <= WIDTH && a.bottom() <= map.height, "{a:?} leaves the map");
+            }
+            assert!(map.nodes.iter().all(|n| n.rect.y > CONTROL_PLANE.bottom() && n.rect.y > BUS_Y));
+            assert_eq!(map.nodes.iter().all(|n| n.tile), nodes > MAX_BOXES, "{nodes} nodes");
+        }
+    }
+
+    #[test]
+    fn a_stored_request_travels_kubectl_then_every_stage_then_etcd() {
+        let map = layout(&spec(3, 0));
+        let route = map.route(&message(Place::Kubectl, Place::Etcd, 6, false, 0.0));
+        assert_eq!(route.first(), Some(&(KUBECTL.right(), KUBECTL.cy())));
+        assert_eq!(route.last(), Some(&ETCD.centre()));
+        for (_, stage) in &map.stages {
+            assert!(route.contains(&stage.centre()));
+        }
+    }
+
+    #[test]
+    fn a_refused_request_stops_at_the_stage_that_refused_it() {
+        let map = layout(&spec(3, 0));
+        let validation = map.stages.iter().position(|(s, _)| *s == Stage::Validation).unwrap();
+        let m = message(Place::Kubectl, Place::ApiServer, validation as u8 + 1, true, 1.0);
+        assert_eq!(map.route(&m).last(), Some(&map.stages[validation].1.centre()));
+        let lights = map.lights(&[m]);
+        assert_eq!((lights.refused_at, lights.stages_reached), (Some(Stage::Validation), validation + 1));
+    }
+
+    #[test]
+    fn a_watch_notification_travels_from_the_api_server_down_to_a_kubelet() {
+        let map = layout(&spec(3, 0));
+        let to = Place::Kubelet("worker-1".into());
+        let route = map.route(&message(Place::ApiServer, to.clone(), 0, false, 0.0));
+        assert_eq!(route.first(), Some(&(NODE_ENTRY_X, API_SERVER.bottom())));
+        let kubelet = map.place_rect(&to).unwrap();
+        assert_eq!(route.last(), Some(&(kubelet.cx(), kubelet.y)));
+    }
+
+    #[test]
+    fn messages_close_together_on_one_edge_merge_into_one_counted_token() {
+        let map = layout(&spec(3, 0));
+        let mut a = message(Place::Controller("replicaset-controller".into()), Place::Etcd, 6, false, 0.30);
+        let mut b = a.clone();
+        b.id = 2;
+        b.progress = 0.35;
+        let mut far = a.clone();
+        far.id = 3;
+        far.progress = 0.9;
+        a.label = "POST pods".into();
+        let tokens = map.tokens(&[a, b, far], false);
+        assert_eq!(tokens.len(), 2, "{tokens:#?}");
+        assert_eq!((tokens[0].count, tokens[0].label.as_str(), tokens[0].ids.clone()), (2, "×2 requests", vec![1, 2]));
+    }
+
+    #[test]
+    fn the_default_cluster_draws_four_node_boxes_with_their_components() {
+        let s = Session::new(1);
+        let nodes: Vec<(String, usize)> =
+            s.cluster.objects(crate::api::Kind::Node, "").iter().map(|n| (n.name().to_string(), 2)).collect();
+        let map = layout(&MapSpec { nodes, lanes: Vec::new() });
+        assert_eq!(map.nodes.len(), 4);
+        for n in &map.nodes {
+            assert!(!n.tile && n.listed);
+            assert!(n.rect.contains(n.kubelet.centre()) && n.rect.contains(n.runtime.centre()));
+            assert!(map.edge(&format!("kubelet/{}", n.name), &format!("containerd/{}", n.name)).is_some());
+        }
+    }
+
+    #[test]
+    fn every_message_of_an_apply_has_a_route_on_the_map() {
+        let mut s = Session::new(1);
+        let mut flow = Flow::new(s.cluster.record.last_seq());
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
+        s.cluster.advance(crate::sim::Duration::seconds(5));
+        let nodes: Vec<(String, usize)> =
+            s.cluster.objects(crate::api::Kind::Node, "").iter().map(|n| (n.name().to_string(), 2)).collect();
+        let lanes = vec!["deployment-controller".into(), "replicaset-controller".into()];
+        let map = layout(&MapSpec { nodes, lanes });
+        let mut now = 0.0;
+        let mut seen = 0;
+        while !flow.idle() || seen == 0 {
+            now += 16.0;
+            for m in flow.frame(&s.cluster, now, Pace::new(100.0, false)) {
+                assert!(map.route(m).len() >= 2, "no route for {m:?}");
+                seen += 1;
+            }
+            assert!(now < 600_000.0);
+        }
+    }
+
+    #[test]
+    fn long_text_is_cut_to_fit_its_box() {
+        assert_eq!(fit("replicaset-controller", 60.0, 10.0), "replicase…");
+        assert_eq!(fit("etcd", 60.0, 10.0), "etcd");
+    }
+}
