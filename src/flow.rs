@@ -298,6 +298,12 @@ impl Flow {
         self.flying.is_empty() && self.queue.is_empty()
     }
 
+    /// Takes in the record's new entries without drawing a frame (the teaching pace's clock
+    /// asks, after each step, whether the map now has something to show).
+    pub fn absorb(&mut self, cluster: &Cluster, pace: Pace) {
+        self.take_in(cluster, pace);
+    }
+
     fn take_in(&mut self, cluster: &Cluster, pace: Pace) {
         let last = cluster.record.last_seq();
         if last < self.cursor {

@@ -3,9 +3,9 @@
 
 mod clock;
 pub use crate::examples;
-mod flow;
 pub mod lesson;
 pub mod manifest;
+pub mod map;
 pub mod panels;
 mod shortcuts;
 pub mod view;
@@ -15,7 +15,7 @@ use crate::lessons::{Lesson, Progress};
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
-use panels::{ControlPlaneMap, EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
+use panels::{EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -25,6 +25,9 @@ use yew::prelude::*;
 const TICK_MS: u32 = 20;
 /// Ticks in one real second.
 const TICKS_PER_S: u32 = 1000 / TICK_MS;
+/// At the teaching pace, while the map has nothing to show, virtual time runs this many times
+/// faster than real time until something happens.
+const TEACHING_IDLE_SPEED: u64 = 5;
 const SPEEDS: &[(f64, &str)] =
     &[(0.25, "0.25×"), (0.5, "0.5×"), (1.0, "1×"), (2.0, "2×"), (5.0, "5×"), (10.0, "10×"), (100.0, "100×")];
 
@@ -185,6 +188,13 @@ pub fn app(props: &AppProps) -> Html {
     };
     let playing = use_state(|| !props.start_paused);
     let speed = use_state(|| 1.0f64);
+    // The teaching pace: the simulation waits for the map, one hop at a time.
+    let teaching = use_state(|| false);
+    let presenter = use_state(|| false);
+    let flow = {
+        let session = session.clone();
+        use_mut_ref(move || crate::flow::Flow::new(session.borrow().cluster.record.last_seq()))
+    };
     let editor = use_node_ref();
     let terminal_input = use_node_ref();
     let apply_result = use_state(|| None::<(bool, String)>);
@@ -199,37 +209,57 @@ pub fn app(props: &AppProps) -> Html {
         let poll_watch = poll_watch.clone();
         let redraws = redraws.clone();
         let scrollback = scrollback.clone();
-        use_effect_with((*playing, (*speed * 100.0) as u64), move |(playing, speed_pct)| {
-            let interval = playing.then(|| {
-                let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
-                let journal = journal.clone();
-                let evaluate = evaluate.clone();
-                let poll_watch = poll_watch.clone();
-                let scrollback = scrollback.clone();
-                let mut ticks = 0u32;
-                Interval::new(TICK_MS, move || {
-                    clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
-                    ticks += 1;
-                    poll_watch();
-                    // A container shell's session ends when its container stops.
-                    let ended = session.borrow_mut().poll();
-                    if let Some(out) = ended {
-                        push_output(&mut scrollback.borrow_mut(), &out);
-                        redraw.force_update();
-                    }
-                    if ticks % TICKS_PER_S == 0 {
-                        evaluate();
-                    }
-                    if ticks % (2 * TICKS_PER_S) == 0 {
-                        save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
-                    }
-                    if redraws.borrow().due(clock::now_ms()) {
-                        redraw.force_update();
-                    }
-                })
-            });
-            move || drop(interval)
-        });
+        let flow = flow.clone();
+        use_effect_with(
+            (*playing, (*speed * 100.0) as u64, *teaching, *presenter),
+            move |(playing, speed_pct, teaching, slow_motion)| {
+                let (teaching, slow_motion) = (*teaching, *slow_motion);
+                let interval = playing.then(|| {
+                    let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
+                    let pace = map::pace(1.0, true, slow_motion);
+                    let journal = journal.clone();
+                    let evaluate = evaluate.clone();
+                    let poll_watch = poll_watch.clone();
+                    let scrollback = scrollback.clone();
+                    let mut ticks = 0u32;
+                    Interval::new(TICK_MS, move || {
+                        if teaching {
+                            // The simulation waits for the picture: it runs only while the map has
+                            // nothing left to show, and stops as soon as it has.
+                            let mut s = session.borrow_mut();
+                            let mut f = flow.borrow_mut();
+                            let target = s.cluster.now() + Duration(u64::from(TICK_MS) * TEACHING_IDLE_SPEED);
+                            let mut steps = 0;
+                            while f.idle() && s.cluster.now() < target && steps < 2000 {
+                                s.cluster.step_toward(target);
+                                f.absorb(&s.cluster, pace);
+                                steps += 1;
+                            }
+                        } else {
+                            clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
+                        }
+                        ticks += 1;
+                        poll_watch();
+                        // A container shell's session ends when its container stops.
+                        let ended = session.borrow_mut().poll();
+                        if let Some(out) = ended {
+                            push_output(&mut scrollback.borrow_mut(), &out);
+                            redraw.force_update();
+                        }
+                        if ticks % TICKS_PER_S == 0 {
+                            evaluate();
+                        }
+                        if ticks % (2 * TICKS_PER_S) == 0 {
+                            save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
+                        }
+                        if redraws.borrow().due(clock::now_ms()) {
+                            redraw.force_update();
+                        }
+                    })
+                });
+                move || drop(interval)
+            },
+        );
     }
 
     // Runs a command as if typed, echoing it and its output in the terminal.
@@ -431,13 +461,14 @@ pub fn app(props: &AppProps) -> Html {
             redraw.force_update();
         })
     };
-    let presenter = use_state(|| false);
     let on_presenter = {
         let presenter = presenter.clone();
         let speed = speed.clone();
+        let teaching = teaching.clone();
         Callback::from(move |_: MouseEvent| {
-            // Presenting slows the clock so a room can follow; leaving restores 1×.
-            speed.set(if *presenter { 1.0 } else { 0.5 });
+            // Presenting plays at the teaching pace so a room can follow; leaving restores 1×.
+            speed.set(1.0);
+            teaching.set(!*presenter);
             presenter.set(!*presenter);
         })
     };
@@ -491,9 +522,13 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |_: MouseEvent| playing.set(!*playing))
     };
     let on_speed = {
-        let speed = speed.clone();
+        let (speed, teaching) = (speed.clone(), teaching.clone());
         Callback::from(move |e: Event| {
-            if let Some(v) = e.target_dyn_into::<HtmlSelectElement>().and_then(|s| s.value().parse::<f64>().ok()) {
+            let value = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
+            if value == "teaching" {
+                teaching.set(true);
+            } else if let Ok(v) = value.parse::<f64>() {
+                teaching.set(false);
                 speed.set(v);
             }
         })
@@ -584,7 +619,8 @@ pub fn app(props: &AppProps) -> Html {
     // Keyboard shortcuts, outside text fields: space play/pause, "." one step, "s" skip to
     // settled, "p" presenter mode.
     {
-        let (playing, presenter, speed) = (playing.clone(), presenter.clone(), speed.clone());
+        let (playing, presenter, speed, teaching) =
+            (playing.clone(), presenter.clone(), speed.clone(), teaching.clone());
         let (on_step, on_settle) = (on_step.clone(), on_settle.clone());
         use_effect_with((*playing, *presenter), move |_| {
             let listener = shortcuts::listen(move |key| match key {
@@ -595,7 +631,8 @@ pub fn app(props: &AppProps) -> Html {
                     }
                 }
                 "p" => {
-                    speed.set(if *presenter { 1.0 } else { 0.5 });
+                    speed.set(1.0);
+                    teaching.set(!*presenter);
                     presenter.set(!*presenter);
                 }
                 _ => {}
@@ -731,6 +768,16 @@ pub fn app(props: &AppProps) -> Html {
     // reads this mark as "time to first interactive cluster".
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let snap = view::snapshot_at(&session.borrow(), *past);
+    let board = Rc::new(crate::views::map::board(&session.borrow().cluster));
+    // A click on the map: a pod opens in the inspector.
+    let on_pick = {
+        let open_inspector = open_inspector.clone();
+        Callback::from(move |what: String| {
+            if what.starts_with("pod/") {
+                open_inspector.emit(what);
+            }
+        })
+    };
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
         Some((ok, m)) => (*ok, m.clone()),
@@ -757,8 +804,10 @@ pub fn app(props: &AppProps) -> Html {
                     <button id="play" onclick={on_play} aria-pressed={(!*playing).to_string()}>{ if *playing { "pause" } else { "play" } }</button>
                     <button id="step" onclick={on_step} title="run the next component that is due">{"step"}</button>
                     <label for="speed" class="sr-only">{"Speed"}</label>
-                    <select id="speed" onchange={on_speed} aria-label="Speed">
-                        { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={(*speed - v).abs() < 1e-9}>{*label}</option> }) }
+                    <select id="speed" onchange={on_speed} aria-label="Speed"
+                        title="teaching: the simulation waits for the map, one step at a time, each with a sentence">
+                        <option value="teaching" selected={*teaching}>{"teaching pace"}</option>
+                        { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={!*teaching && (*speed - v).abs() < 1e-9}>{*label}</option> }) }
                     </select>
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                     <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
@@ -777,8 +826,6 @@ pub fn app(props: &AppProps) -> Html {
                 </p>
             }
             <main class={classes!("layout", with_lesson.then_some("with-lesson"))}>
-                <flow::FlowLayer session={flow::Shared(session.clone())} seq={session.borrow().cluster.record.last_seq()}
-                    speed={*speed} slow_motion={*presenter} spotlight={*spotlight} />
                 {lesson_panel}
                 <section class="panel editor" aria-labelledby="editor-title">
                     <h2 id="editor-title">{"Manifest"}</h2>
@@ -836,8 +883,11 @@ pub fn app(props: &AppProps) -> Html {
                         <button id="follow-apply" class="small" onclick={on_follow}
                             title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
                     </h2>
-                    <ControlPlaneMap view={crate::overview::control_plane(&session.borrow().cluster)} />
-                    <h2 id="cluster-title">{"Nodes"}</h2>
+                    <map::ArchitectureMap session={map::Shared(session.clone())} flow={map::SharedFlow(flow.clone())}
+                        board={board} speed={*speed} teaching={*teaching} slow_motion={*presenter}
+                        spotlight={*spotlight} on_pick={on_pick} />
+                    <map::MapLegend />
+                    <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
                     if !snap.workloads.is_empty() {
                         <h2>{"Deployments & ReplicaSets "}<code>{"(kubectl get deploy,rs)"}</code></h2>

@@ -22,7 +22,9 @@ pub const MAX_BOXES: usize = 8;
 pub const LISTED_PODS: usize = 6;
 /// Rows of dots a node box shows at most (the rest are counted).
 const DOT_ROWS: usize = 6;
-const DOT: f64 = 17.0;
+const DOT: f64 = 19.0;
+/// A listed pod's row height.
+const ROW: f64 = 20.0;
 const TILE_DOT: f64 = 9.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,18 +70,18 @@ impl Rect {
     }
 }
 
-pub const KUBECTL: Rect = Rect::new(10.0, 244.0, 118.0, 84.0);
-pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 370.0);
-pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 124.0);
-pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 124.0);
-pub const API_SERVER: Rect = Rect::new(170.0, 214.0, 692.0, 144.0);
-pub const ETCD: Rect = Rect::new(922.0, 214.0, 248.0, 144.0);
+pub const KUBECTL: Rect = Rect::new(10.0, 270.0, 118.0, 90.0);
+pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 396.0);
+pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 150.0);
+pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 150.0);
+pub const API_SERVER: Rect = Rect::new(170.0, 240.0, 692.0, 150.0);
+pub const ETCD: Rect = Rect::new(922.0, 240.0, 248.0, 150.0);
 /// The horizontal line the nodes' connections run along to the API server.
-pub const BUS_Y: f64 = 404.0;
+pub const BUS_Y: f64 = 430.0;
 /// Where the nodes' connections enter the API server (its bottom edge).
 const NODE_ENTRY_X: f64 = 516.0;
 /// Where node boxes start.
-pub const NODES_Y: f64 = 430.0;
+pub const NODES_Y: f64 = 456.0;
 const MARGIN: f64 = 10.0;
 const GAP: f64 = 14.0;
 /// Controller lanes: three columns, three rows.
@@ -110,7 +112,7 @@ impl NodeLayout {
     /// Where the `i`th pod is drawn: a dot's centre, or a listed row's left end.
     pub fn pod_at(&self, i: usize) -> Point {
         if self.listed {
-            return (self.pods.x + 8.0, self.pods.y + 8.0 + i as f64 * 16.0);
+            return (self.pods.x + 9.0, self.pods.y + 10.0 + i as f64 * ROW);
         }
         let step = if self.tile { TILE_DOT } else { DOT };
         let per_row = ((self.pods.w / step).floor() as usize).max(1);
@@ -180,7 +182,7 @@ pub fn layout(spec: &MapSpec) -> Layout {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            (*s, Rect::new(API_SERVER.x + 14.0 + i as f64 * (stage_w + 8.0), API_SERVER.y + 42.0, stage_w, 42.0))
+            (*s, Rect::new(API_SERVER.x + 14.0 + i as f64 * (stage_w + 8.0), API_SERVER.y + 42.0, stage_w, 46.0))
         })
         .collect();
     let lane_w = (CONTROLLER_MANAGER.w - 24.0 - (LANE_COLUMNS as f64 - 1.0) * 8.0) / LANE_COLUMNS as f64;
@@ -193,9 +195,9 @@ pub fn layout(spec: &MapSpec) -> Layout {
             let (row, col) = (i / LANE_COLUMNS, i % LANE_COLUMNS);
             let r = Rect::new(
                 CONTROLLER_MANAGER.x + 12.0 + col as f64 * (lane_w + 8.0),
-                CONTROLLER_MANAGER.y + 30.0 + row as f64 * 30.0,
+                CONTROLLER_MANAGER.y + 32.0 + row as f64 * 38.0,
                 lane_w,
-                26.0,
+                34.0,
             );
             (name.clone(), r)
         })
@@ -292,12 +294,12 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
     let listed = most <= LISTED_PODS;
     let per_row = (((w - 20.0) / DOT).floor() as usize).max(1);
     let (pods_h, room) = if listed {
-        (LISTED_PODS as f64 * 16.0 + 4.0, LISTED_PODS)
+        (LISTED_PODS as f64 * ROW + 2.0, LISTED_PODS)
     } else {
         let rows = most.div_ceil(per_row).clamp(1, DOT_ROWS);
         (rows as f64 * DOT + 4.0, rows * per_row)
     };
-    let h = 68.0 + pods_h + 8.0;
+    let h = 72.0 + pods_h + 8.0;
     nodes
         .iter()
         .enumerate()
@@ -305,7 +307,7 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
             let (row, col) = (i / columns, i % columns);
             let rect = Rect::new(MARGIN + col as f64 * (w + GAP), NODES_Y + row as f64 * (h + GAP), w, h);
             let part = (w - 16.0 - 2.0 * 8.0) / 3.0;
-            let component = |k: f64| Rect::new(rect.x + 8.0 + k * (part + 8.0), rect.y + 8.0, part, 26.0);
+            let component = |k: f64| Rect::new(rect.x + 8.0 + k * (part + 8.0), rect.y + 8.0, part, 28.0);
             NodeLayout {
                 name: name.clone(),
                 rect,
@@ -313,8 +315,8 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
                 kube_proxy: component(0.0),
                 kubelet: component(1.0),
                 runtime: component(2.0),
-                title: (rect.x + 10.0, rect.y + 54.0),
-                pods: Rect::new(rect.x + 10.0, rect.y + 66.0, w - 20.0, pods_h),
+                title: (rect.x + 10.0, rect.y + 57.0),
+                pods: Rect::new(rect.x + 10.0, rect.y + 68.0, w - 20.0, pods_h),
                 pod_room: room,
                 listed,
             }
@@ -378,6 +380,8 @@ impl Layout {
             }
         };
         match (&m.from, &m.to) {
+            // A decision: it happens at the component.
+            (a, b) if a == b => self.place_rect(a).map(|r| vec![r.centre(), r.centre()]).unwrap_or_default(),
             (Place::Kubelet(a), Place::Runtime(b)) if a == b => self
                 .edge(&format!("kubelet/{a}"), &format!("containerd/{a}"))
                 .map(|e| e.points.clone())
@@ -408,7 +412,7 @@ impl Layout {
     /// and close together, merge into one token with a count.
     pub fn tokens(&self, messages: &[Message], reduced_motion: bool) -> Vec<Token> {
         let mut tokens: Vec<Token> = Vec::new();
-        for m in messages {
+        for m in messages.iter().filter(|m| m.from != m.to) {
             let route = self.route(m);
             let progress = if reduced_motion { 1.0 } else { m.progress };
             let Some(at) = along(&route, progress) else { continue };
@@ -467,14 +471,13 @@ impl Layout {
                     lights.refused_at = refused_here.then(|| self.stages[reached - 1].0);
                 }
             }
-            if m.progress >= 0.85 {
+            if m.progress >= 0.85 || m.from == m.to {
                 let receiver = match &m.to {
                     Place::Etcd if m.refused => Place::ApiServer,
                     p => p.clone(),
                 };
-                let name = receiver.name();
-                if !lights.arriving.contains(&name) {
-                    lights.arriving.push(name);
+                if !lights.arriving.contains(&receiver) {
+                    lights.arriving.push(receiver);
                 }
             }
         }
@@ -528,8 +531,8 @@ pub struct Lights {
     /// How many of the API server's stages the furthest request has passed.
     pub stages_reached: usize,
     pub refused_at: Option<Stage>,
-    /// Places a message is arriving at.
-    pub arriving: Vec<String>,
+    /// Places a message is arriving at (they pulse).
+    pub arriving: Vec<Place>,
 }
 
 /// The point `progress` (0..1) of the way along a path, by length.
@@ -555,6 +558,182 @@ pub fn fit(text: &str, width: f64, font: f64) -> String {
     match text.char_indices().nth(room - 1) {
         Some((at, _)) if text.chars().count() > room => format!("{}…", &text[..at]),
         _ => text.to_string(),
+    }
+}
+
+/// How a pod's status is drawn: a class for its colour and a glyph, so that colour is never the
+/// only cue.
+pub fn pod_look(status: &str, ready: bool) -> (&'static str, &'static str) {
+    match status {
+        "Running" if ready => ("running", "▶"),
+        "Running" | "NotReady" => ("unready", "▷"),
+        "Pending" => ("pending", "⧗"),
+        "ContainerCreating" | "PodInitializing" => ("creating", "◐"),
+        s if s.starts_with("Init:") && !s.contains("Err") && !s.contains("BackOff") => ("creating", "◐"),
+        "Completed" | "Succeeded" => ("completed", "✓"),
+        "Terminating" => ("terminating", "✕"),
+        _ => ("failed", "!"),
+    }
+}
+
+/// The legend under the map: each pod look, in words.
+pub const LEGEND: &[(&str, &str, &str)] = &[
+    ("pending", "⧗", "Pending"),
+    ("creating", "◐", "ContainerCreating"),
+    ("running", "▶", "Running, ready"),
+    ("unready", "▷", "Running, not ready"),
+    ("failed", "!", "CrashLoopBackOff / errors"),
+    ("terminating", "✕", "Terminating"),
+    ("completed", "✓", "Completed"),
+];
+
+/// One pod as a node box draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PodMark {
+    pub name: String,
+    pub status: String,
+    pub class: &'static str,
+    pub glyph: &'static str,
+    pub ready: String,
+    pub restarts: i32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeView {
+    pub name: String,
+    pub status: String,
+    pub ready: bool,
+    /// Its kubelet is stopped or cut off (`sim node stop|partition`).
+    pub cut_off: bool,
+    pub pods: Vec<PodMark>,
+    pub pod_count: usize,
+}
+
+/// The latest API request, as the API server's box shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestLine {
+    pub text: String,
+    pub refused_at: Option<Stage>,
+    pub code: u16,
+}
+
+/// Everything the map draws that is not moving: the layout and what each box says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Board {
+    pub layout: Layout,
+    pub request: Option<RequestLine>,
+    /// The error kubectl printed for the latest refused request of the person at kubectl.
+    pub refusal: Option<String>,
+    pub revision: i64,
+    pub keys: usize,
+    pub waiting: usize,
+    pub scheduler_last: String,
+    /// Each lane's controller and its latest line (`web-7d4b: want 3 · have 2 → create 1`).
+    pub lanes: Vec<(String, String)>,
+    pub nodes: Vec<NodeView>,
+}
+
+/// The board for the cluster as it is.
+pub fn board(cluster: &crate::cluster::Cluster) -> Board {
+    use crate::api::Kind;
+    use crate::kubectl::printers;
+    let view = crate::overview::control_plane(cluster);
+    // A controller has a lane once it has acted: written through the API or decided something
+    // the record keeps, or has work queued.
+    let mut acted = std::collections::BTreeSet::new();
+    for e in cluster.record.entries().rev().take(4000) {
+        let wrote = match &e.what {
+            crate::record::Happening::Request { verb, .. } => !matches!(*verb, "get" | "list" | "watch"),
+            crate::record::Happening::Decision { text } => !text.is_empty(),
+            crate::record::Happening::Notify { .. } => false,
+        };
+        if wrote {
+            acted.insert(cluster.component_name(e.actor).to_string());
+        }
+    }
+    let lanes: Vec<(String, String)> = view
+        .controllers
+        .iter()
+        .filter(|c| acted.contains(&c.name) || !c.lanes.is_empty() || !c.queued.is_empty())
+        .map(|c| {
+            let line = c
+                .lanes
+                .first()
+                .cloned()
+                .or_else(|| c.decisions.first().cloned())
+                .or_else(|| c.queued.first().map(|q| format!("queued: {q}")))
+                .unwrap_or_default();
+            (c.name.clone(), line)
+        })
+        .collect();
+    let mut on_node: std::collections::BTreeMap<String, Vec<PodMark>> = std::collections::BTreeMap::new();
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for object in cluster.objects(Kind::Pod, "") {
+        let Some(pod) = object.as_pod() else { continue };
+        if pod.spec.node_name.is_empty() {
+            continue;
+        }
+        *counts.entry(pod.spec.node_name.clone()).or_default() += 1;
+        let list = on_node.entry(pod.spec.node_name.clone()).or_default();
+        if list.len() >= 120 {
+            continue;
+        }
+        let summary = printers::summarize_pod(pod);
+        let (class, glyph) = pod_look(&summary.status, summary.ready == summary.total && summary.total > 0);
+        list.push(PodMark {
+            name: pod.metadata.name.clone(),
+            ready: format!("{}/{}", summary.ready, summary.total),
+            status: summary.status,
+            class,
+            glyph,
+            restarts: summary.restarts,
+        });
+    }
+    let nodes: Vec<NodeView> = cluster
+        .objects(Kind::Node, "")
+        .iter()
+        .filter_map(|o| o.as_node())
+        .map(|n| {
+            let name = n.metadata.name.clone();
+            let status = printers::node_status(n);
+            let kubelet = crate::cluster::Role::Kubelet { node: name.clone() };
+            NodeView {
+                ready: status.starts_with("Ready"),
+                cut_off: cluster.find_component(&kubelet).is_some_and(|id| !cluster.is_running(id)),
+                pods: on_node.remove(&name).unwrap_or_default(),
+                pod_count: counts.get(&name).copied().unwrap_or(0),
+                name,
+                status,
+            }
+        })
+        .collect();
+    let spec = MapSpec {
+        nodes: nodes.iter().map(|n| (n.name.clone(), n.pod_count)).collect(),
+        lanes: lanes.iter().map(|(n, _)| n.clone()).collect(),
+    };
+    let request = view.requests.first().map(|r| RequestLine {
+        text: format!("{} {} {} · {}", r.code, r.method, r.path, r.who),
+        refused_at: r.refused_at.and_then(|label| Stage::ALL.iter().copied().find(|s| s.label() == label)),
+        code: r.code,
+    });
+    let refusal = cluster.record.entries().rev().take(400).find_map(|e| match &e.what {
+        crate::record::Happening::Request { failed_at: Some(_), message, .. }
+            if e.actor == crate::record::ComponentId::USER =>
+        {
+            Some(message.clone())
+        }
+        _ => None,
+    });
+    Board {
+        layout: layout(&spec),
+        request,
+        refusal,
+        revision: view.revision,
+        keys: view.keys,
+        waiting: view.waiting,
+        scheduler_last: view.scheduler_decisions.first().cloned().unwrap_or_default(),
+        lanes,
+        nodes,
     }
 }
 
@@ -707,5 +886,41 @@ mod tests {
     fn long_text_is_cut_to_fit_its_box() {
         assert_eq!(fit("replicaset-controller", 60.0, 10.0), "replicase…");
         assert_eq!(fit("etcd", 60.0, 10.0), "etcd");
+    }
+
+    #[test]
+    fn the_board_of_an_applied_deployment_shows_its_pods_on_their_nodes_and_the_controllers_that_acted() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=3"));
+        s.execute(&Command::new("sim settle"));
+        let b = board(&s.cluster);
+        let webs: Vec<&PodMark> = b.nodes.iter().flat_map(|n| &n.pods).filter(|p| p.name.starts_with("web-")).collect();
+        assert_eq!(webs.len(), 3);
+        assert!(webs.iter().all(|p| (p.class, p.glyph, p.ready.as_str()) == ("running", "▶", "1/1")), "{webs:?}");
+        let lanes: Vec<&str> = b.lanes.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(lanes.contains(&"deployment-controller") && lanes.contains(&"replicaset-controller"), "{lanes:?}");
+        assert_eq!(b.layout.lanes.len(), b.lanes.len().min(MAX_LANES));
+        assert_eq!(b.layout.nodes.len(), 4);
+    }
+
+    #[test]
+    fn a_refused_apply_is_on_the_board_with_its_stage_and_kubectls_error() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("kubectl create deployment bad --image=nginx --replicas=-1"));
+        let b = board(&s.cluster);
+        let r = b.request.expect("the latest request");
+        assert_eq!((r.code, r.refused_at), (422, Some(Stage::Validation)));
+        assert!(b.refusal.unwrap().contains("spec.replicas"));
+    }
+
+    #[test]
+    fn every_pod_status_has_its_own_glyph() {
+        let glyphs: Vec<&str> = LEGEND.iter().map(|(_, g, _)| *g).collect();
+        let mut unique = glyphs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), glyphs.len());
+        assert_eq!(pod_look("CrashLoopBackOff", false), ("failed", "!"));
+        assert_eq!(pod_look("ContainerCreating", false), ("creating", "◐"));
     }
 }

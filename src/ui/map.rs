@@ -1,0 +1,435 @@
+//! The architecture map on the page: the control plane and the nodes drawn as the classic
+//! diagram (an SVG laid out by `crate::views::map`), with every request and watch notification
+//! of the record travelling its edge as a token, the API server's stages lighting as a request
+//! passes them, and the receiver pulsing as it wakes. Text panels sit beside it, never under
+//! the tokens.
+
+use super::clock::now_ms;
+use crate::flow::{Flow, Pace};
+use crate::shell::Session;
+use crate::views::map::{self as geo, Board, Layout, Rect, fit};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+use yew::prelude::*;
+
+/// The page's session, compared by identity (it is one for the page's life).
+#[derive(Clone)]
+pub struct Shared(pub Rc<RefCell<Session>>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The messages on their way, shared with the clock (at the teaching pace the simulation waits
+/// for them), compared by identity.
+#[derive(Clone)]
+pub struct SharedFlow(pub Rc<RefCell<Flow>>);
+
+impl PartialEq for SharedFlow {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// How fast messages go: the teaching pace, or one that follows the clock's speed.
+pub fn pace(speed: f64, teaching: bool, slow_motion: bool) -> Pace {
+    if teaching { Pace::teaching(slow_motion) } else { Pace::new(speed, slow_motion) }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct MapProps {
+    pub session: Shared,
+    pub flow: SharedFlow,
+    pub board: Rc<Board>,
+    pub speed: f64,
+    pub teaching: bool,
+    /// Presenter mode: slow motion.
+    pub slow_motion: bool,
+    /// A record entry whose message to send now, alone (the followed step of a chain).
+    #[prop_or_default]
+    pub spotlight: Option<u64>,
+    /// Opens an object (`pod/NAME`) or a view (`scheduler`, `etcd`, `controller/NAME`).
+    #[prop_or_default]
+    pub on_pick: Callback<String>,
+}
+
+fn reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// The map: the board, the tokens over it, and the sentence of the latest hop under it.
+#[function_component(ArchitectureMap)]
+pub fn architecture_map(props: &MapProps) -> Html {
+    let reduced = use_mut_ref(reduced_motion);
+    let redraw = use_force_update();
+    // Following a chain: each step the student moves to sends its message again.
+    {
+        let (flow, session) = (props.flow.0.clone(), props.session.0.clone());
+        use_effect_with(props.spotlight, move |spot| {
+            if let (Some(seq), Ok(s), Ok(mut f)) = (*spot, session.try_borrow(), flow.try_borrow_mut()) {
+                f.spotlight(&s.cluster, seq, now_ms());
+            }
+        });
+    }
+    // The animation loop: a frame is drawn while messages travel or the record moved.
+    {
+        let (flow, session, redraw) = (props.flow.0.clone(), props.session.0.clone(), redraw.clone());
+        use_effect_with((), move |_| {
+            type Frame = Closure<dyn FnMut(f64)>;
+            let slot: Rc<RefCell<Option<Frame>>> = Rc::new(RefCell::new(None));
+            let pending = Rc::new(Cell::new(None::<i32>));
+            let (again, pending2) = (slot.clone(), pending.clone());
+            let request = move |slot: &Rc<RefCell<Option<Frame>>>, pending: &Cell<Option<i32>>| {
+                let id = slot
+                    .borrow()
+                    .as_ref()
+                    .and_then(|f| web_sys::window()?.request_animation_frame(f.as_ref().unchecked_ref()).ok());
+                pending.set(id);
+            };
+            *slot.borrow_mut() = Some(Closure::new(move |_: f64| {
+                let moved = match (flow.try_borrow(), session.try_borrow()) {
+                    (Ok(f), Ok(s)) => !f.idle() || s.cluster.record.last_seq() != f.cursor(),
+                    _ => false,
+                };
+                if moved {
+                    redraw.force_update();
+                }
+                request(&again, &pending2);
+            }));
+            request(&slot, &pending);
+            move || {
+                if let (Some(id), Some(w)) = (pending.get(), web_sys::window()) {
+                    let _ = w.cancel_animation_frame(id);
+                }
+                slot.borrow_mut().take();
+            }
+        });
+    }
+
+    let layout = &props.board.layout;
+    let (tokens, lights, caption, passed_over) = {
+        let mut f = props.flow.0.borrow_mut();
+        if let Ok(s) = props.session.0.try_borrow() {
+            f.frame(&s.cluster, now_ms(), pace(props.speed, props.teaching, props.slow_motion));
+        }
+        let messages = f.messages();
+        (layout.tokens(messages, *reduced.borrow()), layout.lights(messages), f.caption().to_string(), f.passed_over())
+    };
+    let stage_lights = layout.stages.iter().enumerate().filter_map(|(i, (stage, r))| {
+        let refused = lights.refused_at == Some(*stage);
+        (i < lights.stages_reached).then(|| {
+            html! {
+                <rect class={classes!("stage-light", refused.then_some("refused"))} data-stage={stage.label()}
+                    x={n(r.x)} y={n(r.y)} width={n(r.w)} height={n(r.h)} rx="6" />
+            }
+        })
+    });
+    let pulses = lights.arriving.iter().filter_map(|place| {
+        let r = layout.place_rect(place)?;
+        Some(html! {
+            <rect class="pulse" data-place={place.name()} x={n(r.x - 3.0)} y={n(r.y - 3.0)}
+                width={n(r.w + 6.0)} height={n(r.h + 6.0)} rx="9" />
+        })
+    });
+    let token_marks = tokens.iter().map(|t| {
+        let (x, y) = t.at;
+        let label = fit(&t.label, 280.0, 13.0);
+        let wide = label.chars().count() as f64 * 7.8 + 16.0;
+        // Labels sit above and to the right of the token, or to the left near the right edge.
+        let flip = x + wide > geo::WIDTH - 4.0;
+        let lx = if flip { -wide - 6.0 } else { 10.0 };
+        html! {
+            <g class={t.class.css()} key={t.ids[0]} data-from={t.from.clone()} data-to={t.to.clone()} data-count={t.count.to_string()}
+                transform={format!("translate({x:.1} {y:.1})")}>
+                <circle r="7" />
+                if t.count > 1 { <text class="count" x="0" y="3.5">{t.count.min(99).to_string()}</text> }
+                <rect class="label-bg" x={n(lx)} y="-28" width={n(wide)} height="21" rx="10" />
+                <text class="label" x={n(lx + 8.0)} y="-13">{label}</text>
+            </g>
+        }
+    });
+    let height = layout.height;
+    let background = if passed_over > 0 && props.teaching {
+        format!(" (and {passed_over} background write(s): Events, heartbeats)")
+    } else {
+        String::new()
+    };
+    html! {
+        <figure class="map-figure" id="map-figure">
+            <svg id="map" class="map" viewBox={format!("0 0 {} {}", geo::WIDTH, n(height))} role="img"
+                aria-labelledby="map-title map-desc" preserveAspectRatio="xMidYMin meet">
+                <title id="map-title">{"The cluster's architecture: kubectl, the control plane and the nodes"}</title>
+                <desc id="map-desc">{"Every component talks only to kube-apiserver; only kube-apiserver talks to etcd. Moving dots are requests and watch notifications."}</desc>
+                <defs>
+                    <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                        <path d="M0 0 L10 5 L0 10 z" class="arrowhead" />
+                    </marker>
+                </defs>
+                <MapBoard board={props.board.clone()} on_pick={props.on_pick.clone()} />
+                <g class="lights" aria-hidden="true">{ for stage_lights }{ for pulses }</g>
+                <g class="tokens" aria-hidden="true">{ for token_marks }</g>
+            </svg>
+            <figcaption id="map-caption" class={classes!("map-caption", props.teaching.then_some("teaching"))}
+                aria-live={if props.teaching { "polite" } else { "off" }}>
+                { if caption.is_empty() { "Messages will travel the map as the cluster works: requests toward the API server, watch notifications back.".to_string() } else { format!("{caption}{background}") } }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// A number for an SVG attribute.
+fn n(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+#[derive(Properties, PartialEq)]
+struct BoardProps {
+    board: Rc<Board>,
+    on_pick: Callback<String>,
+}
+
+fn boxed(class: &'static str, r: Rect, rx: f64, component: &str) -> Html {
+    html! {
+        <rect class={classes!("box", class)} data-component={component.to_string()} x={n(r.x)} y={n(r.y)} width={n(r.w)} height={n(r.h)} rx={n(rx)} />
+    }
+}
+
+fn text(class: &'static str, x: f64, y: f64, content: String) -> Html {
+    html! { <text class={class} x={n(x)} y={n(y)}>{content}</text> }
+}
+
+/// What does not move: boxes, edges and what each box says. Drawn again only when the board
+/// changes.
+#[function_component(MapBoard)]
+fn map_board(props: &BoardProps) -> Html {
+    let b = &*props.board;
+    let l: &Layout = &b.layout;
+    let pick = |what: String| {
+        let on_pick = props.on_pick.clone();
+        Callback::from(move |_: MouseEvent| on_pick.emit(what.clone()))
+    };
+    let key_pick = |what: String| {
+        let on_pick = props.on_pick.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                on_pick.emit(what.clone());
+            }
+        })
+    };
+    let edges = l.edges.iter().map(|e| {
+        let local = e.to.starts_with("containerd/") || e.to.starts_with("pods/");
+        html! {
+            <path class={classes!("edge", local.then_some("local"))} data-from={e.from.clone()} data-to={e.to.clone()}
+                d={e.path()} marker-end="url(#arrow)" />
+        }
+    });
+    let cp = geo::CONTROL_PLANE;
+    let api = geo::API_SERVER;
+    let etcd = geo::ETCD;
+    let sched = geo::SCHEDULER;
+    let cm = geo::CONTROLLER_MANAGER;
+    let kubectl = geo::KUBECTL;
+    let stages = l.stages.iter().map(|(stage, r)| {
+        let refused = b.request.as_ref().and_then(|q| q.refused_at) == Some(*stage);
+        html! {
+            <g class={classes!("stage", refused.then_some("refused"))} data-stage={stage.label()}>
+                <title>{stage.label()}</title>
+                <rect x={n(r.x)} y={n(r.y)} width={n(r.w)} height={n(r.h)} rx="6" />
+                <text class="stage-label" x={n(r.cx())} y={n(r.cy() + 4.0)}>{geo::stage_short(*stage)}</text>
+                if refused { <text class="stage-mark" x={n(r.right() - 10.0)} y={n(r.y + 13.0)}>{"✗"}</text> }
+            </g>
+        }
+    });
+    let request_line = match &b.request {
+        Some(r) => fit(&r.text, api.w - 24.0, 12.5),
+        None => "no requests yet".to_string(),
+    };
+    let refused = b.request.as_ref().is_some_and(|r| r.refused_at.is_some());
+    let refusal = if refused { b.refusal.clone().map(|m| fit(&m, api.w - 24.0, 12.5)) } else { None };
+    let lanes = l.lanes.iter().zip(&b.lanes).map(|((name, r), (_, line))| {
+        let short = name.trim_end_matches("-controller");
+        html! {
+            <g class="lane" data-controller={name.clone()} tabindex="0" role="button"
+                aria-label={format!("{name}: {line}")}
+                onclick={pick(format!("controller/{name}"))} onkeydown={key_pick(format!("controller/{name}"))}>
+                <title>{format!("{name}: {line}")}</title>
+                <rect x={n(r.x)} y={n(r.y)} width={n(r.w)} height={n(r.h)} rx="5" />
+                <text class="lane-name" x={n(r.x + 7.0)} y={n(r.y + 14.0)}>{fit(short, r.w - 14.0, 12.5)}</text>
+                <text class="lane-line" x={n(r.x + 7.0)} y={n(r.y + 28.0)}>{fit(line, r.w - 14.0, 11.0)}</text>
+            </g>
+        }
+    });
+    let nodes = l.nodes.iter().zip(&b.nodes).map(|(nl, nv)| node(nl, nv, &props.on_pick));
+    html! {
+        <g class="board">
+            <rect class="frame" x={n(cp.x)} y={n(cp.y)} width={n(cp.w)} height={n(cp.h)} rx="14" />
+            { text("frame-label", cp.x + 14.0, cp.y + 20.0, "control plane (the control-plane node's static pods)".into()) }
+            <g class="edges">{ for edges }</g>
+
+            <g class="component kubectl" data-component="kubectl">
+                { boxed("you", kubectl, 10.0, "kubectl") }
+                <circle class="person" cx={n(kubectl.x + 24.0)} cy={n(kubectl.y + 30.0)} r="8" />
+                <path class="person" d={format!("M{:.0} {:.0} q12 -16 24 0", kubectl.x + 12.0, kubectl.y + 56.0)} />
+                { text("title", kubectl.x + 44.0, kubectl.y + 32.0, "you".into()) }
+                { text("sub", kubectl.x + 44.0, kubectl.y + 52.0, "kubectl".into()) }
+                { text("sub muted", kubectl.x + 8.0, kubectl.y + 80.0, "terminal, editor".into()) }
+            </g>
+
+            <g class="component api" data-component="kube-apiserver">
+                { boxed("api", api, 10.0, "kube-apiserver") }
+                { text("title", api.x + 12.0, api.y + 26.0, "kube-apiserver".into()) }
+                { text("sub muted", api.x + 180.0, api.y + 26.0, "every request passes these stages; every watch starts here".into()) }
+                { for stages }
+                <text class={classes!("request-line", refused.then_some("refused"))} x={n(api.x + 12.0)} y={n(api.y + 112.0)}>{request_line}</text>
+                if let Some(message) = refusal {
+                    <text class="refusal" x={n(api.x + 12.0)} y={n(api.y + 134.0)}>{message}</text>
+                }
+            </g>
+
+            <g class="component etcd" data-component="etcd" tabindex="0" role="button" aria-label={format!("etcd: revision {}, {} keys; open the key tree", b.revision, b.keys)}
+                onclick={pick("etcd".into())} onkeydown={key_pick("etcd".into())}>
+                <path class="box cylinder" d={cylinder(etcd)} />
+                <ellipse class="cylinder-top" cx={n(etcd.cx())} cy={n(etcd.y + 12.0)} rx={n(etcd.w / 2.0)} ry="12" />
+                { text("title", etcd.x + 14.0, etcd.y + 50.0, "etcd".into()) }
+                <text class="revision" id="map-revision" x={n(etcd.x + 14.0)} y={n(etcd.y + 86.0)}>
+                    { for std::iter::once(html! { <tspan key={b.revision}>{format!("revision {}", b.revision)}</tspan> }) }
+                </text>
+                { text("sub muted", etcd.x + 14.0, etcd.y + 112.0, format!("{} keys under /registry", b.keys)) }
+                { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
+            </g>
+
+            <g class="component scheduler" data-component="kube-scheduler" tabindex="0" role="button"
+                aria-label="kube-scheduler: open its latest decision" onclick={pick("scheduler".into())} onkeydown={key_pick("scheduler".into())}>
+                { boxed("sched", sched, 10.0, "kube-scheduler") }
+                { text("title", sched.x + 12.0, sched.y + 26.0, "kube-scheduler".into()) }
+                { text("sub", sched.x + 12.0, sched.y + 54.0, if b.waiting == 0 { "no pods waiting for a node".into() } else { format!("{} pod(s) waiting for a node", b.waiting) }) }
+                { text("sub muted", sched.x + 12.0, sched.y + 80.0, fit(&b.scheduler_last, sched.w - 24.0, 12.0)) }
+                { text("sub muted", sched.x + 12.0, sched.y + 134.0, "watches pods without a node".into()) }
+            </g>
+
+            <g class="component controllers" data-component="kube-controller-manager">
+                { boxed("cm", cm, 10.0, "kube-controller-manager") }
+                { text("title", cm.x + 12.0, cm.y + 22.0, "kube-controller-manager".into()) }
+                { text("sub muted", cm.x + 256.0, cm.y + 22.0, if l.lanes.is_empty() { "its controllers appear here as they act".to_string() } else if l.more_lanes > 0 { format!("and {} more controller(s)", l.more_lanes) } else { "a lane per controller that acted (click for its loop)".to_string() }) }
+                { for lanes }
+            </g>
+            <g class="nodes">{ for nodes }</g>
+        </g>
+    }
+}
+
+/// A cylinder, etcd's usual picture.
+fn cylinder(r: Rect) -> String {
+    let (x, y, w, h) = (r.x, r.y + 12.0, r.w, r.h - 12.0);
+    format!(
+        "M{x:.0} {y:.0} L{x:.0} {:.0} A{:.0} 12 0 0 0 {:.0} {:.0} L{:.0} {y:.0} A{:.0} 12 0 0 0 {x:.0} {y:.0} z",
+        y + h - 12.0,
+        w / 2.0,
+        x + w,
+        y + h - 12.0,
+        x + w,
+        w / 2.0
+    )
+}
+
+fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) -> Html {
+    let r = nl.rect;
+    let status_class = if nv.ready { "ok" } else { "bad" };
+    let part = |class: &'static str, rect: Rect, label: &str, component: String| {
+        if nl.tile {
+            html! {
+                <rect class={classes!("part", class)} data-component={component.clone()} x={n(rect.x)} y={n(rect.y)} width={n(rect.w)} height={n(rect.h)} rx="2">
+                    <title>{component}</title>
+                </rect>
+            }
+        } else {
+            html! {
+                <g class={classes!("part", class)} data-component={component}>
+                    <rect x={n(rect.x)} y={n(rect.y)} width={n(rect.w)} height={n(rect.h)} rx="5" />
+                    <text x={n(rect.cx())} y={n(rect.cy() + 4.5)}>{fit(label, rect.w - 6.0, 12.0)}</text>
+                </g>
+            }
+        }
+    };
+    let shown = nv.pods.iter().take(nl.pod_room);
+    let pods = shown.enumerate().map(|(i, p)| {
+        let (x, y) = nl.pod_at(i);
+        let target = format!("pod/{}", p.name);
+        let on_pick = on_pick.clone();
+        let onclick = Callback::from(move |_: MouseEvent| on_pick.emit(target.clone()));
+        let title = format!("{} {} {} restarts: {}", p.name, p.ready, p.status, p.restarts);
+        let restarts = (p.restarts > 0).then(|| format!("↻{}", p.restarts));
+        if nl.listed {
+            html! {
+                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
+                    <title>{title}</title>
+                    <circle cx={n(x)} cy={n(y)} r="8" />
+                    <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph}</text>
+                    <text class="pod-name" x={n(x + 14.0)} y={n(y + 4.5)}>{fit(&p.name, nl.pods.w * 0.56, 12.0)}</text>
+                    <text class="pod-status" x={n(nl.pods.right() - 2.0)} y={n(y + 4.5)}>
+                        {format!("{}{}", fit(&p.status, nl.pods.w * 0.32, 11.0), restarts.map(|r| format!(" {r}")).unwrap_or_default())}
+                    </text>
+                </g>
+            }
+        } else {
+            let radius = if nl.tile { 3.6 } else { 8.0 };
+            html! {
+                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
+                    <title>{title}</title>
+                    <circle cx={n(x)} cy={n(y)} r={n(radius)} />
+                    if !nl.tile { <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph}</text> }
+                </g>
+            }
+        }
+    });
+    let more = nv.pod_count.saturating_sub(nl.pod_room.min(nv.pods.len()));
+    let title = if nl.tile {
+        fit(&nv.name, r.w - 12.0, 10.5)
+    } else {
+        format!(
+            "{}  {}",
+            nv.name,
+            if nv.cut_off { format!("{} (kubelet cut off)", nv.status) } else { nv.status.clone() }
+        )
+    };
+    html! {
+        <g class={classes!("node", (!nv.ready).then_some("not-ready"), nl.tile.then_some("tile"))} data-node={nv.name.clone()}
+            aria-label={format!("Node {}: {}, {} pods", nv.name, nv.status, nv.pod_count)}>
+            <title>{format!("{}: {}, {} pods", nv.name, nv.status, nv.pod_count)}</title>
+            <rect class="node-box" x={n(r.x)} y={n(r.y)} width={n(r.w)} height={n(r.h)} rx="10" />
+            { part("proxy", nl.kube_proxy, "kube-proxy", format!("kube-proxy/{}", nv.name)) }
+            { part("kubelet", nl.kubelet, "kubelet", format!("kubelet/{}", nv.name)) }
+            { part("runtime", nl.runtime, "containerd", format!("containerd/{}", nv.name)) }
+            <text class={classes!("node-title", status_class)} x={n(nl.title.0)} y={n(nl.title.1)}>{title}</text>
+            if nv.pod_count == 0 && !nl.tile {
+                <text class="sub muted" x={n(nl.pods.x)} y={n(nl.pods.y + 12.0)}>{"no pods"}</text>
+            }
+            { for pods }
+            if more > 0 {
+                <text class="more" x={n(r.right() - 8.0)} y={n(r.bottom() - 6.0)}>{format!("+{more}")}</text>
+            }
+        </g>
+    }
+}
+
+/// The legend: each pod look in words, and what the tokens mean.
+#[function_component(MapLegend)]
+pub fn map_legend() -> Html {
+    html! {
+        <ul class="map-legend" aria-label="Legend">
+            { for geo::LEGEND.iter().map(|(class, glyph, words)| html! {
+                <li><span class={classes!("legend-pod", *class)} aria-hidden="true">{*glyph}</span>{*words}</li>
+            }) }
+            <li><span class="legend-token request" aria-hidden="true"></span>{"request"}</li>
+            <li><span class="legend-token watch" aria-hidden="true"></span>{"watch notification"}</li>
+            <li><span class="legend-token runtime" aria-hidden="true"></span>{"kubelet → containerd"}</li>
+        </ul>
+    }
+}
