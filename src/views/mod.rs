@@ -1,0 +1,3 @@
+//! View models the page draws: plain data read from the cluster and its record, never changing either.
+
+pub mod etcd;
