@@ -1,6 +1,8 @@
 //! The page: renders snapshots of the simulated cluster and sends it commands. Everything it
 //! shows comes from the core; it keeps no cluster state of its own.
 
+pub mod etcd_view;
+pub mod scheduler_view;
 mod clock;
 pub mod examples;
 mod flow;
