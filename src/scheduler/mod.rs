@@ -290,7 +290,9 @@ impl Scheduler {
                 match run_filters(&filters, pod, info, rows.as_mut()) {
                     Ok(()) => {
                         feasible.push(info);
-                        feasible_rows.push(rows.as_ref().map_or(0, |r| r.len() - 1));
+                        if let Some(rows) = &rows {
+                            feasible_rows.push(rows.len() - 1);
+                        }
                     }
                     Err(r) => {
                         rejected.insert(info.name().to_string(), r);
@@ -307,7 +309,12 @@ impl Scheduler {
                         if let Some(i) = affinity {
                             cells[i] = FilterCell::Fail(rejection.reasons.join(", "));
                         }
-                        rows.push(NodeVerdict { node: name.to_string(), filters: cells, scores: Vec::new(), total: None });
+                        rows.push(NodeVerdict {
+                            node: name.to_string(),
+                            filters: cells,
+                            scores: Vec::new(),
+                            total: None,
+                        });
                     }
                     rejected.insert(name.to_string(), rejection);
                 }
@@ -324,7 +331,9 @@ impl Scheduler {
                 match run_filters(&filters, pod, info, rows.as_mut()) {
                     Ok(()) => {
                         feasible.push(info);
-                        feasible_rows.push(rows.as_ref().map_or(0, |r| r.len() - 1));
+                        if let Some(rows) = &rows {
+                            feasible_rows.push(rows.len() - 1);
+                        }
                     }
                     Err(r) => {
                         rejected.insert(info.name().to_string(), r);
@@ -333,20 +342,18 @@ impl Scheduler {
             }
             self.next_start = (self.next_start + visited) % total;
         }
-        let table = |rows: Vec<NodeVerdict>| {
-            DecisionTable {
-                pod: key.clone(),
-                at: ctx.now,
-                filters: filters.iter().map(|f| f.name()).collect(),
-                filters_skipped: self.filters.iter().filter(|f| f.skips(pod)).map(|f| f.name()).collect(),
-                scores: Vec::new(),
-                scores_skipped: Vec::new(),
-                rows,
-                chosen: None,
-                message: None,
-                feasible: feasible.len(),
-                total,
-            }
+        let table = |rows: Vec<NodeVerdict>| DecisionTable {
+            pod: key.clone(),
+            at: ctx.now,
+            filters: filters.iter().map(|f| f.name()).collect(),
+            filters_skipped: self.filters.iter().filter(|f| f.skips(pod)).map(|f| f.name()).collect(),
+            scores: Vec::new(),
+            scores_skipped: Vec::new(),
+            rows,
+            chosen: None,
+            message: None,
+            feasible: feasible.len(),
+            total,
         };
         if feasible.is_empty() {
             let table = rows.map(table);
@@ -748,6 +755,54 @@ mod tests {
         assert!(message.contains(", 3 Insufficient cpu."), "{message}");
         let scheduler = s.cluster.component::<Scheduler>().expect("the scheduler");
         assert_eq!(scheduler.diagnoses["default/big"].message, message);
+    }
+
+    fn apply(s: &mut Session, yaml: &str) {
+        for command in crate::shell::parse_script(&format!("kubectl apply -f - <<EOF\n{yaml}EOF\n")) {
+            s.execute(&command);
+        }
+    }
+
+    #[test]
+    fn a_pod_pinned_to_a_full_node_is_tried_there_alone_and_the_others_refused_by_node_affinity() {
+        let mut s = Session::new(1);
+        apply(
+            &mut s,
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pinned\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchFields:\n          - key: metadata.name\n            operator: In\n            values: [worker-2]\n  containers:\n  - name: app\n    image: nginx\n    resources:\n      requests:\n        cpu: \"8\"\n",
+        );
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/pinned");
+        assert_eq!(table.chosen, None);
+        let affinity = column(&table, "NodeAffinity");
+        let fit = column(&table, "NodeResourcesFit");
+        for row in &table.rows {
+            if row.node == "worker-2" {
+                assert_eq!(row.filters[fit], FilterCell::Fail("Insufficient cpu".into()));
+                assert_eq!(row.filters[affinity], FilterCell::Pass);
+            } else {
+                assert_eq!(
+                    row.filters[affinity],
+                    FilterCell::Fail("node(s) didn't match Pod's node affinity/selector".into()),
+                    "{row:?}"
+                );
+                assert_eq!(row.filters.iter().filter(|c| **c == FilterCell::Skipped).count(), table.filters.len() - 1);
+            }
+        }
+        assert_eq!(table.rows.len(), 4);
+    }
+
+    #[test]
+    fn a_large_cluster_shows_only_the_nodes_the_scheduler_evaluated() {
+        let config = crate::cluster::ClusterConfig { workers: 150, ..Default::default() };
+        let mut s = Session::with_config(config);
+        run(&mut s, "kubectl run web --image=nginx");
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/web");
+        assert_eq!(table.total, 151);
+        assert_eq!(table.feasible, Scheduler::nodes_to_find(151));
+        assert!(table.rows.len() < table.total, "{} rows", table.rows.len());
+        assert!(table.rows.windows(2).all(|w| w[0].node < w[1].node), "in node-name order");
+        assert!(table.chosen_row().is_some());
     }
 
     #[test]

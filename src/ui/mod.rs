@@ -1,14 +1,14 @@
 //! The page: renders snapshots of the simulated cluster and sends it commands. Everything it
 //! shows comes from the core; it keeps no cluster state of its own.
 
-pub mod etcd_view;
-pub mod scheduler_view;
 mod clock;
+pub mod etcd_view;
 pub mod examples;
 mod flow;
 pub mod lesson;
 pub mod manifest;
 pub mod panels;
+pub mod scheduler_view;
 mod shortcuts;
 pub mod view;
 

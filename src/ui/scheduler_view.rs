@@ -101,10 +101,9 @@ fn verdict(table: &DecisionTable, node: &str) -> (bool, String) {
 
 fn decision_table(table: &DecisionTable) -> Html {
     let caption = match &table.chosen {
-        Some(node) => format!(
-            "Pod {}: {} of {} nodes feasible, placed on {node}",
-            table.pod, table.feasible, table.total
-        ),
+        Some(node) => {
+            format!("Pod {}: {} of {} nodes feasible, placed on {node}", table.pod, table.feasible, table.total)
+        }
         None => format!("Pod {}: no node fits ({} nodes), so it stays Pending", table.pod, table.total),
     };
     let scored = !table.scores.is_empty();
@@ -143,7 +142,9 @@ fn row(table: &DecisionTable, r: &NodeVerdict) -> Html {
     let chosen = table.chosen.as_deref() == Some(r.node.as_str());
     let feasible = r.feasible();
     let filters = r.filters.iter().map(|cell| match cell {
-        FilterCell::Pass => html! { <td class="pass"><span aria-hidden="true">{"✓"}</span><span class="sr-only">{"pass"}</span></td> },
+        FilterCell::Pass => {
+            html! { <td class="pass"><span aria-hidden="true">{"✓"}</span><span class="sr-only">{"pass"}</span></td> }
+        }
         FilterCell::Fail(reason) => html! { <td class="fail">{"✗ "}{reason}</td> },
         FilterCell::Skipped => html! {
             <td class="skipped" title="not run: an earlier filter refused the node">

@@ -208,7 +208,10 @@ mod tests {
         }
         let all = etcd_view(&s.cluster, 500).writes;
         let created = all.iter().rev().find(|w| w.key == "/registry/pods/default/web").expect("the pod's creation");
-        assert_eq!((created.op, created.by.as_str()), ("PUT", s.cluster.component_name(crate::record::ComponentId::USER)));
+        assert_eq!(
+            (created.op, created.by.as_str()),
+            ("PUT", s.cluster.component_name(crate::record::ComponentId::USER))
+        );
         let bound = all.iter().find(|w| w.key == "/registry/pods/default/web" && w.by.contains("scheduler"));
         assert!(bound.is_some_and(|b| b.revision > created.revision), "the binding is a later write");
 
