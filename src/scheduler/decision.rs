@@ -1,6 +1,7 @@
 //! The scheduler's decision for one pod, as a table: every node it looked at, what each
 //! filter said of it, and how each score plugin rated the nodes that passed.
 
+use crate::api::pod::PodRequests;
 use crate::sim::Time;
 use std::collections::VecDeque;
 
@@ -21,6 +22,8 @@ pub struct DecisionTable {
     pub pod: String,
     /// When the attempt was made.
     pub at: Time,
+    /// What the pod asks for (what NodeResourcesFit compares with each node's free room).
+    pub requests: PodRequests,
     /// The filter plugins that ran for this pod, in the order they run.
     pub filters: Vec<&'static str>,
     /// The filter plugins that had nothing to check for this pod (upstream's PreFilter
@@ -135,6 +138,7 @@ mod tests {
         DecisionTable {
             pod: pod.into(),
             at: Time::ZERO,
+            requests: PodRequests::default(),
             filters: vec![],
             filters_skipped: vec![],
             scores: vec![],

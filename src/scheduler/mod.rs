@@ -345,6 +345,7 @@ impl Scheduler {
         let table = |rows: Vec<NodeVerdict>| DecisionTable {
             pod: key.clone(),
             at: ctx.now,
+            requests: pod.requests(),
             filters: filters.iter().map(|f| f.name()).collect(),
             filters_skipped: self.filters.iter().filter(|f| f.skips(pod)).map(|f| f.name()).collect(),
             scores: Vec::new(),
@@ -741,6 +742,7 @@ mod tests {
         }
         run(&mut s, "sim settle");
         let table = decision(&s, "default/big");
+        assert_eq!(table.requests.cpu_milli, 64_000);
         assert_eq!(table.chosen, None);
         assert_eq!(table.feasible, 0);
         assert!(table.scores.is_empty(), "nothing was scored");

@@ -100,11 +100,10 @@ fn verdict(table: &DecisionTable, node: &str) -> (bool, String) {
 }
 
 fn decision_table(table: &DecisionTable) -> Html {
+    let pod = format!("Pod {} ({})", table.pod, requests(table));
     let caption = match &table.chosen {
-        Some(node) => {
-            format!("Pod {}: {} of {} nodes feasible, placed on {node}", table.pod, table.feasible, table.total)
-        }
-        None => format!("Pod {}: no node fits ({} nodes), so it stays Pending", table.pod, table.total),
+        Some(node) => format!("{pod}: {} of {} nodes feasible, placed on {node}", table.feasible, table.total),
+        None => format!("{pod}: no node fits ({} nodes), so it stays Pending", table.total),
     };
     let scored = !table.scores.is_empty();
     html! {
@@ -203,4 +202,21 @@ fn notes(table: &DecisionTable) -> Html {
             { for notes.into_iter().map(|n| html! { <li>{n}</li> }) }
         </ul>
     }
+}
+
+/// The pod's requests as a manifest would write them: `cpu 500m, memory 128Mi`.
+fn requests(table: &DecisionTable) -> String {
+    let r = table.requests;
+    let cpu = match r.cpu_milli {
+        0 => "no cpu request".to_string(),
+        m if m % 1000 == 0 => format!("cpu {}", m / 1000),
+        m => format!("cpu {m}m"),
+    };
+    let memory = match r.memory_bytes {
+        0 => "no memory request".to_string(),
+        b if b % (1 << 30) == 0 => format!("memory {}Gi", b >> 30),
+        b if b % (1 << 20) == 0 => format!("memory {}Mi", b >> 20),
+        b => format!("memory {b}"),
+    };
+    format!("{cpu}, {memory}")
 }
