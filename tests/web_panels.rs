@@ -128,3 +128,17 @@ async fn the_etcd_panel_shows_the_revision_and_a_pods_group() {
     assert!(root.query_selector("details[data-resource='pods'] li[data-namespace='default']").unwrap().is_some());
     assert_eq!(root.query_selector_all(".etcd-writes li").unwrap().length(), 5);
 }
+
+#[wasm_bindgen_test]
+async fn revealing_without_a_guess_shows_the_table_and_no_verdict() {
+    let mut s = Session::new(2);
+    run(&mut s, "kubectl run web --image=nginx");
+    run(&mut s, "sim settle");
+    let root = mount_decision(decision(&s, "default/web")).await;
+    click(&root, "button.reveal").await;
+    assert!(root.query_selector("#scheduler-decision tr.chosen").unwrap().is_some());
+    assert!(root.query_selector(".decision-verdict").unwrap().is_none());
+    assert!(root.query_selector("[data-predict]").unwrap().is_none());
+    let headers = root.query_selector_all("#scheduler-decision thead th[scope='col']").unwrap().length();
+    assert!(headers >= 5, "node, the filters, the scores and the total: {headers}");
+}

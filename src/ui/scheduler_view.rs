@@ -70,7 +70,7 @@ pub fn scheduler_decision(props: &SchedulerDecisionProps) -> Html {
             if let Some(message) = &table.message {
                 <p class="decision-message"><strong>{"FailedScheduling: "}</strong>{message}</p>
             }
-            {decision_table(table)}
+            <div class="decision-scroll">{decision_table(table)}</div>
             {notes(table)}
             {close}
         </section>
@@ -121,9 +121,9 @@ fn decision_table(table: &DecisionTable) -> Html {
                 </tr>
                 <tr>
                     <th scope="col">{"node"}</th>
-                    { for table.filters.iter().map(|f| html! { <th scope="col" class="filter">{*f}</th> }) }
+                    { for table.filters.iter().map(|f| html! { <th scope="col" class="filter">{plugin(f)}</th> }) }
                     { for table.scores.iter().map(|(s, w)| html! {
-                        <th scope="col" class="score">{*s}<span class="weight">{format!(" ×{w}")}</span></th>
+                        <th scope="col" class="score">{plugin(s)}<span class="weight">{format!(" ×{w}")}</span></th>
                     }) }
                     if scored {
                         <th scope="col" class="total">{"total"}</th>
@@ -219,4 +219,27 @@ fn requests(table: &DecisionTable) -> String {
         b => format!("memory {b}"),
     };
     format!("{cpu}, {memory}")
+}
+
+/// A plugin's name, free to wrap between its words (`Node·Resources·Fit`) in a narrow column.
+fn plugin(name: &str) -> Html {
+    let mut words: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in name.char_indices().skip(1) {
+        if c.is_ascii_uppercase() {
+            words.push(&name[start..i]);
+            start = i;
+        }
+    }
+    words.push(&name[start..]);
+    html! {
+        <>
+            { for words.into_iter().enumerate().map(|(i, w)| html! {
+                <>
+                    if i > 0 { <wbr /> }
+                    {w}
+                </>
+            }) }
+        </>
+    }
 }
