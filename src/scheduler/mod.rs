@@ -2,6 +2,7 @@
 //! plugins, and binds each pod to the best one. It keeps every node's reason for rejecting a
 //! pod, so a Pending pod can always say why.
 
+pub mod decision;
 pub mod framework;
 pub mod node_table;
 pub mod plugins;
@@ -14,6 +15,7 @@ use crate::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::sort::StableSort;
+use decision::{DecisionLog, DecisionTable, FilterCell, NodeVerdict};
 use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
 use node_table::NodeTable;
 use queue::SchedulingQueue;
@@ -55,6 +57,8 @@ pub struct Scheduler {
     scorers: Vec<Box<dyn ScorePlugin>>,
     /// Why each pending pod is pending, from its last attempt.
     pub diagnoses: BTreeMap<String, Diagnosis>,
+    /// Each recent pod's latest decision, laid out as a table (kept only while the record is).
+    decisions: DecisionLog,
 }
 
 impl Default for Scheduler {
@@ -80,7 +84,19 @@ impl Scheduler {
             filters: plugins::default_filters(),
             scorers: plugins::default_scorers(),
             diagnoses: BTreeMap::new(),
+            decisions: DecisionLog::default(),
         }
+    }
+
+    /// The latest decision table of a pod (`namespace/name`) among the last
+    /// [`decision::KEPT`] pods scheduled, when the record is kept.
+    pub fn decision(&self, pod_key: &str) -> Option<&DecisionTable> {
+        self.decisions.get(pod_key)
+    }
+
+    /// The latest decision table of each recent pod, newest last.
+    pub fn decisions(&self) -> impl DoubleEndedIterator<Item = &DecisionTable> + ExactSizeIterator {
+        self.decisions.iter()
     }
 
     pub fn queue_len(&self) -> usize {
@@ -259,6 +275,11 @@ impl Scheduler {
             self.filters.iter().map(|f| f.as_ref()).filter(|f| !f.skips(pod)).collect();
         let total = self.node_infos.len();
         let wanted = Self::nodes_to_find(total);
+        // With the record kept, each node's verdict from each plugin is written down for the
+        // page; without it (large benchmarks) nothing extra is done.
+        let mut rows: Option<Vec<NodeVerdict>> = ctx.record.enabled.then(Vec::new);
+        // For each feasible node, its row in `rows`.
+        let mut feasible_rows: Vec<usize> = Vec::new();
         // Feasible nodes with their state, borrowed from the scheduler's node table.
         let mut feasible: Vec<&NodeInfo> = Vec::with_capacity(wanted.min(total));
         let mut rejected: BTreeMap<String, Rejection> = BTreeMap::new();
@@ -266,19 +287,36 @@ impl Scheduler {
         if let Some(names) = &named {
             // NodeAffinity's PreFilter: a pod bound by name to some nodes is only tried there.
             for info in names.iter().filter_map(|n| self.node_infos.get(n)) {
-                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                    Ok(()) => feasible.push(info),
+                match run_filters(&filters, pod, info, rows.as_mut()) {
+                    Ok(()) => {
+                        feasible.push(info);
+                        if let Some(rows) = &rows {
+                            feasible_rows.push(rows.len() - 1);
+                        }
+                    }
                     Err(r) => {
                         rejected.insert(info.name().to_string(), r);
                     }
                 }
             }
             if feasible.is_empty() {
+                let affinity = filters.iter().position(|f| f.name() == "NodeAffinity");
                 for (name, _) in self.node_infos.iter().filter(|(n, _)| !names.contains(*n)) {
-                    rejected.insert(
-                        name.to_string(),
-                        Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector"),
-                    );
+                    let rejection = Rejection::unresolvable("node(s) didn't match Pod's node affinity/selector");
+                    if let Some(rows) = rows.as_mut() {
+                        // Only NodeAffinity's PreFilter looked at these nodes.
+                        let mut cells = vec![FilterCell::Skipped; filters.len()];
+                        if let Some(i) = affinity {
+                            cells[i] = FilterCell::Fail(rejection.reasons.join(", "));
+                        }
+                        rows.push(NodeVerdict {
+                            node: name.to_string(),
+                            filters: cells,
+                            scores: Vec::new(),
+                            total: None,
+                        });
+                    }
+                    rejected.insert(name.to_string(), rejection);
                 }
             }
         } else if total > 0 {
@@ -290,8 +328,13 @@ impl Scheduler {
                     break;
                 }
                 visited += 1;
-                match filters.iter().try_for_each(|f| f.filter(pod, info)) {
-                    Ok(()) => feasible.push(info),
+                match run_filters(&filters, pod, info, rows.as_mut()) {
+                    Ok(()) => {
+                        feasible.push(info);
+                        if let Some(rows) = &rows {
+                            feasible_rows.push(rows.len() - 1);
+                        }
+                    }
                     Err(r) => {
                         rejected.insert(info.name().to_string(), r);
                     }
@@ -299,10 +342,31 @@ impl Scheduler {
             }
             self.next_start = (self.next_start + visited) % total;
         }
+        let table = |rows: Vec<NodeVerdict>| DecisionTable {
+            pod: key.clone(),
+            at: ctx.now,
+            requests: pod.requests(),
+            filters: filters.iter().map(|f| f.name()).collect(),
+            filters_skipped: self.filters.iter().filter(|f| f.skips(pod)).map(|f| f.name()).collect(),
+            scores: Vec::new(),
+            scores_skipped: Vec::new(),
+            rows,
+            chosen: None,
+            message: None,
+            feasible: feasible.len(),
+            total,
+        };
         if feasible.is_empty() {
-            self.fail(&key, &object, total, rejected, ctx);
+            let table = rows.map(table);
+            let message = self.fail(&key, &object, total, rejected, ctx);
+            if let Some(mut table) = table {
+                table.rows.sort_by(|a, b| a.node.cmp(&b.node));
+                table.message = Some(message);
+                self.decisions.keep(table);
+            }
             return;
         }
+        let mut table = rows.map(table);
         // Score: weighted sum of each plugin's normalised scores.
         let mut totals = vec![0i64; feasible.len()];
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
@@ -311,6 +375,9 @@ impl Scheduler {
         for scorer in self.scorers.iter_mut() {
             scorer.pre_score(pod, &cluster, &feasible);
             if scorer.skips(pod) {
+                if let Some(table) = table.as_mut() {
+                    table.scores_skipped.push(scorer.name());
+                }
                 continue;
             }
             scores.clear();
@@ -319,6 +386,12 @@ impl Scheduler {
             let weight = scorer.weight();
             for (t, s) in totals.iter_mut().zip(&scores) {
                 *t += s * weight;
+            }
+            if let Some(table) = table.as_mut() {
+                table.scores.push((scorer.name(), weight));
+                for (&row, &s) in feasible_rows.iter().zip(&scores) {
+                    table.rows[row].scores.push(s);
+                }
             }
         }
         // Highest score wins; ties are broken at random, as upstream's selectHost does.
@@ -335,6 +408,14 @@ impl Scheduler {
         }
         let node = feasible[chosen].name().to_string();
         let feasible_count = feasible.len();
+        if let Some(mut table) = table {
+            for (&row, &t) in feasible_rows.iter().zip(&totals) {
+                table.rows[row].total = Some(t);
+            }
+            table.rows.sort_by(|a, b| a.node.cmp(&b.node));
+            table.chosen = Some(node.clone());
+            self.decisions.keep(table);
+        }
         ctx.cause = Some(ctx.decide(|| {
             let mut ranked: Vec<(&str, &i64)> = feasible.iter().map(|n| n.name()).zip(totals.iter()).collect();
             ranked.stable_sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -375,7 +456,7 @@ impl Scheduler {
         total: usize,
         rejected: BTreeMap<String, Rejection>,
         ctx: &mut Ctx,
-    ) {
+    ) -> String {
         let message = if total == 0 {
             "no nodes available to schedule pods".to_string()
         } else {
@@ -405,7 +486,7 @@ impl Scheduler {
                     type_: "PodScheduled".into(),
                     status: "False".into(),
                     reason: "Unschedulable".into(),
-                    message,
+                    message: message.clone(),
                     ..Default::default()
                 };
                 let status = Arc::make_mut(&mut updated.status);
@@ -417,7 +498,38 @@ impl Scheduler {
                 }
             }
         }
+        message
     }
+}
+
+/// Runs the filters on a node in order until one refuses it, as the scheduling cycle does;
+/// with `rows`, also writes down what each filter said of the node (one new row).
+fn run_filters(
+    filters: &[&dyn FilterPlugin],
+    pod: &Pod,
+    info: &NodeInfo,
+    rows: Option<&mut Vec<NodeVerdict>>,
+) -> Result<(), Rejection> {
+    let Some(rows) = rows else {
+        return filters.iter().try_for_each(|f| f.filter(pod, info));
+    };
+    let mut cells = Vec::with_capacity(filters.len());
+    let mut result = Ok(());
+    for f in filters {
+        if result.is_err() {
+            cells.push(FilterCell::Skipped);
+            continue;
+        }
+        match f.filter(pod, info) {
+            Ok(()) => cells.push(FilterCell::Pass),
+            Err(r) => {
+                cells.push(FilterCell::Fail(r.reasons.join(", ")));
+                result = Err(r);
+            }
+        }
+    }
+    rows.push(NodeVerdict { node: info.name().to_string(), filters: cells, scores: Vec::new(), total: None });
+    result
 }
 
 /// `0/4 nodes are available: <histogram>. preemption: 0/4 nodes are available: <histogram>.`
@@ -554,6 +666,169 @@ mod tests {
             .filter(|o| o.as_pod().is_some_and(|p| p.spec.node_name == *node))
             .count();
         assert_eq!(info.pods, bound as i64, "each pod on the node counted once");
+    }
+
+    use crate::shell::{Command, Session};
+
+    fn run(s: &mut Session, line: &str) {
+        s.execute(&Command::new(line));
+    }
+
+    fn decision(s: &Session, pod: &str) -> DecisionTable {
+        let scheduler = s.cluster.component::<Scheduler>().expect("the scheduler");
+        scheduler.decision(pod).cloned().expect("a decision table for the pod")
+    }
+
+    fn column(table: &DecisionTable, filter: &str) -> usize {
+        table.filters.iter().position(|f| *f == filter).expect("the filter ran")
+    }
+
+    #[test]
+    fn a_placed_pod_shows_each_worker_passing_and_the_control_plane_refused_for_its_taint() {
+        let mut s = Session::new(1);
+        run(&mut s, "kubectl run web --image=nginx");
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/web");
+        let nodes: Vec<&str> = table.rows.iter().map(|r| r.node.as_str()).collect();
+        assert_eq!(nodes, ["control-plane", "worker-1", "worker-2", "worker-3"]);
+        assert_eq!(table.filters, ["NodeUnschedulable", "TaintToleration", "NodeResourcesFit"]);
+        assert!(table.filters_skipped.contains(&"NodePorts"));
+        let taints = column(&table, "TaintToleration");
+        let cp = &table.rows[0];
+        assert_eq!(
+            cp.filters[taints],
+            FilterCell::Fail("node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }".into())
+        );
+        assert_eq!(cp.filters[taints + 1], FilterCell::Skipped, "NodeResourcesFit never looked at it");
+        assert!(cp.scores.is_empty() && cp.total.is_none());
+        for worker in &table.rows[1..] {
+            assert!(worker.filters.iter().all(|c| *c == FilterCell::Pass), "{worker:?}");
+            assert_eq!(worker.scores.len(), table.scores.len());
+            assert!(worker.total.is_some());
+        }
+        assert_eq!((table.feasible, table.total), (3, 4));
+        assert!(table.chosen.as_deref().is_some_and(|n| n.starts_with("worker-")));
+        assert_eq!(table.message, None);
+        let placed = s.execute(&Command::new("kubectl get pod web -o jsonpath={.spec.nodeName}")).stdout;
+        assert_eq!(table.chosen.as_deref(), Some(placed.as_str()));
+    }
+
+    #[test]
+    fn the_chosen_node_has_the_highest_total() {
+        let mut s = Session::new(3);
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=5");
+        run(&mut s, "sim settle");
+        let scheduler = s.cluster.component::<Scheduler>().expect("the scheduler");
+        let tables: Vec<&DecisionTable> = scheduler.decisions().filter(|t| t.pod.starts_with("default/web-")).collect();
+        assert_eq!(tables.len(), 5);
+        for table in tables {
+            let chosen = table.chosen_row().expect("a chosen row");
+            let best = table.rows.iter().filter_map(|r| r.total).max();
+            assert_eq!(chosen.total, best, "{table:?}");
+            for row in table.rows.iter().filter(|r| r.total.is_some()) {
+                let weighted: i64 = row.scores.iter().zip(&table.scores).map(|(s, (_, w))| s * w).sum();
+                assert_eq!(row.total, Some(weighted), "the total is the weighted sum of the scores");
+                assert!(row.scores.iter().all(|s| (0..=100).contains(s)));
+            }
+        }
+    }
+
+    #[test]
+    fn a_pod_too_big_for_every_node_shows_insufficient_cpu_on_each() {
+        let mut s = Session::new(1);
+        let script = "kubectl apply -f - <<EOF\napiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  containers:\n  - name: app\n    image: nginx\n    resources:\n      requests:\n        cpu: \"64\"\nEOF\n";
+        for command in crate::shell::parse_script(script) {
+            s.execute(&command);
+        }
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/big");
+        assert_eq!(table.requests.cpu_milli, 64_000);
+        assert_eq!(table.chosen, None);
+        assert_eq!(table.feasible, 0);
+        assert!(table.scores.is_empty(), "nothing was scored");
+        let fit = column(&table, "NodeResourcesFit");
+        for row in table.rows.iter().filter(|r| r.node.starts_with("worker-")) {
+            assert_eq!(row.filters[fit], FilterCell::Fail("Insufficient cpu".into()), "{row:?}");
+            assert_eq!(row.reason(), Some("Insufficient cpu"));
+        }
+        assert_eq!(table.rows.len(), 4);
+        let message = table.message.as_deref().expect("the FailedScheduling message");
+        assert!(message.starts_with("0/4 nodes are available: 1 node(s) had untolerated taint"), "{message}");
+        assert!(message.contains(", 3 Insufficient cpu."), "{message}");
+        let scheduler = s.cluster.component::<Scheduler>().expect("the scheduler");
+        assert_eq!(scheduler.diagnoses["default/big"].message, message);
+    }
+
+    fn apply(s: &mut Session, yaml: &str) {
+        for command in crate::shell::parse_script(&format!("kubectl apply -f - <<EOF\n{yaml}EOF\n")) {
+            s.execute(&command);
+        }
+    }
+
+    #[test]
+    fn a_pod_pinned_to_a_full_node_is_tried_there_alone_and_the_others_refused_by_node_affinity() {
+        let mut s = Session::new(1);
+        apply(
+            &mut s,
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pinned\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchFields:\n          - key: metadata.name\n            operator: In\n            values: [worker-2]\n  containers:\n  - name: app\n    image: nginx\n    resources:\n      requests:\n        cpu: \"8\"\n",
+        );
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/pinned");
+        assert_eq!(table.chosen, None);
+        let affinity = column(&table, "NodeAffinity");
+        let fit = column(&table, "NodeResourcesFit");
+        for row in &table.rows {
+            if row.node == "worker-2" {
+                assert_eq!(row.filters[fit], FilterCell::Fail("Insufficient cpu".into()));
+                assert_eq!(row.filters[affinity], FilterCell::Pass);
+            } else {
+                assert_eq!(
+                    row.filters[affinity],
+                    FilterCell::Fail("node(s) didn't match Pod's node affinity/selector".into()),
+                    "{row:?}"
+                );
+                assert_eq!(row.filters.iter().filter(|c| **c == FilterCell::Skipped).count(), table.filters.len() - 1);
+            }
+        }
+        assert_eq!(table.rows.len(), 4);
+    }
+
+    #[test]
+    fn a_large_cluster_shows_only_the_nodes_the_scheduler_evaluated() {
+        let config = crate::cluster::ClusterConfig { workers: 150, ..Default::default() };
+        let mut s = Session::with_config(config);
+        run(&mut s, "kubectl run web --image=nginx");
+        run(&mut s, "sim settle");
+        let table = decision(&s, "default/web");
+        assert_eq!(table.total, 151);
+        assert_eq!(table.feasible, Scheduler::nodes_to_find(151));
+        assert!(table.rows.len() < table.total, "{} rows", table.rows.len());
+        assert!(table.rows.windows(2).all(|w| w[0].node < w[1].node), "in node-name order");
+        assert!(table.chosen_row().is_some());
+    }
+
+    #[test]
+    fn no_table_is_kept_when_the_record_is_off() {
+        let config = crate::cluster::ClusterConfig { record: false, ..Default::default() };
+        let mut s = Session::with_config(config);
+        run(&mut s, "kubectl run web --image=nginx");
+        run(&mut s, "sim settle");
+        let scheduler = s.cluster.component::<Scheduler>().expect("the scheduler");
+        assert!(scheduler.decision("default/web").is_none());
+        assert_eq!(scheduler.decisions().count(), 0);
+        assert!(!scheduler.diagnoses.contains_key("default/web"), "the pod was placed all the same");
+    }
+
+    #[test]
+    fn keeping_tables_changes_no_placement() {
+        let place = |record: bool| {
+            let config = crate::cluster::ClusterConfig { record, seed: 7, ..Default::default() };
+            let mut s = Session::with_config(config);
+            run(&mut s, "kubectl create deployment web --image=nginx --replicas=6");
+            run(&mut s, "sim settle");
+            s.execute(&Command::new("kubectl get pods -o wide --sort-by=.metadata.name")).stdout
+        };
+        assert_eq!(place(true), place(false));
     }
 
     #[test]

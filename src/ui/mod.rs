@@ -2,11 +2,13 @@
 //! shows comes from the core; it keeps no cluster state of its own.
 
 mod clock;
+pub mod etcd_view;
 pub use crate::examples;
 pub mod lesson;
 pub mod manifest;
 pub mod map;
 pub mod panels;
+pub mod scheduler_view;
 mod shortcuts;
 pub mod view;
 

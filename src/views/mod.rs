@@ -1,4 +1,5 @@
 //! View models the page draws: plain data read from the cluster and its record, never changing either.
 
 pub mod caption;
+pub mod etcd;
 pub mod map;
