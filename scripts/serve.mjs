@@ -68,8 +68,10 @@ async function statFile(file) {
 
 /// Starts the server; resolves once it listens. Options: dir (the site), base ('/'), port
 /// (0: any free one), host ('127.0.0.1'), cacheControl ('no-cache': revalidate, by ETag),
-/// log (a function given each request's line).
-export function serve({ dir, base = '/', port = 0, host = '127.0.0.1', cacheControl = 'no-cache', log } = {}) {
+/// encodings (the precompressed copies it may send, ['br', 'gzip']: [] sends files as they
+/// are), log (a function given each request's line).
+export function serve({ dir, base = '/', port = 0, host = '127.0.0.1', cacheControl = 'no-cache', encodings = ['br', 'gzip'], log } = {}) {
+  const offered = ENCODINGS.filter(([encoding]) => encodings.includes(encoding));
   const root = path.resolve(dir);
   base = normaliseBase(base);
   const server = http.createServer(async (req, res) => {
@@ -104,7 +106,7 @@ export function serve({ dir, base = '/', port = 0, host = '127.0.0.1', cacheCont
       const allows = accepted(req.headers['accept-encoding']);
       let served = file;
       let variants = false;
-      for (const [encoding, suffix] of ENCODINGS) {
+      for (const [encoding, suffix] of offered) {
         if (!(await statFile(file + suffix))) continue;
         variants = true;
         if (served === file && allows(encoding)) {

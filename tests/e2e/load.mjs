@@ -5,7 +5,8 @@
 // scripts/serve.mjs under /kubeloop/. Run by tests/e2e/perf.mjs before its own checks, or alone.
 //
 //   slow4g_fcp_ms          navigation start → first-contentful-paint (the first non-empty paint)
-//   slow4g_shell_ms        → the static page shell (#shell in index.html) first visible, or n/a
+//   slow4g_shell_ms        → the static page shell (#shell in index.html) first visible (the
+//                          frame it is laid out in, just before its paint), or n/a
 //   slow4g_interactive_ms  → the app's `kubeloop-interactive` mark (src/ui/clock.rs)
 //   wasm_transfer_bytes    the wasm module's bytes on the wire (its encoded body, as served)
 //   wasm_raw_bytes         the module itself, decoded
@@ -15,7 +16,9 @@
 // Recorded, not enforced, except that interactive past 30 s fails.
 //
 // Usage: node tests/e2e/load.mjs   (after `trunk build --release --offline`)
-// Environment: E2E_DIST (default dist/), CHROMIUM (default /usr/bin/chromium)
+// Environment: E2E_DIST (default dist/), CHROMIUM (default /usr/bin/chromium),
+//   LOAD_ENCODINGS (alone only; default "br,gzip"): the precompressed copies the server may
+//   send, to compare ("gzip", or "" for none)
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -116,7 +119,7 @@ export async function reportLoad(browser, origin) {
     log(`${sizes.file} on disk: raw ${sizes.raw} B, gzip -9 ${sizes.gzip ?? 'n/a'} B, brotli 11 ${sizes.brotli ?? 'n/a'} B`);
   }
   log(`Slow 4G, cache disabled (${((Date.now() - t0) / 1000).toFixed(1)} s): first contentful paint ${ms(m.fcp)} ms, ` +
-    `shell ${m.hasShell ? `${ms(m.shell)} ms` : 'n/a (no #shell in the page)'}, wasm fetched by ${ms(m.wasm?.end ?? -1)} ms ` +
+    `shell ${m.shell !== null ? `${ms(m.shell)} ms` : m.hasShell ? 'never visible' : 'n/a (no #shell in the page)'}, wasm fetched by ${ms(m.wasm?.end ?? -1)} ms ` +
     `(content-encoding ${m.encoding}), interactive ${ms(m.interactive)} ms`);
   console.log(`load: slow4g_fcp_ms=${ms(m.fcp)} slow4g_shell_ms=${ms(m.shell)} slow4g_interactive_ms=${ms(m.interactive)} ` +
     `wasm_transfer_bytes=${m.wasm?.encoded ?? 'n/a'} wasm_raw_bytes=${m.wasm?.raw ?? 'n/a'} wasm_encoding=${m.encoding}`);
@@ -126,7 +129,8 @@ export async function reportLoad(browser, origin) {
 
 async function main() {
   await fs.access(path.join(DIST, 'index.html'));
-  const server = await serve({ dir: DIST, base: BASE, cacheControl: 'no-store' });
+  const encodings = (process.env.LOAD_ENCODINGS ?? 'br,gzip').split(',').filter(Boolean);
+  const server = await serve({ dir: DIST, base: BASE, cacheControl: 'no-store', encodings });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROME_ARGS });
   let problems;
   try {
