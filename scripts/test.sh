@@ -7,13 +7,16 @@
 #   3. browser  cargo test --target wasm32-unknown-unknown --test web, in headless chromium
 #               (wasm-bindgen-test-runner + chromedriver; chrome flags in webdriver.json)
 #   4. bundle   trunk build --release --offline into dist/, with relative asset URLs
-#               (Trunk.toml public_url = "./"), so dist/ works from any subpath
-#   5. e2e      node tests/e2e/subpath.mjs: dist/ served under /kubeloop/, same-origin
-#               requests only, the UI story; screenshots in tests/e2e/screenshots/; then
-#               node tests/e2e/perf.mjs: first-interactive time and frame times with 1,000
-#               pods on 50 nodes, printed as "perf: p95_frame_ms=… first_interactive_ms=…"
-#               (recorded; fails only when grossly off; skipped with E2E_SMOKE_ONLY)
-#   6. sizes    the release bundle's wasm + js, raw and gzip -9
+#               (Trunk.toml public_url = "./"), so dist/ works from any subpath, and .gz/.br
+#               copies of the text assets (scripts/compress.mjs, Trunk's post_build hook)
+#   5. e2e      node tests/e2e/subpath.mjs: dist/ served compressed under /kubeloop/ by
+#               scripts/serve.mjs, same-origin requests only, the UI story; screenshots in
+#               tests/e2e/screenshots/; then node tests/e2e/perf.mjs: the first load over
+#               Slow 4G ("load: slow4g_fcp_ms=… slow4g_interactive_ms=…", tests/e2e/load.mjs),
+#               first-interactive time and frame times with 1,000 pods on 50 nodes, printed
+#               as "perf: p95_frame_ms=… first_interactive_ms=…" (recorded; fails only when
+#               grossly off; skipped with E2E_SMOKE_ONLY)
+#   6. sizes    the release bundle's wasm + js, raw, gzip -9 and brotli 11 (its .br copies)
 #
 # Usage: bash scripts/test.sh
 #   E2E_SMOKE_ONLY=1 bash scripts/test.sh   e2e only checks the page loads and renders
@@ -133,18 +136,19 @@ end_stage
 begin_stage sizes "release bundle sizes (dist/)"
 : >"$LOG_DIR/sizes.log"
 bundle_sizes() {
-  local f raw gz total_raw=0 total_gz=0
-  printf '%-40s %10s %10s\n' file bytes gzip-9
+  local f raw gz br total_raw=0 total_gz=0 total_br=0
+  printf '%-40s %10s %10s %10s\n' file bytes gzip-9 brotli-11
   for f in dist/*.wasm dist/*.js; do
     [[ -f "$f" ]] || continue
     raw="$(wc -c <"$f")"
     gz="$(gzip -9 -c "$f" | wc -c)"
-    total_raw=$((total_raw + raw)) total_gz=$((total_gz + gz))
-    printf '%-40s %10d %10d\n' "$f" "$raw" "$gz"
+    br="$( [[ -f "$f.br" ]] && wc -c <"$f.br" || echo 0)"   # written by scripts/compress.mjs
+    total_raw=$((total_raw + raw)) total_gz=$((total_gz + gz)) total_br=$((total_br + br))
+    printf '%-40s %10d %10d %10d\n' "$f" "$raw" "$gz" "$br"
   done
   (( total_raw > 0 )) || { echo "no .wasm/.js in dist/" >&2; return 1; }
-  printf '%-40s %10d %10d  (%d KiB, %d KiB gzipped)\n' total "$total_raw" "$total_gz" \
-    $((total_raw / 1024)) $((total_gz / 1024))
+  printf '%-40s %10d %10d %10d  (%d KiB, %d KiB gzipped, %d KiB brotli)\n' total "$total_raw" "$total_gz" \
+    "$total_br" $((total_raw / 1024)) $((total_gz / 1024)) $((total_br / 1024))
 }
 logged bundle_sizes
 end_stage

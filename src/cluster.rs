@@ -487,10 +487,16 @@ impl Cluster {
     }
 
     /// Whether any component has work under way that changes the cluster by `horizon`, or a
-    /// notification is still in flight.
+    /// notification is still in flight. A notification to a component whose worker is still
+    /// busy with its last sync waits until the worker is free (`not_before`): a wake-up at
+    /// or before then is work in flight too, however far off (a ReplicaSet controller that
+    /// just went through 9,000 pods hears of the last one becoming ready 20 ms later).
     pub fn busy(&self, horizon: Time) -> bool {
         self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy_in(&self.api, horizon))))
-            || self.slots.iter().any(|s| s.running && s.wake_at.is_some_and(|w| w <= self.now + WATCH_LATENCY))
+            || self
+                .slots
+                .iter()
+                .any(|s| s.running && s.wake_at.is_some_and(|w| w <= (self.now + WATCH_LATENCY).max(s.not_before)))
     }
 
     /// Runs until no component has work under way (or `limit` of virtual time has passed).
@@ -819,6 +825,31 @@ mod tests {
         assert_eq!(slow.seen, 10, "every change reaches it");
         // Woken at most once per 10 ms over the 20 ms the changes took, not once per change.
         assert!(slow.runs <= 3, "{} runs", slow.runs);
+    }
+
+    #[test]
+    fn settle_waits_for_a_notification_held_until_a_busy_worker_is_free() {
+        use crate::api::ConfigMap;
+        let mut cluster = Cluster::new(ClusterConfig::default());
+        cluster.settle(Duration::seconds(30));
+        let slow = Slow { informer: Informer::new(Kind::ConfigMap), runs: 0, seen: 0, until: None };
+        let role = Role::Controller { name: "slow".into() };
+        cluster.add_component("slow", "system:serviceaccount:kube-system:slow", role, Box::new(slow), "slow", "");
+        cluster.advance(Duration::millis(5));
+        let create = |cluster: &mut Cluster, name: &str| {
+            let mut cm = ConfigMap::default();
+            cm.metadata.name = name.into();
+            cm.metadata.namespace = "default".into();
+            cluster.request(Request::create(Object::ConfigMap(cm))).unwrap();
+        };
+        create(&mut cluster, "first");
+        cluster.advance(Duration::millis(2));
+        assert_eq!(cluster.component::<Slow>().unwrap().seen, 1, "it ran, and is busy for 10 ms");
+        // Heard of 1 ms from now, but handled only once the worker is free, 9 ms from now.
+        create(&mut cluster, "second");
+        assert!(cluster.busy(cluster.now() + SETTLE_LIMIT), "a held notification is work in flight");
+        let took = cluster.settle(SETTLE_LIMIT);
+        assert_eq!(cluster.component::<Slow>().unwrap().seen, 2, "settled after {took} with a change unseen");
     }
 
     #[test]

@@ -618,8 +618,10 @@ impl Component for Kubelet {
     }
 
     fn busy_in(&self, api: &crate::apiserver::ApiServer, horizon: Time) -> bool {
-        // A pod's loop waiting for a name that now resolves ends at its next check.
+        // A pod's loop waiting for a name that now resolves ends at its next check; a status
+        // write that failed is sent again (unless etcd is down: then every write fails).
         self.busy_before(horizon)
+            || (!self.unsynced.is_empty() && api.etcd_running())
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
                 w.waiting_for().any(|name| crate::dns::resolve(api, name, namespace).is_ok())

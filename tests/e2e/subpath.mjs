@@ -2,7 +2,9 @@
 // tests/e2e/subpath.mjs — end-to-end check of the release build in dist/, served the way
 // GitHub Pages serves a project site: from a subpath (/kubeloop/), not from /.
 //
-// 1. Serves dist/ under /kubeloop/ with a tiny static server on 127.0.0.1 (random free port).
+// 1. Serves dist/ under /kubeloop/ with scripts/serve.mjs on 127.0.0.1 (random free port), as
+//    a host would: the precompressed .br/.gz files when the browser accepts them. The wasm
+//    module must come compressed when dist/ has its compressed copies.
 // 2. Opens the page in Debian's headless Chromium through playwright-core (no browser
 //    download). Fails if ANY request leaves the page's origin, fails, or gets a 4xx/5xx,
 //    or if the page logs an error or throws.
@@ -25,11 +27,11 @@
 //   CHROMIUM=path      browser binary (default: /usr/bin/chromium)
 //   E2E_TIMEOUT_MS=n   per-step timeout (default: 15000; the first load gets 4x)
 
-import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { normaliseBase, serve } from '../../scripts/serve.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -60,58 +62,8 @@ spec:
       image: nginx:1.25
 `;
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm', // needed by WebAssembly.instantiateStreaming
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-  '.yaml': 'text/yaml; charset=utf-8',
-};
-
-function normaliseBase(base) {
-  if (!base.startsWith('/')) base = `/${base}`;
-  return base.endsWith('/') ? base : `${base}/`;
-}
-
 const log = (...args) => console.log('[e2e]', ...args);
 const show = (p) => (path.relative(ROOT, p).startsWith('..') ? p : path.relative(ROOT, p) || '.');
-
-// --- the static server: dist/ under BASE, nothing anywhere else ------------------------------
-function startServer() {
-  const server = http.createServer(async (req, res) => {
-    const send = (status, body, headers = {}) => {
-      res.writeHead(status, { 'Cache-Control': 'no-store', ...headers });
-      res.end(body);
-    };
-    try {
-      const url = new URL(req.url, 'http://localhost');
-      const pathname = decodeURIComponent(url.pathname);
-      // Like GitHub Pages: /kubeloop -> /kubeloop/ (relative asset URLs need the slash).
-      if (`${pathname}/` === BASE) return send(301, '', { Location: BASE + url.search });
-      if (!pathname.startsWith(BASE)) return send(404, 'not found (outside the subpath)\n');
-      let rel = pathname.slice(BASE.length);
-      if (rel === '' || rel.endsWith('/')) rel += 'index.html';
-      const file = path.resolve(DIST, rel);
-      if (file !== DIST && !file.startsWith(DIST + path.sep)) return send(403, 'forbidden\n');
-      const body = await fs.readFile(file);
-      const type = MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
-      return send(200, req.method === 'HEAD' ? '' : body, { 'Content-Type': type });
-    } catch (err) {
-      if (err.code === 'ENOENT' || err.code === 'EISDIR') return send(404, 'not found\n');
-      return send(500, `${err}\n`);
-    }
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
 
 // --- small waiting helpers (playwright-core has no `expect`) ----------------------------------
 async function waitForText(page, selector, text, what) {
@@ -209,7 +161,7 @@ async function main() {
   });
   await fs.mkdir(SHOTS, { recursive: true });
 
-  const server = await startServer();
+  const server = await serve({ dir: DIST, base: BASE, cacheControl: 'no-store' });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const problems = []; // everything that makes the check fail, in order
   const requests = [];
@@ -230,6 +182,10 @@ async function main() {
       return route.abort('blockedbyclient');
     });
     context.on('request', (req) => requests.push(req.url()));
+    const wasmEncodings = [];
+    context.on('response', async (res) => {
+      if (res.url().endsWith('.wasm')) wasmEncodings.push((await res.allHeaders())['content-encoding'] ?? 'identity');
+    });
     context.on('requestfailed', (req) => {
       if (new URL(req.url()).origin === origin) {
         problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
@@ -259,6 +215,13 @@ async function main() {
     if (!wasm.some((u) => new URL(u).pathname.startsWith(BASE))) {
       problems.push(`no .wasm was loaded from ${BASE} (requests: ${requests.join(', ')})`);
     }
+    // Served compressed, as a host with the precompressed copies would.
+    const dir = await fs.readdir(DIST);
+    const compressed = dir.some((f) => f.endsWith('.wasm.br') || f.endsWith('.wasm.gz'));
+    if (compressed && !wasmEncodings.some((e) => e === 'br' || e === 'gzip')) {
+      problems.push(`dist/ has a compressed wasm, but it was served as ${wasmEncodings.join(', ') || 'nothing'}`);
+    }
+    log(`wasm served with content-encoding ${wasmEncodings.join(', ')}`);
     await page.waitForLoadState('networkidle', { timeout: STEP_MS }).catch(() => {});
   } catch (err) {
     problems.push(err.message.split('\n')[0]);
