@@ -49,6 +49,15 @@ async fn click(root: &Element, selector: &str) {
     yew::scheduler::flush().await;
 }
 
+/// Clicks an element of the map (an SVG element, which has no `click()`).
+async fn click_map(root: &Element, selector: &str) {
+    let init = web_sys::MouseEventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::MouseEvent::new_with_mouse_event_init_dict("click", &init).unwrap();
+    find(root, selector).dispatch_event(&event).unwrap();
+    yew::scheduler::flush().await;
+}
+
 fn set_manifest(root: &Element, yaml: &str) {
     find(root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap().set_value(yaml);
 }
@@ -218,18 +227,19 @@ async fn the_default_example_deploys_three_pods_and_heals_a_deleted_one() {
     assert!(text(&root, "#workloads").contains("deployment.apps/web"));
     // Delete one: the ReplicaSet controller's lane shows the gap, then closes it.
     click(&root, "#pods tbody tr button[aria-label^=\"Delete pod\"]").await;
-    let lane = "#control-plane .lane[data-controller=\"replicaset-controller\"]";
+    let lane = "#map .lane[data-controller=\"replicaset-controller\"]";
+    let lane_says = |root: &Element| find(root, lane).get_attribute("aria-label").unwrap_or_default();
     let mut seen = String::new();
     for _ in 0..200 {
         click(&root, "#step").await;
-        seen = text(&root, lane);
+        seen = lane_says(&root);
         if seen.contains("want 3 · have 2 → create 1") {
             break;
         }
     }
     assert!(seen.contains("want 3 · have 2 → create 1"), "the lane showed: {seen}");
     click(&root, "#settle").await;
-    assert!(text(&root, lane).contains("want 3 · have 3"), "{}", text(&root, lane));
+    assert!(lane_says(&root).contains("want 3 · have 3"), "{}", lane_says(&root));
     let pods = text(&root, "#pods");
     assert_eq!(root.query_selector_all("#pods tbody tr").unwrap().length(), 3, "{pods}");
     // Four pods created by the web ReplicaSet: three, then the replacement.
@@ -371,7 +381,8 @@ async fn presenter_mode_and_keyboard_shortcuts_work_outside_text_fields() {
     document.body().unwrap().dispatch_event(&key("p")).unwrap();
     yew::scheduler::flush().await;
     assert!(find(&root, ".app").class_name().contains("presenter"));
-    assert_eq!(find(&root, "#speed").dyn_into::<web_sys::HtmlSelectElement>().unwrap().value(), "0.5");
+    // Presenting plays at the teaching pace: the simulation waits for the map.
+    assert_eq!(find(&root, "#speed").dyn_into::<web_sys::HtmlSelectElement>().unwrap().value(), "teaching");
     document.body().unwrap().dispatch_event(&key("s")).unwrap();
     yew::scheduler::flush().await;
     assert!(text(&root, "#terminal-output").contains("$ sim settle"), "'s' skipped to settled");
@@ -382,6 +393,7 @@ async fn presenter_mode_and_keyboard_shortcuts_work_outside_text_fields() {
     assert!(find(&root, ".app").class_name().contains("presenter"));
     click(&root, "#presenter").await;
     assert!(!find(&root, ".app").class_name().contains("presenter"));
+    assert_eq!(find(&root, "#speed").dyn_into::<web_sys::HtmlSelectElement>().unwrap().value(), "1");
 }
 
 #[wasm_bindgen_test]
@@ -590,12 +602,13 @@ async fn get_w_prints_rows_live_until_ctrl_c() {
 
 /// The messages on the map now: (from, to, label) of each.
 fn messages(root: &Element) -> Vec<(String, String, String)> {
-    let found = root.query_selector_all("#flow .message").unwrap();
+    let found = root.query_selector_all("#map .token").unwrap();
     (0..found.length())
         .filter_map(|i| found.item(i)?.dyn_into::<Element>().ok())
         .map(|m| {
             let attr = |name: &str| m.get_attribute(name).unwrap_or_default();
-            (attr("data-from"), attr("data-to"), m.text_content().unwrap_or_default())
+            let label = m.query_selector(".label").ok().flatten().and_then(|l| l.text_content()).unwrap_or_default();
+            (attr("data-from"), attr("data-to"), label)
         })
         .collect()
 }
@@ -627,9 +640,9 @@ async fn an_apply_sends_messages_travelling_from_kubectl_to_etcd_and_from_the_ap
     let root = mount().await;
     click(&root, "#apply").await;
     // The apply's first request leaves kubectl at once, on its way through the API server.
-    let dot = find(&root, "#flow .message[data-from=\"kubectl\"]");
-    let at_first = dot.get_attribute("style").unwrap_or_default();
-    assert!(at_first.starts_with("transform:translate("), "{at_first}");
+    let dot = find(&root, "#map .token[data-from=\"kubectl\"]");
+    let at_first = dot.get_attribute("transform").unwrap_or_default();
+    assert!(at_first.starts_with("translate("), "{at_first}");
     // Its writes follow, one after another, through the pipeline to etcd.
     let mut seen = Vec::new();
     let post = |m: &(String, String, String)| m.0 == "kubectl" && m.1 == "etcd" && m.2 == "POST deployments";
@@ -644,9 +657,9 @@ async fn an_apply_sends_messages_travelling_from_kubectl_to_etcd_and_from_the_ap
     assert!(seen_on_the_map(&root, &mut seen, heard).await, "{seen:?}");
     // The dot that left first has moved on (or arrived and gone).
     let moved = root
-        .query_selector("#flow .message[data-from=\"kubectl\"]")
+        .query_selector("#map .token[data-from=\"kubectl\"]")
         .unwrap()
-        .is_none_or(|d| d.get_attribute("style").unwrap_or_default() != at_first);
+        .is_none_or(|d| d.get_attribute("transform").unwrap_or_default() != at_first);
     assert!(moved, "the first message did not move: {at_first}");
 }
 
@@ -663,7 +676,7 @@ async fn the_etcd_box_shows_the_revision_etcd_reports() {
     let status = out.rsplit_once("127.0.0.1:2379, ").map(|(_, s)| s.to_string()).unwrap_or_default();
     let revision = status.split(", ").nth(7).unwrap_or_default().trim_end_matches(',').to_string();
     assert!(revision.parse::<i64>().is_ok_and(|r| r > 1), "{status}");
-    assert_eq!(text(&root, "#etcd-revision"), format!("revision {revision}"));
+    assert_eq!(text(&root, "#map-revision"), format!("revision {revision}"));
 }
 
 /// Types `yaml` into the editor as a user would: its text changes and it hears an input event.
@@ -916,4 +929,83 @@ async fn the_mistakes_example_is_fixed_one_marked_line_at_a_time() {
     click(&root, "#apply").await;
     assert_eq!(text(&root, "#apply-result"), "deployment.apps/broken created");
     assert!(marked_lines(&root).is_empty());
+}
+
+/// The `data-from`/`data-to` of every edge the map draws.
+fn edges(root: &Element) -> Vec<(String, String)> {
+    let found = root.query_selector_all("#map path.edge").unwrap();
+    (0..found.length())
+        .filter_map(|i| found.item(i)?.dyn_into::<Element>().ok())
+        .map(|e| (e.get_attribute("data-from").unwrap_or_default(), e.get_attribute("data-to").unwrap_or_default()))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_map_draws_each_component_joined_to_the_api_server_and_only_the_api_server_to_etcd() {
+    let root = mount().await;
+    let edges = edges(&root);
+    let mut components = vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into()];
+    for node in ["control-plane", "worker-1", "worker-2", "worker-3"] {
+        components.push(format!("kubelet/{node}"));
+        components.push(format!("kube-proxy/{node}"));
+        // Each node's kubelet drives its container runtime, and only that.
+        assert!(edges.contains(&(format!("kubelet/{node}"), format!("containerd/{node}"))), "{edges:?}");
+        assert!(root.query_selector(&format!("#map [data-component=\"containerd/{node}\"]")).unwrap().is_some());
+    }
+    for c in &components {
+        assert!(root.query_selector(&format!("#map [data-component=\"{c}\"]")).unwrap().is_some(), "no box for {c}");
+        assert!(edges.contains(&(c.clone(), "kube-apiserver".to_string())), "no edge from {c}: {edges:?}");
+    }
+    let to_etcd: Vec<&(String, String)> = edges.iter().filter(|(a, b)| a == "etcd" || b == "etcd").collect();
+    assert_eq!(to_etcd, [&("kube-apiserver".to_string(), "etcd".to_string())], "only the API server reaches etcd");
+    assert!(root.query_selector("#map [data-component=\"etcd\"]").unwrap().is_some());
+    assert_eq!(root.query_selector_all("#map .stage").unwrap().length(), 6);
+}
+
+#[wasm_bindgen_test]
+async fn a_manifest_refused_by_validation_stops_at_the_validation_stage_with_kubectls_error() {
+    let root = mount().await;
+    set_manifest(
+        &root,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: -1\n  selector:\n    matchLabels:\n      app: bad\n  template:\n    metadata:\n      labels:\n        app: bad\n    spec:\n      containers:\n      - name: c\n        image: nginx\n",
+    );
+    click(&root, "#apply").await;
+    assert!(text(&root, "#apply-error").contains("spec.replicas"), "{}", text(&root, "#apply-error"));
+    // The stage that refused it is marked on the API server, and kubectl's error is beside it.
+    let refused = root.query_selector_all("#map .stage.refused").unwrap();
+    assert_eq!(refused.length(), 1);
+    let stage = refused.item(0).unwrap().dyn_into::<Element>().unwrap();
+    assert_eq!(stage.get_attribute("data-stage").as_deref(), Some("validation"));
+    assert!(text(&root, "#map .refusal").contains("spec.replicas"), "{}", text(&root, "#map .refusal"));
+    // Its token travels from kubectl toward the API server only: never on to etcd.
+    let token = find(&root, "#map .token.refused[data-from=\"kubectl\"]");
+    assert_eq!(token.get_attribute("data-to").as_deref(), Some("kube-apiserver"));
+}
+
+#[wasm_bindgen_test]
+async fn a_pending_pods_scheduler_view_names_each_nodes_reason() {
+    let root = mount().await;
+    set_manifest(
+        &root,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: huge\nspec:\n  containers:\n  - name: app\n    image: nginx:1.25\n    resources:\n      requests:\n        cpu: \"64\"\n",
+    );
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    click_map(&root, "#map [data-component=\"kube-scheduler\"]").await;
+    let table = text(&root, "#scheduler-decision");
+    for node in ["worker-1", "worker-2", "worker-3", "control-plane"] {
+        assert!(table.contains(node), "{table}");
+    }
+    assert!(table.contains("Insufficient cpu"), "{table}");
+    assert!(table.contains("untolerated taint"), "{table}");
+}
+
+#[wasm_bindgen_test]
+async fn clicking_etcd_on_the_map_opens_its_key_tree_and_latest_writes() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click_map(&root, "#map [data-component=\"etcd\"]").await;
+    let panel = text(&root, "#map-detail");
+    assert!(panel.contains("deployments"), "{panel}");
+    assert!(panel.contains("/registry/deployments/default/web"), "{panel}");
 }

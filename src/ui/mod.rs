@@ -735,6 +735,8 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |f: panels::EventFilter| event_filter.set(f))
     };
     let highlight = use_state(|| None::<String>);
+    // The view opened from the map, under it.
+    let detail = use_state(|| None::<Detail>);
     let on_highlight = {
         let highlight = highlight.clone();
         Callback::from(move |h: Option<String>| highlight.set(h))
@@ -771,15 +773,19 @@ pub fn app(props: &AppProps) -> Html {
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let snap = view::snapshot_at(&session.borrow(), *past);
     let board = Rc::new(crate::views::map::board(&session.borrow().cluster));
-    // A click on the map: a pod opens in the inspector.
+    // A click on the map: a pod opens in the inspector; the scheduler, etcd or a controller's
+    // lane opens its own view under the map.
     let on_pick = {
-        let open_inspector = open_inspector.clone();
+        let (open_inspector, detail) = (open_inspector.clone(), detail.clone());
         Callback::from(move |what: String| {
             if what.starts_with("pod/") {
                 open_inspector.emit(what);
+            } else {
+                detail.set(Detail::from_pick(&what));
             }
         })
     };
+    let detail_panel = detail_view(&session.borrow(), &detail);
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let (ok, message) = match &*apply_result {
         Some((ok, m)) => (*ok, m.clone()),
@@ -889,6 +895,7 @@ pub fn app(props: &AppProps) -> Html {
                         board={board} speed={*speed} teaching={*teaching} slow_motion={*presenter}
                         spotlight={*spotlight} on_pick={on_pick} />
                     <map::MapLegend />
+                    {detail_panel}
                     <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
                     if !snap.workloads.is_empty() {
@@ -904,6 +911,90 @@ pub fn app(props: &AppProps) -> Html {
             </main>
         </div>
     }
+}
+
+/// A view opened from the map.
+#[derive(Clone, Debug, PartialEq)]
+enum Detail {
+    /// The scheduler's decision for a pod (`namespace/name`), or its latest.
+    Scheduler(Option<String>),
+    Etcd,
+    /// A controller's reconciliation loop, for one of its objects.
+    Controller(String, Option<String>),
+}
+
+impl Detail {
+    fn from_pick(what: &str) -> Option<Detail> {
+        match what.split_once('/') {
+            _ if what == "scheduler" => Some(Detail::Scheduler(None)),
+            _ if what == "etcd" => Some(Detail::Etcd),
+            Some(("scheduler", pod)) => Some(Detail::Scheduler(Some(pod.to_string()))),
+            Some(("controller", name)) => Some(Detail::Controller(name.to_string(), None)),
+            _ => None,
+        }
+    }
+}
+
+/// The view opened from the map, drawn from the cluster as it is.
+fn detail_view(session: &Session, detail: &UseStateHandle<Option<Detail>>) -> Html {
+    let Some(open) = (**detail).clone() else { return html! {} };
+    let close = {
+        let detail = detail.clone();
+        Callback::from(move |()| detail.set(None))
+    };
+    let close_button = {
+        let close = close.clone();
+        html! { <button class="small" onclick={Callback::from(move |_: MouseEvent| close.emit(()))}>{"close"}</button> }
+    };
+    let cluster = &session.cluster;
+    let body = match &open {
+        Detail::Scheduler(pod) => {
+            let scheduler = cluster.component::<crate::scheduler::Scheduler>();
+            let table = scheduler.and_then(|s| match pod {
+                Some(key) => s.decision(key).cloned(),
+                None => s.decisions().last().cloned(),
+            });
+            let pods: Vec<String> =
+                scheduler.map(|s| s.decisions().rev().map(|t| t.pod.clone()).collect()).unwrap_or_default();
+            let chosen = table.as_ref().map(|t| t.pod.clone()).unwrap_or_default();
+            let on_pod = {
+                let detail = detail.clone();
+                Callback::from(move |e: Event| {
+                    if let Some(v) = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()) {
+                        detail.set(Some(Detail::Scheduler(Some(v))));
+                    }
+                })
+            };
+            html! {
+                <>
+                <header><h2>{"kube-scheduler: its decision for a pod"}</h2>
+                    if pods.len() > 1 {
+                        <label>{"pod "}<select id="scheduler-pod" onchange={on_pod}>
+                            { for pods.iter().map(|p| html! { <option value={p.clone()} selected={*p == chosen}>{p}</option> }) }
+                        </select></label>
+                    }
+                    {close_button}</header>
+                { match table {
+                    Some(table) => html! { <scheduler_view::SchedulerDecision {table} on_close={close} /> },
+                    None => html! { <p class="muted">{"The scheduler has placed no pod since the cluster started. Create one (kubectl run web --image=nginx) and its decision shows here."}</p> },
+                } }
+                </>
+            }
+        }
+        Detail::Etcd => html! {
+            <>
+            <header><h2>{"etcd: revision, keys and the latest writes"}</h2>{close_button}</header>
+            <etcd_view::EtcdPanel view={crate::views::etcd::etcd_view(cluster, 10)} />
+            </>
+        },
+        Detail::Controller(name, _object) => html! {
+            <>
+            <header><h2>{format!("{name}: its reconciliation loop")}</h2>{close_button}</header>
+            <p class="muted">{"observe → compare → act"}</p>
+            </>
+        },
+    };
+    html! { <section id="map-detail" class="panel map-detail" aria-label="Opened from the map">{body}</section> }
 }
 
 /// An object `kubectl edit` opened in the editor: what was asked for, and the text as opened
