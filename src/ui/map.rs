@@ -162,7 +162,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
     };
     html! {
         <figure class="map-figure" id="map-figure">
-            <svg id="map" class="map" viewBox={format!("0 0 {} {}", geo::WIDTH, n(height))} role="img"
+            <svg id="map" class="map" viewBox={format!("0 0 {} {}", geo::WIDTH, n(height))} role="group"
                 aria-labelledby="map-title map-desc" preserveAspectRatio="xMidYMin meet">
                 <title id="map-title">{"The cluster's architecture: kubectl, the control plane and the nodes"}</title>
                 <desc id="map-desc">{"Every component talks only to kube-apiserver; only kube-apiserver talks to etcd. Moving dots are requests and watch notifications."}</desc>
