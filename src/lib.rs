@@ -45,6 +45,7 @@ pub mod sim;
 pub mod sort;
 pub mod sorted_keys;
 pub mod userland;
+pub mod views;
 pub mod yaml;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,0 +1,4 @@
+//! View models the page draws: plain data read from the cluster and its record, never changing either.
+
+pub mod caption;
+pub mod sequence;
