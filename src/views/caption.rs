@@ -80,7 +80,7 @@ impl Subject {
 
 /// Upper-cases the first letter, except for names that are always written in lower case.
 fn capital(text: &str) -> String {
-    if text.starts_with("kube-") {
+    if ["kube-", "containerd", "etcd"].iter().any(|name| text.starts_with(name)) {
         return text.to_string();
     }
     let mut chars = text.chars();
@@ -221,13 +221,14 @@ pub fn runtime_step(cluster: &Cluster, entry: &Entry) -> Option<RuntimeStep> {
         "Pulled" if event.message.contains("already present") => (
             true,
             "image present".to_string(),
-            format!("{} already has image {}, so {pod} needs no pull.", capital(&runtime), image.unwrap_or("?")),
+            format!("{runtime} already has image {}, so {pod} needs no pull.", image.unwrap_or("?")),
         ),
-        "Pulled" => (
-            true,
-            "image pulled".to_string(),
-            format!("{} has pulled image {} for {pod}: {}.", capital(&runtime), image.unwrap_or("?"), inner(&event.message)),
-        ),
+        "Pulled" => {
+            // "Successfully pulled image "x" in 4.2s (4.2s including waiting). …"
+            let took = event.message.split_once("\" in ").and_then(|(_, r)| r.split([' ', '(']).next());
+            let took = took.map_or(String::new(), |t| format!(" in {t}"));
+            (true, "image pulled".to_string(), format!("{runtime} has pulled image {} for {pod}{took}.", image.unwrap_or("?")))
+        }
         "Created" => (
             false,
             format!("create container {container}"),
@@ -251,7 +252,7 @@ pub fn runtime_step(cluster: &Cluster, entry: &Entry) -> Option<RuntimeStep> {
         "Failed" if event.message.starts_with("Failed to pull") => (
             true,
             "pull failed".to_string(),
-            format!("{} could not pull the image for {pod}: {}.", capital(&runtime), inner(&event.message)),
+            format!("{runtime} could not pull the image for {pod}: {}.", inner(&event.message)),
         ),
         _ => return None,
     };
@@ -1006,7 +1007,12 @@ mod tests {
         for entry in s.cluster.record.since(the_write(&s) - 1) {
             let text = caption(&s.cluster, entry);
             assert!(text.ends_with('.'), "{text}");
-            assert!(text.chars().next().is_some_and(|c| c.is_uppercase()) || text.starts_with("kube-"), "{text}");
+            assert!(
+                text.chars().next().is_some_and(|c| c.is_uppercase())
+                    || text.starts_with("kube-")
+                    || text.starts_with("containerd"),
+                "{text}"
+            );
             assert!(!text.contains(".."), "{text}");
             assert!(!text.contains(" decides: "), "an apply's decisions all have sentences of their own: {text}");
         }
@@ -1057,6 +1063,18 @@ mod tests {
             matches!(&e.what, Happening::Request { kind: Kind::Node, path, .. } if path.ends_with("/status"))
         });
         assert!(heartbeats.iter().all(|c| *c));
+        // A kubelet posts its node's status every 5 minutes.
+        let mut later = applied();
+        later.execute(&Command::new("sleep 6m"));
+        let heartbeat = later
+            .cluster
+            .record
+            .entries()
+            .find(|e| matches!(&e.what, Happening::Request { kind: Kind::Node, path, .. } if path.ends_with("/status")))
+            .expect("a node status heartbeat");
+        assert!(is_chatter(&later.cluster, heartbeat));
+        let text = caption(&later.cluster, heartbeat);
+        assert!(text.starts_with("The kubelet on ") && text.contains(" is Ready (its status heartbeat)"), "{text}");
         // Nothing else in the chain from the write to Running is chatter.
         assert!(!is_chatter(&s.cluster, s.cluster.record.get(write).unwrap()));
         let others = is(&|e| {
