@@ -7,6 +7,7 @@ mod flow;
 pub mod lesson;
 pub mod manifest;
 pub mod panels;
+pub mod sequence;
 mod shortcuts;
 pub mod view;
 
