@@ -6,7 +6,7 @@
 //! Requests are solid arrows with filled heads, watch notifications dashed with open heads,
 //! writes to etcd thick, a component's own decision a note on its lane: never colour alone.
 
-use crate::views::sequence::{Sequence, SeqStep};
+use crate::views::sequence::{SeqStep, Sequence};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -136,10 +136,8 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
         let refused = step.label.contains(" ✗ ");
         let selected = props.selected == Some(step.seq);
         let classes = classes!("step", class, refused.then_some("refused"), selected.then_some("selected"));
-        let marker = match class {
-            "notify" => "url(#seq-open-head)",
-            _ => "url(#seq-head)",
-        };
+        // Each kind of arrow has its own head (markers do not take the line's colour everywhere).
+        let marker = if refused { "url(#seq-head-refused)".to_string() } else { format!("url(#seq-head-{class})") };
         let left = x1.min(x2);
         let room = ((width - left - 8.0) / CHAR_W) as usize;
         let text = cut(&step.label, room.min(LABEL_MAX));
@@ -212,12 +210,15 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
                 <svg id="sequence" role="img" aria-label={label} viewBox={format!("0 0 {width} {height}")}
                     preserveAspectRatio="xMidYMin meet" width="100%">
                     <defs>
-                        <marker id="seq-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                            <path d="M0,0 L10,5 L0,10 z" class="head" />
-                        </marker>
-                        <marker id="seq-open-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                            <path d="M0,0 L10,5 L0,10" class="open-head" />
-                        </marker>
+                        { for ["request", "store", "runtime", "refused", "notify"].iter().map(|kind| {
+                            let path = if *kind == "notify" { "M0,0 L10,5 L0,10" } else { "M0,0 L10,5 L0,10 z" };
+                            html! {
+                                <marker id={format!("seq-head-{kind}")} viewBox="0 0 10 10" refX="9" refY="5"
+                                    markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                                    <path d={path} class={classes!("head", *kind)} />
+                                </marker>
+                            }
+                        }) }
                     </defs>
                     { for heads }
                     { for arrows }

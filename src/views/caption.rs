@@ -227,7 +227,11 @@ pub fn runtime_step(cluster: &Cluster, entry: &Entry) -> Option<RuntimeStep> {
             // "Successfully pulled image "x" in 4.2s (4.2s including waiting). …"
             let took = event.message.split_once("\" in ").and_then(|(_, r)| r.split([' ', '(']).next());
             let took = took.map_or(String::new(), |t| format!(" in {t}"));
-            (true, "image pulled".to_string(), format!("{runtime} has pulled image {} for {pod}{took}.", image.unwrap_or("?")))
+            (
+                true,
+                "image pulled".to_string(),
+                format!("{runtime} has pulled image {} for {pod}{took}.", image.unwrap_or("?")),
+            )
         }
         "Created" => (
             false,
@@ -373,8 +377,7 @@ fn bound_to(cluster: &Cluster, entry: &Entry) -> Option<String> {
 }
 
 fn request(cluster: &Cluster, entry: &Entry) -> String {
-    let Happening::Request { method, verb, path, kind, namespace, name, code, failed_at, message } = &entry.what
-    else {
+    let Happening::Request { method, verb, path, kind, namespace, name, code, failed_at, message } = &entry.what else {
         return String::new();
     };
     let me = Subject::of(cluster, entry.actor);
@@ -573,7 +576,8 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
         if let Some((key, rest)) = rest.split_once(": ") {
             if let Some((reason, n)) = rest.rsplit_once(": delete ") {
                 let n = n.trim_end_matches(" active pods");
-                let why = if reason == "suspended" { "is suspended".to_string() } else { format!("is done ({reason})") };
+                let why =
+                    if reason == "suspended" { "is suspended".to_string() } else { format!("is done ({reason})") };
                 return format!(
                     "{me_words} saw Job {} {why}, so it deletes its {}",
                     short_key(key),
@@ -957,8 +961,9 @@ mod tests {
         let s = applied();
         let captions = captions_since(&s, the_write(&s));
         assert!(
-            captions.iter().any(|c| c.starts_with("The API server tells the ReplicaSet controller, through its watch on ReplicaSets, that ReplicaSet web-")
-                && c.ends_with(" was added.")),
+            captions.iter().any(|c| c.starts_with(
+                "The API server tells the ReplicaSet controller, through its watch on ReplicaSets, that ReplicaSet web-"
+            ) && c.ends_with(" was added.")),
             "{captions:#?}"
         );
         assert!(
@@ -973,8 +978,10 @@ mod tests {
     fn a_kubelet_reports_its_pod_running() {
         let s = applied();
         let captions = captions_since(&s, the_write(&s));
-        let running: Vec<&String> =
-            captions.iter().filter(|c| c.starts_with("The kubelet on") && c.contains(" is Running (1/1 ready)")).collect();
+        let running: Vec<&String> = captions
+            .iter()
+            .filter(|c| c.starts_with("The kubelet on") && c.contains(" is Running (1/1 ready)"))
+            .collect();
         assert_eq!(running.len(), 3, "{captions:#?}");
         assert!(running[0].contains("reports that pod web-"), "{}", running[0]);
     }
@@ -1037,7 +1044,14 @@ mod tests {
             assert!(labels.contains(&label), "{label} not in {labels:?}");
         }
         let pull = steps.iter().find(|r| r.label.starts_with("pull ")).unwrap();
-        assert!(pull.caption.starts_with(&format!("The kubelet on {} asks containerd on {} to pull image nginx:1.25 for pod web-", pull.node, pull.node)), "{}", pull.caption);
+        assert!(
+            pull.caption.starts_with(&format!(
+                "The kubelet on {} asks containerd on {} to pull image nginx:1.25 for pod web-",
+                pull.node, pull.node
+            )),
+            "{}",
+            pull.caption
+        );
     }
 
     #[test]
@@ -1059,9 +1073,8 @@ mod tests {
         assert!(!lease_news.is_empty() && lease_news.iter().all(|c| *c));
         let bindings = is(&|e| matches!(&e.what, Happening::Request { path, .. } if path.ends_with("/binding")));
         assert_eq!(bindings, [false, false, false]);
-        let heartbeats = all(&|e| {
-            matches!(&e.what, Happening::Request { kind: Kind::Node, path, .. } if path.ends_with("/status"))
-        });
+        let heartbeats =
+            all(&|e| matches!(&e.what, Happening::Request { kind: Kind::Node, path, .. } if path.ends_with("/status")));
         assert!(heartbeats.iter().all(|c| *c));
         // A kubelet posts its node's status every 5 minutes.
         let mut later = applied();

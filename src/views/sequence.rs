@@ -86,7 +86,7 @@ pub fn latest_write_tree(cluster: &Cluster, max: usize) -> Vec<&Entry> {
 }
 
 /// `entries` without the watch notifications no one in `entries` acted on.
-pub fn acted_on<'a>(entries: Vec<&'a Entry>) -> Vec<&'a Entry> {
+pub fn acted_on(entries: Vec<&Entry>) -> Vec<&Entry> {
     let causes: BTreeSet<Seq> = entries.iter().filter_map(|e| e.cause).collect();
     entries.into_iter().filter(|e| !matches!(e.what, Happening::Notify { .. }) || causes.contains(&e.seq)).collect()
 }
@@ -139,14 +139,16 @@ impl Lanes {
     fn component(&mut self, cluster: &Cluster, id: ComponentId) -> String {
         match cluster.component_role(id) {
             Some(Role::User) => self.add("kubectl".into(), |_, _| Place::User, "you (kubectl)".into()),
-            Some(Role::ApiServer) => self.add("kube-apiserver".into(), |_, _| Place::ApiServer, "kube-apiserver".into()),
-            Some(Role::Scheduler) => self.add("kube-scheduler".into(), |_, _| Place::Scheduler, "kube-scheduler".into()),
+            Some(Role::ApiServer) => {
+                self.add("kube-apiserver".into(), |_, _| Place::ApiServer, "kube-apiserver".into())
+            }
+            Some(Role::Scheduler) => {
+                self.add("kube-scheduler".into(), |_, _| Place::Scheduler, "kube-scheduler".into())
+            }
             Some(Role::Controller { name }) => self.add(name.clone(), |_, o| Place::Controller(o), name.clone()),
-            Some(Role::Kubelet { node }) => self.add(
-                format!("kubelet/{node}"),
-                |l, _| Place::Node(l.node(node), 0),
-                format!("kubelet {node}"),
-            ),
+            Some(Role::Kubelet { node }) => {
+                self.add(format!("kubelet/{node}"), |l, _| Place::Node(l.node(node), 0), format!("kubelet {node}"))
+            }
             Some(Role::KubeProxy { node }) => {
                 self.add(format!("kube-proxy/{node}"), |_, o| Place::KubeProxy(o), format!("kube-proxy {node}"))
             }
@@ -298,14 +300,12 @@ fn storage(cluster: &Cluster, entry: &Entry) -> Option<(String, String)> {
         k => format!("{} {name}", k.info().kind),
     };
     let ns = if kind.info().namespaced { namespace.as_str() } else { "" };
-    let key = if change.key.is_empty() { Etcd::key_for(kind.info().resource, ns, name) } else { change.key.to_string() };
+    let key =
+        if change.key.is_empty() { Etcd::key_for(kind.info().resource, ns, name) } else { change.key.to_string() };
     Some(match change.kind {
         ChangeKind::Put => (
             format!("put {key}"),
-            format!(
-                "The API server writes {object} to etcd under {key}; etcd's revision is now {}.",
-                change.revision
-            ),
+            format!("The API server writes {object} to etcd under {key}; etcd's revision is now {}.", change.revision),
         ),
         ChangeKind::Delete => (
             format!("delete {key}"),
@@ -397,7 +397,10 @@ mod tests {
         );
         // Lanes are drawn in the course's order, each node's kubelet beside its runtime.
         let lanes = keys(&seq);
-        assert_eq!(lanes[..6], ["kubectl", "kube-apiserver", "etcd", "deployment-controller", "replicaset-controller", "kube-scheduler"]);
+        assert_eq!(
+            lanes[..6],
+            ["kubectl", "kube-apiserver", "etcd", "deployment-controller", "replicaset-controller", "kube-scheduler"]
+        );
         for pair in lanes[6..].chunks(2) {
             let node = pair[0].strip_prefix("kubelet/").expect("a kubelet lane");
             assert_eq!(pair[1], format!("containerd/{node}"));
@@ -530,7 +533,12 @@ mod tests {
         let s = applied(3);
         let seq = sequence(&s.cluster, 5);
         assert_eq!(seq.steps.len(), 5);
-        assert!(seq.lanes.iter().all(|l| seq.steps.iter().any(|s| s.from == seq.lanes.iter().position(|x| x == l).unwrap() || s.to == seq.lanes.iter().position(|x| x == l).unwrap())));
+        assert!(seq.lanes.iter().all(|l| {
+            seq.steps.iter().any(|s| {
+                s.from == seq.lanes.iter().position(|x| x == l).unwrap()
+                    || s.to == seq.lanes.iter().position(|x| x == l).unwrap()
+            })
+        }));
         let fresh = Session::new(1);
         assert_eq!(sequence(&fresh.cluster, 100), Sequence::default());
     }
