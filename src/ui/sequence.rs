@@ -32,6 +32,9 @@ const ROW: f64 = 28.0;
 const CHAR_W: f64 = 6.7;
 /// Longest label, in characters, however much room there is.
 const LABEL_MAX: usize = 52;
+/// The smallest the diagram is drawn, against its viewBox: below, its box scrolls sideways
+/// rather than shrink the labels past reading (11px × 0.8).
+const MIN_SCALE: f64 = 0.8;
 /// Longest line of a lane title.
 const TITLE_MAX: usize = 16;
 
@@ -208,7 +211,8 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
         <div class="sequence-view">
             <div class="sequence-diagram">
                 <svg id="sequence" role="img" aria-label={label} viewBox={format!("0 0 {width} {height}")}
-                    preserveAspectRatio="xMidYMin meet" width="100%">
+                    preserveAspectRatio="xMidYMin meet" width="100%"
+                    style={format!("min-width: {}px", (width * MIN_SCALE).round())}>
                     <defs>
                         { for ["request", "store", "runtime", "refused", "notify"].iter().map(|kind| {
                             let path = if *kind == "notify" { "M0,0 L10,5 L0,10" } else { "M0,0 L10,5 L0,10 z" };
