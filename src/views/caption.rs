@@ -433,6 +433,17 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
         ("update" | "patch", Some("scale"), _) => {
             format!("{} the API server to scale {object}", me.says("asks"))
         }
+        ("update" | "patch", None, Kind::Node) if cordoning(cluster, entry).is_some() => {
+            match cordoning(cluster, entry) {
+                Some(true) => {
+                    format!("{} the API server to cordon {object}, marking it unschedulable", me.says("asks"))
+                }
+                _ => format!(
+                    "{} the API server to uncordon {object}, so pods can be scheduled there again",
+                    me.says("asks")
+                ),
+            }
+        }
         ("update", _, _) => format!("{} the API server to update {object}", me.says("asks")),
         ("patch", _, _) => format!("{} the API server to patch {object}", me.says("asks")),
         ("delete", _, _) => format!("{} the API server to delete {object}", me.says("asks")),
@@ -470,6 +481,14 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
     } else {
         format!("{asked}, and the API server {done}")
     }
+}
+
+/// Whether a write to a node cordoned it (true) or uncordoned it (false), if it did either.
+fn cordoning(cluster: &Cluster, entry: &Entry) -> Option<bool> {
+    let change = stored_change(cluster, entry)?;
+    let now = change.value.as_node()?.spec.unschedulable;
+    let before = change.prev.as_ref().and_then(|p| p.as_node()).is_some_and(|n| n.spec.unschedulable);
+    (now != before).then_some(now)
 }
 
 /// The node the scheduler picked for the binding `entry` sends, from the decision it follows.
@@ -598,7 +617,7 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
                 rest.strip_prefix("replicas changed to ").and_then(|r| r.strip_suffix(": scaling proportionally"))
             {
                 return format!(
-                    "{me_words} saw Deployment {}'s replicas change to {want} in the middle of a rollout, so it scales its ReplicaSets in proportion",
+                    "{me_words} saw Deployment {} now wants {want} replicas, so it resizes its ReplicaSets (in proportion, when a rollout has several)",
                     short_key(key)
                 );
             }
@@ -684,8 +703,17 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
     if let Some(rest) = text.strip_prefix("deleting ") {
         if let Some((what, reason)) = rest.split_once(": ") {
             if let Some((singular, name)) = what.split_once('/') {
-                let reason = reason.strip_prefix("its owner").map_or(reason.to_string(), |r| format!("the owner{r}"));
-                return format!("{me_words} saw that {reason} for {singular} {name}, so it deletes the {singular}");
+                let kind = Kind::ALL.iter().copied().find(|k| k.info().singular == singular);
+                let word: &str = match kind {
+                    Some(k) => kind_word(k),
+                    None => singular,
+                };
+                let object = format!("{word} {name}");
+                let reason = match reason.strip_prefix("its owner") {
+                    Some(rest) => format!("the owner of {object}{rest}"),
+                    None => format!("{object}: {reason}"),
+                };
+                return format!("{me_words} saw that {reason}, so it deletes the {word}");
             }
         }
         // Namespace controller: deleting {n} {what} in namespace {ns}
@@ -1095,5 +1123,60 @@ mod tests {
                 || matches!(&e.what, Happening::Decision { .. })
         });
         assert!(others.iter().all(|c| !*c));
+    }
+
+    #[test]
+    fn the_decisions_of_common_stories_all_have_sentences_of_their_own() {
+        let mut s = applied();
+        for line in [
+            "kubectl expose deployment web --port=80",
+            "kubectl scale deployment web --replicas=5",
+            "sim settle",
+            "kubectl scale deployment web --replicas=2",
+            "sim settle",
+            "kubectl create job hello --image=busybox -- echo hi",
+            "sim settle",
+            "kubectl cordon worker-1",
+            "kubectl cordon worker-2",
+            "kubectl cordon worker-3",
+            "kubectl create deployment stuck --image=nginx:1.25",
+            "sim settle",
+            "kubectl uncordon worker-1",
+            "kubectl uncordon worker-2",
+            "kubectl uncordon worker-3",
+            "sim settle",
+            "kubectl delete deployment stuck",
+            "sim settle",
+            "sim node stop worker-2",
+            "sleep 7m",
+            "sim node start worker-2",
+            "sim settle",
+        ] {
+            s.execute(&Command::new(line));
+        }
+        let mut fallbacks = Vec::new();
+        for entry in s.cluster.record.entries() {
+            let text = caption(&s.cluster, entry);
+            assert!(text.ends_with('.'), "{text}");
+            if text.contains(" decides: ") {
+                fallbacks.push(text);
+            }
+        }
+        fallbacks.sort();
+        fallbacks.dedup();
+        assert!(fallbacks.is_empty(), "{fallbacks:#?}");
+        let all: Vec<String> = s.cluster.record.entries().map(|e| caption(&s.cluster, e)).collect();
+        let has = |needle: &str| all.iter().any(|c| c.contains(needle));
+        assert!(has("You (kubectl) ask the API server to cordon node worker-1, marking it unschedulable"));
+        assert!(has("You (kubectl) ask the API server to uncordon node worker-1"));
+        assert!(has("The scheduler found no node for pod stuck-"));
+        assert!(has("The garbage collector saw that the owner of ReplicaSet stuck-"));
+        assert!(has("The node lifecycle controller heard no heartbeat from node worker-2 for "));
+        assert!(has("The Job controller saw Job hello wants 1 active pod and has 0, so it creates 1."));
+        assert!(has(
+            "The DaemonSet controller saw 4 nodes without the pod DaemonSet kube-system/kube-proxy wants there"
+        ));
+        assert!(has("The ReplicaSet controller compared web-"));
+        assert!(has("'s 2 wanted pods with the 5 it has and deletes 3."));
     }
 }
