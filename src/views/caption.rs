@@ -498,14 +498,18 @@ fn picked_node(cluster: &Cluster, entry: &Entry) -> Option<String> {
     text.rsplit_once("; picked ").map(|(_, node)| node.trim().to_string())
 }
 
-/// "3 pods exist, 1 of them ready" for the workloads whose status says so.
+fn pods_exist(n: i32) -> String {
+    if n == 1 { "1 pod exists".into() } else { format!("{n} pods exist") }
+}
+
+/// "3 pods exist, 1 ready and 1 available" for the workloads whose status says so.
 fn status_summary(object: Option<&Object>) -> Option<String> {
     let object = object?;
     if let Some(rs) = object.as_replica_set() {
         let st = &rs.status;
         return Some(format!(
-            "{} pods exist, {} ready and {} available",
-            st.replicas,
+            "{}, {} ready and {} available",
+            pods_exist(st.replicas),
             st.ready_replicas.unwrap_or(0),
             st.available_replicas.unwrap_or(0)
         ));
@@ -513,8 +517,8 @@ fn status_summary(object: Option<&Object>) -> Option<String> {
     if let Some(d) = object.as_deployment() {
         let st = &d.status;
         return Some(format!(
-            "{} pods exist, {} up to date and {} available",
-            st.replicas.unwrap_or(0),
+            "{}, {} up to date and {} available",
+            pods_exist(st.replicas.unwrap_or(0)),
             st.updated_replicas.unwrap_or(0),
             st.available_replicas.unwrap_or(0)
         ));

@@ -542,4 +542,26 @@ mod tests {
         let fresh = Session::new(1);
         assert_eq!(sequence(&fresh.cluster, 100), Sequence::default());
     }
+
+    #[test]
+    fn deleting_a_pod_draws_its_container_stopped_and_its_key_deleted_from_etcd() {
+        let mut s = applied(1);
+        let pod = s.cluster.objects(Kind::Pod, "default")[0].name().to_string();
+        s.execute(&Command::new(&format!("kubectl delete pod {pod} --wait=false")));
+        s.execute(&Command::new("sim settle"));
+        let seq = sequence(&s.cluster, 500);
+        let labels: Vec<&str> = seq.steps.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels[0], format!("DELETE pods/{pod}"));
+        assert_eq!(labels[1], format!("put /registry/pods/default/{pod}"), "marked for deletion first");
+        assert!(
+            seq.steps[0]
+                .caption
+                .ends_with(&format!("marked it for deletion in etcd at revision {}.", seq.steps[0].revision))
+        );
+        let at = |l: &str| labels.iter().position(|x| *x == l).unwrap_or_else(|| panic!("{l} not in {labels:#?}"));
+        assert!(at("want 1, have 0: create 1") < at("stop container nginx"));
+        assert!(at("stop container nginx") < at(&format!("delete /registry/pods/default/{pod}")));
+        // The replacement runs at the end.
+        assert!(at("stop container nginx") < at("start container nginx"));
+    }
 }
