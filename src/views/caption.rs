@@ -301,24 +301,24 @@ pub fn caption_wave(cluster: &Cluster, entries: &[&Entry]) -> String {
             _ => None,
         })
         .collect();
-    match notes.as_slice() {
-        [] => entries.first().map(|e| caption(cluster, e)).unwrap_or_default(),
-        [(one, _)] => caption(cluster, one),
-        [(first, _), ..] => {
-            let Happening::Notify { event, kind, namespace, name, .. } = &first.what else { unreachable!() };
-            let names: Vec<String> = notes.iter().map(|(_, to)| who(cluster, *to)).collect();
-            let listed = match names.len() {
-                2 => format!("{} and {}", names[0], names[1]),
-                3 => format!("{}, {} and {}", names[0], names[1], names[2]),
-                n => format!("{}, {} and {} others", names[0], names[1], n - 2),
-            };
-            let object = object_words(*kind, namespace, name);
-            full_stop(format!(
-                "The API server tells {listed}, through their watches, that {}",
-                news(cluster, first, *event, &object)
-            ))
-        }
-    }
+    let first = match notes.as_slice() {
+        [] => return entries.first().map(|e| caption(cluster, e)).unwrap_or_default(),
+        [(one, _)] => return caption(cluster, one),
+        [(first, _), ..] => *first,
+    };
+    let Happening::Notify { event, kind, namespace, name, .. } = &first.what else { return caption(cluster, first) };
+    let names: Vec<String> = notes.iter().map(|(_, to)| who(cluster, *to)).collect();
+    let listed = match names.as_slice() {
+        [a, b] => format!("{a} and {b}"),
+        [a, b, c] => format!("{a}, {b} and {c}"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} others", rest.len()),
+        _ => names.join(""),
+    };
+    let object = object_words(*kind, namespace, name);
+    full_stop(format!(
+        "The API server tells {listed}, through their watches, that {}",
+        news(cluster, first, *event, &object)
+    ))
 }
 
 /// Which watch: "its watch on ReplicaSets", "its watch on the pods of worker-2".
@@ -406,7 +406,7 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
         }
         ("create", Some("eviction"), _) => format!("{} the API server to evict {object}", me.says("asks")),
         ("create", _, Kind::Event) | ("update" | "patch", _, Kind::Event) => {
-            return event_written(cluster, &me, verb, written.as_deref(), name, *code);
+            return event_written(&me, verb, written.as_deref(), name, *code);
         }
         ("update" | "patch", _, Kind::Lease) if kubelet_node.is_some() => {
             format!("{} its node's Lease {name}, the heartbeat that says the kubelet is alive", me.says("renews"))
@@ -526,8 +526,7 @@ fn status_summary(object: Option<&Object>) -> Option<String> {
     None
 }
 
-fn event_written(cluster: &Cluster, me: &Subject, verb: &str, event: Option<&Object>, name: &str, code: u16) -> String {
-    let _ = cluster;
+fn event_written(me: &Subject, verb: &str, event: Option<&Object>, name: &str, code: u16) -> String {
     let records = if verb == "create" { me.says("records") } else { me.says("updates") };
     let Some(event) = event.and_then(|o| o.as_event()) else {
         return if code >= 400 || code == 0 {

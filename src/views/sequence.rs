@@ -247,8 +247,8 @@ pub fn sequence(cluster: &Cluster, limit: usize) -> Sequence {
         .map(|(i, d)| SeqStep {
             n: i + 1,
             seq: d.seq,
-            from: index[&d.from],
-            to: index[&d.to],
+            from: index.get(&d.from).copied().unwrap_or(0),
+            to: index.get(&d.to).copied().unwrap_or(0),
             label: d.label,
             caption: d.caption,
             revision: d.revision,
@@ -339,7 +339,10 @@ fn decision_label(text: &str) -> String {
 pub fn describe(seq: &Sequence) -> Vec<String> {
     seq.steps
         .iter()
-        .map(|s| format!("{:>3}. {} → {}: {}", s.n, seq.lanes[s.from].key, seq.lanes[s.to].key, s.label))
+        .map(|s| {
+            let key = |i: usize| seq.lanes.get(i).map_or("?", |l| l.key.as_str());
+            format!("{:>3}. {} → {}: {}", s.n, key(s.from), key(s.to), s.label)
+        })
         .collect()
 }
 
