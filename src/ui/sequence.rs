@@ -174,10 +174,13 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
     });
 
     let count = seq.steps.len();
+    // Each step's entry, revision and number, shared by every item's key handler.
+    let order: std::rc::Rc<Vec<(u64, i64, usize)>> =
+        std::rc::Rc::new(seq.steps.iter().map(|s| (s.seq, s.revision, s.n)).collect());
     let items = seq.steps.iter().enumerate().map(|(i, step)| {
         let selected = props.selected == Some(step.seq);
         let onkeydown = {
-            let (on_select, steps) = (props.on_select.clone(), seq.steps.clone());
+            let (on_select, order) = (props.on_select.clone(), order.clone());
             Callback::from(move |e: KeyboardEvent| {
                 let to = match e.key().as_str() {
                     "ArrowDown" | "ArrowRight" if i + 1 < count => i + 1,
@@ -187,9 +190,9 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
                     _ => return,
                 };
                 e.prevent_default();
-                if let Some(next) = steps.get(to) {
-                    on_select.emit((next.seq, next.revision));
-                    focus_step(next.n);
+                if let Some(&(seq, revision, n)) = order.get(to) {
+                    on_select.emit((seq, revision));
+                    focus_step(n);
                 }
             })
         };
