@@ -156,7 +156,7 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
             let dir = if x2 > x1 { -1.0 } else { 1.0 };
             html! {
                 <>
-                    <line class="arrow" x1={x1.to_string()} y1={y.to_string()} x2={(x2 + dir * 2.0).to_string()} y2={y.to_string()}
+                    <line class="arrow" x1={x1.to_string()} y1={y.to_string()} x2={(x2 + dir * 1.5).to_string()} y2={y.to_string()}
                         marker-end={marker} />
                     <text class="label" x={(left + 6.0).to_string()} y={(y - 5.0).to_string()}>{text}</text>
                 </>
@@ -221,7 +221,7 @@ pub fn sequence_view(props: &SequenceProps) -> Html {
                             let path = if *kind == "notify" { "M0,0 L10,5 L0,10" } else { "M0,0 L10,5 L0,10 z" };
                             html! {
                                 <marker id={format!("seq-head-{kind}")} viewBox="0 0 10 10" refX="9" refY="5"
-                                    markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                                    markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse">
                                     <path d={path} class={classes!("head", *kind)} />
                                 </marker>
                             }
