@@ -196,6 +196,8 @@ pub struct RuntimeStep {
     /// Short, for the arrow: "pull nginx:1.25", "start container nginx".
     pub label: String,
     pub caption: String,
+    /// The Event's reason: `Pulling`, `Pulled`, `Created`, `Started`, `Killing`, …
+    pub reason: String,
 }
 
 /// The runtime work behind a kubelet's Event write, if it reports some.
@@ -260,7 +262,7 @@ pub fn runtime_step(cluster: &Cluster, entry: &Entry) -> Option<RuntimeStep> {
         ),
         _ => return None,
     };
-    Some(RuntimeStep { node: node.clone(), answer, label, caption })
+    Some(RuntimeStep { node: node.clone(), answer, label, caption, reason: event.reason.clone() })
 }
 
 /// `spec.containers{nginx}` → `nginx`.
@@ -406,6 +408,10 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
         }
         ("create", Some("eviction"), _) => format!("{} the API server to evict {object}", me.says("asks")),
         ("create", _, Kind::Event) | ("update" | "patch", _, Kind::Event) => {
+            // A kubelet's Event tells what its runtime did: say that, and that it is recorded.
+            if let Some(step) = runtime_step(cluster, entry) {
+                return format!("{}; the kubelet records it as a {} Event", inner(&step.caption), step.reason);
+            }
             return event_written(&me, verb, written.as_deref(), name, *code);
         }
         ("update" | "patch", _, Kind::Lease) if kubelet_node.is_some() => {
@@ -1075,6 +1081,7 @@ mod tests {
             assert!(labels.contains(&label), "{label} not in {labels:?}");
         }
         let pull = steps.iter().find(|r| r.label.starts_with("pull ")).unwrap();
+        assert_eq!(pull.reason, "Pulling");
         assert!(
             pull.caption.starts_with(&format!(
                 "The kubelet on {} asks containerd on {} to pull image nginx:1.25 for pod web-",
@@ -1083,6 +1090,20 @@ mod tests {
             "{}",
             pull.caption
         );
+    }
+
+    #[test]
+    fn a_kubelets_event_is_told_as_what_its_runtime_did() {
+        let s = applied();
+        let captions = captions_since(&s, the_write(&s));
+        let started: Vec<&String> = captions.iter().filter(|c| c.contains(" start container nginx")).collect();
+        assert_eq!(started.len(), 3, "{captions:#?}");
+        assert!(started[0].starts_with("The kubelet on worker-"), "{}", started[0]);
+        assert!(started[0].ends_with("; the kubelet records it as a Started Event."), "{}", started[0]);
+        // Other components' Events say what they record.
+        assert!(captions.iter().any(|c| c.starts_with("The scheduler records an Event on pod web-")
+            && c.contains(": Successfully assigned default/web-")
+            && c.ends_with(" (Scheduled).")));
     }
 
     #[test]
