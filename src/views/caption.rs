@@ -243,7 +243,7 @@ pub fn runtime_step(cluster: &Cluster, entry: &Entry) -> Option<RuntimeStep> {
         "Started" => (
             false,
             format!("start container {container}"),
-            format!("{kubelet} has {runtime} start container {container}: {pod} is running it."),
+            format!("{kubelet} has {runtime} start container {container} of {pod}: the container is running."),
         ),
         "Killing" => (
             false,
