@@ -392,7 +392,7 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
     };
     // What was asked, as "<Subject> <verb> …".
     let asked = match (*verb, sub, *kind) {
-        ("get", _, _) => format!("{} {object} from the API server", me.says("reads")),
+        ("get", _, _) => format!("{} the API server for {object}", me.says("asks")),
         ("list", _, _) => {
             let within = if namespace.is_empty() { String::new() } else { format!(" in namespace {namespace}") };
             format!("{} {}{within} from the API server", me.says("lists"), kind_plural(*kind))
@@ -451,6 +451,9 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
             }
         }
         ("update", _, _) => format!("{} the API server to update {object}", me.says("asks")),
+        ("patch", _, _) if path.contains("force=") => {
+            format!("{} the API server to apply {object} (server-side apply)", me.says("asks"))
+        }
         ("patch", _, _) => format!("{} the API server to patch {object}", me.says("asks")),
         ("delete", _, _) => format!("{} the API server to delete {object}", me.says("asks")),
         ("create", _, _) => format!("{} the API server to create {object}", me.says("asks")),
@@ -459,6 +462,9 @@ fn request(cluster: &Cluster, entry: &Entry) -> String {
     // How it ended.
     if *code == 0 && failed_at.is_some() {
         return format!("{asked}, but the connection was refused: the API server cannot serve without etcd");
+    }
+    if *code == 404 && *verb == "get" {
+        return format!("{asked}; there is none ({code}: {})", inner(message));
     }
     if let Some(stage) = failed_at {
         return if message.is_empty() {
@@ -1060,6 +1066,37 @@ mod tests {
             assert!(!text.contains(".."), "{text}");
             assert!(!text.contains(" decides: "), "an apply's decisions all have sentences of their own: {text}");
         }
+    }
+
+    #[test]
+    fn an_apply_looks_its_objects_up_first_and_a_server_side_apply_says_so() {
+        let mut s = Session::new(1);
+        let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: \"1\"\n";
+        let script = format!(
+            "kubectl apply -f - <<EOF\n{yaml}EOF\n$ kubectl apply --server-side -f - <<EOF\n{}EOF\n",
+            yaml.replace("\"1\"", "\"2\"")
+        );
+        for command in crate::shell::parse_script(&script) {
+            s.execute(&command);
+        }
+        let said: Vec<String> = s
+            .cluster
+            .record
+            .entries()
+            .filter(|e| e.actor == ComponentId::USER)
+            .map(|e| caption(&s.cluster, e))
+            .collect();
+        assert_eq!(
+            said[0],
+            "You (kubectl) ask the API server for ConfigMap settings; there is none (404: configmaps \"settings\" not found)."
+        );
+        assert!(said[1].starts_with("You (kubectl) ask the API server to create ConfigMap settings; it passed"));
+        assert!(
+            said.iter().any(|c| c.starts_with(
+                "You (kubectl) ask the API server to apply ConfigMap settings (server-side apply); it passed"
+            )),
+            "{said:#?}"
+        );
     }
 
     #[test]
