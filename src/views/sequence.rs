@@ -450,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_request_draws_one_arrow_with_its_refusal_and_no_etcd_lane() {
+    fn a_refused_request_draws_one_arrow_labelled_with_its_refusal_and_no_put() {
         let mut s = Session::new(1);
         s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=1"));
         s.execute(&Command::new("sim settle"));
