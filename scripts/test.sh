@@ -4,7 +4,8 @@
 #
 #   1. setup    scripts/setup.sh: tools present, or installed
 #   2. native   cargo test --all-targets, then the doc tests
-#   3. browser  cargo test --target wasm32-unknown-unknown --test web, in headless chromium
+#   3. browser  cargo test --target wasm32-unknown-unknown --test web --test web_…, in headless
+#               chromium: every tests/web*.rs (the page, and each panel mounted alone)
 #               (wasm-bindgen-test-runner + chromedriver; chrome flags in webdriver.json)
 #   4. bundle   trunk build --release --offline into dist/, with relative asset URLs
 #               (Trunk.toml public_url = "./"), so dist/ works from any subpath, and .gz/.br
@@ -15,7 +16,9 @@
 #               Slow 4G ("load: slow4g_fcp_ms=… slow4g_interactive_ms=…", tests/e2e/load.mjs),
 #               first-interactive time and frame times with 1,000 pods on 50 nodes, printed
 #               as "perf: p95_frame_ms=… first_interactive_ms=…" (recorded; fails only when
-#               grossly off; skipped with E2E_SMOKE_ONLY)
+#               grossly off; skipped with E2E_SMOKE_ONLY); before it, node tests/e2e/story.mjs:
+#               the example applied at the teaching pace on a fake clock, the chain's hops in
+#               causal order, one screenshot per hop in tests/e2e/screenshots/story/
 #   6. sizes    the release bundle's wasm + js, raw, gzip -9 and brotli 11 (its .br copies)
 #
 # Usage: bash scripts/test.sh
@@ -107,11 +110,14 @@ count_results "$LOG_DIR/native.log"
 end_stage
 
 # ------------------------------------------------------------------------------------------
-begin_stage browser "cargo test --target $WASM_TARGET --test web (headless chromium)"
+# Every browser suite: tests/web.rs (the whole page) and tests/web_*.rs (a panel mounted alone).
+browser_tests=()
+for f in tests/web*.rs; do browser_tests+=(--test "$(basename "$f" .rs)"); done
+begin_stage browser "cargo test --target $WASM_TARGET ${browser_tests[*]} (headless chromium)"
 : >"$LOG_DIR/browser.log"
 # CHROMEDRIVER (from env.sh) makes wasm-bindgen-test-runner drive chromium through
 # chromedriver; it reads the chrome flags from webdriver.json in the repo root.
-logged cargo test --target "$WASM_TARGET" --test web
+logged cargo test --target "$WASM_TARGET" "${browser_tests[@]}"
 count_results "$LOG_DIR/browser.log"
 end_stage
 
@@ -127,6 +133,8 @@ begin_stage e2e "node tests/e2e/subpath.mjs${E2E_SMOKE_ONLY:+ (E2E_SMOKE_ONLY=$E
 logged node tests/e2e/subpath.mjs
 passed=$((passed + 1))
 if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
+  logged node tests/e2e/story.mjs
+  passed=$((passed + 1))
   logged node tests/e2e/perf.mjs
   passed=$((passed + 1))
 fi

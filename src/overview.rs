@@ -170,43 +170,9 @@ pub struct ChainStep {
 /// A watch notification nobody acted on (a garbage collector told of a new Deployment it has
 /// nothing to do with) is left out: the chain is the notifications that woke someone to act.
 pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
-    let is_write = |e: &crate::record::Entry| {
-        e.actor == ComponentId::USER
-            && matches!(&e.what, Happening::Request { verb, code, .. }
-                if matches!(*verb, "create" | "update" | "patch" | "delete") && *code < 400)
-    };
-    let Some(last) = cluster.record.entries().rev().find(|e| is_write(e)) else { return Vec::new() };
-    // One command's writes all happen at one virtual instant (a manifest with a Deployment
-    // and a Service is two writes): follow them all.
-    let first = cluster
-        .record
-        .entries()
-        .rev()
-        .skip_while(|e| e.seq > last.seq)
-        .take_while(|e| e.time == last.time)
-        .filter(|e| is_write(e))
-        .last();
-    let start = first.map_or(last.seq, |e| e.seq);
-    let mut tree = std::collections::BTreeSet::new();
-    let mut chain = Vec::new();
     // Looks further than `limit`: the notifications left out make room.
-    for entry in cluster.record.since(start.saturating_sub(1)) {
-        if chain.len() >= limit.saturating_mul(8) {
-            break;
-        }
-        let root = is_write(entry) && entry.time == last.time;
-        if root || entry.cause.is_some_and(|c| tree.contains(&c)) {
-            tree.insert(entry.seq);
-            chain.push(entry);
-        }
-    }
-    let acted_on = crate::sort::btree_set(chain.iter().filter_map(|e| e.cause));
-    chain
-        .into_iter()
-        .filter(|e| !matches!(e.what, Happening::Notify { .. }) || acted_on.contains(&e.seq))
-        .take(limit)
-        .map(|e| caption(cluster, e))
-        .collect()
+    let tree = crate::views::sequence::latest_write_tree(cluster, limit.saturating_mul(8));
+    crate::views::sequence::acted_on(tree).into_iter().take(limit).map(|e| caption(cluster, e)).collect()
 }
 
 fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {

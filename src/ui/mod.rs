@@ -9,6 +9,7 @@ pub mod manifest;
 pub mod map;
 pub mod panels;
 pub mod scheduler_view;
+pub mod sequence;
 mod shortcuts;
 pub mod view;
 
@@ -763,6 +764,16 @@ pub fn app(props: &AppProps) -> Html {
             }
         })
     };
+    // A step chosen in the sequence diagram: its hop travels the map again, and the page shows
+    // the cluster as etcd held it at that step's revision.
+    let on_sequence_select = {
+        let (spotlight, past, playing) = (spotlight.clone(), past.clone(), playing.clone());
+        Callback::from(move |(seq, revision): (u64, i64)| {
+            spotlight.set(Some(seq));
+            playing.set(false);
+            past.set(Some(revision));
+        })
+    };
     let on_now = {
         let past = past.clone();
         Callback::from(move |_: MouseEvent| past.set(None))
@@ -772,7 +783,7 @@ pub fn app(props: &AppProps) -> Html {
     // reads this mark as "time to first interactive cluster".
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let snap = view::snapshot_at(&session.borrow(), *past);
-    let board = Rc::new(crate::views::map::board(&session.borrow().cluster));
+    let board = Rc::new(crate::views::map::board_at(&session.borrow().cluster, *past));
     // A click on the map: a pod opens in the inspector; the scheduler, etcd or a controller's
     // lane opens its own view under the map.
     let on_pick = {
@@ -884,9 +895,6 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(view) = (*inspected).clone() {
                         <Inspector {view} on_close={on_close_inspector} on_refresh={on_refresh_inspector} on_open={open_inspector.clone()} />
                     }
-                    if let Some(chain) = (*following).clone() {
-                        <FollowChain {chain} on_close={on_unfollow} on_step={on_follow_step} />
-                    }
                     <h2 id="control-plane-title">{"Control plane "}
                         <button id="follow-apply" class="small" onclick={on_follow}
                             title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
@@ -895,6 +903,14 @@ pub fn app(props: &AppProps) -> Html {
                         board={board} speed={*speed} teaching={*teaching} slow_motion={*presenter}
                         spotlight={*spotlight} on_pick={on_pick} />
                     <map::MapLegend />
+                    if let Some(chain) = (*following).clone() {
+                        <FollowChain {chain} on_close={on_unfollow} on_step={on_follow_step} />
+                        <section class="panel sequence-panel" aria-label="The followed apply as a sequence diagram">
+                            <h2>{"The sequence of the last apply "}<span class="muted">{"(choose a step: the map lights its hop and shows the cluster as it was)"}</span></h2>
+                            <sequence::SequenceView sequence={crate::views::sequence::sequence(&session.borrow().cluster, 160)}
+                                selected={*spotlight} on_select={on_sequence_select} />
+                        </section>
+                    }
                     {detail_panel}
                     <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
                     <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />

@@ -635,9 +635,29 @@ pub struct Board {
 
 /// The board for the cluster as it is.
 pub fn board(cluster: &crate::cluster::Cluster) -> Board {
+    board_at(cluster, None)
+}
+
+/// The board for the cluster as it is, or with its nodes and pods as etcd held them at an
+/// earlier revision (a step of a followed chain, the time-travel scrubber).
+pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     use crate::api::Kind;
     use crate::kubectl::printers;
     let view = crate::overview::control_plane(cluster);
+    let history = past.and_then(|rev| cluster.api().etcd().snapshot_at(rev).ok());
+    let objects = |kind: Kind| -> Vec<std::sync::Arc<crate::api::Object>> {
+        match &history {
+            None => cluster.objects(kind, ""),
+            Some(state) => {
+                let prefix = format!("/registry/{}/", kind.info().resource);
+                state
+                    .range(prefix.clone()..)
+                    .take_while(|(k, _)| k.starts_with(&prefix))
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            }
+        }
+    };
     // A controller has a lane once it has acted: written through the API or decided something
     // the record keeps, or has work queued.
     let mut acted = std::collections::BTreeSet::new();
@@ -668,7 +688,7 @@ pub fn board(cluster: &crate::cluster::Cluster) -> Board {
         .collect();
     let mut on_node: std::collections::BTreeMap<String, Vec<PodMark>> = std::collections::BTreeMap::new();
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for object in cluster.objects(Kind::Pod, "") {
+    for object in objects(Kind::Pod) {
         let Some(pod) = object.as_pod() else { continue };
         if pod.spec.node_name.is_empty() {
             continue;
@@ -689,8 +709,7 @@ pub fn board(cluster: &crate::cluster::Cluster) -> Board {
             restarts: summary.restarts,
         });
     }
-    let nodes: Vec<NodeView> = cluster
-        .objects(Kind::Node, "")
+    let nodes: Vec<NodeView> = objects(Kind::Node)
         .iter()
         .filter_map(|o| o.as_node())
         .map(|n| {
@@ -728,7 +747,7 @@ pub fn board(cluster: &crate::cluster::Cluster) -> Board {
         layout: layout(&spec),
         request,
         refusal,
-        revision: view.revision,
+        revision: past.filter(|_| history.is_some()).unwrap_or(view.revision),
         keys: view.keys,
         waiting: view.waiting,
         scheduler_last: view.scheduler_decisions.first().cloned().unwrap_or_default(),
@@ -922,5 +941,18 @@ mod tests {
         assert_eq!(unique.len(), glyphs.len());
         assert_eq!(pod_look("CrashLoopBackOff", false), ("failed", "!"));
         assert_eq!(pod_look("ContainerCreating", false), ("creating", "◐"));
+    }
+
+    #[test]
+    fn the_board_at_an_earlier_revision_shows_the_pods_as_they_were() {
+        let mut s = Session::new(1);
+        let before = s.cluster.api().etcd().revision();
+        s.execute(&Command::new("kubectl run web --image=nginx:1.25"));
+        s.execute(&Command::new("sim settle"));
+        let now = board(&s.cluster);
+        assert!(now.nodes.iter().flat_map(|n| &n.pods).any(|p| p.name == "web"));
+        let then = board_at(&s.cluster, Some(before));
+        assert!(then.nodes.iter().flat_map(|n| &n.pods).all(|p| p.name != "web"));
+        assert_eq!(then.revision, before);
     }
 }
