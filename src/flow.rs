@@ -177,6 +177,8 @@ pub struct Flow {
     caption: String,
     /// Background entries passed over at the teaching pace since the last departure.
     passed_over: u64,
+    /// etcd's revision after the entry of the latest departure.
+    revision: Option<i64>,
 }
 
 impl Flow {
@@ -190,6 +192,7 @@ impl Flow {
             last_wave: None,
             caption: String::new(),
             passed_over: 0,
+            revision: None,
         }
     }
 
@@ -241,6 +244,9 @@ impl Flow {
                 self.caption = message.caption.clone();
                 self.passed_over = 0;
             }
+            if let Some(e) = cluster.record.get(hop.id) {
+                self.revision = Some(self.revision.map_or(e.revision, |r| r.max(e.revision)));
+            }
             self.last_wave = hop.wave;
             self.queue.pop_front();
             self.last_departure = at;
@@ -280,6 +286,12 @@ impl Flow {
     /// The sentence of the latest hop to leave (at the teaching pace, the one on the map).
     pub fn caption(&self) -> &str {
         &self.caption
+    }
+
+    /// etcd's revision as of the latest hop to leave: at the teaching pace the page draws the
+    /// cluster as it was then, not as the simulation, a step ahead, already has it.
+    pub fn revision(&self) -> Option<i64> {
+        self.revision
     }
 
     /// Background entries (Events, heartbeats) the teaching pace passed over since its last

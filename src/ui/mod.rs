@@ -783,7 +783,14 @@ pub fn app(props: &AppProps) -> Html {
     // reads this mark as "time to first interactive cluster".
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let snap = view::snapshot_at(&session.borrow(), *past);
-    let board = Rc::new(crate::views::map::board_at(&session.borrow().cluster, *past));
+    // At the teaching pace the map shows the cluster as of the hop on it: the simulation is a
+    // step ahead, and the picture must not give away what the story has not told yet.
+    let shown = match *past {
+        Some(rev) => Some(rev),
+        None if *teaching => flow.borrow().revision(),
+        None => None,
+    };
+    let board = Rc::new(crate::views::map::board_at(&session.borrow().cluster, shown));
     // A click on the map: a pod opens in the inspector; the scheduler, etcd or a controller's
     // lane opens its own view under the map.
     let on_pick = {

@@ -18,7 +18,7 @@
 //
 // Usage: node tests/e2e/story.mjs        (after `trunk build --release --offline`)
 // Environment: E2E_DIST (default dist/), CHROMIUM (default /usr/bin/chromium),
-//              STORY_SHOTS (most screenshots to save, default 40)
+//              STORY_SHOTS (most screenshots to save, default 120)
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -29,7 +29,7 @@ import { serve } from '../../scripts/serve.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
 const SHOTS = path.join(ROOT, 'tests/e2e/screenshots/story');
-const MAX_SHOTS = Number(process.env.STORY_SHOTS ?? 40);
+const MAX_SHOTS = Number(process.env.STORY_SHOTS ?? 120);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const SAMPLE_MS = 100;
 /// The story must end within this much page time (the example plays in about two minutes).
@@ -129,7 +129,7 @@ async function main() {
       if (ta !== undefined && tb !== undefined && tb < ta) problems.push(`${b} came before ${a}`);
     }
     const summary = `hops=${hops.length} screenshots=${shots} running_at_s=${settledAt === null ? 'never' : (settledAt / 1000).toFixed(1)} ` +
-      `order=${order.map(([n, at]) => `${n.split(' ')[2] ?? n}@${at === undefined ? '-' : (at * SAMPLE_MS / 1000).toFixed(1)}s`).join(',')}`;
+      `order=${order.map(([n, at]) => `${n.split(' (')[0].replace('kube-apiserver → ', '')}@${at === undefined ? '-' : (at * SAMPLE_MS / 1000).toFixed(1)}s`).join(', ')}`;
     if (problems.length) throw new Error(`${problems.join('; ')} (${summary})`);
     console.log(`story: PASS ${summary}; screenshots in ${path.relative(ROOT, SHOTS)}/`);
   } finally {
