@@ -230,17 +230,20 @@ pub fn layout(spec: &MapSpec) -> Layout {
         },
     ];
     for n in &nodes {
-        for (component, r) in [("kube-proxy", n.kube_proxy), ("kubelet", n.kubelet)] {
-            edges.push(Edge {
-                from: format!("{component}/{}", n.name),
-                to: "kube-apiserver".into(),
-                points: vec![
-                    (r.cx(), r.y),
-                    (r.cx(), BUS_Y),
-                    (NODE_ENTRY_X, BUS_Y),
-                    (NODE_ENTRY_X, API_SERVER.bottom()),
-                ],
-            });
+        for (k, (component, r)) in [("kube-proxy", n.kube_proxy), ("kubelet", n.kubelet)].into_iter().enumerate() {
+            // Nodes below the first row reach the bus through the gap to their left, never
+            // across another node's box.
+            let mut points = vec![(r.cx(), r.y)];
+            if n.rect.y > NODES_Y {
+                let above = n.rect.y - 4.0 - 3.0 * k as f64;
+                let gap = n.rect.x - if n.tile { 4.0 } else { GAP / 2.0 } + k as f64 * 2.0;
+                points.extend([(r.cx(), above), (gap, above)]);
+                points.push((gap, BUS_Y));
+            } else {
+                points.push((r.cx(), BUS_Y));
+            }
+            points.extend([(NODE_ENTRY_X, BUS_Y), (NODE_ENTRY_X, API_SERVER.bottom())]);
+            edges.push(Edge { from: format!("{component}/{}", n.name), to: "kube-apiserver".into(), points });
         }
         edges.push(Edge {
             from: format!("kubelet/{}", n.name),
@@ -954,5 +957,25 @@ mod tests {
         let then = board_at(&s.cluster, Some(before));
         assert!(then.nodes.iter().flat_map(|n| &n.pods).all(|p| p.name != "web"));
         assert_eq!(then.revision, before);
+    }
+
+    #[test]
+    fn no_edge_from_a_node_crosses_another_nodes_box() {
+        for nodes in [6, 8, 30] {
+            let map = layout(&spec(nodes, 20));
+            for e in map.edges.iter().filter(|e| e.to == "kube-apiserver" && e.from.contains('/')) {
+                let own = e.from.split_once('/').map(|(_, n)| n).unwrap();
+                for other in map.nodes.iter().filter(|n| n.name != own) {
+                    for w in e.points.windows(2) {
+                        // Sample each segment finely: no point may fall inside another node.
+                        for i in 0..=20 {
+                            let t = f64::from(i) / 20.0;
+                            let p = (w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t);
+                            assert!(!other.rect.contains(p), "{nodes} nodes: {} crosses {} at {p:?}", e.from, other.name);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
