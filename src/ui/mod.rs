@@ -8,6 +8,7 @@ pub mod lesson;
 pub mod manifest;
 pub mod map;
 pub mod panels;
+pub mod reconcile_view;
 pub mod scheduler_view;
 mod shortcuts;
 pub mod view;
