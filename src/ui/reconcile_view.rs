@@ -172,17 +172,21 @@ fn turn(t: &Turn, latest: bool) -> Html {
     html! {
         <li class={classes!("turn", latest.then_some("latest"), idle.then_some("idle"))} data-seq={t.seq.to_string()}>
             <span class="turn-at">{&t.at}</span>
-            <span class="turn-trigger">{"woken by "}{&t.trigger}</span>
-            if let Some(counts) = counts {
-                <span class="turn-counts">{counts}</span>
-            }
-            <span class="turn-action">{if idle { "✓ " } else { "→ " }}{&t.action}</span>
-            if !t.writes.is_empty() {
-                <span class="turn-writes">{t.writes.join(", ")}</span>
-            }
-            if latest {
-                <span class="turn-latest">{"latest"}</span>
-            }
+            <span class="turn-body">
+                <span class="turn-trigger">{"woken by "}{&t.trigger}</span>
+                <span class="turn-outcome">
+                    if let Some(counts) = counts {
+                        <span class="turn-counts">{counts}</span>
+                    }
+                    <span class="turn-action">{if idle { "✓ " } else { "→ " }}{&t.action}</span>
+                    if !t.writes.is_empty() {
+                        <span class="turn-writes">{t.writes.join(", ")}</span>
+                    }
+                    if latest {
+                        <span class="turn-latest">{"latest"}</span>
+                    }
+                </span>
+            </span>
         </li>
     }
 }
