@@ -233,7 +233,9 @@ impl Draft {
 
     /// The writes, alike ones counted: `POST pods ×3`, `PUT replicasets/web-x/status`.
     fn write_lines(&self) -> Vec<String> {
-        let mut groups: Vec<((&str, &str, bool), Vec<&str>)> = Vec::new();
+        // (method, resource, status) and the names written.
+        type Group<'a> = ((&'a str, &'a str, bool), Vec<&'a str>);
+        let mut groups: Vec<Group> = Vec::new();
         for (method, resource, name, status) in &self.writes {
             let k = (*method, *resource, *status);
             match groups.iter_mut().find(|(g, _)| *g == k) {
@@ -509,7 +511,7 @@ impl LaneState {
             })
             .collect();
         let field = |name: &str| fields.iter().find(|(n, _)| *n == name).and_then(|(_, v)| *v);
-        let number = |s: &str| s.trim().split_whitespace().next().and_then(|n| n.parse::<i64>().ok());
+        let number = |s: &str| s.split_whitespace().next().and_then(|n| n.parse::<i64>().ok());
         if let (Some(want), Some(have), 2) = (field("want"), field("have"), fields.len()) {
             return LaneState::WantHave { want, have, action };
         }
@@ -792,6 +794,21 @@ mod tests {
         assert_eq!(undo.writes, [format!("PUT replicasets/{rs}")]);
         assert_eq!(view.compare, "want 3 · have 3");
         assert!(view.idle, "{view:#?}");
+    }
+
+    #[test]
+    fn a_pod_taken_out_of_its_replicaset_by_a_label_is_replaced_in_one_turn() {
+        let (mut s, rs) = web();
+        let pod = s.cluster.objects(Kind::Pod, "default")[0].name().to_string();
+        run(&mut s, &format!("kubectl label pod {pod} app=debug --overwrite"));
+        run(&mut s, "sim settle");
+        let view = rs_view(&s, &rs);
+        let turn = view.turns.iter().find(|t| t.action == "create 1").expect("a replacement");
+        assert_eq!((turn.want, turn.have), (Some(3), Some(2)));
+        // The controller first lets go of the pod (its own PUT drops the owner reference); the
+        // watch bringing that change back wakes the turn that replaces it.
+        assert_eq!(turn.trigger, format!("watch: MODIFIED pod/{pod}, after replicaset-controller's PUT"));
+        assert!(view.idle);
     }
 
     #[test]
