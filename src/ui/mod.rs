@@ -8,6 +8,7 @@ pub mod lesson;
 pub mod manifest;
 pub mod map;
 pub mod panels;
+pub mod reconcile_view;
 pub mod scheduler_view;
 pub mod sequence;
 mod shortcuts;
@@ -1010,12 +1011,21 @@ fn detail_view(session: &Session, detail: &UseStateHandle<Option<Detail>>) -> Ht
             <etcd_view::EtcdPanel view={crate::views::etcd::etcd_view(cluster, 10)} />
             </>
         },
-        Detail::Controller(name, _object) => html! {
-            <>
-            <header><h2>{format!("{name}: its reconciliation loop")}</h2>{close_button}</header>
-            <p class="muted">{"observe → compare → act"}</p>
-            </>
-        },
+        Detail::Controller(name, object) => {
+            let on_pick = {
+                let (detail, name) = (detail.clone(), name.clone());
+                Callback::from(move |key: String| detail.set(Some(Detail::Controller(name.clone(), Some(key)))))
+            };
+            html! {
+                <>
+                <header><h2>{format!("{name}: its reconciliation loop")}</h2>{close_button}</header>
+                { match crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()) {
+                    Some(view) => html! { <reconcile_view::ReconcileLoop {view} on_close={close} {on_pick} /> },
+                    None => html! { <p class="muted">{format!("{name} has not acted yet.")}</p> },
+                } }
+                </>
+            }
+        }
     };
     html! { <section id="map-detail" class="panel map-detail" aria-label="Opened from the map">{body}</section> }
 }

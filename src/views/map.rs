@@ -971,7 +971,12 @@ mod tests {
                         for i in 0..=20 {
                             let t = f64::from(i) / 20.0;
                             let p = (w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t);
-                            assert!(!other.rect.contains(p), "{nodes} nodes: {} crosses {} at {p:?}", e.from, other.name);
+                            assert!(
+                                !other.rect.contains(p),
+                                "{nodes} nodes: {} crosses {} at {p:?}",
+                                e.from,
+                                other.name
+                            );
                         }
                     }
                 }

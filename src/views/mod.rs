@@ -3,4 +3,5 @@
 pub mod caption;
 pub mod etcd;
 pub mod map;
+pub mod reconcile;
 pub mod sequence;
