@@ -1009,3 +1009,25 @@ async fn clicking_etcd_on_the_map_opens_its_key_tree_and_latest_writes() {
     assert!(panel.contains("deployments"), "{panel}");
     assert!(panel.contains("/registry/deployments/default/web"), "{panel}");
 }
+
+#[wasm_bindgen_test]
+async fn a_controllers_lane_opens_its_reconciliation_loop_and_a_deleted_pod_is_a_turn_of_it() {
+    let root = mount().await;
+    click(&root, "#apply").await;
+    click(&root, "#settle").await;
+    click(&root, "#pods tbody tr button[aria-label^=\"Delete pod\"]").await;
+    // Step until the ReplicaSet controller has acted on the deletion.
+    for _ in 0..200 {
+        click(&root, "#step").await;
+        let lane = root.query_selector("#map .lane[data-controller=\"replicaset-controller\"]").unwrap();
+        if lane.and_then(|l| l.get_attribute("aria-label")).is_some_and(|l| l.contains("create 1")) {
+            break;
+        }
+    }
+    click_map(&root, "#map .lane[data-controller=\"replicaset-controller\"]").await;
+    let loop_text = text(&root, "#reconcile-loop");
+    assert!(loop_text.contains("want 3 · have 2"), "{loop_text}");
+    assert!(loop_text.contains("create 1"), "{loop_text}");
+    let turns = text(&root, "#reconcile-turns");
+    assert!(turns.contains("DELETE"), "the turn names what woke it: {turns}");
+}
