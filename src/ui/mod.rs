@@ -997,10 +997,10 @@ fn detail_view(session: &Session, detail: &UseStateHandle<Option<Detail>>) -> Ht
                             { for pods.iter().map(|p| html! { <option value={p.clone()} selected={*p == chosen}>{p}</option> }) }
                         </select></label>
                     }
-                    {close_button}</header>
+                    </header>
                 { match table {
                     Some(table) => html! { <scheduler_view::SchedulerDecision {table} on_close={close} /> },
-                    None => html! { <p class="muted">{"The scheduler has placed no pod since the cluster started. Create one (kubectl run web --image=nginx) and its decision shows here."}</p> },
+                    None => html! { <><p class="muted">{"The scheduler has placed no pod since the cluster started. Create one (kubectl run web --image=nginx) and its decision shows here."}</p>{close_button}</> },
                 } }
                 </>
             }
@@ -1018,10 +1018,10 @@ fn detail_view(session: &Session, detail: &UseStateHandle<Option<Detail>>) -> Ht
             };
             html! {
                 <>
-                <header><h2>{format!("{name}: its reconciliation loop")}</h2>{close_button}</header>
+                <header><h2>{format!("{name}: its reconciliation loop")}</h2></header>
                 { match crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()) {
                     Some(view) => html! { <reconcile_view::ReconcileLoop {view} on_close={close} {on_pick} /> },
-                    None => html! { <p class="muted">{format!("{name} has not acted yet.")}</p> },
+                    None => html! { <><p class="muted">{format!("{name} has not acted yet.")}</p>{close_button}</> },
                 } }
                 </>
             }
