@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // scripts/screenshot.mjs — the README's screenshot: the release build in dist/, the default
-// example (a Deployment and a Service) applied and settled, at 1280x900.
+// example (a Deployment and a Service) applied at the teaching pace and shown at the moment
+// the scheduler's binding travels to etcd, at 1440x900.
 // Usage: node scripts/screenshot.mjs [out.png]   (after scripts/test.sh or a release build)
 import http from 'node:http';
 import fs from 'node:fs/promises';
@@ -30,11 +31,22 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // The page's clock is Playwright's fake one: the story plays to the moment wanted, exactly.
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.clock.install();
   await page.goto(`http://127.0.0.1:${server.address().port}/?paused`);
+  await page.waitForSelector('#map');
+  await page.clock.pauseAt(Date.now() + 60 * 60 * 1000);
+  await page.selectOption('#speed', 'teaching');
   await page.click('#apply');
-  await page.click('#settle');
-  await page.waitForSelector('#pods tbody tr');
+  await page.click('#play');
+  // At the teaching pace, to the scheduler's first binding, its token halfway to etcd.
+  for (let i = 0; i < 3000; i++) {
+    await page.clock.runFor(100);
+    const caption = await page.textContent('#map-caption');
+    if (/asks the API server to bind pod/.test(caption ?? '')) break;
+  }
+  await page.clock.runFor(450);
   await fs.mkdir(path.dirname(OUT), { recursive: true });
   await page.screenshot({ path: OUT });
   console.log(`screenshot: ${path.relative(ROOT, OUT)}`);

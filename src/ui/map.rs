@@ -362,14 +362,26 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
     let pods = shown.enumerate().map(|(i, p)| {
         let (x, y) = nl.pod_at(i);
         let target = format!("pod/{}", p.name);
-        let on_pick = on_pick.clone();
-        let onclick = Callback::from(move |_: MouseEvent| on_pick.emit(target.clone()));
+        let onclick = {
+            let (on_pick, target) = (on_pick.clone(), target.clone());
+            Callback::from(move |_: MouseEvent| on_pick.emit(target.clone()))
+        };
+        let onkeydown = {
+            let on_pick = on_pick.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" || e.key() == " " {
+                    e.prevent_default();
+                    on_pick.emit(target.clone());
+                }
+            })
+        };
         let title = format!("{} {} {} restarts: {}", p.name, p.ready, p.status, p.restarts);
         let restarts = (p.restarts > 0).then(|| format!("↻{}", p.restarts));
         if nl.listed {
             html! {
-                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
-                    <title>{title}</title>
+                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick} {onkeydown}
+                    tabindex="0" role="button" aria-label={format!("{title}; open it in the inspector")}>
+                    <title>{title.clone()}</title>
                     <circle cx={n(x)} cy={n(y)} r="8" />
                     <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph}</text>
                     <text class="pod-name" x={n(x + 14.0)} y={n(y + 4.5)}>{fit(&p.name, nl.pods.w * 0.56, 12.0)}</text>
