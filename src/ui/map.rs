@@ -35,6 +35,17 @@ impl PartialEq for SharedFlow {
     }
 }
 
+/// The board, compared first by identity: the map redraws every animation frame while tokens
+/// fly, and the board it hands down is the same one until the page builds a new one.
+#[derive(Clone)]
+pub struct SharedBoard(pub Rc<Board>);
+
+impl PartialEq for SharedBoard {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
 /// How fast messages go: the teaching pace, or one that follows the clock's speed.
 pub fn pace(speed: f64, teaching: bool, slow_motion: bool) -> Pace {
     if teaching { Pace::teaching(slow_motion) } else { Pace::new(speed, slow_motion) }
@@ -44,7 +55,7 @@ pub fn pace(speed: f64, teaching: bool, slow_motion: bool) -> Pace {
 pub struct MapProps {
     pub session: Shared,
     pub flow: SharedFlow,
-    pub board: Rc<Board>,
+    pub board: SharedBoard,
     pub speed: f64,
     pub teaching: bool,
     /// Presenter mode: slow motion.
@@ -112,7 +123,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
         });
     }
 
-    let layout = &props.board.layout;
+    let layout = &props.board.0.layout;
     let (tokens, lights, caption, passed_over) = {
         let mut f = props.flow.0.borrow_mut();
         if let Ok(s) = props.session.0.try_borrow() {
@@ -190,7 +201,7 @@ fn n(v: f64) -> String {
 
 #[derive(Properties, PartialEq)]
 struct BoardProps {
-    board: Rc<Board>,
+    board: SharedBoard,
     on_pick: Callback<String>,
 }
 
@@ -208,7 +219,7 @@ fn text(class: &'static str, x: f64, y: f64, content: String) -> Html {
 /// changes.
 #[function_component(MapBoard)]
 fn map_board(props: &BoardProps) -> Html {
-    let b = &*props.board;
+    let b = &*props.board.0;
     let l: &Layout = &b.layout;
     let pick = |what: String| {
         let on_pick = props.on_pick.clone();
@@ -390,8 +401,11 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
                     </text>
                 </g>
             }
+        } else if nl.tile {
+            // Many nodes: a pod is a dot, nothing more (hundreds of them redraw often).
+            html! { <circle class={classes!("pod", p.class)} cx={n(x)} cy={n(y)} r="3.6" /> }
         } else {
-            let radius = if nl.tile { 3.6 } else { 8.0 };
+            let radius = 8.0;
             html! {
                 <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
                     <title>{title}</title>

@@ -739,6 +739,7 @@ pub fn app(props: &AppProps) -> Html {
     let highlight = use_state(|| None::<String>);
     // The view opened from the map, under it.
     let detail = use_state(|| None::<Detail>);
+    let board_memo = use_mut_ref(|| None::<((u64, i64, Option<i64>), map::SharedBoard)>);
     let on_highlight = {
         let highlight = highlight.clone();
         Callback::from(move |h: Option<String>| highlight.set(h))
@@ -791,7 +792,19 @@ pub fn app(props: &AppProps) -> Html {
         None if *teaching => flow.borrow().revision(),
         None => None,
     };
-    let board = Rc::new(crate::views::map::board_at(&session.borrow().cluster, shown));
+    // Built again only when the cluster moved or another moment is shown.
+    let board = {
+        let key = (session.borrow().cluster.record.last_seq(), session.borrow().cluster.api().etcd().revision(), shown);
+        let mut memo = board_memo.borrow_mut();
+        match &*memo {
+            Some((k, b)) if *k == key => b.clone(),
+            _ => {
+                let b = map::SharedBoard(Rc::new(crate::views::map::board_at(&session.borrow().cluster, shown)));
+                *memo = Some((key, b.clone()));
+                b
+            }
+        }
+    };
     // A click on the map: a pod opens in the inspector; the scheduler, etcd or a controller's
     // lane opens its own view under the map.
     let on_pick = {
