@@ -3,3 +3,4 @@
 pub mod caption;
 pub mod etcd;
 pub mod map;
+pub mod shell;
