@@ -13,7 +13,8 @@
 //      navigation start): served compressed (bytes received) and, with SHELL_IDENTITY=1, also
 //      uncompressed (bytes of a known total, a percentage). "Starting the cluster…" must be seen.
 //
-// Usage: node tests/e2e/shell.mjs [outdir]   (after a trunk build; E2E_DIST, default dist/)
+// Usage: node tests/e2e/shell.mjs [outdir]   (after a trunk build; E2E_DIST, default dist/;
+//   screenshots in outdir, default tests/e2e/screenshots/shell/)
 // Prints `shell: PASS` or `shell: FAIL …`, and one `shell-diff:` line per measured box.
 
 import fs from 'node:fs/promises';
@@ -24,7 +25,7 @@ import { serve } from '../../scripts/serve.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
-const OUT = path.resolve(process.argv[2] ?? path.join(ROOT, 'target/shell-e2e'));
+const OUT = path.resolve(process.argv[2] ?? path.join(ROOT, 'tests/e2e/screenshots/shell'));
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
 const VIEWPORT = { width: 1440, height: 900 };
