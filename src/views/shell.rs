@@ -175,7 +175,7 @@ mod tests {
     fn the_shell_map_draws_every_box_stage_and_edge_and_no_pods() {
         let svg = shell_map_svg();
         let l = shell_layout();
-        assert_eq!(svg.matches("class=\"edge").count(), l.edges.len());
+        assert_eq!(svg.matches("<path class=\"edge").count(), l.edges.len());
         assert_eq!(svg.matches("<g class=\"stage\">").count(), l.stages.len());
         assert_eq!(svg.matches("<g class=\"node\">").count(), DEFAULT_NODES.len());
         for name in ["kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", "starting…"] {
