@@ -68,6 +68,7 @@ function watchFrames() {
   requestAnimationFrame(frame);
 }
 
+// Each box's client rectangle under `root` (defined in the page as window.__measure).
 function measure(boxes, root) {
   const out = {};
   for (const [name, selector] of boxes) {
@@ -87,6 +88,7 @@ async function heldThenMounted(browser, origin, query, tag) {
     const page = await context.newPage();
     page.on('pageerror', (e) => problems.push(`${tag}: page error ${e.message}`));
     await page.addInitScript(watchFrames);
+    await page.addInitScript(`window.__measure = ${measure};`);
     let release;
     const held = new Promise((r) => { release = r; });
     await page.route('**/*.wasm', async (route) => { await held; await route.continue(); });
@@ -94,19 +96,18 @@ async function heldThenMounted(browser, origin, query, tag) {
     const hasShell = await page.waitForSelector('#shell', { state: 'visible', timeout: 10000 }).then(() => true, () => false);
     if (!hasShell) problems.push(`${tag}: no visible #shell`);
     await page.waitForTimeout(300);
-    const shell = await page.evaluate(([boxes, root]) => (0, eval)(`(${root.src})`)(boxes, root.sel), [BOXES, { src: measure.toString(), sel: '#shell' }]);
+    const shell = await page.evaluate((boxes) => window.__measure(boxes, '#shell'), BOXES);
     const progress = await page.evaluate(() => document.getElementById('shell-progress')?.getAttribute('aria-valuetext'));
     await page.screenshot({ path: path.join(OUT, `${tag}-shell.png`) });
     release();
     // The app's first frame: measured in the first animation frame it is in the page.
-    const app = await page.evaluate(({ boxes, src }) => new Promise((resolve) => {
-      const measureHere = (0, eval)(`(${src})`);
+    const app = await page.evaluate((boxes) => new Promise((resolve) => {
       const look = () => {
-        if (document.querySelector('body > .app:not(#shell) svg.map')) resolve(measureHere(boxes, 'body > .app:not(#shell)'));
+        if (document.querySelector('body > .app:not(#shell) svg.map')) resolve(window.__measure(boxes, 'body > .app:not(#shell)'));
         else requestAnimationFrame(look);
       };
       look();
-    }), { boxes: BOXES, src: measure.toString() });
+    }), BOXES);
     await page.screenshot({ path: path.join(OUT, `${tag}-app.png`) });
     await page.waitForTimeout(200);
     const frames = await page.evaluate(() => window.__frames);
