@@ -12,7 +12,10 @@
 #               copies of the text assets (scripts/compress.mjs, Trunk's post_build hook)
 #   5. e2e      node tests/e2e/subpath.mjs: dist/ served compressed under /kubeloop/ by
 #               scripts/serve.mjs, same-origin requests only, the UI story; screenshots in
-#               tests/e2e/screenshots/; then node tests/e2e/perf.mjs: the first load over
+#               tests/e2e/screenshots/; node tests/e2e/shell.mjs: index.html's shell (#shell)
+#               drawn before the module loads, and the app's first frame on the same boxes
+#               (px differences printed), no blank frame, the download's progress; then
+#               node tests/e2e/perf.mjs: the first load over
 #               Slow 4G ("load: slow4g_fcp_ms=… slow4g_interactive_ms=…", tests/e2e/load.mjs),
 #               first-interactive time and frame times with 1,000 pods on 50 nodes, printed
 #               as "perf: p95_frame_ms=… first_interactive_ms=…" (recorded; fails only when
@@ -131,6 +134,8 @@ end_stage
 begin_stage e2e "node tests/e2e/subpath.mjs${E2E_SMOKE_ONLY:+ (E2E_SMOKE_ONLY=$E2E_SMOKE_ONLY)}"
 : >"$LOG_DIR/e2e.log"
 logged node tests/e2e/subpath.mjs
+passed=$((passed + 1))
+logged node tests/e2e/shell.mjs
 passed=$((passed + 1))
 if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
   logged node tests/e2e/story.mjs

@@ -1175,7 +1175,17 @@ fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
     Journal::decode(&storage()?.get_item(&storage_key(lesson)).ok()??)
 }
 
-/// Mounts the app on the page's body.
+/// Takes the page's shell (`#shell` in index.html, the first screen drawn before the module had
+/// loaded) off the page once the app is mounted in its place. Yew's `render()` empties the body
+/// and draws the app's first frame in a microtask of this same task, so no frame is painted
+/// between the shell and the app; this removes the shell should it still be there.
+fn take_over_shell() {
+    if let Some(shell) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("shell")) {
+        shell.remove();
+    }
+}
+
+/// Mounts the app on the page's body, in place of the page's shell.
 pub fn start() {
     clock::mark("kubeloop-start");
     let mut props = url_props();
@@ -1187,10 +1197,12 @@ pub fn start() {
     match props.lesson.clone() {
         None => {
             yew::Renderer::<App>::with_props(props).render();
+            take_over_shell();
         }
         Some(id) => wasm_bindgen_futures::spawn_local(async move {
             props.lesson_source = Some(fetch_lesson(&id).await);
             yew::Renderer::<App>::with_props(props).render();
+            take_over_shell();
         }),
     }
 }

@@ -5,3 +5,4 @@ pub mod etcd;
 pub mod map;
 pub mod reconcile;
 pub mod sequence;
+pub mod shell;
