@@ -384,7 +384,7 @@ impl Kubelet {
             match action {
                 Action::Event { type_, reason, message, field_path } => {
                     if ctx.record.enabled {
-                        if let Some(call) = runtime_call(&reason, &message, &field_path) {
+                        if let Some(call) = runtime_call(reason, &message, &field_path) {
                             ctx.decide(|| call);
                         }
                     }
