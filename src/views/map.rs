@@ -691,9 +691,12 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         .collect();
     let mut on_node: std::collections::BTreeMap<String, Vec<PodMark>> = std::collections::BTreeMap::new();
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    // Pods no node has been chosen for, as of the moment shown.
+    let mut waiting = 0;
     for object in objects(Kind::Pod) {
         let Some(pod) = object.as_pod() else { continue };
         if pod.spec.node_name.is_empty() {
+            waiting += usize::from(pod.metadata.deletion_timestamp.is_none());
             continue;
         }
         *counts.entry(pod.spec.node_name.clone()).or_default() += 1;
@@ -752,7 +755,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         refusal,
         revision: past.filter(|_| history.is_some()).unwrap_or(view.revision),
         keys: view.keys,
-        waiting: view.waiting,
+        waiting,
         scheduler_last: view.scheduler_decisions.first().cloned().unwrap_or_default(),
         lanes,
         nodes,
@@ -982,5 +985,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_scheduler_box_counts_the_pods_waiting_for_a_node_at_the_moment_shown() {
+        let mut s = Session::new(1);
+        let manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: huge\nspec:\n  containers:\n  - name: app\n    image: nginx\n    resources:\n      requests:\n        cpu: \"64\"\n";
+        s.execute(&Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), manifest.into())) });
+        s.execute(&Command::new("sim settle"));
+        assert_eq!(board(&s.cluster).waiting, 1);
+        let before = s.cluster.api().etcd().revision();
+        s.execute(&Command::new("kubectl delete pod huge --now"));
+        s.execute(&Command::new("sim settle"));
+        assert_eq!((board(&s.cluster).waiting, board_at(&s.cluster, Some(before)).waiting), (0, 1));
     }
 }
