@@ -29,6 +29,8 @@ use yew::prelude::*;
 const TICK_MS: u32 = 20;
 /// Ticks in one real second.
 const TICKS_PER_S: u32 = 1000 / TICK_MS;
+/// Real milliseconds between two builds of the map's board while the clock runs.
+const BOARD_MS: f64 = 200.0;
 /// At the teaching pace, while the map has nothing to show, virtual time runs this many times
 /// faster than real time until something happens.
 const TEACHING_IDLE_SPEED: u64 = 5;
@@ -739,7 +741,7 @@ pub fn app(props: &AppProps) -> Html {
     let highlight = use_state(|| None::<String>);
     // The view opened from the map, under it.
     let detail = use_state(|| None::<Detail>);
-    let board_memo = use_mut_ref(|| None::<((u64, i64, Option<i64>), map::SharedBoard)>);
+    let board_memo = use_mut_ref(|| None::<((u64, i64, Option<i64>), f64, map::SharedBoard)>);
     let on_highlight = {
         let highlight = highlight.clone();
         Callback::from(move |h: Option<String>| highlight.set(h))
@@ -792,15 +794,19 @@ pub fn app(props: &AppProps) -> Html {
         None if *teaching => flow.borrow().revision(),
         None => None,
     };
-    // Built again only when the cluster moved or another moment is shown.
+    // Built again only when the cluster moved or another moment is shown — and, while the
+    // clock runs, at most a few times a second: the tokens move every frame on their own, and a
+    // big cluster's board is costly to build and draw.
     let board = {
         let key = (session.borrow().cluster.record.last_seq(), session.borrow().cluster.api().etcd().revision(), shown);
+        let now = clock::now_ms();
         let mut memo = board_memo.borrow_mut();
         match &*memo {
-            Some((k, b)) if *k == key => b.clone(),
+            Some((k, _, b)) if *k == key => b.clone(),
+            Some((k, built, b)) if *playing && k.2 == key.2 && now - built < BOARD_MS => b.clone(),
             _ => {
                 let b = map::SharedBoard(Rc::new(crate::views::map::board_at(&session.borrow().cluster, shown)));
-                *memo = Some((key, b.clone()));
+                *memo = Some((key, now, b.clone()));
                 b
             }
         }
