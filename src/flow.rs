@@ -310,6 +310,16 @@ impl Flow {
         self.flying.is_empty() && self.queue.is_empty()
     }
 
+    /// Drops what waits and what travels: the map goes on from the record's present (the page's
+    /// "skip to settled").
+    pub fn skip(&mut self, cluster: &Cluster) {
+        let waiting = self.waiting();
+        *self = Flow::new(cluster.record.last_seq());
+        if waiting > 0 {
+            self.caption = format!("Skipped to the settled cluster: {waiting} messages were not shown one by one.");
+        }
+    }
+
     /// Takes in the record's new entries without drawing a frame (the teaching pace's clock
     /// asks, after each step, whether the map now has something to show).
     pub fn absorb(&mut self, cluster: &Cluster, pace: Pace) {
@@ -821,5 +831,17 @@ mod tests {
         let (steps, seconds) = (departures.len(), now / 1000.0);
         assert!((40..=110).contains(&steps), "{steps} steps");
         assert!((45.0..=160.0).contains(&seconds), "{seconds} s");
+    }
+
+    #[test]
+    fn skipping_drops_the_story_and_goes_on_from_the_present() {
+        let (mut s, mut flow) = fresh();
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
+        s.execute(&Command::new("sim settle"));
+        flow.absorb(&s.cluster, Pace::teaching(false));
+        assert!(flow.waiting() > 10);
+        flow.skip(&s.cluster);
+        assert!(flow.idle() && flow.caption().starts_with("Skipped to the settled cluster"));
+        assert_eq!(flow.cursor(), s.cluster.record.last_seq());
     }
 }

@@ -32,8 +32,8 @@ const TICKS_PER_S: u32 = 1000 / TICK_MS;
 /// Real milliseconds between two builds of the map's board while the clock runs.
 const BOARD_MS: f64 = 200.0;
 /// At the teaching pace, while the map has nothing to show, virtual time runs this many times
-/// faster than real time until something happens.
-const TEACHING_IDLE_SPEED: u64 = 5;
+/// faster than real time until something happens (a pull of a few seconds takes that long).
+const TEACHING_IDLE_SPEED: u64 = 1;
 const SPEEDS: &[(f64, &str)] =
     &[(0.25, "0.25×"), (0.5, "0.5×"), (1.0, "1×"), (2.0, "2×"), (5.0, "5×"), (10.0, "10×"), (100.0, "100×")];
 
@@ -195,7 +195,8 @@ pub fn app(props: &AppProps) -> Html {
     let playing = use_state(|| !props.start_paused);
     let speed = use_state(|| 1.0f64);
     // The teaching pace: the simulation waits for the map, one hop at a time.
-    let teaching = use_state(|| false);
+    // The sandbox opens at it, so a first apply is told as a story; a lesson runs at 1×.
+    let teaching = use_state(|| props.lesson.is_none());
     let presenter = use_state(|| false);
     let flow = {
         let session = session.clone();
@@ -448,8 +449,13 @@ pub fn app(props: &AppProps) -> Html {
     };
 
     let on_settle = {
-        let run = run.clone();
-        Callback::from(move |_: MouseEvent| run.emit(("sim settle".into(), Command::new("sim settle"))))
+        let (run, flow, session) = (run.clone(), flow.clone(), session.clone());
+        Callback::from(move |_: MouseEvent| {
+            run.emit(("sim settle".into(), Command::new("sim settle")));
+            // Skipping to settled skips the story too: the map shows the settled cluster now
+            // rather than telling every hop of the way at the teaching pace.
+            flow.borrow_mut().skip(&session.borrow().cluster);
+        })
     };
     let on_step = {
         let session = session.clone();
@@ -789,9 +795,10 @@ pub fn app(props: &AppProps) -> Html {
     let snap = view::snapshot_at(&session.borrow(), *past);
     // At the teaching pace the map shows the cluster as of the hop on it: the simulation is a
     // step ahead, and the picture must not give away what the story has not told yet.
+    // Paused, the student looks at the cluster as it is.
     let shown = match *past {
         Some(rev) => Some(rev),
-        None if *teaching => flow.borrow().revision(),
+        None if *teaching && *playing => flow.borrow().revision(),
         None => None,
     };
     // Built again only when the cluster moved or another moment is shown — and, while the
