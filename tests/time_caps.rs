@@ -237,3 +237,17 @@ fn sim_settle_says_when_it_gave_up() {
     assert!(out.stdout.starts_with("not settled after 15m0s of virtual time (the limit): kube-scheduler"), "{out:?}");
     assert!(out.stdout.ends_with(" work\n"), "{out:?}");
 }
+
+#[test]
+fn events_kept_in_their_own_etcd_expire_too() {
+    let config = kubeloop::cluster::ClusterConfig { seed: 2, events_etcd: true, record: false, ..Default::default() };
+    let mut s = Session::with_config(config);
+    run(&mut s, "kubectl create deployment web --image=nginx:1.25 --replicas=2");
+    run(&mut s, "sleep 1m");
+    let scheduled = |s: &Session| {
+        s.cluster.objects(Kind::Event, "default").iter().filter(|e| e.as_event().is_some_and(|e| e.reason == "Scheduled")).count()
+    };
+    assert_eq!(scheduled(&s), 2);
+    run(&mut s, "sleep 62m");
+    assert_eq!(scheduled(&s), 0, "an hour after they were written, they are gone");
+}

@@ -82,6 +82,9 @@ pub struct ApiServer {
     /// The leases on Event keys: each write of an Event attaches one that runs out
     /// [`EVENT_TTL`] later, and etcd then deletes the key.
     event_leases: EventLeases,
+    /// When Events are kept apart: no later than the oldest write there that may still hold a
+    /// lease, so that their storage is called back from its thread only when one may be due.
+    events_oldest_lease: Option<Time>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -326,6 +329,9 @@ impl ApiServer {
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let exists = self.namespace_exists(events_etcd::namespace_of(&req));
         let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
+        if !matches!(req.verb, Verb::Get | Verb::List | Verb::Watch) {
+            self.events_oldest_lease.get_or_insert(env.now);
+        }
         // Whoever asked was judged here; the storage holds no roles to judge them by.
         let identity = env.identity.take();
         let answer = events.get_mut().here().api.answer_with_namespace(exists, req, env, seq);
@@ -1105,7 +1111,11 @@ impl ApiServer {
             }
         }
         if let Some(events) = self.events.as_mut() {
-            expired += events.get_mut().here().api.expire_events(env);
+            if self.events_oldest_lease.is_some_and(|t| t + EVENT_TTL <= env.now) {
+                let side = &mut events.get_mut().here().api;
+                expired += side.expire_events(env);
+                self.events_oldest_lease = side.event_leases.next().map(|t| Time(t.0.saturating_sub(EVENT_TTL.0)));
+            }
         }
         expired
     }
