@@ -191,7 +191,9 @@ pub enum JournalError {
 impl std::fmt::Display for JournalError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            JournalError::NotAJournal => write!(f, "this saved session is not one the sandbox wrote: it does not decode"),
+            JournalError::NotAJournal => {
+                write!(f, "this saved session is not one the sandbox wrote: it does not decode")
+            }
             JournalError::TooLarge { bytes } => write!(
                 f,
                 "this saved session is too large to replay ({bytes} bytes; the sandbox reads at most {JOURNAL_MAX_TEXT} bytes of commands)"

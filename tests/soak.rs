@@ -2,7 +2,7 @@
 //! runs every minute, for 24 virtual hours; Events expire an hour after their last write, Jobs
 //! are pruned to the CronJob's history limits, and the record keeps its capacity.
 //!
-//! About 30 s in a debug build, so it is run by name:
+//! About 21 s in a debug build, so it is run by name:
 //! `cargo test --test soak -- --ignored --nocapture` (add `--release` for the quick way).
 
 use kubeloop::api::Kind;
@@ -35,7 +35,7 @@ fn a_day_of_a_deployment_and_a_cronjob_every_minute_stays_bounded() {
     }
     let took = started.elapsed();
     eprintln!(
-        "24 virtual hours: at most {max_events} Events (each hour: {at_hour:?}), {max_record} record entries, \\
+        "24 virtual hours: at most {max_events} Events (each hour: {at_hour:?}), {max_record} record entries, \
          {max_objects} keys in etcd; {took:?} real"
     );
     let jobs = s.cluster.objects(Kind::Job, "default").len();

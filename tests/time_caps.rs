@@ -22,10 +22,7 @@ fn sleep_refuses_what_it_cannot_parse_and_what_the_sandbox_cannot_run() {
         ("sleep -5", "sleep: invalid time interval '-5'\nTry 'sleep --help' for more information.\n"),
         ("sleep 5x", "sleep: invalid time interval '5x'\nTry 'sleep --help' for more information.\n"),
         ("sleep", "sleep: missing operand\nTry 'sleep --help' for more information.\n"),
-        (
-            "sleep 9999999h",
-            "sleep: the sandbox runs at most 6h of virtual time per command (asked for 9999999h)\n",
-        ),
+        ("sleep 9999999h", "sleep: the sandbox runs at most 6h of virtual time per command (asked for 9999999h)\n"),
         (
             "sleep 99999999999999999999s",
             "sleep: the sandbox runs at most 6h of virtual time per command (asked for 99999999999999999999s)\n",
@@ -152,7 +149,10 @@ fn a_journal_reaching_past_the_cap_is_refused_with_a_reason() {
 
     let wordy = journal_with(0, vec![entry(0, &"x".repeat(2 << 20))]);
     assert!(matches!(Journal::decode_checked(&wordy.encode()), Err(JournalError::TooLarge { .. })));
-    assert_eq!(Journal::decode_checked("%%%").unwrap_err().to_string(), "this saved session is not one the sandbox wrote: it does not decode");
+    assert_eq!(
+        Journal::decode_checked("%%%").unwrap_err().to_string(),
+        "this saved session is not one the sandbox wrote: it does not decode"
+    );
 
     let at_cap = journal_with(JOURNAL_TIME_CAP.0, vec![entry(70_000, "kubectl get pods")]);
     assert_eq!(Journal::decode_checked(&at_cap.encode()), Ok(at_cap.clone()));
@@ -161,7 +161,10 @@ fn a_journal_reaching_past_the_cap_is_refused_with_a_reason() {
 #[test]
 fn a_valid_journal_encodes_as_before() {
     // Written by the encoding share links have always used: it must keep decoding.
-    let journal = journal_with(95_000, vec![entry(61_000, "kubectl create deployment web --image=nginx:1.25"), entry(80_000, "")]);
+    let journal = journal_with(
+        95_000,
+        vec![entry(61_000, "kubectl create deployment web --image=nginx:1.25"), entry(80_000, "")],
+    );
     let encoded = journal.encode();
     assert_eq!(
         encoded,
@@ -194,7 +197,8 @@ fn events_expire_an_hour_after_their_last_update() {
     assert!(backoff.count.unwrap_or(1) >= 3, "{backoff:?}");
     assert!(written(&backoff) > written(&scheduled) + Duration::minutes(2), "{backoff:?}");
     // A watcher of Events, as `kubectl get events -w` would hold.
-    let watch = s.cluster.request(kubeloop::apiserver::Request::watch(Kind::Event, "default")).expect("the watch opens");
+    let watch =
+        s.cluster.request(kubeloop::apiserver::Request::watch(Kind::Event, "default")).expect("the watch opens");
     let kubeloop::apiserver::Reply::Watch { id, .. } = watch else { panic!("{watch:?}") };
     let until = |s: &mut Session, t: Time| {
         let left = t.since(s.cluster.now());
@@ -245,7 +249,11 @@ fn events_kept_in_their_own_etcd_expire_too() {
     run(&mut s, "kubectl create deployment web --image=nginx:1.25 --replicas=2");
     run(&mut s, "sleep 1m");
     let scheduled = |s: &Session| {
-        s.cluster.objects(Kind::Event, "default").iter().filter(|e| e.as_event().is_some_and(|e| e.reason == "Scheduled")).count()
+        s.cluster
+            .objects(Kind::Event, "default")
+            .iter()
+            .filter(|e| e.as_event().is_some_and(|e| e.reason == "Scheduled"))
+            .count()
     };
     assert_eq!(scheduled(&s), 2);
     run(&mut s, "sleep 62m");

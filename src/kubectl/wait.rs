@@ -92,7 +92,10 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
     // kubectl waits a week for a negative timeout: more than the sandbox runs for a command.
     if args.negative("timeout") {
         let text = args.get("timeout").unwrap_or_default();
-        return Output::err(format!("{} (a negative timeout waits a week)", crate::limits::flag_over_cap("timeout", text)));
+        return Output::err(format!(
+            "{} (a negative timeout waits a week)",
+            crate::limits::flag_over_cap("timeout", text)
+        ));
     }
     let timeout = match args.duration("timeout", "wait") {
         Ok(d) => d.unwrap_or(DEFAULT_TIMEOUT),

@@ -159,8 +159,8 @@ fn sleep_operand(text: &str) -> Option<f64> {
     };
     let plain = |n: &str| -> Option<f64> {
         let lower = n.to_ascii_lowercase();
-        let finite_form = n.bytes().all(|b| b.is_ascii_digit() || b".eE+-".contains(&b))
-            && n.bytes().any(|b| b.is_ascii_digit());
+        let finite_form =
+            n.bytes().all(|b| b.is_ascii_digit() || b".eE+-".contains(&b)) && n.bytes().any(|b| b.is_ascii_digit());
         let infinite = matches!(lower.trim_start_matches('+'), "inf" | "infinity");
         if !(finite_form || infinite) {
             return None;
