@@ -259,3 +259,19 @@ fn events_kept_in_their_own_etcd_expire_too() {
     run(&mut s, "sleep 62m");
     assert_eq!(scheduled(&s), 0, "an hour after they were written, they are gone");
 }
+
+#[test]
+fn a_container_shell_sleeps_no_longer_than_the_sandbox_runs_a_command() {
+    let mut s = Session::new(2);
+    for line in ["kubectl run b --image=busybox:1.36 -- sleep 3600", "sleep 10s", "kubectl exec -it b -- sh"] {
+        run(&mut s, line);
+    }
+    assert_eq!(s.prompt(), Some("/ # "));
+    let before = s.cluster.now();
+    let out = run(&mut s, "sleep 99999999999999999999");
+    assert!(
+        out.stderr.starts_with("kubeloop: the sandbox runs at most 6h of virtual time per command; this line slept "),
+        "{out:?}"
+    );
+    assert_eq!(s.cluster.now().since(before), COMMAND_TIME_CAP);
+}

@@ -491,6 +491,49 @@ mod tests {
     }
 
     #[test]
+    fn go_durations_parse_without_overflow() {
+        assert_eq!(parse_go_nanos("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(parse_go_nanos("1.5s"), Some(1_500_000_000));
+        assert_eq!(parse_go_nanos(".5ms"), Some(500_000));
+        assert_eq!(parse_go_nanos("3\u{b5}s"), Some(3_000));
+        assert_eq!(parse_go_nanos("-2m"), Some(-120_000_000_000));
+        assert_eq!(parse_go_nanos("0"), Some(0));
+        assert_eq!(parse_go_nanos("2562047h47m16.854775807s"), Some(i64::MAX));
+        assert_eq!(parse_go_nanos("-2562047h47m16.854775808s"), Some(i64::MIN));
+        for bad in [
+            "",
+            "5",
+            "1e309s",
+            "2562047h47m16.854775808s",
+            "9999999h",
+            "99999999999999999999s",
+            "1x",
+            "s",
+            ".s",
+            "--1s",
+            "1.2.3s",
+        ] {
+            assert_eq!(parse_go_nanos(bad), None, "{bad}");
+        }
+        assert_eq!(parse_go_nanos(&format!("{}s", "9".repeat(400))), None);
+        assert_eq!(parse_go_nanos(&format!("1.{}s", "9".repeat(400))), Some(1_999_999_999));
+    }
+
+    #[test]
+    fn sleep_operands_parse_as_coreutils_and_go_and_never_overflow() {
+        assert_eq!(parse_sleep_seconds(&["1.5", "1m", "2h", "1d"]), Ok(1.5 + 60.0 + 7200.0 + 86_400.0));
+        assert_eq!(parse_sleep_seconds(&["1m30s", "500ms"]), Ok(90.5));
+        assert_eq!(parse_sleep_seconds(&["1e3"]), Ok(1000.0));
+        assert_eq!(parse_sleep_seconds(&["infinity"]), Ok(f64::INFINITY));
+        assert_eq!(parse_sleep_seconds(&["1e309s"]), Ok(f64::INFINITY));
+        for bad in ["-1", "nan", "forever", "", "1x", "-1m30s"] {
+            assert_eq!(parse_sleep_seconds(&[bad]), Err(bad), "{bad}");
+        }
+        assert_eq!(Duration::from_secs_f64_saturating(f64::INFINITY), Duration::MAX);
+        assert_eq!(Duration::seconds(u64::MAX), Duration::MAX);
+    }
+
+    #[test]
     fn durations_print_like_go() {
         assert_eq!(Duration::millis(4200).to_string(), "4.2s");
         assert_eq!(Duration::seconds(90).to_string(), "1m30s");
