@@ -109,7 +109,15 @@ pub struct Cluster {
     pub acting_as: Option<Identity>,
     /// kube-controller-manager's shared informers, one cache per kind for all its controllers.
     pub controller_informers: InformerFactory,
+    /// When etcd next looks for expired leases (Events past `--event-ttl`).
+    next_lease_sweep: Time,
 }
+
+/// How often etcd deletes the keys of expired leases. kube-apiserver attaches an Event to a
+/// lease granted up to a minute earlier and lengthens its TTL by that minute, so an Event goes
+/// between one hour and one hour and a minute after its last write; sweeping once a virtual
+/// minute keeps it in that window and off every step's path.
+pub const LEASE_SWEEP: Duration = Duration::minutes(1);
 
 /// That no two objects in `etcd` share a resourceVersion and none is newer than the store (or
 /// than the revision that wrote it); collects their uids.
@@ -155,6 +163,7 @@ impl Cluster {
             context_namespace: None,
             acting_as: None,
             controller_informers: InformerFactory::default(),
+            next_lease_sweep: Time::ZERO + LEASE_SWEEP,
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -421,7 +430,7 @@ impl Cluster {
     pub fn step(&mut self) -> bool {
         let Some(at) = self.next_wakeup() else { return false };
         let Some(Reverse((_, _, idx))) = self.agenda.pop() else { return false };
-        self.now = self.now.max(at);
+        self.advance_clock(self.now.max(at));
         let slot = &mut self.slots[idx as usize];
         slot.wake_at = None;
         let Some(mut component) = slot.component.take() else { return true };
@@ -468,7 +477,29 @@ impl Cluster {
         while self.next_wakeup().is_some_and(|t| t <= target) {
             self.step();
         }
-        self.now = target;
+        self.advance_clock(target);
+    }
+
+    /// Moves the clock to `to` (never back), and lets etcd delete the keys whose lease ran out
+    /// when a sweep is due.
+    fn advance_clock(&mut self, to: Time) {
+        self.now = self.now.max(to);
+        if self.now < self.next_lease_sweep {
+            return;
+        }
+        self.next_lease_sweep = Time((self.now.0 / LEASE_SWEEP.0).saturating_add(1).saturating_mul(LEASE_SWEEP.0));
+        let mut env = Env {
+            now: self.now,
+            rng: &mut self.api_rng,
+            record: &mut self.record,
+            actor: ComponentId::API_SERVER,
+            user: "system:apiserver",
+            cause: None,
+            identity: None,
+        };
+        if self.api.expire_events(&mut env) > 0 {
+            self.schedule_woken();
+        }
     }
 
     /// One move toward `deadline`, for commands that wait and look between moves (`rollout
@@ -492,18 +523,32 @@ impl Cluster {
     /// or before then is work in flight too, however far off (a ReplicaSet controller that
     /// just went through 9,000 pods hears of the last one becoming ready 20 ms later).
     pub fn busy(&self, horizon: Time) -> bool {
-        self.slots.iter().any(|s| s.running && (s.component.as_ref().is_some_and(|c| c.busy_in(&self.api, horizon))))
-            || self
-                .slots
-                .iter()
-                .any(|s| s.running && s.wake_at.is_some_and(|w| w <= (self.now + WATCH_LATENCY).max(s.not_before)))
+        self.slots.iter().any(|s| self.slot_busy(s, horizon))
+    }
+
+    fn slot_busy(&self, s: &Slot, horizon: Time) -> bool {
+        s.running
+            && (s.component.as_ref().is_some_and(|c| c.busy_in(&self.api, horizon))
+                || s.wake_at.is_some_and(|w| w <= (self.now + WATCH_LATENCY).max(s.not_before)))
+    }
+
+    /// The components [`Cluster::busy`] finds with work under way by `horizon`, by name.
+    pub fn busy_components(&self, horizon: Time) -> Vec<String> {
+        self.slots.iter().filter(|s| self.slot_busy(s, horizon)).map(|s| s.name.clone()).collect()
     }
 
     /// Runs until no component has work under way (or `limit` of virtual time has passed).
     /// Returns the virtual time it took.
     pub fn settle(&mut self, limit: Duration) -> Duration {
+        self.settle_reporting(limit).0
+    }
+
+    /// [`Cluster::settle`], also naming the components that still had work when `limit` ran
+    /// out (none when it settled).
+    pub fn settle_reporting(&mut self, limit: Duration) -> (Duration, Vec<String>) {
         let start = self.now;
         let deadline = start + limit;
+        let mut unsettled = Vec::new();
         loop {
             // A process that runs on past the limit (`sleep 3600`) is as settled as it gets.
             if !self.busy(deadline) {
@@ -514,12 +559,13 @@ impl Cluster {
                     self.step();
                 }
                 _ => {
-                    self.now = deadline;
+                    unsettled = self.busy_components(deadline);
+                    self.advance_clock(deadline);
                     break;
                 }
             }
         }
-        self.now.since(start)
+        (self.now.since(start), unsettled)
     }
 
     /// Sends a request as the person at the keyboard (kubectl).

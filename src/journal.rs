@@ -4,6 +4,7 @@
 //! how a reload keeps the student's work and a link shows someone else the same sandbox.
 
 use crate::kubectl::Output;
+use crate::limits::{JOURNAL_MAX_ENCODED, JOURNAL_MAX_ENTRIES, JOURNAL_MAX_TEXT, JOURNAL_TIME_CAP};
 use crate::shell::{Command, Session};
 use crate::sim::{Duration, Time};
 use serde::{Deserialize, Serialize};
@@ -84,13 +85,30 @@ impl Journal {
         &self,
         lesson: Option<&crate::lessons::Lesson>,
         until: Option<Time>,
+        shown: impl FnMut(&Command, Option<&str>, &Output),
+    ) -> Session {
+        self.replay_within(lesson, until, Time::ZERO + JOURNAL_TIME_CAP, shown)
+    }
+
+    /// Replays no further than `cap` on the virtual clock: an entry past it, or one after a
+    /// command that let time run past it, is not run.
+    fn replay_within(
+        &self,
+        lesson: Option<&crate::lessons::Lesson>,
+        until: Option<Time>,
+        cap: Time,
         mut shown: impl FnMut(&Command, Option<&str>, &Output),
     ) -> Session {
         let mut session = match lesson {
             Some(lesson) => lesson.start(),
             None => Session::new(self.seed),
         };
-        for entry in &self.entries {
+        // A journal read with `decode_checked` stays within the cap; one built by hand, or
+        // commands that let time pass (each at most `COMMAND_TIME_CAP`), stop the replay there.
+        for entry in self.entries.iter().take(JOURNAL_MAX_ENTRIES) {
+            if Time(entry.at) > cap || session.cluster.now() > cap {
+                break;
+            }
             advance_to(&mut session, Time(entry.at));
             if entry.line.is_empty() {
                 session.cluster.step();
@@ -106,7 +124,7 @@ impl Journal {
             }
         }
         if let Some(t) = until {
-            advance_to(&mut session, t);
+            advance_to(&mut session, t.min(cap));
         }
         session
     }
@@ -116,11 +134,95 @@ impl Journal {
         base64url(serde_json::to_string(self).unwrap_or_default().as_bytes())
     }
 
-    /// Reads what `encode` wrote; None for anything else (a mangled link never breaks the page).
+    /// Reads what `encode` wrote; None for anything else, or for a journal the sandbox will
+    /// not replay (see [`Journal::decode_checked`]): a mangled or crafted link never breaks or
+    /// freezes the page.
     pub fn decode(text: &str) -> Option<Journal> {
-        let bytes = unbase64url(text.trim())?;
-        serde_json::from_slice(&bytes).ok()
+        Journal::decode_checked(text).ok()
     }
+
+    /// Reads what `encode` wrote, or says why not. A journal comes from a link or storage,
+    /// which anyone can write: besides not decoding, it is refused when it is larger, or
+    /// reaches further in virtual time, than a replay can rebuild in a moment
+    /// ([`crate::limits`]).
+    pub fn decode_checked(text: &str) -> Result<Journal, JournalError> {
+        let text = text.trim();
+        if text.len() > JOURNAL_MAX_ENCODED {
+            return Err(JournalError::TooLarge { bytes: text.len() });
+        }
+        let bytes = unbase64url(text).ok_or(JournalError::NotAJournal)?;
+        let journal: Journal = serde_json::from_slice(&bytes).map_err(|_| JournalError::NotAJournal)?;
+        journal.check()?;
+        Ok(journal)
+    }
+
+    /// Whether the sandbox will replay this journal: not too many entries, not too much text,
+    /// nothing past [`JOURNAL_TIME_CAP`].
+    pub fn check(&self) -> Result<(), JournalError> {
+        if self.entries.len() > JOURNAL_MAX_ENTRIES {
+            return Err(JournalError::TooManyEntries { entries: self.entries.len() });
+        }
+        let text: usize = self.entries.iter().map(|e| e.line.len() + e.stdin.as_ref().map_or(0, String::len)).sum();
+        let text = text + self.lesson.as_ref().map_or(0, String::len) + self.progress.as_ref().map_or(0, String::len);
+        if text > JOURNAL_MAX_TEXT {
+            return Err(JournalError::TooLarge { bytes: text });
+        }
+        let furthest = self.entries.iter().map(|e| e.at).chain([self.now]).max().unwrap_or(0);
+        if furthest > JOURNAL_TIME_CAP.0 {
+            return Err(JournalError::TooFar { at: Duration(furthest) });
+        }
+        Ok(())
+    }
+}
+
+/// Why a journal (a shared link, a saved session) is not replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JournalError {
+    /// Not base64 of a journal's JSON.
+    NotAJournal,
+    /// Its text (encoded, or of its commands) is past what the sandbox reads, in bytes.
+    TooLarge { bytes: usize },
+    /// More entries than the sandbox replays.
+    TooManyEntries { entries: usize },
+    /// Its clock, or an entry, is this far into virtual time: past [`JOURNAL_TIME_CAP`].
+    TooFar { at: Duration },
+}
+
+impl std::fmt::Display for JournalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JournalError::NotAJournal => {
+                write!(f, "this saved session is not one the sandbox wrote: it does not decode")
+            }
+            JournalError::TooLarge { bytes } => write!(
+                f,
+                "this saved session is too large to replay ({bytes} bytes; the sandbox reads at most {JOURNAL_MAX_TEXT} bytes of commands)"
+            ),
+            JournalError::TooManyEntries { entries } => write!(
+                f,
+                "this saved session has too many commands to replay ({entries}; the sandbox replays at most {JOURNAL_MAX_ENTRIES})"
+            ),
+            JournalError::TooFar { at } => write!(
+                f,
+                "this saved session reaches {} of virtual time; the sandbox replays at most {}",
+                days(*at),
+                days(JOURNAL_TIME_CAP)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for JournalError {}
+
+/// A long span as days and hours: `7 days`, `365 days 2h`, `1 day 12h`; shorter ones as Go.
+fn days(d: Duration) -> String {
+    const DAY: u64 = 86_400_000;
+    if d.0 < DAY {
+        return d.to_string();
+    }
+    let (n, hours) = (d.0 / DAY, (d.0 % DAY) / 3_600_000);
+    let unit = if n == 1 { "day" } else { "days" };
+    if hours == 0 { format!("{n} {unit}") } else { format!("{n} {unit} {hours}h") }
 }
 
 fn advance_to(session: &mut Session, t: Time) {
@@ -175,6 +277,17 @@ mod tests {
         };
         assert_eq!(names(&replayed), names(&original));
         assert_eq!(replayed.cluster.api().etcd().revision(), original.cluster.api().etcd().revision());
+    }
+
+    #[test]
+    fn a_replay_stops_at_its_cap_however_the_commands_let_time_pass() {
+        let entries = (0..50).map(|_| Entry { at: 70_000, line: "sleep 5m".into(), stdin: None, beside: false });
+        let journal = Journal { entries: entries.collect(), ..Journal::new(3) };
+        let cap = Time(20 * 60_000);
+        let mut ran = 0;
+        let session = journal.replay_within(None, Some(Time(u64::MAX)), cap, |_, _, _| ran += 1);
+        // From 70 s, sleeps of five minutes until the clock is past 20 minutes.
+        assert_eq!((ran, session.cluster.now()), (4, Time(70_000 + 4 * 300_000)));
     }
 
     #[test]

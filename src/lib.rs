@@ -32,6 +32,7 @@ pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
+pub mod limits;
 pub mod lookup_key;
 pub mod object_cache;
 pub mod overview;

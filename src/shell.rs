@@ -7,6 +7,7 @@
 
 use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};
 use crate::kubectl::{self, Io, Output};
+use crate::limits::COMMAND_TIME_CAP;
 use crate::sim::Duration;
 use std::collections::BTreeMap;
 
@@ -165,7 +166,7 @@ sim: control the sandbox itself (not part of Kubernetes)
                           (worker-1) would: cluster DNS, then that node's kube-proxy rules
   sim help                this help
 
-  sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms)
+  sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms; at most 6h)
 ";
 
 /// `echo [-n] WORDS…`: the words, then a newline unless `-n`, for pipelines such as
@@ -362,13 +363,7 @@ impl Session {
                 };
                 kubectl::run(&mut self.cluster, rest, &Io { stdin, read_file: &read, list_dir: &list })
             }
-            "sleep" => match rest.first().and_then(|d| Duration::parse(d)) {
-                Some(d) => {
-                    self.cluster.advance(d);
-                    Output::default()
-                }
-                None => Output { stderr: "sleep: invalid time interval\n".into(), code: 1, ..Default::default() },
-            },
+            "sleep" => self.sleep(rest),
             "sim" => self.sim(rest),
             "etcdctl" => crate::etcd_snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
@@ -377,13 +372,46 @@ impl Session {
         }
     }
 
+    /// `sleep DURATION…`: lets virtual time pass, at most [`COMMAND_TIME_CAP`] of it.
+    fn sleep(&mut self, args: &[String]) -> Output {
+        let fail = |stderr: String| Output { stderr, code: 1, ..Default::default() };
+        let operands: Vec<&str> = args.iter().map(String::as_str).collect();
+        if operands.is_empty() {
+            return fail("sleep: missing operand\nTry 'sleep --help' for more information.\n".into());
+        }
+        let secs = match crate::sim::time::parse_sleep_seconds(&operands) {
+            Ok(secs) => secs,
+            Err(bad) => {
+                return fail(format!(
+                    "sleep: invalid time interval '{bad}'\nTry 'sleep --help' for more information.\n"
+                ));
+            }
+        };
+        let d = Duration::from_secs_f64_saturating(secs);
+        if !secs.is_finite() || d > COMMAND_TIME_CAP {
+            return fail(format!(
+                "sleep: the sandbox runs at most {} of virtual time per command (asked for {})\n",
+                COMMAND_TIME_CAP.short(),
+                operands.join(" ")
+            ));
+        }
+        self.cluster.advance(d);
+        Output::default()
+    }
+
     fn sim(&mut self, args: &[String]) -> Output {
         let words: Vec<&str> = args.iter().map(String::as_str).collect();
         let ok = |s: String| Output { stdout: s, ..Default::default() };
         match words.as_slice() {
             ["settle"] => {
-                let took = self.cluster.settle(SETTLE_LIMIT);
-                ok(format!("settled after {took} of virtual time\n"))
+                let (took, unsettled) = self.cluster.settle_reporting(SETTLE_LIMIT);
+                if unsettled.is_empty() {
+                    ok(format!("settled after {took} of virtual time\n"))
+                } else {
+                    let who = unsettled.join(", ");
+                    let verb = if unsettled.len() == 1 { "still has" } else { "still have" };
+                    ok(format!("not settled after {took} of virtual time (the limit): {who} {verb} work\n"))
+                }
             }
             ["time"] => ok(format!(
                 "virtual time {} (revision {})\n",

@@ -373,6 +373,7 @@ impl ApiServer {
     /// cluster keeps a record (its writes are then made at once).
     pub fn report_event(&mut self, reported: Reported, record: bool) {
         if let Some(events) = &mut self.events {
+            self.events_oldest_lease.get_or_insert(reported.now);
             events.get_mut().report(reported, !record);
         }
     }

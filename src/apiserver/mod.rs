@@ -79,6 +79,57 @@ pub struct ApiServer {
     /// For the events storage: whether the namespace of the request it is given exists, as the
     /// API server in front of it found (NamespaceLifecycle admission).
     namespace_verdict: Option<bool>,
+    /// The leases on Event keys: each write of an Event attaches one that runs out
+    /// [`EVENT_TTL`] later, and etcd then deletes the key.
+    event_leases: EventLeases,
+    /// When Events are kept apart: no later than the oldest write there that may still hold a
+    /// lease, so that their storage is called back from its thread only when one may be due.
+    events_oldest_lease: Option<Time>,
+}
+
+/// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
+/// hour), the TTL of the etcd lease it attaches to the Event's key on every write (create and
+/// update alike, so an Event the correlator keeps counting lives on).
+pub const EVENT_TTL: crate::sim::Duration = crate::sim::Duration::minutes(60);
+
+/// Event keys by when their lease runs out. A key written again keeps its newer expiry in
+/// `expiry`; its older entry in `by_expiry` is skipped when it comes due.
+#[derive(Debug, Default)]
+struct EventLeases {
+    by_expiry: std::collections::BTreeSet<(Time, Arc<str>)>,
+    expiry: std::collections::HashMap<Arc<str>, Time>,
+}
+
+impl EventLeases {
+    fn attach(&mut self, key: &Arc<str>, expires: Time) {
+        if self.expiry.insert(key.clone(), expires) != Some(expires) {
+            self.by_expiry.insert((expires, key.clone()));
+        }
+    }
+
+    fn detach(&mut self, key: &str) {
+        self.expiry.remove(key);
+    }
+
+    /// The keys whose lease has run out by `now`, oldest first, each taken off.
+    fn take_due(&mut self, now: Time) -> Vec<Arc<str>> {
+        let mut due = Vec::new();
+        while let Some((at, _)) = self.by_expiry.first() {
+            if *at > now {
+                break;
+            }
+            let Some((at, key)) = self.by_expiry.pop_first() else { break };
+            if self.expiry.get(&key) == Some(&at) {
+                self.expiry.remove(&key);
+                due.push(key);
+            }
+        }
+        due
+    }
+
+    fn next(&self) -> Option<Time> {
+        self.by_expiry.first().map(|(t, _)| *t)
+    }
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -278,6 +329,9 @@ impl ApiServer {
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let exists = self.namespace_exists(events_etcd::namespace_of(&req));
         let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
+        if !matches!(req.verb, Verb::Get | Verb::List | Verb::Watch) {
+            self.events_oldest_lease.get_or_insert(env.now);
+        }
         // Whoever asked was judged here; the storage holds no roles to judge them by.
         let identity = env.identity.take();
         let answer = events.get_mut().here().api.answer_with_namespace(exists, req, env, seq);
@@ -1033,8 +1087,52 @@ impl ApiServer {
         )))
     }
 
+    /// Deletes the Events whose lease ran out by `env.now`, as etcd does when it revokes an
+    /// expired lease: each deletion is recorded, and watchers see it DELETED. Returns how many
+    /// went. The events storage, when Events are kept apart, expires its own.
+    pub fn expire_events(&mut self, env: &mut Env) -> usize {
+        let mut expired = 0;
+        if self.event_leases.next().is_some_and(|t| t <= env.now) {
+            for key in self.event_leases.take_due(env.now) {
+                let Ok(change) = self.etcd.delete(&key, None) else { continue };
+                let what = if env.record.enabled {
+                    Happening::Decision {
+                        text: format!(
+                            "etcd: the lease on {key} ran out ({} after the Event's last write, --event-ttl); its key is deleted",
+                            EVENT_TTL.short()
+                        ),
+                    }
+                } else {
+                    Happening::Decision { text: String::new() }
+                };
+                let seq = env.record.push(env.now, change.revision, ComponentId::API_SERVER, None, what);
+                self.publish(change, env, seq);
+                expired += 1;
+            }
+        }
+        if let Some(events) = self.events.as_mut() {
+            if self.events_oldest_lease.is_some_and(|t| t + EVENT_TTL <= env.now) {
+                let side = &mut events.get_mut().here().api;
+                expired += side.expire_events(env);
+                self.events_oldest_lease = side.event_leases.next().map(|t| Time(t.0.saturating_sub(EVENT_TTL.0)));
+            }
+        }
+        expired
+    }
+
+    /// How many Event keys hold a lease (for tests and views).
+    pub fn event_leases(&self) -> usize {
+        self.event_leases.expiry.len()
+    }
+
     /// Sends a write's watch notifications and returns the stored object.
     fn publish(&mut self, change: Change, env: &mut Env, seq: Seq) -> Arc<Object> {
+        if change.value.kind() == Kind::Event {
+            match change.kind {
+                crate::etcd::ChangeKind::Put => self.event_leases.attach(&change.key, env.now + EVENT_TTL),
+                crate::etcd::ChangeKind::Delete => self.event_leases.detach(&change.key),
+            }
+        }
         for d in self.watches.deliveries(&change) {
             self.send(d.watch, d.owner, d.type_, d.object, change.revision, env, seq);
         }

@@ -220,15 +220,43 @@ impl Args {
         self.flags.get(name).and_then(|v| v.last()).map(String::as_str)
     }
 
-    /// A Go duration flag (`--timeout=90s`): None when not given; kubectl's error, naming
-    /// `kubectl VERB --help`, when it does not parse.
+    /// A Go duration flag (`--timeout=90s`) of a command that waits: None when not given;
+    /// kubectl's error, naming `kubectl VERB --help`, when it does not parse (as Go's parser,
+    /// which refuses values past 2562047h); the sandbox's when it asks for more virtual time
+    /// than one command may let pass ([`COMMAND_TIME_CAP`]). A negative value is zero here:
+    /// callers for which it means something else look at [`Args::negative`].
     pub fn duration(&self, name: &str, verb: &str) -> Result<Option<crate::sim::Duration>, String> {
         let Some(text) = self.get(name) else { return Ok(None) };
-        parse_go_duration(text).map(Some).ok_or_else(|| {
-            format!(
+        let Some(nanos) = crate::sim::time::parse_go_nanos(text) else {
+            return Err(format!(
                 "Error: invalid argument \"{text}\" for \"--{name}\" flag: time: invalid duration \"{text}\"\nSee 'kubectl {verb} --help' for usage."
-            )
-        })
+            ));
+        };
+        let d = crate::sim::Duration::from_go_nanos(nanos);
+        if d > COMMAND_TIME_CAP {
+            return Err(crate::limits::flag_over_cap(name, text));
+        }
+        Ok(Some(d))
+    }
+
+    /// Whether a duration flag was given a negative value that parses (`--timeout=-1s`).
+    pub fn negative(&self, name: &str) -> bool {
+        self.get(name).and_then(crate::sim::time::parse_go_nanos).is_some_and(|n| n < 0)
+    }
+
+    /// `--request-timeout` of a command that streams (`logs -f`, `get -w`): a whole number of
+    /// seconds or a Go duration; None when not given (or `0`, no timeout). kubectl's error when
+    /// it does not parse, the sandbox's past [`COMMAND_TIME_CAP`].
+    pub fn request_timeout(&self) -> Result<Option<crate::sim::Duration>, String> {
+        let Some(t) = self.get("request-timeout").filter(|t| *t != "0") else { return Ok(None) };
+        let seconds = || t.parse::<u64>().ok().map(|s| crate::sim::Duration(s.saturating_mul(1000)));
+        match parse_go_duration(t).or_else(seconds) {
+            Some(d) if d > COMMAND_TIME_CAP => Err(crate::limits::flag_over_cap("request-timeout", t)),
+            Some(d) => Ok(Some(d)),
+            None => Err(format!(
+                "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
+            )),
+        }
     }
 
     pub fn all(&self, name: &str) -> Vec<&str> {
@@ -255,16 +283,16 @@ impl Args {
     }
 }
 
+use crate::limits::COMMAND_TIME_CAP;
+
 /// Not a flag anyone types: where the context's namespace rides along with the flags.
 const CONTEXT_NAMESPACE: &str = " context-namespace";
 
 /// Go's `time.ParseDuration` for the forms kubectl users type: `0`, `90s`, `2m`, `1h30m`,
 /// `500ms` (unlike `sleep`, a bare number other than 0 needs a unit).
 pub fn parse_go_duration(text: &str) -> Option<crate::sim::Duration> {
-    if text != "0" && text.parse::<f64>().is_ok() {
-        return None;
-    }
-    crate::sim::Duration::parse(text)
+    let nanos = crate::sim::time::parse_go_nanos(text).filter(|n| *n >= 0)?;
+    Some(crate::sim::Duration::from_go_nanos(nanos))
 }
 
 #[cfg(test)]

@@ -40,6 +40,11 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples",
         );
     }
+    // The client's timeout is read before any request is sent.
+    let cap = match args.request_timeout() {
+        Ok(cap) => cap.unwrap_or(FOLLOW_CAP),
+        Err(e) => return Output::err(e),
+    };
     let since = match args.get("since").map(|s| (s, parse_go_duration(s))) {
         None => None,
         Some((_, Some(d))) => Some(d),
@@ -183,17 +188,6 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
     if !follow || previous {
         return out;
     }
-    let cap = match args.get("request-timeout").filter(|t| *t != "0") {
-        Some(t) => match parse_go_duration(t).or_else(|| t.parse::<u64>().ok().map(Duration::seconds)) {
-            Some(d) => d,
-            None => {
-                return Output::err(format!(
-                    "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
-                ));
-            }
-        },
-        None => FOLLOW_CAP,
-    };
     let deadline = now + cap;
     loop {
         let running = streams.iter().any(|s| is_running(cluster, s));

@@ -46,6 +46,12 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
             "error: unknown command \"{words}\"\nSee 'kubectl rollout -h' for help and examples"
         ));
     }
+    // A flag's value is refused before anything is looked up, as kubectl's flag parsing does.
+    if sub == "status" {
+        if let Err(e) = rest.duration("timeout", "rollout status") {
+            return Output::err(e);
+        }
+    }
     if rest.positionals.is_empty() {
         return Output::err("error: required resource not specified");
     }

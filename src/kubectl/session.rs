@@ -156,10 +156,19 @@ impl Session {
                 kubelet.append_logs(&t.namespace, &t.pod, &t.container, &lines, now);
             }
         }
-        if run.slept > crate::sim::Duration::ZERO {
-            cluster.advance(run.slept);
-        }
         let mut out = Output { stdout: run.stdout, stderr: run.stderr, code: run.code, ..Default::default() };
+        // The terminal waits as long as the line slept, within what one command may let pass.
+        let cap = crate::limits::COMMAND_TIME_CAP;
+        if run.slept > cap {
+            out.stderr.push_str(&format!(
+                "kubeloop: the sandbox runs at most {} of virtual time per command; this line slept {} and was cut short\n",
+                cap.short(),
+                if run.slept == crate::sim::Duration::MAX { "forever".to_string() } else { run.slept.to_string() }
+            ));
+        }
+        if run.slept > crate::sim::Duration::ZERO {
+            cluster.advance(run.slept.min(cap));
+        }
         if run.exited {
             // `exit` alone exits with the status of the command before it.
             let code = if line.trim() == "exit" { self.last_code } else { run.code };

@@ -89,6 +89,14 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
         Ok(c) => c,
         Err(e) => return Output::err(e),
     };
+    // kubectl waits a week for a negative timeout: more than the sandbox runs for a command.
+    if args.negative("timeout") {
+        let text = args.get("timeout").unwrap_or_default();
+        return Output::err(format!(
+            "{} (a negative timeout waits a week)",
+            crate::limits::flag_over_cap("timeout", text)
+        ));
+    }
     let timeout = match args.duration("timeout", "wait") {
         Ok(d) => d.unwrap_or(DEFAULT_TIMEOUT),
         Err(e) => return Output::err(e),

@@ -85,16 +85,9 @@ pub fn start(cluster: &mut Cluster, args: &Args) -> Result<(Output, LiveWatch), 
             "error: this sandbox's kubectl get --watch prints tables, -o wide, -o name, -o json and -o yaml, not \"{output}\""
         )));
     }
-    let cap = match args.get("request-timeout").filter(|t| *t != "0") {
-        Some(t) => match super::args::parse_go_duration(t).or_else(|| t.parse::<u64>().ok().map(Duration::seconds)) {
-            Some(d) => d,
-            None => {
-                return Err(Output::err(format!(
-                    "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
-                )));
-            }
-        },
-        None => WATCH_CAP,
+    let cap = match args.request_timeout() {
+        Ok(cap) => cap.unwrap_or(WATCH_CAP),
+        Err(e) => return Err(Output::err(e)),
     };
     let all_ns = args.has("all-namespaces");
     let ns = if kind.info().namespaced && !all_ns { namespace_flag(args) } else { String::new() };

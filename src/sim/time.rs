@@ -19,11 +19,13 @@ impl Duration {
     pub const fn millis(ms: u64) -> Self {
         Duration(ms)
     }
+    /// Saturating, as every constructor here: a manifest's `terminationGracePeriodSeconds:
+    /// 9223372036854775807` is a very long time, not an overflow.
     pub const fn seconds(s: u64) -> Self {
-        Duration(s * 1000)
+        Duration(s.saturating_mul(1000))
     }
     pub const fn minutes(m: u64) -> Self {
-        Duration(m * 60_000)
+        Duration(m.saturating_mul(60_000))
     }
     pub fn as_millis(self) -> u64 {
         self.0
@@ -63,6 +65,144 @@ impl Duration {
             total += value * factor;
         }
         Some(Duration(total as u64))
+    }
+}
+
+/// Go's `time.ParseDuration`, as kubectl's duration flags read their values: an optional
+/// sign, then numbers (with an optional fraction) each followed by a unit (`ns`, `us`, `µs`,
+/// `ms`, `s`, `m`, `h`), or a lone `0`. Returns signed nanoseconds; None where Go answers
+/// `time: invalid duration`, which includes anything past its int64 nanoseconds
+/// (±2562047h47m16.854775807s). Never overflows, whatever the digits.
+pub fn parse_go_nanos(text: &str) -> Option<i64> {
+    const LIMIT: u128 = 1 << 63;
+    let (negative, mut rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if rest == "0" {
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+        let whole_len = digits(rest);
+        let whole = &rest[..whole_len];
+        rest = &rest[whole_len..];
+        let mut fraction = "";
+        if let Some(after) = rest.strip_prefix('.') {
+            let len = digits(after);
+            fraction = &after[..len];
+            rest = &after[len..];
+        }
+        if whole.is_empty() && fraction.is_empty() {
+            return None;
+        }
+        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit: u128 = match &rest[..unit_len] {
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        // Leading zeros aside, a whole part of more than 19 digits is past any limit.
+        let whole = whole.trim_start_matches('0');
+        if whole.len() > 19 {
+            return None;
+        }
+        let value: u128 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+        total = total.checked_add(value.checked_mul(unit)?)?;
+        // The fraction's first digits are all that can matter below a nanosecond.
+        let kept = &fraction[..fraction.len().min(18)];
+        if !kept.is_empty() {
+            let f: u128 = kept.parse().ok()?;
+            total += f * unit / 10u128.pow(kept.len() as u32);
+        }
+        if total > LIMIT {
+            return None;
+        }
+    }
+    match (negative, total) {
+        (true, t) => Some((t as i128).wrapping_neg() as i64),
+        (false, t) if t < LIMIT => Some(t as i64),
+        _ => None,
+    }
+}
+
+/// The operands of coreutils' `sleep`, summed: each a number of seconds (a fraction and an
+/// exponent allowed, `inf` too) with an optional suffix `s`, `m`, `h` or `d`; the sandbox also
+/// takes Go-style durations (`1m30s`, `500ms`). Err names the operand that is not one, as
+/// `sleep: invalid time interval 'x'` does; the sum may be infinite (`sleep infinity`).
+pub fn parse_sleep_seconds<'a>(operands: &[&'a str]) -> Result<f64, &'a str> {
+    let mut total = 0f64;
+    for &operand in operands {
+        let secs = sleep_operand(operand).ok_or(operand)?;
+        total += secs;
+    }
+    Ok(total)
+}
+
+fn sleep_operand(text: &str) -> Option<f64> {
+    let (number, factor) = match text.char_indices().last()? {
+        (i, 's') => (&text[..i], 1.0),
+        (i, 'm') => (&text[..i], 60.0),
+        (i, 'h') => (&text[..i], 3600.0),
+        (i, 'd') => (&text[..i], 86_400.0),
+        _ => (text, 1.0),
+    };
+    let plain = |n: &str| -> Option<f64> {
+        let lower = n.to_ascii_lowercase();
+        let finite_form =
+            n.bytes().all(|b| b.is_ascii_digit() || b".eE+-".contains(&b)) && n.bytes().any(|b| b.is_ascii_digit());
+        let infinite = matches!(lower.trim_start_matches('+'), "inf" | "infinity");
+        if !(finite_form || infinite) {
+            return None;
+        }
+        n.parse::<f64>().ok().filter(|v| *v >= 0.0 && !v.is_nan())
+    };
+    if let Some(value) = plain(number) {
+        return Some(value * factor);
+    }
+    // Go-style: `1m30s`, `500ms` (no sign, no exponent).
+    if text.starts_with(['-', '+']) {
+        return None;
+    }
+    parse_go_nanos(text).map(|nanos| nanos as f64 / 1e9)
+}
+
+impl Duration {
+    /// The largest duration: a clock that saturates rather than wraps.
+    pub const MAX: Duration = Duration(u64::MAX);
+
+    /// Whole milliseconds of a non-negative number of seconds, saturating (an infinite or
+    /// enormous value is [`Duration::MAX`]).
+    pub fn from_secs_f64_saturating(secs: f64) -> Duration {
+        if secs.is_nan() || secs <= 0.0 {
+            return Duration::ZERO;
+        }
+        Duration((secs * 1000.0) as u64)
+    }
+
+    /// Whole milliseconds of Go nanoseconds (negative ones are zero).
+    pub fn from_go_nanos(nanos: i64) -> Duration {
+        Duration(u64::try_from(nanos / 1_000_000).unwrap_or(0))
+    }
+
+    /// A cap as people write it: `24h`, `90m`, `45s` when whole, else as Go prints it.
+    pub fn short(self) -> String {
+        match self.0 {
+            ms if ms > 0 && ms % 3_600_000 == 0 => format!("{}h", ms / 3_600_000),
+            ms if ms > 0 && ms % 60_000 == 0 => format!("{}m", ms / 60_000),
+            ms if ms > 0 && ms % 1000 == 0 => format!("{}s", ms / 1000),
+            _ => self.to_string(),
+        }
     }
 }
 
@@ -348,6 +488,49 @@ mod tests {
         assert_eq!(Duration::parse("2"), Some(Duration::seconds(2)));
         assert_eq!(Duration::parse("soon"), None);
         assert_eq!(Duration::parse("5x"), None);
+    }
+
+    #[test]
+    fn go_durations_parse_without_overflow() {
+        assert_eq!(parse_go_nanos("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(parse_go_nanos("1.5s"), Some(1_500_000_000));
+        assert_eq!(parse_go_nanos(".5ms"), Some(500_000));
+        assert_eq!(parse_go_nanos("3\u{b5}s"), Some(3_000));
+        assert_eq!(parse_go_nanos("-2m"), Some(-120_000_000_000));
+        assert_eq!(parse_go_nanos("0"), Some(0));
+        assert_eq!(parse_go_nanos("2562047h47m16.854775807s"), Some(i64::MAX));
+        assert_eq!(parse_go_nanos("-2562047h47m16.854775808s"), Some(i64::MIN));
+        for bad in [
+            "",
+            "5",
+            "1e309s",
+            "2562047h47m16.854775808s",
+            "9999999h",
+            "99999999999999999999s",
+            "1x",
+            "s",
+            ".s",
+            "--1s",
+            "1.2.3s",
+        ] {
+            assert_eq!(parse_go_nanos(bad), None, "{bad}");
+        }
+        assert_eq!(parse_go_nanos(&format!("{}s", "9".repeat(400))), None);
+        assert_eq!(parse_go_nanos(&format!("1.{}s", "9".repeat(400))), Some(1_999_999_999));
+    }
+
+    #[test]
+    fn sleep_operands_parse_as_coreutils_and_go_and_never_overflow() {
+        assert_eq!(parse_sleep_seconds(&["1.5", "1m", "2h", "1d"]), Ok(1.5 + 60.0 + 7200.0 + 86_400.0));
+        assert_eq!(parse_sleep_seconds(&["1m30s", "500ms"]), Ok(90.5));
+        assert_eq!(parse_sleep_seconds(&["1e3"]), Ok(1000.0));
+        assert_eq!(parse_sleep_seconds(&["infinity"]), Ok(f64::INFINITY));
+        assert_eq!(parse_sleep_seconds(&["1e309s"]), Ok(f64::INFINITY));
+        for bad in ["-1", "nan", "forever", "", "1x", "-1m30s"] {
+            assert_eq!(parse_sleep_seconds(&[bad]), Err(bad), "{bad}");
+        }
+        assert_eq!(Duration::from_secs_f64_saturating(f64::INFINITY), Duration::MAX);
+        assert_eq!(Duration::seconds(u64::MAX), Duration::MAX);
     }
 
     #[test]
