@@ -130,7 +130,8 @@ fn find<'d>(docs: &'d [Document], kind: Option<&str>, name: Option<&str>) -> Opt
 fn yaml_error_line(text: &str, docs: &[Document]) -> Option<usize> {
     for doc in crate::yaml::documents(text) {
         if let Err(e) = doc {
-            return Some(e.line);
+            // An error without a line (excessive aliasing) marks the first document.
+            return Some(if e.line == 0 { docs.first().map_or(1, |d| d.line) } else { e.line });
         }
     }
     docs.iter().find(|d| !d.is_mapping()).map(|d| d.line)
