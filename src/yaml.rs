@@ -59,6 +59,36 @@ fn excessive_aliasing(aliased: usize, decoded: usize) -> bool {
 /// What the alias guard refuses with (no line: go-yaml's decoder reports none).
 pub const EXCESSIVE_ALIASING: &str = "document contains excessive aliasing";
 
+/// Why `bytes` are not UTF-8, in libyaml's reader's words (go-yaml, and so kubectl, reports
+/// them without a line), or None when they are.
+pub fn utf8_problem(bytes: &[u8]) -> Option<&'static str> {
+    let at = std::str::from_utf8(bytes).err()?.valid_up_to();
+    let lead = bytes[at];
+    let width = match lead {
+        b if b & 0x80 == 0 => 1,
+        b if b & 0xE0 == 0xC0 => 2,
+        b if b & 0xF0 == 0xE0 => 3,
+        b if b & 0xF8 == 0xF0 => 4,
+        _ => return Some("invalid leading UTF-8 octet"),
+    };
+    let Some(sequence) = bytes.get(at..at + width) else { return Some("incomplete UTF-8 octet sequence") };
+    if sequence[1..].iter().any(|b| b & 0xC0 != 0x80) {
+        return Some("invalid trailing UTF-8 octet");
+    }
+    let lead_bits = u32::from(lead) & [0, 0x7F, 0x1F, 0x0F, 0x07][width];
+    let value = sequence[1..].iter().fold(lead_bits, |v, b| (v << 6) | u32::from(b & 0x3F));
+    let shortest = match value {
+        0..=0x7F => 1,
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        _ => 4,
+    };
+    if shortest != width {
+        return Some("invalid length of a UTF-8 sequence");
+    }
+    Some("invalid Unicode character")
+}
+
 /// Reads a single-document YAML text (an empty text is `null`).
 pub fn from_str(text: &str) -> Result<Value> {
     let mut docs = documents(text);

@@ -356,3 +356,14 @@ fn thousands_of_anchors_are_looked_up_without_a_scan() {
     assert_eq!(read(&text)["r49999"], "v");
     assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_named_as_libyamls_reader_names_them() {
+    assert_eq!(utf8_problem(b"a: b\n"), None);
+    assert_eq!(utf8_problem(b"a: \x80\n"), Some("invalid leading UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xff\n"), Some("invalid leading UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xc3"), Some("incomplete UTF-8 octet sequence"));
+    assert_eq!(utf8_problem(b"a: \xc3x\n"), Some("invalid trailing UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xc0\xaf\n"), Some("invalid length of a UTF-8 sequence"));
+    assert_eq!(utf8_problem(b"a: \xed\xa0\x80\n"), Some("invalid Unicode character"));
+}
