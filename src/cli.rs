@@ -349,10 +349,8 @@ mod tests {
     #[test]
     fn an_argument_that_is_not_utf8_is_carried_lossily_not_a_panic() {
         use std::os::unix::ffi::OsStringExt;
-        let args = args_from_os([
-            std::ffi::OsString::from("kubectl"),
-            std::ffi::OsString::from_vec(b"get\xff".to_vec()),
-        ]);
+        let args =
+            args_from_os([std::ffi::OsString::from("kubectl"), std::ffi::OsString::from_vec(b"get\xff".to_vec())]);
         assert_eq!(args, ["kubectl", "get\u{fffd}"]);
         // It reaches the sandbox like any other word (kubectl: unknown command).
         let _ = main(&args);

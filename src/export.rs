@@ -245,10 +245,8 @@ impl<'s> ItemSteps<'s> {
         for (names, steps) in &self.by_keys {
             // An item without `protocol` is keyed as TCP, its default.
             let tcp = Value::String("TCP".into());
-            let values: Option<Vec<&Value>> = names
-                .iter()
-                .map(|n| item.get(n).or_else(|| (n == "protocol").then_some(&tcp)))
-                .collect();
+            let values: Option<Vec<&Value>> =
+                names.iter().map(|n| item.get(n).or_else(|| (n == "protocol").then_some(&tcp))).collect();
             if let Some(values) = values {
                 consider(steps.get(&serde_json::to_string(&values).unwrap_or_default()));
             }
@@ -414,7 +412,8 @@ spec:
         let ports: String = (1..=10_000).map(|p| format!("  - port: {p}\n    name: p{p}\n")).collect();
         // Created, not applied: applied, its last-applied annotation would be over 256 KiB.
         let manifest = format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: many\nspec:\n  ports:\n{ports}");
-        let out = session.execute(&Command { line: "kubectl create -f -".into(), heredoc: Some(("EOF".into(), manifest)) });
+        let out =
+            session.execute(&Command { line: "kubectl create -f -".into(), heredoc: Some(("EOF".into(), manifest)) });
         assert_eq!(out.code, 0, "{}", out.stderr);
         let started = std::time::Instant::now();
         let all = objects(&session.cluster);

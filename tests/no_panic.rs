@@ -455,7 +455,11 @@ fn hostile(rng: &mut Rng) -> Vec<u8> {
         2 => {
             let depth = rng.between(50, 20_000) as usize;
             let (open, close) = if rng.below(2) == 0 { ("[", "]") } else { ("{a: ", "}") };
-            text.push_str(&format!("data: {}{}\n", open.repeat(depth), close.repeat(rng.below(depth as u64 + 1) as usize)));
+            text.push_str(&format!(
+                "data: {}{}\n",
+                open.repeat(depth),
+                close.repeat(rng.below(depth as u64 + 1) as usize)
+            ));
         }
         3 => {
             let depth = rng.between(50, 3000) as usize;
@@ -493,7 +497,10 @@ fn hostile(rng: &mut Rng) -> Vec<u8> {
             match rng.below(3) {
                 0 => text.push_str(&"# a comment\n".repeat(rng.between(1000, 20_000) as usize)),
                 1 => text.push_str(&format!("---\n{head}").repeat(rng.between(100, 3000) as usize)),
-                _ => text.push_str(&format!("data: {{{}}}\n", (0..rng.between(100, 50_000)).map(|i| format!("k{i}: v")).collect::<Vec<_>>().join(", "))),
+                _ => text.push_str(&format!(
+                    "data: {{{}}}\n",
+                    (0..rng.between(100, 50_000)).map(|i| format!("k{i}: v")).collect::<Vec<_>>().join(", ")
+                )),
             }
         }
         _ => text.push_str("data:\n  a: \"1\"\n  b: |\n    two\n"),
@@ -548,7 +555,11 @@ fn hostile_manifests_are_refused_or_read_in_bounded_time_never_panicking() {
         match outcome {
             Ok(Some(0)) => read += 1,
             Ok(_) => refused += 1,
-            Err(_) => panic!("round {round} panicked on {} bytes starting {:?}", bytes.len(), String::from_utf8_lossy(&bytes[..bytes.len().min(200)])),
+            Err(_) => panic!(
+                "round {round} panicked on {} bytes starting {:?}",
+                bytes.len(),
+                String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+            ),
         }
         // Debug builds are slow; a hang or a quadratic pass is slower still.
         assert!(took < std::time::Duration::from_secs(20), "round {round} took {took:?}");

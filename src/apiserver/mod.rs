@@ -1593,7 +1593,10 @@ mod tests {
     }
 
     fn config_map(name: &str, value_bytes: usize) -> String {
-        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  big: {}\n", "x".repeat(value_bytes))
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  big: {}\n",
+            "x".repeat(value_bytes)
+        )
     }
 
     #[test]
