@@ -425,6 +425,8 @@ spec:
         assert_eq!(exported.len(), 10_000);
         assert_eq!(exported[9_999]["port"], 10_000);
         assert_eq!(exported[9_999]["name"], "p10000");
-        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+        // About 0.2 s alone in a debug build (a pass over every step per item took minutes);
+        // the bound leaves room for a loaded machine.
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     }
 }

@@ -417,7 +417,8 @@ spec:
         assert_eq!(lines_of(&marks), [4], "{stderr}");
         eprintln!("{timings:?}");
         for (what, took) in timings {
-            assert!(took < std::time::Duration::from_millis(500), "{what} took {took:?}");
+            // Each takes 1 to 50 ms in a debug build; the bound leaves room for a loaded machine.
+            assert!(took < std::time::Duration::from_secs(3), "{what} took {took:?}");
         }
     }
 

@@ -354,7 +354,7 @@ fn thousands_of_anchors_are_looked_up_without_a_scan() {
     }
     let started = std::time::Instant::now();
     assert_eq!(read(&text)["r49999"], "v");
-    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
 #[test]
