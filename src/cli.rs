@@ -55,6 +55,23 @@ struct SavedCommand {
     files: std::collections::BTreeMap<String, String>,
 }
 
+/// The command line as text: an argument that is not UTF-8 keeps its characters and gets U+FFFD
+/// for each byte that is not (a Go program like kubectl carries such bytes through; we
+/// cannot hold them, and must not panic on them).
+pub fn args_from_os(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<String> {
+    args.into_iter().map(|a| a.into_string().unwrap_or_else(|a| a.to_string_lossy().into_owned())).collect()
+}
+
+/// A manifest read as bytes (standard input, a file) as text, or kubectl's error for bytes
+/// that are not UTF-8: `error: error parsing STDIN: error converting YAML to JSON: yaml:
+/// invalid leading UTF-8 octet`.
+pub fn manifest_text(bytes: Vec<u8>, source: &str) -> Result<String, String> {
+    match crate::yaml::utf8_problem(&bytes) {
+        None => Ok(String::from_utf8(bytes).unwrap_or_default()),
+        Some(problem) => Err(format!("error: error parsing {source}: error converting YAML to JSON: yaml: {problem}")),
+    }
+}
+
 pub fn main(args: &[String]) -> i32 {
     let mut seed: u64 = 1;
     let mut events_etcd = false;
@@ -149,9 +166,15 @@ fn one_command(fresh: State, state_file: Option<&str>, words: &[String]) -> i32 
         .any(|w| (w[0] == "-f" || w[0] == "--filename") && w[1] == "-")
         || line.contains("--filename=-");
     let stdin = if wants_stdin {
-        let mut s = String::new();
-        let _ = std::io::stdin().read_to_string(&mut s);
-        Some(s)
+        let mut bytes = Vec::new();
+        let _ = std::io::stdin().read_to_end(&mut bytes);
+        match manifest_text(bytes, "STDIN") {
+            Ok(text) => Some(text),
+            Err(e) => {
+                eprintln!("{e}");
+                return 1;
+            }
+        }
     } else {
         None
     };
@@ -321,5 +344,24 @@ mod tests {
         let out = session.execute(&Command::new(&format!("kubectl apply -f {path} -R")));
         assert_eq!(out.stdout, "configmap/a unchanged\nconfigmap/b unchanged\nconfigmap/c created\n");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_argument_that_is_not_utf8_is_carried_lossily_not_a_panic() {
+        use std::os::unix::ffi::OsStringExt;
+        let args =
+            args_from_os([std::ffi::OsString::from("kubectl"), std::ffi::OsString::from_vec(b"get\xff".to_vec())]);
+        assert_eq!(args, ["kubectl", "get\u{fffd}"]);
+        // It reaches the sandbox like any other word (kubectl: unknown command).
+        let _ = main(&args);
+    }
+
+    #[test]
+    fn standard_input_that_is_not_utf8_is_reported_as_kubectl_reports_it() {
+        assert_eq!(
+            manifest_text(b"kind: \xffPod\n".to_vec(), "STDIN"),
+            Err("error: error parsing STDIN: error converting YAML to JSON: yaml: invalid leading UTF-8 octet".into())
+        );
+        assert_eq!(manifest_text(b"kind: Pod\n".to_vec(), "STDIN"), Ok("kind: Pod\n".into()));
     }
 }

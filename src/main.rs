@@ -11,6 +11,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `args_os`: an argument that is not UTF-8 must not panic the CLI.
+    let args = kubeloop::cli::args_from_os(std::env::args_os().skip(1));
     std::process::exit(kubeloop::cli::main(&args));
 }

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// A syntax error: libyaml's words (`mapping values are not allowed in this context`) and line.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,14 +18,76 @@ pub struct YamlError {
 
 impl std::fmt::Display for YamlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "yaml: line {}: {}", self.line, self.message)
+        if self.line == 0 {
+            // An error of the decoder, not of the text: go-yaml names no line for it.
+            write!(f, "yaml: {}", self.message)
+        } else {
+            write!(f, "yaml: line {}: {}", self.line, self.message)
+        }
     }
 }
 
 type Result<T> = std::result::Result<T, YamlError>;
 
-/// Nesting deeper than this is an error rather than a stack overflow.
-const MAX_DEPTH: usize = 128;
+/// Nesting deeper than this is an error rather than a stack overflow. go-yaml's scanner stops
+/// at 10000 levels ("exceeded max depth of 10000"); the page's stack (and every recursive walk
+/// of a value after the reader) holds far fewer, so ours stops sooner, in go-yaml's words.
+pub const MAX_DEPTH: usize = 128;
+
+/// go-yaml's guard against alias bombs ("billion laughs"), as the decision it makes: once a
+/// document has decoded more than 1,000 nodes of which more than 100 came from expanding
+/// aliases, the share that came from aliases may not pass 99% (documents up to 400,000 nodes),
+/// falling evenly to 10% (4,000,000 nodes and more). An alias's size is known before it is
+/// copied, so a refused expansion allocates nothing.
+fn excessive_aliasing(aliased: usize, decoded: usize) -> bool {
+    const LOW: f64 = 400_000.0;
+    const HIGH: f64 = 4_000_000.0;
+    if aliased <= 100 || decoded <= 1000 {
+        return false;
+    }
+    let d = decoded as f64;
+    let allowed = if d <= LOW {
+        0.99
+    } else if d >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * (d - LOW) / (HIGH - LOW)
+    };
+    aliased as f64 / d > allowed
+}
+
+/// What the alias guard refuses with (no line: go-yaml's decoder reports none).
+pub const EXCESSIVE_ALIASING: &str = "document contains excessive aliasing";
+
+/// Why `bytes` are not UTF-8, in libyaml's reader's words (go-yaml, and so kubectl, reports
+/// them without a line), or None when they are.
+pub fn utf8_problem(bytes: &[u8]) -> Option<&'static str> {
+    let at = std::str::from_utf8(bytes).err()?.valid_up_to();
+    let lead = bytes[at];
+    let width = match lead {
+        b if b & 0x80 == 0 => 1,
+        b if b & 0xE0 == 0xC0 => 2,
+        b if b & 0xF0 == 0xE0 => 3,
+        b if b & 0xF8 == 0xF0 => 4,
+        _ => return Some("invalid leading UTF-8 octet"),
+    };
+    let Some(sequence) = bytes.get(at..at + width) else { return Some("incomplete UTF-8 octet sequence") };
+    if sequence[1..].iter().any(|b| b & 0xC0 != 0x80) {
+        return Some("invalid trailing UTF-8 octet");
+    }
+    let lead_bits = u32::from(lead) & [0, 0x7F, 0x1F, 0x0F, 0x07][width];
+    let value = sequence[1..].iter().fold(lead_bits, |v, b| (v << 6) | u32::from(b & 0x3F));
+    let shortest = match value {
+        0..=0x7F => 1,
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        _ => 4,
+    };
+    if shortest != width {
+        return Some("invalid length of a UTF-8 sequence");
+    }
+    Some("invalid Unicode character")
+}
 
 /// Reads a single-document YAML text (an empty text is `null`).
 pub fn from_str(text: &str) -> Result<Value> {
@@ -45,7 +108,17 @@ pub fn documents(text: &str) -> Documents<'_> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = if text.contains('\r') { Cow::Owned(text.replace("\r\n", "\n")) } else { Cow::Borrowed(text) };
     Documents {
-        p: Parser { s: text, pos: 0, line: 1, line_start: 0, anchors: Vec::new(), depth: 0, read_any: false },
+        p: Parser {
+            s: text,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            anchors: HashMap::new(),
+            depth: 0,
+            read_any: false,
+            decoded: 0,
+            aliased: 0,
+        },
         done: false,
     }
 }
@@ -94,8 +167,13 @@ struct Parser<'a> {
     pos: usize,
     line: usize,
     line_start: usize,
-    anchors: Vec<(String, Value)>,
+    /// Each anchor's value and how many nodes it holds.
+    anchors: HashMap<String, (Value, usize)>,
     depth: usize,
+    /// Nodes of the current document so far (keys and alias expansions included), and how
+    /// many of those came from expanding aliases: the alias guard's two counts.
+    decoded: usize,
+    aliased: usize,
     /// Whether a document has begun (an empty stream still yields one `null` document).
     read_any: bool,
 }
@@ -237,6 +315,8 @@ impl Parser<'_> {
             self.pos += 3;
         }
         self.anchors.clear();
+        self.decoded = 0;
+        self.aliased = 0;
         let value = self.node(-1, Ctx::Doc)?;
         self.skip_to_content()?;
         if !self.eof() && !self.at_doc_marker() {
@@ -250,8 +330,9 @@ impl Parser<'_> {
     fn node(&mut self, parent: isize, ctx: Ctx) -> Result<Value> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return self.err("recursion limit exceeded");
+            return self.depth_error();
         }
+        self.decoded += 1;
         let result = self.node_inner(parent, ctx);
         self.depth -= 1;
         result
@@ -274,6 +355,7 @@ impl Parser<'_> {
     }
 
     fn node_inner(&mut self, parent: isize, ctx: Ctx) -> Result<Value> {
+        let start = self.decoded - 1;
         let mut fresh = false;
         if !self.find_content(parent, ctx, &mut fresh)? {
             return Ok(Value::Null);
@@ -284,7 +366,7 @@ impl Parser<'_> {
         while matches!(self.peek(), b'&' | b'!') {
             self.property(&mut anchor, &mut tag);
             if !self.find_content(parent, ctx, &mut fresh)? {
-                return Ok(self.anchored(anchor, Value::Null));
+                return Ok(self.anchored(anchor, Value::Null, start));
             }
             if fresh {
                 start_col = self.col();
@@ -328,7 +410,11 @@ impl Parser<'_> {
                 }
             }
         };
-        Ok(self.anchored(anchor, value))
+        Ok(self.anchored(anchor, value, start))
+    }
+
+    fn depth_error<T>(&self) -> Result<T> {
+        self.err(&format!("exceeded max depth of {MAX_DEPTH}"))
     }
 
     fn key(&self, v: Value) -> Result<String> {
@@ -338,10 +424,11 @@ impl Parser<'_> {
         }
     }
 
-    fn anchored(&mut self, anchor: Option<String>, value: Value) -> Value {
+    /// Remembers the value under its anchor, with its size: the nodes decoded since `start`.
+    fn anchored(&mut self, anchor: Option<String>, value: Value, start: usize) -> Value {
         if let Some(name) = anchor {
-            self.anchors.retain(|(n, _)| *n != name);
-            self.anchors.push((name, value.clone()));
+            let size = self.decoded - start;
+            self.anchors.insert(name, (value.clone(), size));
         }
         value
     }
@@ -358,11 +445,14 @@ impl Parser<'_> {
 
     fn alias(&mut self) -> Result<Value> {
         let word = self.word();
-        let name = &word[1..];
-        match self.anchors.iter().rev().find(|(n, _)| n == name) {
-            Some((_, v)) => Ok(v.clone()),
-            None => self.err("unknown anchor"),
+        let Some(&(_, size)) = self.anchors.get(&word[1..]) else { return self.err("unknown anchor") };
+        // Counted, and refused, before anything is copied.
+        self.decoded += size;
+        self.aliased += size;
+        if excessive_aliasing(self.aliased, self.decoded) {
+            return Err(YamlError { message: EXCESSIVE_ALIASING.into(), line: 0 });
         }
+        Ok(self.anchors[&word[1..]].0.clone())
     }
 
     /// A block mapping whose keys sit in column `col`; its first key has been read.
@@ -371,6 +461,7 @@ impl Parser<'_> {
         let mut key = first_key;
         loop {
             self.bump(); // the ':'
+            self.decoded += 1; // the key
             let value = self.node(col, Ctx::MapValue)?;
             map.insert(key, value);
             if !self.at_line_content_start() {
@@ -764,8 +855,10 @@ impl Parser<'_> {
     /// One node inside (or opening) a flow collection.
     fn flow_node(&mut self, depth: usize) -> Result<Value> {
         if self.depth + depth > MAX_DEPTH {
-            return self.err("recursion limit exceeded");
+            return self.depth_error();
         }
+        self.decoded += 1;
+        let start = self.decoded - 1;
         let mut anchor = None;
         let mut tag = None;
         while matches!(self.peek(), b'&' | b'!') {
@@ -784,7 +877,7 @@ impl Parser<'_> {
                 resolve_tagged(&text, tag.as_deref())
             }
         };
-        Ok(self.anchored(anchor, value))
+        Ok(self.anchored(anchor, value, start))
     }
 
     fn flow_sequence(&mut self, depth: usize) -> Result<Value> {
@@ -830,7 +923,10 @@ impl Parser<'_> {
                 return Ok(Value::Object(map));
             }
             let key_value = match self.peek() {
-                b'"' | b'\'' => Value::String(self.quoted()?),
+                b'"' | b'\'' => {
+                    self.decoded += 1;
+                    Value::String(self.quoted()?)
+                }
                 _ => self.flow_node(depth + 1)?,
             };
             let key = match key_value {

@@ -287,7 +287,7 @@ fn mangled_manifests_and_random_commands_never_panic_with_events_in_an_etcd_of_t
 fn fuzz(session: &mut Session) {
     let mut rng = Rng::new(2024);
     let (mut succeeded, mut failed) = (0, 0);
-    for round in 0..3000 {
+    for round in 0..rounds(3000).max(3000) {
         let command = match round % 6 {
             0 => {
                 let base = MANIFESTS[1 + rng.below(MANIFESTS.len() as u64 - 1) as usize];
@@ -409,6 +409,167 @@ fn fuzz(session: &mut Session) {
     }
     // The generator must reach real work, not just error paths.
     assert!(succeeded > 300 && failed > 300, "{succeeded} commands succeeded, {failed} failed");
+}
+
+/// How many rounds a fuzz test runs: its default, or more with `KUBELOOP_FUZZ_ROUNDS=N`
+/// (`KUBELOOP_FUZZ_ROUNDS=20000 cargo test --release --test no_panic` for a long run).
+fn rounds(default: usize) -> usize {
+    std::env::var("KUBELOOP_FUZZ_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(default).max(1)
+}
+
+/// A manifest built to exhaust the reader rather than to be wrong: alias bombs, merge-key
+/// chains, deep nesting (flow and block), huge documents, and the encodings a file may come in
+/// (CRLF, a BOM, tabs, bytes that are not UTF-8). Bytes, as the CLI reads them.
+fn hostile(rng: &mut Rng) -> Vec<u8> {
+    let head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n";
+    let mut text = String::from(head);
+    match rng.below(8) {
+        0 => {
+            // A bomb of `levels` anchors, each `fan` aliases of the one before.
+            let (levels, fan) = (rng.between(2, 12) as usize, rng.between(2, 12) as usize);
+            text.push_str("a0: &a0 [lol, lol]\n");
+            for i in 1..levels {
+                let flow = rng.below(2) == 0;
+                let alias = format!("*a{}", i - 1);
+                if flow {
+                    text.push_str(&format!("a{i}: &a{i} [{}]\n", vec![alias; fan].join(", ")));
+                } else {
+                    text.push_str(&format!("a{i}: &a{i}\n"));
+                    for _ in 0..fan {
+                        text.push_str(&format!("- {alias}\n"));
+                    }
+                }
+            }
+            if rng.below(2) == 0 {
+                text.push_str(&format!("data: *a{}\n", levels - 1));
+            }
+        }
+        1 => {
+            // Each mapping merges the one before.
+            let n = rng.between(10, 3000);
+            text.push_str("m0: &m0 {k: v}\n");
+            for i in 1..n {
+                text.push_str(&format!("m{i}: &m{i}\n  <<: *m{}\n  k{i}: v\n", i - 1));
+            }
+        }
+        2 => {
+            let depth = rng.between(50, 20_000) as usize;
+            let (open, close) = if rng.below(2) == 0 { ("[", "]") } else { ("{a: ", "}") };
+            text.push_str(&format!(
+                "data: {}{}\n",
+                open.repeat(depth),
+                close.repeat(rng.below(depth as u64 + 1) as usize)
+            ));
+        }
+        3 => {
+            let depth = rng.between(50, 3000) as usize;
+            text.push_str("data:\n");
+            for i in 0..depth {
+                text.push_str(&" ".repeat(i + 1));
+                text.push_str(if rng.below(4) == 0 { "- \n" } else { "k:\n" });
+            }
+        }
+        4 => {
+            text.push_str("data:\n");
+            text.push_str(&format!("{}x\n", "- ".repeat(rng.between(50, 20_000) as usize)));
+        }
+        5 => {
+            // Huge: one value, many keys, or a long annotation (0.2 to 4 MB).
+            let size = rng.between(200_000, 4_000_000) as usize;
+            match rng.below(3) {
+                0 => text.push_str(&format!("data:\n  big: {}\n", "x".repeat(size))),
+                1 => {
+                    text.push_str("data:\n");
+                    for i in 0..size / 20 {
+                        text.push_str(&format!("  key{i}: value{i}\n"));
+                    }
+                }
+                _ => {
+                    text = format!(
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n  annotations:\n    a: \"{}\"\n",
+                        "y".repeat(size)
+                    )
+                }
+            }
+        }
+        6 => {
+            // Comments, thousands of documents, or a long line of flow items.
+            match rng.below(3) {
+                0 => text.push_str(&"# a comment\n".repeat(rng.between(1000, 20_000) as usize)),
+                1 => text.push_str(&format!("---\n{head}").repeat(rng.between(100, 3000) as usize)),
+                _ => text.push_str(&format!(
+                    "data: {{{}}}\n",
+                    (0..rng.between(100, 50_000)).map(|i| format!("k{i}: v")).collect::<Vec<_>>().join(", ")
+                )),
+            }
+        }
+        _ => text.push_str("data:\n  a: \"1\"\n  b: |\n    two\n"),
+    }
+    let mut bytes = text.into_bytes();
+    // The encodings a file may come in, now and then.
+    if rng.below(4) == 0 {
+        bytes = String::from_utf8_lossy(&bytes).replace('\n', "\r\n").into_bytes();
+    }
+    if rng.below(6) == 0 {
+        bytes.splice(0..0, "\u{feff}".bytes());
+    }
+    if rng.below(6) == 0 && !bytes.is_empty() {
+        let at = rng.below(bytes.len() as u64) as usize;
+        bytes.insert(at, b'\t');
+    }
+    if rng.below(6) == 0 && !bytes.is_empty() {
+        let at = rng.below(bytes.len() as u64) as usize;
+        let bad: &[&[u8]] = &[b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf"];
+        bytes.splice(at..at, bad[rng.below(bad.len() as u64) as usize].iter().copied());
+    }
+    bytes
+}
+
+/// Hostile manifests through every reader a manifest meets (the CLI's bytes, the YAML reader,
+/// kubectl and the API server, the editor's highlighting, outline and marks): each is refused
+/// or read, none panics, none takes long. `KUBELOOP_FUZZ_ROUNDS` runs more.
+#[test]
+fn hostile_manifests_are_refused_or_read_in_bounded_time_never_panicking() {
+    let mut rng = Rng::new(77);
+    let mut session = Session::new(3);
+    let (mut refused, mut read) = (0, 0);
+    for round in 0..rounds(40) {
+        let bytes = hostile(&mut rng);
+        let started = std::time::Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let text = match kubeloop::cli::manifest_text(bytes.clone(), "STDIN") {
+                Ok(text) => text,
+                Err(e) => {
+                    assert!(e.starts_with("error: error parsing STDIN: error converting YAML to JSON: yaml: "), "{e}");
+                    return None;
+                }
+            };
+            let _ = kubeloop::yaml::documents(&text).count();
+            let command = Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), text.clone())) };
+            let out = session.execute(&command);
+            let _ = kubeloop::editor::highlight::highlight(&text);
+            let _ = kubeloop::editor::errors::locate(&text, &out.stderr);
+            Some(out.code)
+        }));
+        let took = started.elapsed();
+        match outcome {
+            Ok(Some(0)) => read += 1,
+            Ok(_) => refused += 1,
+            Err(_) => panic!(
+                "round {round} panicked on {} bytes starting {:?}",
+                bytes.len(),
+                String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
+            ),
+        }
+        // Debug builds are slow; a hang or a quadratic pass is slower still.
+        assert!(took < std::time::Duration::from_secs(20), "round {round} took {took:?}");
+        if round % 10 == 0 {
+            // Keep the store small: what was made goes again.
+            session.execute(&Command::new("kubectl delete configmap h --ignore-not-found"));
+        }
+    }
+    eprintln!("hostile manifests: {read} read, {refused} refused");
+    assert!(refused > 0);
 }
 
 /// Objects no validation would let in, written straight to etcd: every component that

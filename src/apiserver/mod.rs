@@ -85,6 +85,9 @@ pub struct ApiServer {
     /// When Events are kept apart: no later than the oldest write there that may still hold a
     /// lease, so that their storage is called back from its thread only when one may be due.
     events_oldest_lease: Option<Time>,
+    /// Whether the write being served came with a body big enough that what it stores may be
+    /// over etcd's request limit (only such writes are measured).
+    large_body: bool,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -130,6 +133,28 @@ impl EventLeases {
     fn next(&self) -> Option<Time> {
         self.by_expiry.first().map(|(t, _)| *t)
     }
+}
+
+/// The most a request's body may hold (kube-apiserver's `--max-request-body-bytes`).
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+/// The most one etcd request may carry (etcd's `--max-request-bytes`).
+pub const ETCD_MAX_REQUEST_BYTES: usize = 1536 * 1024;
+
+/// How many bytes a value takes written as JSON, counted without keeping them.
+fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 type StageResult<T> = Result<T, (Stage, Status)>;
@@ -302,6 +327,15 @@ impl ApiServer {
             if let Err(message) = authorization::authorize(&self.etcd, who, &attrs) {
                 return Err((Stage::Authorization, Status::forbidden(message)));
             }
+        }
+        // The body is read within the server's limit before anything decodes it.
+        self.large_body = false;
+        if let (Verb::Create | Verb::Update | Verb::Patch, Some(Body::Json(body))) = (req.verb, &req.body) {
+            let size = json_len(body);
+            if size > MAX_REQUEST_BODY_BYTES {
+                return Err((Stage::Validation, Status::request_entity_too_large(MAX_REQUEST_BODY_BYTES)));
+            }
+            self.large_body = size > ETCD_MAX_REQUEST_BYTES / 2;
         }
         if req.kind == Kind::Event && self.events.is_some() {
             return self.forward_to_events(req, env, seq);
@@ -633,6 +667,7 @@ impl ApiServer {
             let _ = stored.set(Arc::downgrade(&object));
             return Ok(object);
         }
+        self.fits_in_etcd(&object)?;
         // Storage; a generated name that collides is drawn again, as the API server retries.
         let mut attempts = 0;
         loop {
@@ -959,11 +994,22 @@ impl ApiServer {
                 self.etcd.delete(&key, None).map_err(|_| (Stage::Storage, Status::conflict(req.kind, &name)))?;
             return Ok(self.publish(change, env, seq));
         }
+        self.fits_in_etcd(&object)?;
         let change = self
             .etcd
             .update(&key, object, Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &name)))?;
         Ok(self.publish(change, env, seq))
+    }
+
+    /// etcd refuses a request over its limit, and the API server passes its words on (a 500:
+    /// kubectl prints `Error from server: etcdserver: request is too large`). Only writes
+    /// that came with a large body are measured.
+    fn fits_in_etcd(&self, object: &Object) -> StageResult<()> {
+        if self.large_body && json_len(object) > ETCD_MAX_REQUEST_BYTES {
+            return Err((Stage::Storage, Status::internal("etcdserver: request is too large")));
+        }
+        Ok(())
     }
 
     fn delete(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
@@ -1631,5 +1677,60 @@ mod tests {
                 format!("{}-{}-4{}-{variant}{}-{}", &hex[0..8], &hex[8..12], &hex[13..16], &hex[17..20], &hex[20..32]);
             assert_eq!(got, want);
         }
+    }
+
+    /// `kubectl <verb> -f -` of `manifest` in a fresh sandbox: (stdout, stderr).
+    fn kubectl(verb: &str, manifest: &str) -> (String, String) {
+        let mut session = crate::shell::Session::new(1);
+        let command = crate::shell::Command {
+            line: format!("kubectl {verb} -f -"),
+            heredoc: Some(("EOF".into(), manifest.into())),
+        };
+        let out = session.execute(&command);
+        (out.stdout, out.stderr)
+    }
+
+    fn config_map(name: &str, value_bytes: usize) -> String {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  big: {}\n",
+            "x".repeat(value_bytes)
+        )
+    }
+
+    #[test]
+    fn a_config_map_over_1_mib_is_invalid_and_one_over_3_mib_is_refused_unread() {
+        let (_, err) = kubectl("create", &config_map("two", 2 << 20));
+        assert_eq!(err, "The ConfigMap \"two\" is invalid: []: Too long: may not be more than 1048576 bytes\n");
+        let started = std::time::Instant::now();
+        let (_, err) = kubectl("create", &config_map("five", 5 << 20));
+        assert_eq!(
+            err,
+            "Error from server (RequestEntityTooLarge): error when creating \"STDIN\": Request entity too large: limit is 3145728\n"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn applying_a_config_map_over_256_kib_overfills_the_annotation_apply_keeps() {
+        let (out, err) = kubectl("apply", &config_map("dash", 300 << 10));
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "The ConfigMap \"dash\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes\n"
+        );
+        // `kubectl create` keeps no such annotation.
+        let (out, err) = kubectl("create", &config_map("dash", 300 << 10));
+        assert_eq!((out.as_str(), err.as_str()), ("configmap/dash created\n", ""));
+    }
+
+    #[test]
+    fn an_object_too_large_for_etcd_is_refused_with_etcds_words() {
+        // No field limit applies to a container's arguments; etcd's request limit does.
+        let manifest = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  containers:\n  - name: c\n    image: busybox\n    args: [\"{}\"]\n",
+            "x".repeat(2 << 20)
+        );
+        let (_, err) = kubectl("create", &manifest);
+        assert_eq!(err, "Error from server: error when creating \"STDIN\": etcdserver: request is too large\n");
     }
 }

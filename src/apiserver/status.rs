@@ -51,6 +51,16 @@ impl Status {
         Status::new(410, "Expired", message.into())
     }
 
+    /// 413: the body is over the server's limit.
+    pub fn request_entity_too_large(limit: usize) -> Status {
+        Status::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+    }
+
+    /// 500 without a reason: an error the server passes on as it came (etcd's).
+    pub fn internal(message: impl Into<String>) -> Status {
+        Status::new(500, "", message.into())
+    }
+
     pub fn method_not_allowed(message: impl Into<String>) -> Status {
         Status::new(405, "MethodNotAllowed", message.into())
     }
@@ -84,6 +94,7 @@ impl Status {
             405 => "Method Not Allowed",
             409 => "Conflict",
             410 => "Gone",
+            413 => "Request Entity Too Large",
             422 => "Unprocessable Entity",
             500 => "Internal Server Error",
             _ => "",

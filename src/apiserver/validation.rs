@@ -17,6 +17,23 @@ pub fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
+/// The most all of an object's annotations (keys and values) may hold, in bytes.
+pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+/// The most a ConfigMap's or Secret's data may hold, in bytes.
+pub const MAX_DATA_BYTES: usize = 1024 * 1024;
+
+/// `<field>: Too long: may not be more than <n> bytes` (upstream's words since 1.32; older
+/// releases said `must have at most <n> bytes`).
+fn too_long(field: &str, max: usize) -> String {
+    format!("{field}: Too long: may not be more than {max} bytes")
+}
+
+/// How many bytes a base64 text decodes to.
+fn decoded_len(text: &str) -> usize {
+    let padding = text.bytes().rev().take_while(|&b| b == b'=').count().min(2);
+    (text.len() / 4 * 3 + (text.len() % 4).saturating_sub(1)).saturating_sub(padding)
+}
+
 /// `<field>: Invalid value: "<value>": <detail>`
 fn invalid(field: &str, value: &str, detail: &str) -> String {
     format!("{field}: Invalid value: \"{value}\": {detail}")
@@ -74,6 +91,20 @@ pub fn validate(object: &Object) -> Vec<String> {
                 errors.push(invalid("metadata.name", &cj.metadata.name, "must be no more than 52 characters"));
             }
         }
+        Object::ConfigMap(cm) => {
+            // Both bags count; the error names no field (upstream passes an empty path).
+            let total: usize = cm.data.values().chain(cm.binary_data.values()).map(String::len).sum();
+            if total > MAX_DATA_BYTES {
+                errors.push(too_long("[]", MAX_DATA_BYTES));
+            }
+        }
+        Object::Secret(secret) => {
+            let total: usize = secret.data.values().map(|v| decoded_len(v)).sum::<usize>()
+                + secret.string_data.values().map(String::len).sum::<usize>();
+            if total > MAX_DATA_BYTES {
+                errors.push(too_long("data", MAX_DATA_BYTES));
+            }
+        }
         Object::Service(svc) => {
             if let Some(t) = svc.spec.type_.as_deref() {
                 if !["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"].contains(&t) {
@@ -115,6 +146,10 @@ pub fn validate_metadata(object: &Object) -> Vec<String> {
         }
     } else if !is_dns_subdomain(&meta.name) {
         errors.push(invalid("metadata.name", &meta.name, DNS_SUBDOMAIN_MSG));
+    }
+    let annotations: usize = meta.annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if annotations > MAX_ANNOTATIONS_BYTES {
+        errors.push(too_long("metadata.annotations", MAX_ANNOTATIONS_BYTES));
     }
     for (key, value) in &meta.labels {
         if value.len() > 63 {
@@ -320,5 +355,34 @@ mod tests {
         let errs =
             validate(&pod_named("Web", vec![Container { name: "c".into(), image: "i".into(), ..Default::default() }]));
         assert!(errs[0].starts_with("metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain"));
+    }
+
+    #[test]
+    fn annotations_over_256_kib_in_all_are_too_long() {
+        let mut pod = pod_named("web", vec![Container { name: "c".into(), image: "i".into(), ..Default::default() }]);
+        let Object::Pod(p) = &mut pod else { unreachable!() };
+        p.metadata.annotations.insert("a".into(), "x".repeat(MAX_ANNOTATIONS_BYTES - 1));
+        assert!(validate(&pod).is_empty(), "exactly at the limit is fine");
+        let Object::Pod(p) = &mut pod else { unreachable!() };
+        p.metadata.annotations.insert("b".into(), "y".into());
+        assert_eq!(validate(&pod), ["metadata.annotations: Too long: may not be more than 262144 bytes"]);
+    }
+
+    #[test]
+    fn config_map_and_secret_data_over_1_mib_is_too_long() {
+        use crate::api::{ConfigMap, Secret};
+        let meta = ObjectMeta { name: "big".into(), ..Default::default() };
+        let mut cm = ConfigMap { metadata: meta.clone(), ..Default::default() };
+        cm.data.insert("a".into(), "x".repeat(MAX_DATA_BYTES / 2));
+        cm.binary_data.insert("b".into(), "y".repeat(MAX_DATA_BYTES / 2));
+        assert!(validate(&Object::ConfigMap(cm.clone())).is_empty());
+        cm.data.insert("c".into(), "z".into());
+        assert_eq!(validate(&Object::ConfigMap(cm)), ["[]: Too long: may not be more than 1048576 bytes"]);
+        // A Secret counts the bytes its base64 stands for.
+        let mut secret = Secret { metadata: meta, ..Default::default() };
+        secret.data.insert("a".into(), crate::base64::encode(&vec![7u8; MAX_DATA_BYTES]));
+        assert!(validate(&Object::Secret(secret.clone())).is_empty());
+        secret.data.insert("b".into(), "QQ==".into());
+        assert_eq!(validate(&Object::Secret(secret)), ["data: Too long: may not be more than 1048576 bytes"]);
     }
 }

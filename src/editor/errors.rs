@@ -130,7 +130,8 @@ fn find<'d>(docs: &'d [Document], kind: Option<&str>, name: Option<&str>) -> Opt
 fn yaml_error_line(text: &str, docs: &[Document]) -> Option<usize> {
     for doc in crate::yaml::documents(text) {
         if let Err(e) = doc {
-            return Some(e.line);
+            // An error without a line (excessive aliasing) marks the first document.
+            return Some(if e.line == 0 { docs.first().map_or(1, |d| d.line) } else { e.line });
         }
     }
     docs.iter().find(|d| !d.is_mapping()).map(|d| d.line)
@@ -385,5 +386,68 @@ spec:
         assert!(
             locate("a: [", "error: error parsing STDIN: error converting YAML to JSON: yaml: line 1: x").len() == 1
         );
+    }
+
+    /// A manifest of `lines` comment lines after a ConfigMap's head (about 60 bytes a line).
+    fn commented(lines: usize) -> String {
+        let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+        for i in 0..lines {
+            text.push_str(&format!("# comment line {i}, padded out with a few more words to be long\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn a_200_kb_manifest_of_comments_is_applied_highlighted_and_marked_in_linear_time() {
+        let text = commented(3300).replace("name: c", "name: C");
+        assert!(text.len() > 200_000);
+        let mut timings = Vec::new();
+        let started = std::time::Instant::now();
+        let stderr = stderr_of("apply", &text);
+        timings.push(("apply", started.elapsed()));
+        let started = std::time::Instant::now();
+        let _ = super::super::highlight::highlight(&text);
+        timings.push(("highlight", started.elapsed()));
+        let started = std::time::Instant::now();
+        let _ = lines::documents(&text);
+        timings.push(("outline", started.elapsed()));
+        let started = std::time::Instant::now();
+        let marks = locate(&text, &stderr);
+        timings.push(("locate", started.elapsed()));
+        assert_eq!(lines_of(&marks), [4], "{stderr}");
+        eprintln!("{timings:?}");
+        for (what, took) in timings {
+            // Each takes 1 to 50 ms in a debug build; the bound leaves room for a loaded machine.
+            assert!(took < std::time::Duration::from_secs(3), "{what} took {took:?}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_nested_thousands_of_levels_is_outlined_and_marked_on_a_small_stack() {
+        let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n");
+        // 2,000 levels of indentation (2 MB); flow and compact ones 10,000 deep.
+        for i in 0..2_000 {
+            text.push_str(&" ".repeat(i + 1));
+            text.push_str("k:\n");
+        }
+        let flow = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\ndata: {}\n", "[".repeat(10_000));
+        let seq = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata:\n{}x\n", "- ".repeat(10_000));
+        // A page's stack, not a native thread's 8 MiB.
+        let handle = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let mut all = Vec::new();
+                for text in [text, flow, seq] {
+                    let stderr = "error: error parsing STDIN: error converting YAML to JSON: yaml: line 132: exceeded max depth of 128";
+                    let _ = super::super::highlight::highlight(&text);
+                    let outline = lines::documents(&text);
+                    all.push((outline.len(), lines_of(&locate(&text, stderr))));
+                }
+                all
+            })
+            .unwrap();
+        let all = handle.join().expect("no stack overflow");
+        assert_eq!(all.len(), 3);
+        assert!(all.iter().all(|(docs, marks)| *docs == 1 && marks.len() == 1), "{all:?}");
     }
 }

@@ -47,7 +47,7 @@ pub fn documents(text: &str) -> Vec<Document> {
         if !items.is_empty() {
             let line = items[0].line;
             let mut i = 0;
-            let root = node(items, &mut i, None);
+            let root = node(items, &mut i, None, 0);
             docs.push(Document { line, root });
             items.clear();
         }
@@ -201,17 +201,28 @@ fn is_dash(content: &str) -> bool {
     content == "-" || content.starts_with("- ") || content.starts_with("-\t")
 }
 
-/// A node starting at `items[*i]`, if it is indented deeper than `parent`.
-fn node(items: &mut [Item], i: &mut usize, parent: Option<usize>) -> Node {
+/// Nesting deeper than this is not looked into (the reader refuses it anyway): the outline
+/// recurses once per level, and the page's stack is small.
+const MAX_DEPTH: usize = crate::yaml::MAX_DEPTH;
+
+/// A node starting at `items[*i]`, if it is indented deeper than `parent`; `depth` levels
+/// down.
+fn node(items: &mut [Item], i: &mut usize, parent: Option<usize>, depth: usize) -> Node {
     let Some(first) = items.get(*i).copied() else { return Node::Empty };
     if parent.is_some_and(|p| first.indent <= p) {
         return Node::Empty;
     }
+    if depth >= MAX_DEPTH {
+        // Too deep to outline: the node's lines, and every deeper one, are skipped.
+        *i += 1;
+        skip_deeper(items, i, parent.unwrap_or(first.indent.saturating_sub(1)).min(first.indent.saturating_sub(1)));
+        return Node::Empty;
+    }
     if is_dash(first.content) {
-        return seq(items, i, first.indent);
+        return seq(items, i, first.indent, depth);
     }
     if key_length(first.content).is_some() {
-        return map(items, i, first.indent);
+        return map(items, i, first.indent, depth);
     }
     // A scalar or flow collection, maybe over several lines.
     *i += 1;
@@ -219,7 +230,7 @@ fn node(items: &mut [Item], i: &mut usize, parent: Option<usize>) -> Node {
     Node::Scalar(scalar_text(first.content))
 }
 
-fn map(items: &mut [Item], i: &mut usize, indent: usize) -> Node {
+fn map(items: &mut [Item], i: &mut usize, indent: usize, depth: usize) -> Node {
     let mut entries = Vec::new();
     while let Some(item) = items.get(*i).copied() {
         if item.indent != indent || is_dash(item.content) {
@@ -233,8 +244,8 @@ fn map(items: &mut [Item], i: &mut usize, indent: usize) -> Node {
         *i += 1;
         let child = if value.is_empty() {
             match items.get(*i) {
-                Some(next) if next.indent > indent => node(items, i, Some(indent)),
-                Some(next) if next.indent == indent && is_dash(next.content) => seq(items, i, indent),
+                Some(next) if next.indent > indent => node(items, i, Some(indent), depth + 1),
+                Some(next) if next.indent == indent && is_dash(next.content) => seq(items, i, indent, depth + 1),
                 _ => Node::Empty,
             }
         } else {
@@ -248,7 +259,7 @@ fn map(items: &mut [Item], i: &mut usize, indent: usize) -> Node {
     Node::Map(entries)
 }
 
-fn seq(items: &mut [Item], i: &mut usize, indent: usize) -> Node {
+fn seq(items: &mut [Item], i: &mut usize, indent: usize, depth: usize) -> Node {
     let mut entries = Vec::new();
     while let Some(item) = items.get(*i).copied() {
         if item.indent != indent || !is_dash(item.content) {
@@ -257,13 +268,13 @@ fn seq(items: &mut [Item], i: &mut usize, indent: usize) -> Node {
         let rest = item.content[1..].trim_start_matches([' ', '\t']);
         let child = if rest.is_empty() || rest.starts_with('#') {
             *i += 1;
-            node(items, i, Some(indent))
+            node(items, i, Some(indent), depth + 1)
         } else {
             // A compact node (`- name: x`, `- - a`): read it as if it started on its own
             // line at its column.
             let column = item.indent + (item.content.len() - rest.len());
             items[*i] = Item { line: item.line, indent: column, content: rest };
-            node(items, i, Some(indent))
+            node(items, i, Some(indent), depth + 1)
         };
         entries.push(Entry { line: item.line, node: child });
     }

@@ -100,7 +100,9 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 /// kubectl splits the file at its `---` lines before reading each document, so the line is
 /// counted from the start of the failing document.
 fn yaml_error(e: &YamlError, text: &str, source: &str) -> String {
-    let e = YamlError { message: e.message.clone(), line: kubectl_line(text, e.line) };
+    // A decoder error (excessive aliasing) has no line to translate.
+    let line = if e.line == 0 { 0 } else { kubectl_line(text, e.line) };
+    let e = YamlError { message: e.message.clone(), line };
     format!("error: error parsing {source}: error converting YAML to JSON: {e}")
 }
 

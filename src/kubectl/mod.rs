@@ -354,6 +354,8 @@ fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Outp
 fn server_error(status: &Status, action: &str, source: &str) -> String {
     if status.reason == "Invalid" {
         status.kubectl_message()
+    } else if status.reason.is_empty() {
+        format!("Error from server: error when {action} \"{source}\": {}", status.message)
     } else {
         format!("Error from server ({}): error when {action} \"{source}\": {}", status.reason, status.message)
     }

@@ -265,13 +265,13 @@ fn an_error_in_a_later_document_comes_after_the_earlier_ones() {
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
     let deep = "[".repeat(10_000);
-    assert_eq!(error(&deep).message, "recursion limit exceeded");
+    assert_eq!(error(&deep).message, "exceeded max depth of 128");
     let mut block = String::new();
     for i in 0..500 {
         block.push_str(&" ".repeat(i));
         block.push_str("- \n");
     }
-    assert!(documents(&block).all(|d| d.is_ok() || d.unwrap_err().message == "recursion limit exceeded"));
+    assert!(documents(&block).all(|d| d.is_ok() || d.unwrap_err().message == "exceeded max depth of 128"));
 }
 
 #[test]
@@ -281,4 +281,89 @@ fn arbitrary_bytes_never_panic() {
     ] {
         let _ = documents(text).count();
     }
+}
+
+/// The classic bomb: nine anchors, each a list of nine aliases of the one before (9^9 strings).
+fn billion_laughs(levels: usize) -> String {
+    let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\n");
+    text.push_str("a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for i in 1..levels {
+        let alias = format!("*a{}", i - 1);
+        text.push_str(&format!("a{i}: &a{i} [{}]\n", vec![alias; 9].join(",")));
+    }
+    text
+}
+
+#[test]
+fn an_alias_bomb_is_refused_with_go_yamls_words_and_no_line() {
+    for levels in [7, 9] {
+        let e = error(&billion_laughs(levels));
+        assert_eq!((e.message.as_str(), e.line), (EXCESSIVE_ALIASING, 0));
+        assert_eq!(e.to_string(), "yaml: document contains excessive aliasing");
+    }
+}
+
+#[test]
+fn an_alias_bomb_is_refused_after_copying_a_few_thousand_nodes_at_most() {
+    let text = billion_laughs(9);
+    let mut docs = documents(&text);
+    assert!(matches!(docs.next(), Some(Err(_))));
+    // What was built: every node decoded except the expansion that was refused.
+    let built = docs.p.decoded;
+    assert!(built < 200_000, "{built} nodes counted");
+    let copied_before_refusal = docs.p.aliased - docs.p.anchors.values().map(|(_, n)| *n).max().unwrap_or(0);
+    eprintln!("alias bomb: {built} nodes counted, {copied_before_refusal} copied from aliases before the refusal");
+    assert!(copied_before_refusal < 10_000, "{copied_before_refusal} nodes copied from aliases");
+}
+
+#[test]
+fn a_chain_of_merge_keys_each_naming_the_last_is_refused() {
+    let mut text = String::from("m0: &m0 {k0: v}\n");
+    for i in 1..2000 {
+        text.push_str(&format!("m{i}: &m{i}\n  <<: *m{}\n  k{i}: v\n", i - 1));
+    }
+    assert_eq!(error(&text).message, EXCESSIVE_ALIASING);
+}
+
+#[test]
+fn ordinary_use_of_anchors_stays_well_inside_the_alias_budget() {
+    // A shared block of environment variables named by 200 containers.
+    let mut text = String::from("env: &env\n");
+    for i in 0..20 {
+        text.push_str(&format!("  - name: V{i}\n    value: \"{i}\"\n"));
+    }
+    text.push_str("containers:\n");
+    for i in 0..200 {
+        text.push_str(&format!("  - name: c{i}\n    env: *env\n"));
+    }
+    let value = read(&text);
+    assert_eq!(value["containers"][199]["env"][19]["value"], "19");
+    // A small bomb (under a thousand nodes) is not refused either, as go-yaml does not.
+    let small = read(&billion_laughs(3));
+    assert_eq!(small["a2"][8][8][8], "lol");
+}
+
+#[test]
+fn thousands_of_anchors_are_looked_up_without_a_scan() {
+    let mut text = String::new();
+    for i in 0..50_000 {
+        text.push_str(&format!("k{i}: &a{i} v\n"));
+    }
+    for i in 0..50_000 {
+        text.push_str(&format!("r{i}: *a{i}\n"));
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(read(&text)["r49999"], "v");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_named_as_libyamls_reader_names_them() {
+    assert_eq!(utf8_problem(b"a: b\n"), None);
+    assert_eq!(utf8_problem(b"a: \x80\n"), Some("invalid leading UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xff\n"), Some("invalid leading UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xc3"), Some("incomplete UTF-8 octet sequence"));
+    assert_eq!(utf8_problem(b"a: \xc3x\n"), Some("invalid trailing UTF-8 octet"));
+    assert_eq!(utf8_problem(b"a: \xc0\xaf\n"), Some("invalid length of a UTF-8 sequence"));
+    assert_eq!(utf8_problem(b"a: \xed\xa0\x80\n"), Some("invalid Unicode character"));
 }
