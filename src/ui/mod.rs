@@ -483,19 +483,21 @@ pub fn app(props: &AppProps) -> Html {
     // Puts a session in the page in place of this one (a tab taking over, back from a shared
     // session); None only redraws.
     let on_load = {
-        let (session, journal, scrollback, redraw) = (session.clone(), journal.clone(), scrollback.clone(), redraw.clone());
+        let (session, journal, scrollback, redraw) =
+            (session.clone(), journal.clone(), scrollback.clone(), redraw.clone());
         let lesson = (*lesson).clone();
         Callback::from(move |loaded: Option<Journal>| {
             if let Some(j) = loaded {
                 let mut sb = scrollback.borrow_mut();
                 sb.clear();
-                *session.borrow_mut() = j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, prompt, out| {
-                    sb.push(match prompt {
-                        Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
-                        None => Line::Command(command.line.clone()),
+                *session.borrow_mut() =
+                    j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, prompt, out| {
+                        sb.push(match prompt {
+                            Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
+                            None => Line::Command(command.line.clone()),
+                        });
+                        push_output(&mut sb, out);
                     });
-                    push_output(&mut sb, out);
-                });
                 *journal.borrow_mut() = j;
             }
             redraw.force_update();

@@ -38,7 +38,9 @@ const VIEWING_SHARED: &str = "kubeloop.viewing-shared";
 pub enum Status {
     Saved,
     /// The browser refused to store `bytes` characters: its storage for the page is full.
-    Full { bytes: usize },
+    Full {
+        bytes: usize,
+    },
     /// The browser gives the page no storage (private browsing, blocked site data).
     Unavailable,
     /// Another tab opened the session since: this one does not save.
@@ -87,19 +89,11 @@ pub struct Handle(usize);
 impl Handle {
     fn new(persist: bool, lesson: Option<Rc<Lesson>>) -> Handle {
         let own_key = storage_key(lesson.as_ref().map(|l| l.id.as_str()));
-        let shared = persist && session_storage().and_then(|s| s.get_item(VIEWING_SHARED).ok().flatten()) == Some(own_key.clone());
+        let shared = persist
+            && session_storage().and_then(|s| s.get_item(VIEWING_SHARED).ok().flatten()) == Some(own_key.clone());
         let tab = format!("{:x}", (js_sys::Math::random() * 1e15) as u64);
-        let store = Store {
-            persist,
-            own_key,
-            shared,
-            tab,
-            lesson,
-            status: Status::Saved,
-            checked: 0,
-            left_out: 0,
-            link: None,
-        };
+        let store =
+            Store { persist, own_key, shared, tab, lesson, status: Status::Saved, checked: 0, left_out: 0, link: None };
         let handle = STORES.with(|s| {
             let mut stores = s.borrow_mut();
             stores.push(store);
@@ -250,7 +244,9 @@ pub fn load_for_page(lesson: Option<&str>) -> Option<Journal> {
     let storage = local_storage()?;
     let viewing_shared = session_storage().and_then(|s| s.get_item(VIEWING_SHARED).ok().flatten());
     if viewing_shared.as_deref() == Some(own_key.as_str()) {
-        if let Some(journal) = storage.get_item(&format!("{own_key}.shared")).ok().flatten().and_then(|t| Journal::from_storage(&t)) {
+        if let Some(journal) =
+            storage.get_item(&format!("{own_key}.shared")).ok().flatten().and_then(|t| Journal::from_storage(&t))
+        {
             return Some(journal);
         }
     }
@@ -262,7 +258,10 @@ fn clear_address_hash() {
     let Some(window) = web_sys::window() else { return };
     let location = window.location();
     let plain = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
-    let replaced = window.history().ok().is_some_and(|h| h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&plain)).is_ok());
+    let replaced = window
+        .history()
+        .ok()
+        .is_some_and(|h| h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&plain)).is_ok());
     if !replaced {
         let _ = location.set_hash("");
     }
@@ -286,7 +285,10 @@ pub fn share(handle: Handle, journal: &Journal) -> String {
     let (link, note) = if url.len() > LINK_LIMIT {
         (Link::TooLarge(url.len()), String::new())
     } else {
-        (Link::Url(url), "the link below replays this session: copy it to share (your address bar stays as it is)".into())
+        (
+            Link::Url(url),
+            "the link below replays this session: copy it to share (your address bar stays as it is)".into(),
+        )
     };
     handle.with(|s| s.link = Some(link));
     // Selected once drawn, ready to copy.
@@ -432,7 +434,9 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
                 let load = load.clone();
                 Callback::from(move |_: MouseEvent| {
                     let key = handle.with(|s| s.key());
-                    let latest = local_storage().and_then(|s| s.get_item(&key).ok().flatten()).and_then(|t| Journal::from_storage(&t));
+                    let latest = local_storage()
+                        .and_then(|s| s.get_item(&key).ok().flatten())
+                        .and_then(|t| Journal::from_storage(&t));
                     handle.claim();
                     load.emit(latest);
                 })
