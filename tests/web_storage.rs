@@ -322,3 +322,43 @@ async fn a_session_too_large_for_a_link_offers_the_file() {
     }
     clean(&[&root]);
 }
+
+/// Chooses a file in the page's "open session file" field, as the file picker would.
+async fn choose_file(root: &Element, name: &str, contents: &str, shows: &str) {
+    let file = web_sys::File::new_with_str_sequence(&js_sys::Array::of1(&contents.into()), name).unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input = find(root, "#open-session").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_files(transfer.files().as_ref());
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    // The page reads the file in a task of its own: reads of the same file, each a task too,
+    // until the page has drawn what it read (a bounded wait on the page's own work, no sleep).
+    for _ in 0..50 {
+        wasm_bindgen_futures::JsFuture::from(file.text()).await.unwrap();
+        yew::scheduler::flush().await;
+        if has(root, shows) {
+            break;
+        }
+    }
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn a_downloaded_session_file_opens_apart_from_the_students_own() {
+    clean(&[]);
+    let own = journal_of(&["kubectl create deployment mine --image=nginx"]);
+    local().set_item(OWN, &own.to_storage()).unwrap();
+    let root = reload().await;
+    click(&root, "#share").await;
+    choose_file(&root, "notes.txt", "not a session", "#storage-note").await;
+    assert!(text(&root, "#storage-note").contains("That file is not a kubeloop session"));
+    let theirs = journal_of(&["kubectl create deployment theirs --image=httpd"]);
+    choose_file(&root, "kubeloop-session.json", &theirs.to_storage(), "#shared-note").await;
+    assert!(has(&root, "#shared-note") && !has(&root, "#storage-note"));
+    assert!(text(&root, "#terminal-output").contains("deployment theirs"));
+    assert_eq!(lines(&saved(OWN).unwrap()), lines(&own), "the own session is kept");
+    assert_eq!(lines(&saved(&format!("{OWN}.shared")).unwrap()), lines(&theirs));
+    clean(&[&root]);
+}

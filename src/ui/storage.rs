@@ -45,6 +45,8 @@ pub enum Status {
     Unavailable,
     /// Another tab opened the session since: this one does not save.
     OtherTab,
+    /// The file the student opened is not a saved session (nothing changed).
+    NotASession,
 }
 
 /// The link the share button made.
@@ -352,6 +354,31 @@ pub fn download_session(journal: &Journal) -> Option<()> {
     Some(())
 }
 
+/// Opens a session file (from "download session") the way a shared link opens: apart from
+/// the student's own session, with the banner to go back or keep it.
+fn open_file(handle: Handle, input: web_sys::HtmlInputElement, load: Callback<Option<Journal>>) {
+    let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+    input.set_value("");
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+        let Some(mut journal) = text.as_deref().and_then(Journal::from_storage) else {
+            handle.with(|s| s.status = Status::NotASession);
+            load.emit(None);
+            return;
+        };
+        let own_key = handle.with(|s| {
+            s.shared = true;
+            s.own_key.clone()
+        });
+        if let Some(s) = session_storage() {
+            let _ = s.set_item(VIEWING_SHARED, &own_key);
+        }
+        handle.claim();
+        save(handle, &mut journal);
+        load.emit(Some(journal));
+    });
+}
+
 /// "1.4 MB", "320 kB".
 pub fn size(bytes: usize) -> String {
     if bytes >= 1_000_000 { format!("{:.1} MB", bytes as f64 / 1e6) } else { format!("{} kB", bytes.div_ceil(1000)) }
@@ -395,6 +422,19 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
     let download_button = html! {
         <button id="download-session" class="small" onclick={download.clone()} title="the session (seed and commands) as a file, to keep or send">{"download session"}</button>
     };
+    let open = {
+        let load = load.clone();
+        Callback::from(move |e: Event| {
+            if let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                open_file(handle, input, load.clone());
+            }
+        })
+    };
+    let open_button = html! {
+        <label class="small file-open" title="open a session saved with \"download session\" (kept apart from yours, like a shared link)">
+            {"open session file "}<input id="open-session" type="file" accept=".json,application/json" onchange={open} />
+        </label>
+    };
     let shared = handle.is_shared().then(|| {
         let back = {
             let (journal, load) = (journal.clone(), load.clone());
@@ -429,6 +469,11 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
     });
     let status = match handle.status() {
         Status::Saved => None,
+        Status::NotASession => Some(html! {
+            <p id="storage-note" class="storage-note warn" role="alert">
+                {"That file is not a kubeloop session (one saved with \"download session\"); nothing was changed."}
+            </p>
+        }),
         Status::OtherTab => {
             let take_over = {
                 let load = load.clone();
@@ -453,14 +498,14 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
             Some(html! {
                 <p id="storage-note" class="storage-note warn" role="alert">
                     {format!("Not saved: the browser's storage for this page is full (this session takes {}{large}). Your work is still here in this tab, but a reload would lose what was not saved: download the session to keep it. ", size(bytes))}
-                    {download_button.clone()}
+                    {download_button.clone()}{" "}{open_button.clone()}
                 </p>
             })
         }
         Status::Unavailable => Some(html! {
             <p id="storage-note" class="storage-note warn" role="alert">
                 {"Not saved: this browser does not let the page keep anything (private browsing, or site data blocked), so a reload starts afresh. Download the session to keep it. "}
-                {download_button.clone()}
+                {download_button.clone()}{" "}{open_button.clone()}
             </p>
         }),
     };
@@ -473,6 +518,7 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
                     <label for="share-link">{"link: "}</label>
                     <input id="share-link" type="text" readonly=true value={url} onfocus={Callback::from(|_: FocusEvent| select_link())} />
                     {" "}<button id="copy-link" class="small" onclick={copy}>{"copy"}</button>
+                    {" or "}{download_button.clone()}{" "}{open_button.clone()}
                 </p>
             }
         }
