@@ -147,9 +147,12 @@ impl Handle {
                 changed
             }),
             Some(_) => false,
-            // Storage was cleared: this tab is the one that saves.
+            // Storage was cleared: this tab is the one that saves — unless another tab had
+            // taken the session, whose work this tab's would overwrite (it takes over by hand).
             None => {
-                self.claim();
+                if self.status() != Status::OtherTab {
+                    self.claim();
+                }
                 false
             }
         }
