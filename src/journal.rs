@@ -22,6 +22,10 @@ pub struct Entry {
     /// Run beside the terminal (a page control) while it was attached to a container shell.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub beside: bool,
+    /// Left out of the saved session (`Journal::compact`): the command failed before it
+    /// reached the cluster, so replay only shows its line and moves the clock to `at`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,12 +62,12 @@ impl Journal {
     /// attached to a container shell (`Session::execute_beside`).
     pub fn command_beside(&mut self, now: Time, command: &Command, beside: bool) {
         let stdin = command.heredoc.as_ref().map(|(_, body)| body.clone());
-        self.entries.push(Entry { at: now.0, line: command.line.clone(), stdin, beside });
+        self.entries.push(Entry { at: now.0, line: command.line.clone(), stdin, beside, skipped: false });
     }
 
     /// Notes a single step of the clock taken at `now`.
     pub fn step(&mut self, now: Time) {
-        self.entries.push(Entry { at: now.0, line: String::new(), stdin: None, beside: false });
+        self.entries.push(Entry { at: now.0, line: String::new(), stdin: None, beside: false, skipped: false });
     }
 
     /// Runs the journal on a fresh session: time advances to each entry, which then runs.
@@ -112,6 +116,10 @@ impl Journal {
             advance_to(&mut session, Time(entry.at));
             if entry.line.is_empty() {
                 session.cluster.step();
+            } else if entry.skipped {
+                let command = Command { line: entry.line.clone(), heredoc: None };
+                let prompt = if entry.beside { None } else { session.prompt().map(String::from) };
+                shown(&command, prompt.as_deref(), &skipped_output());
             } else {
                 let heredoc = entry.stdin.clone().map(|body| ("EOF".to_string(), body));
                 let command = Command { line: entry.line.clone(), heredoc };
@@ -225,6 +233,91 @@ fn days(d: Duration) -> String {
     if hours == 0 { format!("{n} {unit}") } else { format!("{n} {unit} {hours}h") }
 }
 
+/// What a replayed `skipped` entry shows in place of its output.
+fn skipped_output() -> Output {
+    Output {
+        stderr: "(this command failed and changed nothing; its input was too large to keep in the saved session)\n"
+            .into(),
+        code: 1,
+        ..Output::default()
+    }
+}
+
+/// What the cluster would show of any change a command made: etcd's revision, the record of
+/// requests and decisions, and the clock. A command that leaves all three as they were (and
+/// the terminal at the same prompt) changed nothing that a replay could tell apart.
+fn fingerprint(session: &Session) -> (i64, u64, u64, Option<String>) {
+    (
+        session.cluster.api().etcd().revision(),
+        session.cluster.record.last_seq(),
+        session.cluster.now().0,
+        session.prompt().map(String::from),
+    )
+}
+
+/// Standard input at least this long is worth leaving out of a saved session.
+pub const LARGE_STDIN: usize = 16 * 1024;
+
+impl Journal {
+    /// The session as kept in the browser's storage: its JSON, a quarter smaller than the
+    /// base64 of a link. `from_storage` reads both.
+    pub fn to_storage(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads what `to_storage` or `encode` wrote (older pages saved the link's form).
+    pub fn from_storage(text: &str) -> Option<Journal> {
+        let text = text.trim();
+        if text.starts_with('{') { serde_json::from_str(text).ok() } else { Journal::decode(text) }
+    }
+
+    /// Whether `compact` could leave something out: an entry from `from` on carries standard
+    /// input of at least `LARGE_STDIN` bytes.
+    pub fn has_large_input(&self, from: usize) -> bool {
+        self.entries.iter().skip(from).any(|e| !e.skipped && e.stdin.as_ref().is_some_and(|s| s.len() >= LARGE_STDIN))
+    }
+
+    /// The same session without the large input of commands that failed and changed nothing
+    /// (a manifest kubectl could not read, say): each such entry keeps its line and time and
+    /// is marked `skipped`. Replaying the result gives the same cluster, entry by entry — this
+    /// replays the journal on `lesson`'s start (as `replay_in`) and leaves out only entries
+    /// whose command failed with the cluster's fingerprint unchanged. None: nothing to leave out.
+    pub fn compact(&self, lesson: Option<&crate::lessons::Lesson>) -> Option<Journal> {
+        if !self.has_large_input(0) {
+            return None;
+        }
+        let mut session = match lesson {
+            Some(lesson) => lesson.start(),
+            None => Session::new(self.seed),
+        };
+        let mut compacted = self.clone();
+        let mut changed = false;
+        for (entry, kept) in self.entries.iter().zip(compacted.entries.iter_mut()) {
+            advance_to(&mut session, Time(entry.at));
+            if entry.line.is_empty() {
+                session.cluster.step();
+                continue;
+            }
+            if entry.skipped {
+                continue;
+            }
+            let heredoc = entry.stdin.clone().map(|body| ("EOF".to_string(), body));
+            let large = heredoc.as_ref().is_some_and(|(_, body)| body.len() >= LARGE_STDIN);
+            let command = Command { line: entry.line.clone(), heredoc };
+            let before = large.then(|| fingerprint(&session));
+            let out = if entry.beside { session.execute_beside(&command) } else { session.execute(&command) };
+            if let Some(before) = before {
+                if out.code != 0 && fingerprint(&session) == before {
+                    kept.stdin = None;
+                    kept.skipped = true;
+                    changed = true;
+                }
+            }
+        }
+        changed.then_some(compacted)
+    }
+}
+
 fn advance_to(session: &mut Session, t: Time) {
     let now = session.cluster.now();
     if t > now {
@@ -294,5 +387,99 @@ mod tests {
     fn garbage_is_not_a_journal() {
         assert_eq!(Journal::decode("not base64 at all!"), None);
         assert_eq!(Journal::decode(&base64url(b"{\"seed\":\"x\"}")), None);
+    }
+
+    /// About `mb` megabytes of a typical manifest: a ConfigMap of many short lines.
+    fn big_config_map(mb: f64, broken: bool) -> String {
+        let mut yaml = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n");
+        let mut i = 0;
+        while (yaml.len() as f64) < mb * 1_000_000.0 {
+            yaml.push_str(&format!("  key-{i}: \"a value, with \\\"quotes\\\" and words {i}\"\n"));
+            i += 1;
+        }
+        if broken {
+            yaml.push_str("  bad: [unclosed\n\tand a tab\n");
+        }
+        yaml
+    }
+
+    fn run(session: &mut Session, journal: &mut Journal, line: &str, stdin: Option<&str>) -> i32 {
+        let command = Command { line: line.into(), heredoc: stdin.map(|s| ("EOF".into(), s.into())) };
+        journal.command(session.cluster.now(), &command);
+        session.execute(&command).code
+    }
+
+    fn state(s: &Session) -> (i64, u64, u64, Vec<String>, usize) {
+        let pods = s.cluster.objects(crate::api::Kind::Pod, "default").iter().map(|p| p.name().to_string()).collect();
+        (
+            s.cluster.api().etcd().revision(),
+            s.cluster.record.last_seq(),
+            s.cluster.now().0,
+            pods,
+            s.cluster.record.entries().len(),
+        )
+    }
+
+    #[test]
+    fn a_failed_megabyte_apply_is_left_out_of_the_saved_session_and_replay_is_the_same() {
+        let mut original = Session::new(3);
+        let mut journal = Journal::new(3);
+        assert_eq!(
+            run(&mut original, &mut journal, "kubectl create deployment web --image=nginx --replicas=2", None),
+            0
+        );
+        original.cluster.advance(Duration::seconds(5));
+        let broken = big_config_map(1.0, true);
+        assert_ne!(run(&mut original, &mut journal, "kubectl apply -f -", Some(&broken)), 0, "the manifest is broken");
+        original.cluster.advance(Duration::seconds(3));
+        journal.step(original.cluster.now());
+        original.cluster.step();
+        assert_eq!(run(&mut original, &mut journal, "kubectl scale deployment web --replicas=4", None), 0);
+        original.cluster.advance(Duration::seconds(20));
+        journal.now = original.cluster.now().0;
+
+        let compacted = journal.compact(None).expect("the failed apply is left out");
+        assert!(compacted.entries[1].skipped && compacted.entries[1].stdin.is_none());
+        assert_eq!(compacted.entries[1].line, "kubectl apply -f -");
+        assert!(compacted.to_storage().len() < 2_000, "{} bytes", compacted.to_storage().len());
+        assert!(journal.to_storage().len() > 1_000_000);
+        // Same cluster, through the storage form, as the original and as the full journal.
+        let read = Journal::from_storage(&compacted.to_storage()).unwrap();
+        let mut shown = Vec::new();
+        let replayed =
+            read.replay_showing(Some(original.cluster.now()), |c, _, o| shown.push((c.line.clone(), o.code)));
+        assert_eq!(state(&replayed), state(&original));
+        assert_eq!(state(&journal.replay(Some(original.cluster.now()))), state(&original));
+        assert_eq!(shown[1], ("kubectl apply -f -".to_string(), 1), "the line still shows, as failed");
+        // Nothing more to leave out.
+        assert_eq!(compacted.compact(None), None);
+    }
+
+    #[test]
+    fn a_large_apply_that_reached_the_cluster_is_kept() {
+        let mut session = Session::new(3);
+        let mut journal = Journal::new(3);
+        assert_eq!(run(&mut session, &mut journal, "kubectl apply -f -", Some(&big_config_map(0.1, false))), 0);
+        assert!(journal.has_large_input(0));
+        assert_eq!(journal.compact(None), None, "a successful apply changed the cluster: kept");
+    }
+
+    /// Measured: what one MB of manifest costs a saved session (JSON) and a link (base64).
+    #[test]
+    fn a_megabyte_of_manifest_costs_about_a_megabyte_saved_and_a_third_more_in_a_link() {
+        let mut journal = Journal::new(1);
+        let yaml = big_config_map(1.0, false);
+        journal.command(
+            Time::ZERO,
+            &Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), yaml.clone())) },
+        );
+        let mb = yaml.len() as f64 / 1e6;
+        let saved = journal.to_storage().len() as f64 / 1e6 / mb;
+        let link = journal.encode().len() as f64 / 1e6 / mb;
+        println!("per MB of manifest: saved {saved:.2} MB, link {link:.2} MB");
+        assert!((1.0..1.2).contains(&saved), "{saved}");
+        assert!((1.3..1.6).contains(&link), "{link}");
+        assert_eq!(Journal::from_storage(&journal.to_storage()), Some(journal.clone()));
+        assert_eq!(Journal::from_storage(&journal.encode()), Some(journal));
     }
 }

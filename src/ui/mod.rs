@@ -12,6 +12,7 @@ pub mod reconcile_view;
 pub mod scheduler_view;
 pub mod sequence;
 mod shortcuts;
+pub mod storage;
 pub mod view;
 
 use crate::journal::Journal;
@@ -77,18 +78,11 @@ fn storage_key(lesson: Option<&str>) -> String {
     }
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
-/// Saves the journal, with the clock's current time, for the next visit.
-fn save(journal: &mut Journal, now: crate::sim::Time, persist: bool) {
+/// Saves the journal, with the clock's current time, for the next visit (`storage::save`:
+/// a failure is shown, and another tab's session is left alone).
+fn save(journal: &mut Journal, now: crate::sim::Time, persist: storage::Handle) {
     journal.now = now.0;
-    if persist {
-        if let Some(s) = storage() {
-            let _ = s.set_item(&storage_key(journal.lesson.as_deref()), &journal.encode());
-        }
-    }
+    storage::save(persist, journal);
 }
 
 /// One line of the terminal's scrollback.
@@ -107,7 +101,6 @@ pub fn app(props: &AppProps) -> Html {
     let lesson = use_state(|| loaded.as_ref().ok().cloned().flatten());
     let lesson_problem = loaded.as_ref().err().cloned();
     let seed = props.journal.as_ref().map_or(props.seed, |j| j.seed);
-    let persist = props.persist;
     let scrollback = use_mut_ref(Vec::<Line>::new);
     let journal = {
         let lesson = (*lesson).clone();
@@ -140,6 +133,7 @@ pub fn app(props: &AppProps) -> Html {
     // The cluster is up (the end-to-end check reads this mark).
     use_mut_ref(|| clock::mark("kubeloop-booted"));
     let redraw = use_force_update();
+    let persist = storage::use_store(props.persist, (*lesson).clone(), redraw.clone());
     // What drawing the page costs, so a big cluster's ticks redraw it less often.
     let redraws = use_mut_ref(clock::Redraws::default);
     redraws.borrow_mut().start(clock::now_ms());
@@ -491,11 +485,30 @@ pub fn app(props: &AppProps) -> Html {
         let share_note = share_note.clone();
         Callback::from(move |_: MouseEvent| {
             save(&mut journal.borrow_mut(), session.borrow().cluster.now(), persist);
-            let encoded = journal.borrow().encode();
-            if let Some(location) = web_sys::window().map(|w| w.location()) {
-                let _ = location.set_hash(&format!("session={encoded}"));
+            share_note.set(storage::share(persist, &journal.borrow()));
+        })
+    };
+    // Puts a session in the page in place of this one (a tab taking over, back from a shared
+    // session); None only redraws.
+    let on_load = {
+        let (session, journal, scrollback, redraw) =
+            (session.clone(), journal.clone(), scrollback.clone(), redraw.clone());
+        let lesson = (*lesson).clone();
+        Callback::from(move |loaded: Option<Journal>| {
+            if let Some(j) = loaded {
+                let mut sb = scrollback.borrow_mut();
+                sb.clear();
+                *session.borrow_mut() =
+                    j.replay_in(lesson.as_deref(), Some(crate::sim::Time(j.now)), |command, prompt, out| {
+                        sb.push(match prompt {
+                            Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
+                            None => Line::Command(command.line.clone()),
+                        });
+                        push_output(&mut sb, out);
+                    });
+                *journal.borrow_mut() = j;
             }
-            share_note.set("the address now replays this session: copy it to share".into());
+            redraw.force_update();
         })
     };
     // Downloads what the student made as one YAML file for a real cluster (`sim export`).
@@ -864,13 +877,14 @@ pub fn app(props: &AppProps) -> Html {
                     </select>
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                     <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
-                    <button id="share" onclick={on_share} title="put this session (seed and commands) in the address, to share or bookmark">{"share"}</button>
+                    <button id="share" onclick={on_share} title="a link that replays this session (seed and commands), to copy and share">{"share"}</button>
                     <button id="export" onclick={on_export} title="download the objects you made, with the fields you set, as YAML for a real cluster (sim export)">{"export YAML"}</button>
                     <button id="reset" onclick={on_reset} title="start again with a fresh cluster">{"reset"}</button>
                 </div>
                 if !share_note.is_empty() {
                     <p id="share-note" class="share-note" role="status">{(*share_note).clone()}</p>
                 }
+                {storage::notice(persist, &journal, &on_load)}
             </header>
             if let Some(rev) = *past {
                 <p id="time-travel" class="time-travel" role="status">
@@ -1181,11 +1195,7 @@ fn url_props() -> AppProps {
 /// A session from the address (`#session=…`, a shared link) or else from the last visit (of
 /// this lesson, when following one).
 fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    if let Some(encoded) = hash.strip_prefix("#session=") {
-        return Journal::decode(encoded);
-    }
-    Journal::decode(&storage()?.get_item(&storage_key(lesson)).ok()??)
+    storage::load_for_page(lesson)
 }
 
 /// Takes the page's shell (`#shell` in index.html, the first screen drawn before the module had
