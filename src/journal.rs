@@ -268,7 +268,14 @@ impl Journal {
     /// Reads what `to_storage` or `encode` wrote (older pages saved the link's form).
     pub fn from_storage(text: &str) -> Option<Journal> {
         let text = text.trim();
-        if text.starts_with('{') { serde_json::from_str(text).ok() } else { Journal::decode(text) }
+        if !text.starts_with('{') {
+            return Journal::decode(text);
+        }
+        // Storage and session files are untrusted too: the same bounds as a link.
+        if text.len() > JOURNAL_MAX_ENCODED {
+            return None;
+        }
+        serde_json::from_str::<Journal>(text).ok().filter(|j| j.check().is_ok())
     }
 
     /// Whether `compact` could leave something out: an entry from `from` on carries standard

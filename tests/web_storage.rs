@@ -384,3 +384,23 @@ async fn a_downloaded_session_file_opens_apart_from_the_students_own() {
     assert_eq!(lines(&saved(&format!("{OWN}.shared")).unwrap()), lines(&theirs));
     clean(&[&root]);
 }
+
+#[wasm_bindgen_test]
+async fn a_link_reaching_a_virtual_year_ahead_is_refused_with_why_and_the_own_session_kept() {
+    clean(&[]);
+    let own = journal_of(&["kubectl create deployment mine --image=nginx"]);
+    local().set_item(OWN, &own.to_storage()).unwrap();
+    // A crafted link: its clock a virtual year ahead (replaying it would freeze the page).
+    let mut far = journal_of(&["kubectl get pods"]);
+    far.now = 365 * 24 * 3600 * 1000;
+    web_sys::window().unwrap().location().set_hash(&format!("session={}", far.encode())).unwrap();
+    let root = reload().await;
+    assert_eq!(hash(), "", "the address is cleared");
+    let note = text(&root, "#storage-note");
+    assert!(note.starts_with("The shared session was not opened:") && note.contains("365 days"), "{note}");
+    // The page answers, and the student's own session is untouched.
+    assert_eq!(saved(OWN), Some(own));
+    run(&root, "kubectl get deployments").await;
+    assert!(text(&root, "#terminal-output").contains("mine"), "{}", text(&root, "#terminal-output"));
+    clean(&[&root]);
+}

@@ -47,6 +47,20 @@ pub enum Status {
     OtherTab,
     /// The file the student opened is not a saved session (nothing changed).
     NotASession,
+    /// A shared link (or a saved session) the sandbox will not replay, and why: the page
+    /// opened without it.
+    Refused(String),
+}
+
+thread_local! {
+    /// Why the session the address or storage held was not opened, for the app to say once it
+    /// mounts.
+    static REFUSED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keeps why a journal was refused, for the page to say.
+fn refused(why: crate::journal::JournalError) {
+    REFUSED.with(|r| *r.borrow_mut() = Some(why.to_string()));
 }
 
 /// The link the share button made.
@@ -94,8 +108,8 @@ impl Handle {
         let shared = persist
             && session_storage().and_then(|s| s.get_item(VIEWING_SHARED).ok().flatten()) == Some(own_key.clone());
         let tab = format!("{:x}", (js_sys::Math::random() * 1e15) as u64);
-        let store =
-            Store { persist, own_key, shared, tab, lesson, status: Status::Saved, checked: 0, left_out: 0, link: None };
+        let status = REFUSED.with(|r| r.borrow_mut().take()).map_or(Status::Saved, Status::Refused);
+        let store = Store { persist, own_key, shared, tab, lesson, status, checked: 0, left_out: 0, link: None };
         let handle = STORES.with(|s| {
             let mut stores = s.borrow_mut();
             stores.push(store);
@@ -128,7 +142,11 @@ impl Handle {
             if let Some(storage) = local_storage() {
                 let _ = storage.set_item(&format!("{key}.owner"), &tab);
             }
-            self.with(|s| s.status = Status::Saved);
+            self.with(|s| {
+                if s.status == Status::OtherTab {
+                    s.status = Status::Saved;
+                }
+            });
         }
     }
 
@@ -224,7 +242,12 @@ pub fn save(handle: Handle, journal: &mut Journal) {
             if name == "QuotaExceededError" { Status::Full { bytes: text.len() } } else { Status::Unavailable }
         }
     };
-    handle.with(|s| s.status = status);
+    handle.with(|s| {
+        // A refused link stays said until something else is to be said.
+        if !(status == Status::Saved && matches!(s.status, Status::Refused(_))) {
+            s.status = status;
+        }
+    });
 }
 
 /// The session to open: a shared link's (`#session=…`, kept under its own key and marked
@@ -236,7 +259,8 @@ pub fn load_for_page(lesson: Option<&str>) -> Option<Journal> {
     let hash = window.location().hash().unwrap_or_default();
     if let Some(encoded) = hash.strip_prefix("#session=") {
         clear_address_hash();
-        if let Some(journal) = Journal::decode(encoded) {
+        let decoded = Journal::decode_checked(encoded).inspect_err(|why| refused(why.clone())).ok();
+        if let Some(journal) = decoded {
             if let Some(s) = session_storage() {
                 let _ = s.set_item(VIEWING_SHARED, &own_key);
             }
@@ -472,6 +496,11 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
     });
     let status = match handle.status() {
         Status::Saved => None,
+        Status::Refused(why) => Some(html! {
+            <p id="storage-note" class="storage-note warn" role="alert">
+                {format!("The shared session was not opened: {why}. Your own session is here as you left it.")}
+            </p>
+        }),
         Status::NotASession => Some(html! {
             <p id="storage-note" class="storage-note warn" role="alert">
                 {"That file is not a kubeloop session (one saved with \"download session\"); nothing was changed."}
