@@ -404,3 +404,54 @@ async fn a_link_reaching_a_virtual_year_ahead_is_refused_with_why_and_the_own_se
     assert!(text(&root, "#terminal-output").contains("mine"), "{}", text(&root, "#terminal-output"));
     clean(&[&root]);
 }
+
+/// A billion-laughs manifest: nine levels of aliases, each ten times the last.
+fn alias_bomb() -> String {
+    let mut yaml = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a: &a \"lol\"\n");
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+    for w in names.windows(2) {
+        let refs = vec![format!("*{}", w[0]); 10].join(", ");
+        yaml.push_str(&format!("  {}: &{} [{refs}]\n", w[1], w[1]));
+    }
+    yaml
+}
+
+#[wasm_bindgen_test]
+async fn hostile_input_through_the_editor_and_the_terminal_is_refused_and_the_page_and_saved_session_live_on() {
+    clean(&[]);
+    let root = reload().await;
+    run(&root, "kubectl create deployment keep --image=nginx").await;
+    let area = find(&root, "#manifest").dyn_into::<web_sys::HtmlTextAreaElement>().unwrap();
+    // An alias bomb from the editor: refused in go-yaml's words, at once.
+    area.set_value(&alias_bomb());
+    click(&root, "#apply").await;
+    assert!(
+        text(&root, "#apply-error").contains("document contains excessive aliasing"),
+        "{}",
+        text(&root, "#apply-error")
+    );
+    // Nesting ten thousand levels deep: refused, no stack overflow.
+    area.set_value(&format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  a: {}1{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    ));
+    click(&root, "#apply").await;
+    assert!(text(&root, "#apply-error").contains("exceeded max depth"), "{}", text(&root, "#apply-error"));
+    // An endless sleep in the terminal: refused with the sandbox's cap, the clock unmoved.
+    run(&root, "sleep 9999999h").await;
+    assert!(
+        text(&root, "#terminal-output").contains("sleep: the sandbox runs at most"),
+        "{}",
+        text(&root, "#terminal-output")
+    );
+    run(&root, "kubectl get deploy keep -o name").await;
+    assert!(text(&root, "#terminal-output").contains("deployment.apps/keep"));
+    // The saved session has the work, and replays it.
+    let saved_lines = lines(&saved(OWN).unwrap());
+    assert!(saved_lines.iter().any(|l| l.contains("create deployment keep")), "{saved_lines:?}");
+    let reloaded = reload().await;
+    run(&reloaded, "kubectl get deploy keep -o name").await;
+    assert!(text(&reloaded, "#terminal-output").contains("deployment.apps/keep"));
+    clean(&[&root, &reloaded]);
+}
