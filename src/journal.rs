@@ -381,7 +381,8 @@ mod tests {
 
     #[test]
     fn a_replay_stops_at_its_cap_however_the_commands_let_time_pass() {
-        let entries = (0..50).map(|_| Entry { at: 70_000, line: "sleep 5m".into(), stdin: None, beside: false });
+        let entries =
+            (0..50).map(|_| Entry { at: 70_000, line: "sleep 5m".into(), stdin: None, beside: false, skipped: false });
         let journal = Journal { entries: entries.collect(), ..Journal::new(3) };
         let cap = Time(20 * 60_000);
         let mut ran = 0;

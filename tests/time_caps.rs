@@ -123,7 +123,7 @@ fn journal_with(now: u64, entries: Vec<Entry>) -> Journal {
 }
 
 fn entry(at: u64, line: &str) -> Entry {
-    Entry { at, line: line.into(), stdin: None, beside: false }
+    Entry { at, line: line.into(), stdin: None, beside: false, skipped: false }
 }
 
 #[test]
