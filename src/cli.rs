@@ -157,7 +157,13 @@ fn one_command(fresh: State, state_file: Option<&str>, words: &[String]) -> i32 
         session.execute(&to_command(saved));
         session.hang_up();
     }
-    let files = read_local_files(words);
+    let files = match read_local_files(words) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
     session.files = files.clone();
     let line = words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ");
     let wants_stdin = split_words(&line)
@@ -203,8 +209,9 @@ fn to_command(saved: &SavedCommand) -> Command {
     Command { line: saved.line.clone(), heredoc: saved.stdin.clone().map(|body| ("EOF".to_string(), body)) }
 }
 
-/// Files named with `-f` on this command line, read from the real disk (the CLI can).
-fn read_local_files(words: &[String]) -> std::collections::BTreeMap<String, String> {
+/// Files named with `-f` on this command line, read from the real disk (the CLI can); a file
+/// that is not UTF-8 is reported as kubectl reports it.
+fn read_local_files(words: &[String]) -> Result<std::collections::BTreeMap<String, String>, String> {
     let mut files = std::collections::BTreeMap::new();
     let mut paths: Vec<&str> = words
         .windows(2)
@@ -213,21 +220,29 @@ fn read_local_files(words: &[String]) -> std::collections::BTreeMap<String, Stri
         .collect();
     paths.extend(words.iter().filter_map(|w| w.strip_prefix("--filename=").or_else(|| w.strip_prefix("-f="))));
     for path in paths {
-        read_path(std::path::Path::new(path), path.trim_end_matches('/'), &mut files, 0);
+        read_path(std::path::Path::new(path), path.trim_end_matches('/'), &mut files, 0)?;
     }
-    files
+    Ok(files)
 }
 
 /// A file, or every file below a directory (as `dir/name`), for `kubectl … -f PATH`.
-fn read_path(path: &std::path::Path, name: &str, files: &mut std::collections::BTreeMap<String, String>, depth: u32) {
-    if let Ok(text) = std::fs::read_to_string(path) {
-        files.insert(name.to_string(), text);
+fn read_path(
+    path: &std::path::Path,
+    name: &str,
+    files: &mut std::collections::BTreeMap<String, String>,
+    depth: u32,
+) -> Result<(), String> {
+    if path.is_file() {
+        if let Ok(bytes) = std::fs::read(path) {
+            files.insert(name.to_string(), manifest_text(bytes, name)?);
+        }
     } else if let (Ok(entries), true) = (std::fs::read_dir(path), depth < 8) {
         for entry in entries.flatten() {
             let child = entry.file_name().to_string_lossy().into_owned();
-            read_path(&entry.path(), &format!("{name}/{child}"), files, depth + 1);
+            read_path(&entry.path(), &format!("{name}/{child}"), files, depth + 1)?;
         }
     }
+    Ok(())
 }
 
 /// `kubeloop lesson list|check|run`.
@@ -338,7 +353,7 @@ mod tests {
         let path = dir.to_string_lossy().into_owned();
         let words: Vec<String> = ["kubectl", "apply", "-f", &path].iter().map(|s| s.to_string()).collect();
         let mut session = Session::new(1);
-        session.files = read_local_files(&words);
+        session.files = read_local_files(&words).unwrap();
         let out = session.execute(&Command::new(&format!("kubectl apply -f {path}")));
         assert_eq!(out.stdout, "configmap/a created\nconfigmap/b created\n");
         let out = session.execute(&Command::new(&format!("kubectl apply -f {path} -R")));
@@ -363,5 +378,22 @@ mod tests {
             Err("error: error parsing STDIN: error converting YAML to JSON: yaml: invalid leading UTF-8 octet".into())
         );
         assert_eq!(manifest_text(b"kind: Pod\n".to_vec(), "STDIN"), Ok("kind: Pod\n".into()));
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_reported_as_kubectl_reports_it_not_skipped() {
+        let dir = std::env::temp_dir().join(format!("kubeloop-utf8-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("bad.yaml");
+        std::fs::write(&path, b"kind: \xffPod\n").unwrap();
+        let path = path.to_string_lossy().into_owned();
+        let words: Vec<String> = ["kubectl", "apply", "-f", &path].iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            read_local_files(&words),
+            Err(format!(
+                "error: error parsing {path}: error converting YAML to JSON: yaml: invalid leading UTF-8 octet"
+            ))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
