@@ -188,6 +188,8 @@ pub fn app(props: &AppProps) -> Html {
     };
     let playing = use_state(|| !props.start_paused);
     let speed = use_state(|| 1.0f64);
+    // The speed the clock really achieves, said when it falls short of the one chosen.
+    let meter = use_mut_ref(crate::views::speed::SpeedMeter::default);
     // The teaching pace: the simulation waits for the map, one hop at a time.
     // The sandbox opens at it, so a first apply is told as a story; a lesson runs at 1×.
     let teaching = use_state(|| props.lesson.is_none());
@@ -211,10 +213,13 @@ pub fn app(props: &AppProps) -> Html {
         let redraws = redraws.clone();
         let scrollback = scrollback.clone();
         let flow = flow.clone();
+        let meter = meter.clone();
         use_effect_with(
             (*playing, (*speed * 100.0) as u64, *teaching, *presenter),
             move |(playing, speed_pct, teaching, slow_motion)| {
                 let (teaching, slow_motion) = (*teaching, *slow_motion);
+                // A new speed, a pause or the teaching pace: the measured speed starts afresh.
+                meter.borrow_mut().reset();
                 let interval = playing.then(|| {
                     let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
                     let pace = map::pace(1.0, true, slow_motion);
@@ -238,6 +243,7 @@ pub fn app(props: &AppProps) -> Html {
                             }
                         } else {
                             clock::advance_within(&mut session.borrow_mut().cluster, step, clock::BUDGET_MS);
+                            meter.borrow_mut().observe(clock::now_ms(), session.borrow().cluster.now().0);
                         }
                         ticks += 1;
                         poll_watch();
@@ -875,6 +881,10 @@ pub fn app(props: &AppProps) -> Html {
                         <option value="teaching" selected={*teaching}>{"teaching pace"}</option>
                         { for SPEEDS.iter().map(|(v, label)| html! { <option value={v.to_string()} selected={!*teaching && (*speed - v).abs() < 1e-9}>{*label}</option> }) }
                     </select>
+                    if let Some(short) = (*playing && !*teaching).then(|| meter.borrow().shortfall(*speed)).flatten() {
+                        <span id="achieved-speed" class="achieved" role="status"
+                            title="the page gives the simulation a budget per frame, so a big cluster runs slower than the speed chosen rather than freezing the page">{short}</span>
+                    }
                     <button id="settle" onclick={on_settle} title="run virtual time until the cluster has nothing left to do">{"skip to settled"}</button>
                     <button id="presenter" onclick={on_presenter.clone()} aria-pressed={presenter.to_string()} title="large type, high contrast, slow motion (key: p)">{"presenter"}</button>
                     <button id="share" onclick={on_share} title="a link that replays this session (seed and commands), to copy and share">{"share"}</button>

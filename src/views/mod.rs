@@ -6,3 +6,4 @@ pub mod map;
 pub mod reconcile;
 pub mod sequence;
 pub mod shell;
+pub mod speed;
