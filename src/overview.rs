@@ -176,28 +176,11 @@ pub fn follow_latest_write(cluster: &Cluster, limit: usize) -> Vec<ChainStep> {
 }
 
 fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {
-    ChainStep {
-        seq: entry.seq,
-        at: crate::kubectl::age::human_duration(entry.time.since(crate::sim::Time::ZERO)),
-        who: who_of(cluster, entry),
-        caption: phrase(cluster, entry),
-    }
-}
-
-fn who_of(cluster: &Cluster, entry: &crate::record::Entry) -> String {
-    match entry.actor {
+    let who = match entry.actor {
         ComponentId::USER => "kubectl".to_string(),
         id => cluster.component_name(id).to_string(),
-    }
-}
-
-/// A record entry in words: who, then what.
-pub fn caption_of(cluster: &Cluster, entry: &crate::record::Entry) -> String {
-    format!("{} {}", who_of(cluster, entry), phrase(cluster, entry))
-}
-
-fn phrase(cluster: &Cluster, entry: &crate::record::Entry) -> String {
-    match &entry.what {
+    };
+    let caption = match &entry.what {
         Happening::Request { method, path, code, failed_at, kind, name, .. } => match failed_at {
             Some(stage) => format!("asks the API server to {method} {path}: refused at {} ({code})", stage.label()),
             None => format!(
@@ -214,6 +197,12 @@ fn phrase(cluster: &Cluster, entry: &crate::record::Entry) -> String {
             if namespace.is_empty() { name.clone() } else { format!("{namespace}/{name}") }
         ),
         Happening::Decision { text } => format!("decides: {text}"),
+    };
+    ChainStep {
+        seq: entry.seq,
+        at: crate::kubectl::age::human_duration(entry.time.since(crate::sim::Time::ZERO)),
+        who,
+        caption,
     }
 }
 
