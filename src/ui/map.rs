@@ -306,7 +306,7 @@ fn map_board(props: &BoardProps) -> Html {
 
             <g class="component etcd" data-component="etcd" tabindex="0" role="button" aria-label={format!("etcd: revision {}, {} keys; open the key tree", b.revision, b.keys)}
                 onclick={pick("etcd".into())} onkeydown={key_pick("etcd".into())}>
-                <path class="box cylinder" d={cylinder(etcd)} />
+                <path class="box cylinder" d={etcd.cylinder_path()} />
                 <ellipse class="cylinder-top" cx={n(etcd.cx())} cy={n(etcd.y + 12.0)} rx={n(etcd.w / 2.0)} ry="12" />
                 { text("title", etcd.x + 14.0, etcd.y + 50.0, "etcd".into()) }
                 <text class="revision" id="map-revision" x={n(etcd.x + 14.0)} y={n(etcd.y + 86.0)}>
@@ -334,20 +334,6 @@ fn map_board(props: &BoardProps) -> Html {
             <g class="nodes">{ for nodes }</g>
         </g>
     }
-}
-
-/// A cylinder, etcd's usual picture.
-fn cylinder(r: Rect) -> String {
-    let (x, y, w, h) = (r.x, r.y + 12.0, r.w, r.h - 12.0);
-    format!(
-        "M{x:.0} {y:.0} L{x:.0} {:.0} A{:.0} 12 0 0 0 {:.0} {:.0} L{:.0} {y:.0} A{:.0} 12 0 0 0 {x:.0} {y:.0} z",
-        y + h - 12.0,
-        w / 2.0,
-        x + w,
-        y + h - 12.0,
-        x + w,
-        w / 2.0
-    )
 }
 
 fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) -> Html {

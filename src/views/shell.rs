@@ -45,20 +45,6 @@ fn text(out: &mut String, class: &str, x: f64, y: f64, content: &str) {
     let _ = writeln!(out, "<text class=\"{class}\" x=\"{}\" y=\"{}\">{}</text>", n(x), n(y), esc(content));
 }
 
-/// etcd's cylinder, as `src/ui/map.rs` draws it.
-fn cylinder(r: Rect) -> String {
-    let (x, y, w, h) = (r.x, r.y + 12.0, r.w, r.h - 12.0);
-    format!(
-        "M{x:.0} {y:.0} L{x:.0} {:.0} A{:.0} 12 0 0 0 {:.0} {:.0} L{:.0} {y:.0} A{:.0} 12 0 0 0 {x:.0} {y:.0} z",
-        y + h - 12.0,
-        w / 2.0,
-        x + w,
-        y + h - 12.0,
-        x + w,
-        w / 2.0
-    )
-}
-
 /// The map's outline as the SVG `index.html` shows until the app replaces it: one element a
 /// line. Its ids are its own (`shell-…`), so none clashes with the app's.
 pub fn shell_map_svg() -> String {
@@ -119,7 +105,7 @@ pub fn shell_map_svg() -> String {
 
     let etcd = geo::ETCD;
     s.push_str("<g class=\"component etcd\">\n");
-    let _ = writeln!(s, "<path class=\"box cylinder\" d=\"{}\"/>", cylinder(etcd));
+    let _ = writeln!(s, "<path class=\"box cylinder\" d=\"{}\"/>", etcd.cylinder_path());
     let _ = writeln!(
         s,
         "<ellipse class=\"cylinder-top\" cx=\"{}\" cy=\"{}\" rx=\"{}\" ry=\"12\"/>",

@@ -58,6 +58,16 @@ impl Rect {
         self.x < other.right() && other.x < self.right() && self.y < other.bottom() && other.y < self.bottom()
     }
 
+    /// The SVG path of a cylinder filling the rectangle (etcd's usual picture); its top
+    /// ellipse, 12 units tall, is drawn apart.
+    pub fn cylinder_path(&self) -> String {
+        let (x, y, w, h) = (self.x, self.y + 12.0, self.w, self.h - 12.0);
+        let (bottom, rx, right) = (y + h - 12.0, w / 2.0, x + w);
+        format!(
+            "M{x:.0} {y:.0} L{x:.0} {bottom:.0} A{rx:.0} 12 0 0 0 {right:.0} {bottom:.0} L{right:.0} {y:.0} A{rx:.0} 12 0 0 0 {x:.0} {y:.0} z"
+        )
+    }
+
     pub fn contains(&self, (x, y): Point) -> bool {
         x >= self.x && x <= self.right() && y >= self.y && y <= self.bottom()
     }
@@ -417,31 +427,10 @@ pub fn fit(text: &str, width: f64, font: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::NODE_ENTRY_X;
-    use crate::flow::{Flow, Message, Pace, Place};
+    use crate::flow::{Flow, Pace, Place};
     use crate::shell::{Command, Session};
+    use crate::views::map::fixtures::{message, spec};
     use crate::views::map::*;
-
-    fn spec(nodes: usize, pods: usize) -> MapSpec {
-        MapSpec {
-            nodes: (0..nodes).map(|i| (format!("worker-{i}"), pods)).collect(),
-            lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
-        }
-    }
-
-    fn message(from: Place, to: Place, stages: u8, refused: bool, progress: f64) -> Message {
-        Message {
-            id: 1,
-            from,
-            to,
-            label: "x".into(),
-            count: 1,
-            stages,
-            refused,
-            progress,
-            started_ms: 0.0,
-            caption: String::new(),
-        }
-    }
 
     #[test]
     fn every_component_has_an_edge_to_the_api_server_and_only_the_api_server_reaches_etcd() {

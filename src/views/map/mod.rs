@@ -9,6 +9,8 @@
 //! tests read it natively.
 
 mod board;
+#[cfg(test)]
+mod fixtures;
 mod geometry;
 mod tokens;
 

@@ -152,31 +152,10 @@ pub fn along(points: &[Point], progress: f64) -> Option<Point> {
 
 #[cfg(test)]
 mod tests {
-    use crate::flow::{Message, Place};
+    use crate::flow::Place;
     use crate::record::Stage;
+    use crate::views::map::fixtures::{message, spec};
     use crate::views::map::*;
-
-    fn spec(nodes: usize, pods: usize) -> MapSpec {
-        MapSpec {
-            nodes: (0..nodes).map(|i| (format!("worker-{i}"), pods)).collect(),
-            lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
-        }
-    }
-
-    fn message(from: Place, to: Place, stages: u8, refused: bool, progress: f64) -> Message {
-        Message {
-            id: 1,
-            from,
-            to,
-            label: "x".into(),
-            count: 1,
-            stages,
-            refused,
-            progress,
-            started_ms: 0.0,
-            caption: String::new(),
-        }
-    }
 
     #[test]
     fn a_refused_request_stops_at_the_stage_that_refused_it() {
