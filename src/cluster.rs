@@ -850,20 +850,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_busy_component_takes_the_changes_that_arrive_meanwhile_together() {
-        use crate::api::ConfigMap;
+    /// A settled cluster with a slow controller watching ConfigMaps, started.
+    fn with_slow_controller() -> Cluster {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.settle(Duration::seconds(30));
         let slow = Slow { informer: Informer::new(Kind::ConfigMap), runs: 0, seen: 0, until: None };
         let role = Role::Controller { name: "slow".into() };
         cluster.add_component("slow", "system:serviceaccount:kube-system:slow", role, Box::new(slow), "slow", "");
         cluster.advance(Duration::millis(5));
+        cluster
+    }
+
+    /// kubectl creates ConfigMap `name` in the default namespace.
+    fn create_config_map(cluster: &mut Cluster, name: &str) {
+        let mut cm = crate::api::ConfigMap::default();
+        cm.metadata.name = name.into();
+        cm.metadata.namespace = "default".into();
+        cluster.request(Request::create(Object::ConfigMap(cm))).unwrap();
+    }
+
+    #[test]
+    fn a_busy_component_takes_the_changes_that_arrive_meanwhile_together() {
+        let mut cluster = with_slow_controller();
         for i in 0..10 {
-            let mut cm = ConfigMap::default();
-            cm.metadata.name = format!("cm-{i}");
-            cm.metadata.namespace = "default".into();
-            cluster.request(Request::create(Object::ConfigMap(cm))).unwrap();
+            create_config_map(&mut cluster, &format!("cm-{i}"));
             cluster.advance(Duration::millis(2));
         }
         cluster.advance(Duration::millis(50));
@@ -875,19 +885,8 @@ mod tests {
 
     #[test]
     fn settle_waits_for_a_notification_held_until_a_busy_worker_is_free() {
-        use crate::api::ConfigMap;
-        let mut cluster = Cluster::new(ClusterConfig::default());
-        cluster.settle(Duration::seconds(30));
-        let slow = Slow { informer: Informer::new(Kind::ConfigMap), runs: 0, seen: 0, until: None };
-        let role = Role::Controller { name: "slow".into() };
-        cluster.add_component("slow", "system:serviceaccount:kube-system:slow", role, Box::new(slow), "slow", "");
-        cluster.advance(Duration::millis(5));
-        let create = |cluster: &mut Cluster, name: &str| {
-            let mut cm = ConfigMap::default();
-            cm.metadata.name = name.into();
-            cm.metadata.namespace = "default".into();
-            cluster.request(Request::create(Object::ConfigMap(cm))).unwrap();
-        };
+        let mut cluster = with_slow_controller();
+        let create = create_config_map;
         create(&mut cluster, "first");
         cluster.advance(Duration::millis(2));
         assert_eq!(cluster.component::<Slow>().unwrap().seen, 1, "it ran, and is busy for 10 ms");
