@@ -222,7 +222,7 @@ pub fn app(props: &AppProps) -> Html {
                 meter.borrow_mut().reset();
                 let interval = playing.then(|| {
                     let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
-                    let pace = map::pace(1.0, true, slow_motion);
+                    let pace = crate::flow::Pace::teaching(slow_motion);
                     let journal = journal.clone();
                     let evaluate = evaluate.clone();
                     let poll_watch = poll_watch.clone();
