@@ -69,7 +69,7 @@ fn deployment(name: &str, replicas: usize) -> serde_json::Value {
 /// order), confirmed pod by pod at the end. Only the `default` namespace: kube-system's
 /// Deployments and DaemonSet pods are not the benchmark's.
 fn ready_replicas(cluster: &Cluster, deployments: usize) -> usize {
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     (0..deployments)
         .filter_map(|i| etcd.get(&format!("/registry/deployments/default/app-{i}")))
         .filter_map(|kv| kv.value.as_deployment().map(|d| d.status.ready_replicas.unwrap_or(0) as usize))
@@ -184,8 +184,8 @@ fn main() {
     let events = cluster.with_api(|api, _| api.settle_events());
     let settled = apply.elapsed();
     let total = started.elapsed();
-    let revision = cluster.api().etcd().revision();
-    let objects = cluster.api().etcd().len();
+    let revision = cluster.inspect().etcd().revision();
+    let objects = cluster.inspect().etcd().len();
     let deployments_ready = cluster
         .objects(Kind::Deployment, "default")
         .iter()

@@ -844,7 +844,7 @@ mod tests {
     fn a_new_cluster_has_the_kubernetes_and_kube_dns_services() {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.settle(Duration::seconds(30));
-        let svc = |ns: &str, name: &str| match cluster.api().peek(Kind::Service, ns, name).as_deref() {
+        let svc = |ns: &str, name: &str| match cluster.inspect().get(Kind::Service, ns, name).as_deref() {
             Some(Object::Service(s)) => s.clone(),
             _ => panic!("no Service {ns}/{name}"),
         };
@@ -853,7 +853,7 @@ mod tests {
         assert_eq!(kubernetes.spec.ip_family_policy.as_deref(), Some("SingleStack"));
         assert_eq!(svc("kube-system", "kube-dns").spec.cluster_ip, KUBE_DNS_IP);
         let Some(Object::Endpoints(ep)) =
-            cluster.api().peek(Kind::Endpoints, "default", "kubernetes").as_deref().cloned()
+            cluster.inspect().get(Kind::Endpoints, "default", "kubernetes").as_deref().cloned()
         else {
             panic!("no kubernetes Endpoints")
         };
@@ -908,7 +908,7 @@ mod tests {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.advance(Duration::seconds(60));
         let Some(Object::Pod(pod)) =
-            cluster.api().peek(Kind::Pod, "kube-system", "kube-apiserver-control-plane").as_deref().cloned()
+            cluster.inspect().get(Kind::Pod, "kube-system", "kube-apiserver-control-plane").as_deref().cloned()
         else {
             panic!("no kube-apiserver mirror pod")
         };
@@ -937,11 +937,12 @@ mod tests {
     fn a_deleted_mirror_pod_comes_back_while_its_containers_keep_running() {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.advance(Duration::seconds(60));
-        let before = cluster.api().peek(Kind::Pod, "kube-system", "etcd-control-plane").unwrap();
+        let before = cluster.inspect().get(Kind::Pod, "kube-system", "etcd-control-plane").unwrap();
         let container = |p: &Object| p.as_pod().unwrap().status.container_statuses[0].container_id.clone();
         cluster.request(Request::delete(Kind::Pod, "kube-system", "etcd-control-plane")).unwrap();
         cluster.advance(Duration::seconds(2));
-        let after = cluster.api().peek(Kind::Pod, "kube-system", "etcd-control-plane").expect("mirror pod re-created");
+        let after =
+            cluster.inspect().get(Kind::Pod, "kube-system", "etcd-control-plane").expect("mirror pod re-created");
         assert_ne!(after.meta().uid, before.meta().uid);
         assert_eq!(container(&after), container(&before));
         assert_eq!(after.as_pod().unwrap().status.phase, "Running");

@@ -110,7 +110,7 @@ pub fn pod(cluster: &mut Cluster, args: &[String]) -> Output {
     let (Some("crash"), Some(name)) = (verb, name) else { return err(format!("usage:\n{POD_HELP}")) };
     // `pod/NAME`, as `kubectl get pods -o name` prints it, works too.
     let name = name.strip_prefix("pod/").or_else(|| name.strip_prefix("pods/")).unwrap_or(name);
-    let Some(object) = cluster.api().peek(Kind::Pod, namespace, name) else {
+    let Some(object) = cluster.inspect().get(Kind::Pod, namespace, name) else {
         return err(crate::apiserver::Status::not_found(Kind::Pod, name).kubectl_message() + "\n");
     };
     let Some(pod) = object.as_pod() else { return err(format!("sim: pod \"{name}\" not found\n")) };

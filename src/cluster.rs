@@ -306,6 +306,12 @@ impl Cluster {
         &self.api
     }
 
+    /// The read-only window on the store for what only looks (views, etcdctl, lesson checks,
+    /// invariant tests); see [`crate::apiserver::inspect`].
+    pub fn inspect(&self) -> crate::apiserver::inspect::Inspect<'_> {
+        crate::apiserver::inspect::Inspect::new(&self.api)
+    }
+
     /// The components' names, indexed by `ComponentId`.
     pub fn component_name(&self, id: ComponentId) -> &str {
         self.slots.get(id.0 as usize).map_or("?", |s| s.name.as_str())
@@ -765,7 +771,7 @@ mod tests {
         for req in [by_json, typed] {
             let name = req.name.clone();
             cluster.request(req).expect("bound");
-            let pod = cluster.api().peek(Kind::Pod, "default", &name).expect("the pod");
+            let pod = cluster.inspect().get(Kind::Pod, "default", &name).expect("the pod");
             let pod = pod.as_pod().expect("a pod");
             assert_eq!(pod.spec.node_name, node, "{name}");
             assert_eq!(pod.condition("PodScheduled").map(|c| &*c.status), Some("True"), "{name}");

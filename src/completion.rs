@@ -161,7 +161,7 @@ fn kind_slash_names(session: &Session, word: &str, namespace: &str, kinds: &[Kin
 fn keys(session: &Session, typed: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let dir_end = typed.rfind('/').map_or(0, |i| i + 1);
-    for (key, _) in session.cluster.api().etcd().range(&typed[..dir_end]) {
+    for (key, _) in session.cluster.inspect().etcd().range(&typed[..dir_end]) {
         let tail = &key[dir_end..];
         let next = match tail.find('/') {
             Some(i) => format!("{}{}", &key[..dir_end], &tail[..=i]),

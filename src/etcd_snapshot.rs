@@ -56,7 +56,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
     }
     let reaches_etcd =
         !matches!(positionals.as_slice(), ["version", ..] | ["snapshot", "restore", ..] | [] | ["help", ..]);
-    if reaches_etcd && !cluster.api().etcd_running() {
+    if reaches_etcd && !cluster.inspect().etcd_running() {
         return error("context deadline exceeded");
     }
     match positionals.as_slice() {
@@ -96,7 +96,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
             };
             Output { stdout: format!("{deprecated}{body}"), ..Default::default() }
         }
-        _ => crate::etcdctl::run(cluster.api(), args),
+        _ => crate::etcdctl::run(cluster.inspect(), args),
     }
 }
 
@@ -197,7 +197,7 @@ fn put(cluster: &mut Cluster, key: &str, value: &str) -> Output {
 }
 
 fn del(cluster: &mut Cluster, key: &str, range_end: Option<&str>, prefix: bool, from_key: bool) -> Output {
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     let in_range = |k: &str| match (range_end, prefix, from_key) {
         (_, true, _) => k.starts_with(key),
         (_, _, true) => k >= key,
@@ -230,7 +230,7 @@ fn log_time(cluster: &Cluster) -> String {
 }
 
 fn save(cluster: &mut Cluster, files: &mut SnapshotFiles, path: &str) -> Output {
-    let snapshot = cluster.api().etcd().snapshot();
+    let snapshot = cluster.inspect().etcd().snapshot();
     let ts = log_time(cluster);
     let size = size_text(&snapshot);
     let endpoint = "127.0.0.1:2379";
@@ -278,7 +278,7 @@ fn restore(cluster: &mut Cluster, files: &SnapshotFiles, path: &str, data_dir: &
 /// `--bump-revision --mark-compacted` serves it: revisions only move forward, and each watcher
 /// hears every difference. Returns how many keys changed.
 pub fn restore_into(cluster: &mut Cluster, snapshot: &StoreSnapshot) -> usize {
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     let mut gone: Vec<String> =
         etcd.range("").map(|(k, _)| k.to_string()).filter(|k| !snapshot.objects.contains_key(k)).collect();
     gone.extend(etcd.raw_range("").map(|(k, _)| k.clone()).filter(|k| !snapshot.raw.contains_key(k)));

@@ -6,7 +6,7 @@
 //! cluster stores protobuf, which prints as binary). Writes (`put`, `del`, snapshots) live in
 //! [`crate::etcd_snapshot`].
 
-use crate::apiserver::ApiServer;
+use crate::apiserver::inspect::Inspect;
 use crate::etcd::{EtcdError, Revision};
 use crate::kubectl::Output;
 use crate::sort::StableSort;
@@ -49,7 +49,7 @@ pub(crate) fn connection_flag(flag: &str) -> Option<bool> {
 }
 
 /// Runs `etcdctl ARGS…` against the API server's store.
-pub fn run(api: &ApiServer, args: &[String]) -> Output {
+pub fn run(api: Inspect<'_>, args: &[String]) -> Output {
     let mut positionals = Vec::new();
     let mut flags: Vec<(String, String)> = Vec::new();
     let mut words = args.iter();
@@ -120,7 +120,7 @@ struct Entry {
     revisions: Option<(Revision, Revision, i64)>,
 }
 
-fn get(api: &ApiServer, key: &str, range_end: Option<&str>, flags: &[(String, String)], format: &str) -> Output {
+fn get(api: Inspect<'_>, key: &str, range_end: Option<&str>, flags: &[(String, String)], format: &str) -> Output {
     let etcd = api.etcd();
     let flag = |name: &str| flag_value(flags, name);
     let number =
@@ -244,7 +244,7 @@ fn member_list(format: &str) -> String {
     format!("{MEMBER_ID}, started, control-plane, https://172.18.0.2:2380, https://172.18.0.2:2379, false\n")
 }
 
-fn endpoint_status(api: &ApiServer, format: &str) -> String {
+fn endpoint_status(api: Inspect<'_>, format: &str) -> String {
     let etcd = api.etcd();
     // A rough size: what the keys and their JSON values would take on disk.
     let size: usize = etcd.range("").map(|(k, kv)| k.len() + kv.value.to_json_value().to_string().len()).sum();

@@ -39,11 +39,11 @@ pub fn watch(cluster: &mut Cluster, args: &[String]) -> Output {
         (Some(end), _) => k >= key.as_str() && k < end.as_str(),
         (None, _) => k == key,
     };
-    let mut seen = rev.map_or(cluster.api().etcd().revision(), |r| r - 1);
+    let mut seen = rev.map_or(cluster.inspect().etcd().revision(), |r| r - 1);
     let deadline = cluster.now() + WATCH_CAP;
     let mut out = Output::default();
     loop {
-        let etcd = cluster.api().etcd();
+        let etcd = cluster.inspect().etcd();
         let changes = match etcd.changes_since(seen.min(etcd.revision())) {
             Ok(c) => c,
             Err(EtcdError::Compacted { compacted }) => {

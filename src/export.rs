@@ -50,7 +50,7 @@ const ORDER: &[Kind] = &[
 /// The exported objects, in apply order, as JSON values.
 pub fn objects(cluster: &Cluster) -> Vec<Value> {
     let mut found: Vec<(usize, String, String, Value)> = Vec::new();
-    for (_, kv) in cluster.api().etcd().range("/registry/") {
+    for (_, kv) in cluster.inspect().etcd().range("/registry/") {
         if let Some(value) = exported(&kv.value) {
             let kind = kv.value.kind();
             let rank = ORDER.iter().position(|k| *k == kind).unwrap_or(ORDER.len());

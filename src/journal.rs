@@ -248,7 +248,7 @@ fn skipped_output() -> Output {
 /// the terminal at the same prompt) changed nothing that a replay could tell apart.
 fn fingerprint(session: &Session) -> (i64, u64, u64, Option<String>) {
     (
-        session.cluster.api().etcd().revision(),
+        session.cluster.inspect().etcd().revision(),
         session.cluster.record.last_seq(),
         session.cluster.now().0,
         session.prompt().map(String::from),
@@ -376,7 +376,7 @@ mod tests {
             s.cluster.objects(crate::api::Kind::Pod, "default").iter().map(|p| p.name().to_string()).collect::<Vec<_>>()
         };
         assert_eq!(names(&replayed), names(&original));
-        assert_eq!(replayed.cluster.api().etcd().revision(), original.cluster.api().etcd().revision());
+        assert_eq!(replayed.cluster.inspect().etcd().revision(), original.cluster.inspect().etcd().revision());
     }
 
     #[test]
@@ -420,7 +420,7 @@ mod tests {
     fn state(s: &Session) -> (i64, u64, u64, Vec<String>, usize) {
         let pods = s.cluster.objects(crate::api::Kind::Pod, "default").iter().map(|p| p.name().to_string()).collect();
         (
-            s.cluster.api().etcd().revision(),
+            s.cluster.inspect().etcd().revision(),
             s.cluster.record.last_seq(),
             s.cluster.now().0,
             pods,

@@ -106,7 +106,7 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
             }
         }
     }
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     ControlPlane {
         requests,
         revision: etcd.revision(),
@@ -139,14 +139,14 @@ pub fn inspect(session: &mut crate::shell::Session, kind: Kind, namespace: &str,
     let describe = shown(session.inspect(&format!("kubectl describe {resource} {name}{ns}")));
     let events = shown(session.inspect(&format!("kubectl events --for {}/{name}{ns}", kind.info().singular)));
     let mut owners = Vec::new();
-    let mut current = session.cluster.api().peek(kind, namespace, name);
+    let mut current = session.cluster.inspect().get(kind, namespace, name);
     while let Some(object) = current {
         let Some(owner) = object.meta().owner_references.iter().find(|o| o.controller == Some(true)).cloned() else {
             break;
         };
         owners.push(format!("{}/{}", owner.kind.to_lowercase(), owner.name));
         let Some(owner_kind) = Kind::ALL.iter().copied().find(|k| k.info().kind == owner.kind) else { break };
-        current = session.cluster.api().peek(owner_kind, namespace, &owner.name);
+        current = session.cluster.inspect().get(owner_kind, namespace, &owner.name);
         if owners.len() > 8 {
             break;
         }

@@ -161,6 +161,10 @@ sim: control the sandbox itself (not part of Kubernetes)
   sim etcd stop|start      stop etcd (every API request then fails) or start it again
   sim export              print the objects you made, with the fields you set, as one
                           YAML file for kubectl apply -f on a real cluster
+  sim record [COMPONENT] [--last N]
+                          the last N (20) requests, watch notifications and decisions of
+                          a component (kubelet/worker-1, kube-proxy/worker-1…), as its
+                          client log at -v=6 would show them
   sim curl URL [--from NODE] [-n NAMESPACE] [-k]
                           send an HTTP request as a pod in NAMESPACE (default) on NODE
                           (worker-1) would: cluster DNS, then that node's kube-proxy rules
@@ -416,7 +420,7 @@ impl Session {
             ["time"] => ok(format!(
                 "virtual time {} (revision {})\n",
                 self.cluster.now().since(crate::sim::Time::ZERO),
-                self.cluster.api().etcd().revision()
+                self.cluster.inspect().etcd().revision()
             )),
             ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
             ["pod", ..] => crate::chaos::pod(&mut self.cluster, &args[1..]),
@@ -424,6 +428,10 @@ impl Session {
             ["scheduler", ..] => crate::chaos::scheduler(&mut self.cluster, &args[1..]),
             ["etcd", ..] => crate::etcd_snapshot::sim(&mut self.cluster, &args[1..]),
             ["export", ..] => crate::export::command(&self.cluster, &args[1..]),
+            ["record", ..] => match crate::views::record_log::run(&self.cluster, &args[1..]) {
+                Ok(text) => ok(text),
+                Err(text) => Output { stderr: text, code: 2, ..Default::default() },
+            },
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
                 let mut it = rest.iter();

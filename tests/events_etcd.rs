@@ -41,8 +41,8 @@ fn events_stored_on_their_thread_are_exactly_those_stored_at_once() {
     let mut threaded = session(true, false);
     let transcript = at_once.transcript(SCRIPT);
     assert_eq!(threaded.transcript(SCRIPT), transcript);
-    assert!(threaded.cluster.api().events_sent_away() > 2, "the reports went to the events thread");
-    assert_eq!(at_once.cluster.api().events_sent_away(), 0);
+    assert!(threaded.cluster.inspect().events_sent_away() > 2, "the reports went to the events thread");
+    assert_eq!(at_once.cluster.inspect().events_sent_away(), 0);
     let stored = events(&at_once);
     assert!(stored.len() > 600, "{} Events", stored.len());
     assert_eq!(events(&threaded), stored, "names, uids, resourceVersions, counts and times agree");
@@ -77,8 +77,8 @@ fn an_etcd_of_their_own_holds_the_events_one_etcd_would() {
     together.transcript(SCRIPT);
     assert_eq!(gist(&apart), gist(&together));
     let prefix = "/registry/events/";
-    assert_eq!(apart.cluster.api().etcd().range(prefix).count(), 0, "the main etcd holds no Events");
-    assert!(together.cluster.api().etcd().range(prefix).count() > 600);
+    assert_eq!(apart.cluster.inspect().etcd().range(prefix).count(), 0, "the main etcd holds no Events");
+    assert!(together.cluster.inspect().etcd().range(prefix).count() > 600);
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_watch_on_events_is_served_from_their_etcd_and_keeps_its_writes_here() {
         .filter(|n| n.object.as_event().is_some_and(|e| e.reason == "Scheduled"))
         .count();
     assert_eq!(scheduled, 80);
-    assert_eq!(s.cluster.api().events_sent_away(), 0, "while Events are watched their writes stay here");
+    assert_eq!(s.cluster.inspect().events_sent_away(), 0, "while Events are watched their writes stay here");
 }
 
 #[test]

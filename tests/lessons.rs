@@ -51,7 +51,7 @@ fn evaluating_checks_leaves_no_trace_in_the_session() {
         session.cluster.record.last_seq(),
         session.cluster.record.entries().len(),
         session.log().len(),
-        session.cluster.api().etcd().revision(),
+        session.cluster.inspect().etcd().revision(),
         session.cluster.now(),
     );
     for _ in 0..3 {
@@ -61,7 +61,7 @@ fn evaluating_checks_leaves_no_trace_in_the_session() {
         session.cluster.record.last_seq(),
         session.cluster.record.entries().len(),
         session.log().len(),
-        session.cluster.api().etcd().revision(),
+        session.cluster.inspect().etcd().revision(),
         session.cluster.now(),
     );
     assert_eq!(before, after);

@@ -28,7 +28,7 @@ fn a_day_of_a_deployment_and_a_cronjob_every_minute_stays_bounded() {
         let events = s.cluster.objects(Kind::Event, "").len();
         max_events = max_events.max(events);
         max_record = max_record.max(s.cluster.record.entries().len());
-        max_objects = max_objects.max(s.cluster.api().etcd().len());
+        max_objects = max_objects.max(s.cluster.inspect().etcd().len());
         if minute % 60 == 0 {
             at_hour.push(events);
         }

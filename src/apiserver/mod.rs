@@ -16,6 +16,7 @@ pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
 pub mod http;
+pub mod inspect;
 pub mod limit_ranger;
 pub mod patch;
 pub mod quota;

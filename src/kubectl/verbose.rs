@@ -25,16 +25,22 @@ pub fn level(value: Option<&str>) -> Result<u32, String> {
 
 /// The klog header: `I1121 10:00:00.000123   48213 file:line] `.
 fn header(now: Time, seq: u64, site: &str) -> String {
+    format!("{}   {PID} {site}] ", stamp(now, seq))
+}
+
+/// A klog line's severity and time, `I1121 10:00:00.000123`: the virtual time, its
+/// microseconds made distinct by the line's number `seq`.
+pub(crate) fn stamp(now: Time, seq: u64) -> String {
     let rfc = now.rfc3339();
     // 2026-01-01T00:01:00Z
     let (date, time) = rfc.split_once('T').unwrap_or(("", ""));
     let month_day: String = date.split('-').skip(1).collect();
     let hms = time.trim_end_matches('Z');
     let micros = (now.0 % 1000) * 1000 + seq * 37 % 1000;
-    format!("I{month_day} {hms}.{micros:06}   {PID} {site}] ")
+    format!("I{month_day} {hms}.{micros:06}")
 }
 
-fn query_escape(s: &str) -> String {
+pub(crate) fn query_escape(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
@@ -85,7 +91,7 @@ fn truncate(body: &str) -> String {
 }
 
 /// klog's quoting of a string value: `"..."` with `"`, `\\` and newlines escaped.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

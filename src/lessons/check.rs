@@ -229,9 +229,9 @@ fn command(line: &str, expect: &[Expect], session: &mut Session) -> (bool, Strin
     if let Some(problem) = read_only_problem(line) {
         return (false, problem);
     }
-    let before = (session.cluster.now(), session.cluster.api().etcd().revision());
+    let before = (session.cluster.now(), session.cluster.inspect().etcd().revision());
     let out = session.inspect(line);
-    let after = (session.cluster.now(), session.cluster.api().etcd().revision());
+    let after = (session.cluster.now(), session.cluster.inspect().etcd().revision());
     if before != after {
         return (false, format!("`{line}` changed the cluster: a check must only look"));
     }

@@ -652,7 +652,7 @@ mod tests {
     fn a_placed_pod_is_kept_as_its_latest_version_not_the_one_the_scheduler_bound() {
         use crate::api::Kind;
         let cluster = crate::cluster::one_worker_running_web();
-        let stored = cluster.api().peek(Kind::Pod, "default", "web").expect("the pod");
+        let stored = cluster.inspect().get(Kind::Pod, "default", "web").expect("the pod");
         assert_eq!(stored.as_pod().map(|p| p.status.phase.as_str()), Some("Running"));
         let scheduler = cluster.component::<Scheduler>().expect("the scheduler");
         let (node, kept, _) = &scheduler.assigned["default/web"];

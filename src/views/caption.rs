@@ -166,7 +166,7 @@ pub(crate) fn stored_change<'a>(cluster: &'a Cluster, entry: &Entry) -> Option<&
     }
     let ns = if kind.info().namespaced { namespace.as_str() } else { "" };
     let key = Etcd::key_for(kind.info().resource, ns, name);
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     let mut changes = etcd.changes_since(entry.revision - 1).ok()?;
     changes.find(|c| c.revision == entry.revision).filter(|c| *c.key == *key)
 }
@@ -179,7 +179,7 @@ fn written(cluster: &Cluster, entry: &Entry) -> Option<Arc<Object>> {
     }
     match &entry.what {
         Happening::Request { kind: Kind::Event, namespace, name, code, .. } if *code > 0 && *code < 400 => {
-            cluster.api().peek(Kind::Event, namespace, name)
+            cluster.inspect().get(Kind::Event, namespace, name)
         }
         _ => None,
     }

@@ -57,7 +57,7 @@ const LOOK_BACK: usize = 5000;
 
 /// etcd's state, and its latest `recent` writes, for the page.
 pub fn etcd_view(cluster: &Cluster, recent: usize) -> EtcdView {
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     EtcdView {
         revision: etcd.revision(),
         compacted: etcd.compacted_revision(),
@@ -100,7 +100,7 @@ fn tree(etcd: &Etcd) -> Vec<ResourceGroup> {
 /// The latest writes, newest first: each API request that changed the store, matched with the
 /// changes etcd logged for it.
 fn writes(cluster: &Cluster, recent: usize) -> Vec<Write> {
-    let etcd = cluster.api().etcd();
+    let etcd = cluster.inspect().etcd();
     let mut writes = Vec::new();
     let mut seen: BTreeSet<Revision> = BTreeSet::new();
     let mut entries = cluster.record.entries().rev().take(LOOK_BACK).peekable();
@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(view.writes.len(), 8);
         assert!(view.writes.windows(2).all(|w| w[0].revision > w[1].revision), "{:?}", view.writes);
         assert!(view.writes[0].revision <= view.revision);
-        let etcd = s.cluster.api().etcd();
+        let etcd = s.cluster.inspect().etcd();
         for w in &view.writes {
             let change = etcd.changes_since(w.revision - 1).ok().and_then(|mut c| c.next()).expect("the change");
             assert_eq!((change.revision, &*change.key), (w.revision, w.key.as_str()), "{w:?}");

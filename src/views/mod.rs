@@ -4,6 +4,7 @@ pub mod caption;
 pub mod etcd;
 pub mod map;
 pub mod reconcile;
+pub mod record_log;
 pub mod sequence;
 pub mod shell;
 pub mod speed;

@@ -415,7 +415,7 @@ fn request_key(cluster: &Cluster, own: Option<Kind>, e: &Entry) -> Option<String
     if *kind == own {
         return Some(cache_key(namespace, name));
     }
-    let object = cluster.api().peek(*kind, namespace, name)?;
+    let object = cluster.inspect().get(*kind, namespace, name)?;
     if let Some(event) = object.as_event() {
         let about = &event.involved_object;
         return (about.kind == own.info().kind).then(|| cache_key(&about.namespace, &about.name));
@@ -435,7 +435,7 @@ fn trigger_key(cluster: &Cluster, trigger: Option<Seq>) -> String {
 }
 
 fn event_message(cluster: &Cluster, namespace: &str, name: &str) -> Option<String> {
-    let object = cluster.api().peek(Kind::Event, namespace, name)?;
+    let object = cluster.inspect().get(Kind::Event, namespace, name)?;
     Some(object.as_event()?.message.clone())
 }
 
@@ -667,7 +667,7 @@ fn deployment_state(cluster: &Cluster, controller: &str, key: &str) -> Option<(i
         return None;
     }
     let (namespace, name) = key.split_once('/')?;
-    let object = cluster.api().peek(Kind::Deployment, namespace, name)?;
+    let object = cluster.inspect().get(Kind::Deployment, namespace, name)?;
     let d = object.as_deployment()?;
     let mut sets: Vec<(Option<Time>, String, i64)> = cluster
         .objects(Kind::ReplicaSet, namespace)
@@ -782,7 +782,7 @@ mod tests {
         run(&mut s, &format!("kubectl scale replicaset {rs} --replicas=1"));
         run(&mut s, "sim settle");
         assert_eq!(
-            s.cluster.api().peek(Kind::ReplicaSet, "default", &rs).unwrap().as_replica_set().unwrap().spec.replicas,
+            s.cluster.inspect().get(Kind::ReplicaSet, "default", &rs).unwrap().as_replica_set().unwrap().spec.replicas,
             Some(3)
         );
         let view = reconcile_view(&s.cluster, "deployment-controller", None).unwrap();

@@ -88,7 +88,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     use crate::api::Kind;
     use crate::kubectl::printers;
     let view = crate::overview::control_plane(cluster);
-    let history = past.and_then(|rev| cluster.api().etcd().snapshot_at(rev).ok());
+    let history = past.and_then(|rev| cluster.inspect().etcd().snapshot_at(rev).ok());
     let objects = |kind: Kind| -> Vec<std::sync::Arc<crate::api::Object>> {
         match &history {
             None => cluster.objects(kind, ""),
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn the_board_at_an_earlier_revision_shows_the_pods_as_they_were() {
         let mut s = Session::new(1);
-        let before = s.cluster.api().etcd().revision();
+        let before = s.cluster.inspect().etcd().revision();
         s.execute(&Command::new("kubectl run web --image=nginx:1.25"));
         s.execute(&Command::new("sim settle"));
         let now = board(&s.cluster);
@@ -265,7 +265,7 @@ mod tests {
         s.execute(&Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), manifest.into())) });
         s.execute(&Command::new("sim settle"));
         assert_eq!(board(&s.cluster).waiting, 1);
-        let before = s.cluster.api().etcd().revision();
+        let before = s.cluster.inspect().etcd().revision();
         s.execute(&Command::new("kubectl delete pod huge --now"));
         s.execute(&Command::new("sim settle"));
         assert_eq!((board(&s.cluster).waiting, board_at(&s.cluster, Some(before)).waiting), (0, 1));
