@@ -10,25 +10,15 @@ use crate::api::service::{
 };
 use crate::api::{EndpointSlice, Endpoints, IntOrString, Kind, Object, ObjectMeta, Pod, Service};
 use crate::apiserver::{Reply, Request, Status};
-use crate::kubelet::NodeConfig;
 
-/// The `kubernetes` Service's address: the first of the service range.
-pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
-/// The cluster DNS Service's address (the kubelet's `clusterDNS`).
-pub const KUBE_DNS_IP: &str = "10.96.0.10";
-/// The port kube-apiserver listens on (`--secure-port`).
-pub const API_SERVER_PORT: i32 = 6443;
-/// The Kubernetes release the control plane runs (its images' tag).
-pub const KUBERNETES_VERSION: &str = "v1.35.0";
+pub use crate::api::well_known::{
+    API_SERVER_PORT, KUBE_DNS_IP, KUBERNETES_SERVICE_IP, KUBERNETES_VERSION, api_server_address,
+};
+
 /// The etcd image kubeadm deploys (`registry.k8s.io/etcd:<ETCD_VERSION>`).
 pub const ETCD_VERSION: &str = "3.5.21-0";
 /// The CoreDNS image kubeadm deploys (`registry.k8s.io/coredns/coredns:<COREDNS_VERSION>`).
 pub const COREDNS_VERSION: &str = "v1.12.0";
-
-/// kube-apiserver's `--advertise-address`: the control-plane node's address.
-pub fn api_server_address() -> String {
-    NodeConfig::new("control-plane", 0, 0, 0, 0).internal_ip
-}
 
 fn labels(pairs: &[(&str, &str)]) -> crate::api::Labels {
     crate::sort::btree_map(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod component_status;
 pub mod config;
 pub mod event;
+pub mod helpers;
 pub mod int_or_string;
 pub mod lease;
 pub mod managed_fields;
@@ -20,6 +21,7 @@ pub mod rbac;
 pub mod service;
 pub mod shared;
 pub mod value_de;
+pub mod well_known;
 
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::{CronJob, Job};

@@ -21,7 +21,7 @@ impl Identity {
     pub fn of(user: &str, extra: &[String]) -> Identity {
         let mut groups: Vec<String> = Vec::new();
         if extra.is_empty() {
-            if user == crate::kubectl::info::USER {
+            if user == crate::api::well_known::ADMIN_USER {
                 groups.push("kubeadm:cluster-admins".into());
             } else if let Some(rest) = user.strip_prefix("system:serviceaccount:") {
                 let namespace = rest.split(':').next().unwrap_or_default();

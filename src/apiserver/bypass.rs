@@ -40,8 +40,8 @@ impl ApiServer {
             reason: "",
             message: format!(
                 "The connection to the server {}:{} was refused - did you specify the right host or port?",
-                crate::bootstrap::api_server_address(),
-                crate::bootstrap::API_SERVER_PORT
+                crate::api::well_known::api_server_address(),
+                crate::api::well_known::API_SERVER_PORT
             ),
             kind: String::new(),
             name: String::new(),

@@ -160,7 +160,8 @@ fn path_answer(api: &ApiServer, who: &Identity, method: &str, path: &str) -> Ans
         let message = format!("forbidden: User \"{}\" cannot {verb} path \"{path}\"", who.user);
         return status(403, "Forbidden", &message, Some(("", "")));
     }
-    let address = format!("{}:{}", crate::bootstrap::api_server_address(), crate::bootstrap::API_SERVER_PORT);
+    let address =
+        format!("{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT);
     match path.trim_end_matches('/') {
         "/api" => Answer {
             code: 200,
@@ -169,7 +170,7 @@ fn path_answer(api: &ApiServer, who: &Identity, method: &str, path: &str) -> Ans
             ),
         },
         "/version" => {
-            let version = crate::bootstrap::KUBERNETES_VERSION;
+            let version = crate::api::well_known::KUBERNETES_VERSION;
             let mut parts = version.trim_start_matches('v').split('.');
             let (major, minor) = (parts.next().unwrap_or("1"), parts.next().unwrap_or(""));
             Answer {

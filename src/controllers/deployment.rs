@@ -22,7 +22,7 @@ pub const MAX_REPLICAS: &str = "deployment.kubernetes.io/max-replicas";
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 /// Deployment annotations never copied to its ReplicaSets.
 const COPY_SKIPPED: &[&str] = &[
-    crate::kubectl::LAST_APPLIED,
+    crate::api::well_known::LAST_APPLIED,
     REVISION,
     "deployment.kubernetes.io/revision-history",
     DESIRED_REPLICAS,
@@ -307,7 +307,7 @@ impl DeploymentController {
             s.d.metadata
                 .annotations
                 .iter()
-                .filter(|(k, _)| *k != crate::kubectl::LAST_APPLIED && *k != REVISION)
+                .filter(|(k, _)| *k != crate::api::well_known::LAST_APPLIED && *k != REVISION)
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
         annotations.insert(REVISION.into(), revision.to_string());

@@ -12,7 +12,7 @@ use crate::sort::StableSort;
 use serde_json::Value;
 
 pub const CLUSTER: &str = "kubernetes";
-pub const USER: &str = "kubernetes-admin";
+pub const USER: &str = crate::api::well_known::ADMIN_USER;
 pub const CONTEXT: &str = "kubernetes-admin@kubernetes";
 
 /// `https://<control-plane address>:6443`, where kubectl sends its requests.

@@ -48,7 +48,7 @@ use manifest::Document;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub use crate::api::well_known::LAST_APPLIED;
 
 /// What a command printed, and how it exited.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -41,7 +41,7 @@ impl NodeConfig {
             labels,
             taints: Vec::new(),
             pod_cidr: format!("10.244.{}.0/24", index % 256),
-            internal_ip: format!("172.18.{}.{}", (index + 2) / 254, (index + 2) % 254),
+            internal_ip: crate::api::well_known::node_address(index),
             static_pods: Vec::new(),
             preloaded_images: super::images::PRELOADED.iter().map(|i| i.to_string()).collect(),
         }

@@ -9,6 +9,7 @@ use super::expansion;
 use super::images::{self, ImageRef, PullError, Registry};
 use super::probes::{self, Outcome, ProbeType, Prober, Target};
 use super::script::{self, FileSpan, Run};
+pub use crate::api::helpers::qos_class;
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, IpEntry,
     PodCondition, PodStatus,
@@ -1254,24 +1255,6 @@ fn start_pull(reference: &ImageRef, now: Time, runtime: &mut Runtime, rng: &mut 
         runtime.pulling.insert(reference.canonical.clone(), done);
     }
     ImageState::Pulling { started, requested: now, done, result }
-}
-
-/// Guaranteed when every container's requests equal its limits for cpu and memory;
-/// BestEffort when nothing is requested or limited; Burstable otherwise.
-pub fn qos_class(pod: &Pod) -> &'static str {
-    let containers: Vec<&Container> = pod.spec.containers.iter().map(|c| &**c).collect();
-    let any = containers.iter().any(|c| !c.resources.requests.is_empty() || !c.resources.limits.is_empty());
-    if !any {
-        return "BestEffort";
-    }
-    let guaranteed = containers.iter().all(|c| {
-        ["cpu", "memory"].iter().all(|r| {
-            let limit = c.resources.limits.get(*r);
-            let request = c.resources.requests.get(*r).or(limit);
-            limit.is_some() && request.map(|q| q.milli()) == limit.map(|q| q.milli())
-        })
-    });
-    if guaranteed { "Guaranteed" } else { "Burstable" }
 }
 
 #[cfg(test)]

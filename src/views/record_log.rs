@@ -32,7 +32,8 @@ fn names(filter: &str, short: &str) -> bool {
 
 /// The URL a request went to, its query escaped as Go escapes it.
 fn url(path: &str) -> String {
-    let server = format!("https://{}:{}", crate::bootstrap::api_server_address(), crate::bootstrap::API_SERVER_PORT);
+    let server =
+        format!("https://{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT);
     let Some((path, query)) = path.split_once('?') else { return format!("{server}{path}") };
     let query: Vec<String> = query
         .split('&')
@@ -127,8 +128,8 @@ mod tests {
             url("/api/v1/pods?fieldSelector=spec.nodeName=worker-1&watch=true"),
             format!(
                 "https://{}:{}/api/v1/pods?fieldSelector=spec.nodeName%3Dworker-1&watch=true",
-                crate::bootstrap::api_server_address(),
-                crate::bootstrap::API_SERVER_PORT
+                crate::api::well_known::api_server_address(),
+                crate::api::well_known::API_SERVER_PORT
             )
         );
     }
