@@ -42,7 +42,7 @@ pub fn start() -> Option<Janitor> {
     std::thread::Builder::new()
         .name("janitor".into())
         .spawn(move || {
-            crate::background::take(crate::background::Standing::Janitor);
+            crate::util::background::take(crate::util::background::Standing::Janitor);
             for batch in batches {
                 drop(batch);
             }

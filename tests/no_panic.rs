@@ -6,7 +6,7 @@ use kubeloop::shell::{Command, Session};
 use kubeloop::sim::Rng;
 
 const MANIFESTS: &[&str] = &[
-    include_str!("../src/examples.rs"),
+    include_str!("../src/views/examples.rs"),
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.25\n        ports:\n        - containerPort: 80\n",
     "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - port: 80\n    targetPort: http\n",
     "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: pi\nspec:\n  backoffLimit: 1\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: pi\n        image: perl:5.34.0\n        command: [\"perl\", \"-e\", \"print 1\"]\n",

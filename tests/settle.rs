@@ -7,7 +7,7 @@
 //! Whether a size shows it depends on when the last pods become ready (6,000 pods on 200 nodes
 //! do, 5,000 on 170 do not), so the mechanism itself is pinned down at small size by the unit
 //! test `settle_waits_for_a_notification_held_until_a_busy_worker_is_free` in
-//! `src/cluster.rs`; this one, the reported case, takes about 15 s in a debug build.
+//! `src/cluster/mod.rs`; this one, the reported case, takes about 15 s in a debug build.
 
 use kubeloop::shell::{Command, Session, parse_script};
 

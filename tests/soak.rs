@@ -15,7 +15,8 @@ use std::time::Instant;
 fn a_day_of_a_deployment_and_a_cronjob_every_minute_stays_bounded() {
     let started = Instant::now();
     let mut s = Session::new(1);
-    let manifest = kubeloop::examples::EXAMPLES.iter().find(|e| e.id == "deployment").expect("the example").manifest;
+    let manifest =
+        kubeloop::views::examples::EXAMPLES.iter().find(|e| e.id == "deployment").expect("the example").manifest;
     let apply = Command { line: "kubectl apply -f - <<EOF".into(), heredoc: Some(("EOF".into(), manifest.into())) };
     assert_eq!(s.execute(&apply).code, 0);
     let cron = "kubectl create cronjob tick --image=busybox:1.36 --schedule='*/1 * * * *' -- sh -c 'date; echo tick'";

@@ -3,7 +3,7 @@
 //! No real sleeps: the app starts paused and tests move virtual time with its own controls.
 #![cfg(target_arch = "wasm32")]
 
-use kubeloop::journal::Journal;
+use kubeloop::shell::journal::Journal;
 use kubeloop::shell::{Session, parse_transcript};
 use kubeloop::ui::{App, AppProps};
 use wasm_bindgen::JsCast;
@@ -739,7 +739,7 @@ async fn invalid_yaml_marks_the_line_it_breaks_on_with_kubectls_message() {
 #[wasm_bindgen_test]
 async fn invalid_field_values_mark_their_fields_in_each_document() {
     let root = mount().await;
-    let manifest = kubeloop::examples::EXAMPLES[0]
+    let manifest = kubeloop::views::examples::EXAMPLES[0]
         .manifest
         .replace("replicas: 3", "replicas: -1")
         .replace("  - port: 80", "  - port: 70000");
@@ -778,7 +778,7 @@ async fn invalid_field_values_mark_their_fields_in_each_document() {
 #[wasm_bindgen_test]
 async fn the_editor_highlights_yaml_over_the_text_area_with_a_line_per_number() {
     let root = mount().await;
-    let manifest = kubeloop::examples::EXAMPLES[0].manifest;
+    let manifest = kubeloop::views::examples::EXAMPLES[0].manifest;
     let area = find(&root, "#manifest").dyn_into::<HtmlTextAreaElement>().unwrap();
     assert_eq!(area.value(), manifest);
     let lines = manifest.split('\n').count() as u32;

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use kubeloop::examples;
+use kubeloop::views::examples;
 
 /// What serde_yaml made of a stream: each document, or the line and message of the first error.
 fn serde_yaml_documents(text: &str) -> Vec<Result<Value, (usize, String)>> {
@@ -65,7 +65,7 @@ fn transcript_manifests() -> Vec<String> {
 
 /// The raw string literals of src/bootstrap.rs: its built-in manifests.
 fn bootstrap_manifests() -> Vec<String> {
-    let source = include_str!("../src/bootstrap.rs");
+    let source = include_str!("../src/cluster/bootstrap.rs");
     source.split("r#\"").skip(1).filter_map(|rest| rest.split_once("\"#")).map(|(text, _)| text.to_string()).collect()
 }
 

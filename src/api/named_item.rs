@@ -67,7 +67,7 @@ impl<'de> Deserialize<'de> for NamedItem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json_macro::json;
+    use crate::util::json_macro::json;
 
     #[test]
     fn an_item_reads_and_writes_as_the_json_object_it_came_from() {

@@ -4,8 +4,8 @@
 use crate::api::named_item::NamedItem;
 use crate::api::pod::{ContainerPort, Toleration};
 use crate::api::{Kind, Object, Pod, PodSpec, push_exact};
-use crate::json_macro::json;
 use crate::sim::Rng;
+use crate::util::json_macro::json;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 
@@ -43,7 +43,7 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         // A new pod's status is the registry's, not the client's: Pending, with its QoS class.
         pod.status = Arc::new(crate::api::PodStatus {
             phase: "Pending".into(),
-            qos_class: crate::kubelet::pod_worker::qos_class(pod).into(),
+            qos_class: crate::api::helpers::qos_class(pod).into(),
             ..Default::default()
         });
         // The kubelet's copy of a static pod is admitted as it is: the ServiceAccount plugin
@@ -181,7 +181,7 @@ pub fn default_object(object: &mut Object) {
                 secret.type_ = "Opaque".into();
             }
             for (k, v) in std::mem::take(&mut secret.string_data) {
-                secret.data.insert(k, crate::base64::encode(v.as_bytes()));
+                secret.data.insert(k, crate::util::base64::encode(v.as_bytes()));
             }
         }
         _ => {}

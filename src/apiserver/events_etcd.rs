@@ -8,9 +8,9 @@
 use super::{ApiServer, Body, Env, Reply, Request, StageResult, Status, WatchId};
 use crate::api::shared::Shared;
 use crate::api::{EventSource, Object};
-use crate::component::Ctx;
+use crate::client::component::Ctx;
+use crate::client::event_recorder::{EventRecorder, Report};
 use crate::etcd::Etcd;
-use crate::event_recorder::{EventRecorder, Report};
 use crate::record::{ComponentId, Record, Seq};
 use crate::sim::{Rng, Time};
 use std::borrow::Cow;
@@ -288,7 +288,7 @@ impl Worker {
         std::thread::Builder::new()
             .name("etcd-events".into())
             .spawn(move || {
-                crate::background::take(crate::background::Standing::EventsEtcd);
+                crate::util::background::take(crate::util::background::Standing::EventsEtcd);
                 let mut side: Option<Box<EventsSide>> = None;
                 for message in inbox {
                     match message {
@@ -366,7 +366,7 @@ impl ApiServer {
 
     /// Whether `namespace` is stored (and so may hold new objects).
     pub fn namespace_exists(&self, namespace: &str) -> bool {
-        self.etcd.get(&crate::lookup_key::LookupKey::etcd("namespaces", "", namespace)).is_some()
+        self.etcd.get(&crate::etcd::lookup_key::LookupKey::etcd("namespaces", "", namespace)).is_some()
     }
 
     /// Takes an event a component reported, for the events storage; `record` says whether the

@@ -8,7 +8,7 @@ use super::field_schema::{self as schema, ListType};
 use crate::api::managed_fields::ManagedFields;
 use crate::api::{FieldSet, Kind, ManagedFieldsEntry};
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

@@ -6,7 +6,7 @@
 use super::ApiServer;
 use super::authorization::{self, Attributes, Identity};
 use crate::api::{Kind, Object};
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::Value;
 
 /// An answer: the HTTP status code and the body.
@@ -38,7 +38,7 @@ pub fn answer(api: &ApiServer, method: &str, path: &str, token: Option<&str>) ->
 fn subject(token: &str) -> Option<String> {
     let payload = token.split('.').nth(1)?;
     // A JWT's parts are base64url without padding.
-    let bytes = crate::base64::decode_with(payload, crate::base64::URL_SAFE)?;
+    let bytes = crate::util::base64::decode_with(payload, crate::util::base64::URL_SAFE)?;
     let claims: Value = serde_json::from_slice(&bytes).ok()?;
     let sub = claims.get("sub")?.as_str()?;
     sub.starts_with("system:serviceaccount:").then(|| sub.to_string())
@@ -218,8 +218,10 @@ mod tests {
     #[test]
     fn a_token_names_the_service_account_in_its_sub_claim() {
         let claims = r#"{"sub":"system:serviceaccount:team:builder"}"#;
-        let token =
-            format!("e30.{}.c2ln", crate::base64::encode_with(claims.as_bytes(), crate::base64::URL_SAFE, false));
+        let token = format!(
+            "e30.{}.c2ln",
+            crate::util::base64::encode_with(claims.as_bytes(), crate::util::base64::URL_SAFE, false)
+        );
         assert_eq!(subject(&token).as_deref(), Some("system:serviceaccount:team:builder"));
         assert_eq!(subject("not-a-token"), None);
     }

@@ -7,8 +7,8 @@ use crate::api::{Kind, Object};
 use crate::etcd::Etcd;
 use std::sync::Arc;
 
-/// What may be read of the API server's store without a request. Got from
-/// [`crate::cluster::Cluster::inspect`]; it cannot write and leaves nothing in the record.
+/// What may be read of the API server's store without a request. The cluster hands it out
+/// (`Cluster::inspect`); it cannot write and leaves nothing in the record.
 #[derive(Clone, Copy)]
 pub struct Inspect<'a> {
     api: &'a ApiServer,

@@ -40,8 +40,8 @@ pub use watch::{WatchEvent, WatchFilter, WatchId};
 use crate::api::managed_fields::ManagedFields;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, ManagedFieldsEntry, Object};
+use crate::etcd::lookup_key::LookupKey;
 use crate::etcd::{Change, Etcd, EtcdError, Revision};
-use crate::lookup_key::LookupKey;
 use crate::record::{ComponentId, Happening, Record, Seq, Stage};
 use crate::sim::{Rng, Time};
 use serde_json::Value;
@@ -1404,7 +1404,7 @@ pub fn scale_of(object: &Value) -> Value {
     let selector = object.pointer("/spec/selector/matchLabels").and_then(Value::as_object).map(|labels| {
         labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
     });
-    crate::json_macro::json!({
+    crate::util::json_macro::json!({
         "apiVersion": "autoscaling/v1",
         "kind": "Scale",
         "metadata": {

@@ -149,7 +149,7 @@ fn set_element_order(items: &mut Vec<Value>, order: &[Value]) {
 
 fn strip_directives(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(crate::sort::json_map(
+        Value::Object(m) => Value::Object(crate::util::sort::json_map(
             m.iter().filter(|(k, _)| !k.starts_with('$')).map(|(k, v)| (k.clone(), strip_directives(v))),
         )),
         other => other.clone(),

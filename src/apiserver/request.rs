@@ -90,7 +90,7 @@ impl Propagation {
 
 /// A v1 Binding of pod `namespace/pod` to `node`, as JSON.
 pub fn binding_json(namespace: &str, pod: &str, node: &str) -> Value {
-    crate::json_macro::json!({
+    crate::util::json_macro::json!({
         "apiVersion": "v1", "kind": "Binding",
         "metadata": {"name": pod, "namespace": namespace},
         "target": {"apiVersion": "v1", "kind": "Node", "name": node},
@@ -207,7 +207,7 @@ impl Request {
             namespace,
             name,
             super::patch::PatchType::Merge,
-            crate::json_macro::json!({"spec": {"replicas": replicas}}),
+            crate::util::json_macro::json!({"spec": {"replicas": replicas}}),
         );
         req.subresource = Some(Subresource::Scale);
         req
@@ -244,12 +244,12 @@ impl Request {
     pub fn evict(namespace: &str, pod: &str, grace_period_seconds: Option<i64>) -> Request {
         let mut req = Request::new(Verb::Create, Kind::Pod, namespace, pod);
         req.subresource = Some(Subresource::Eviction);
-        let mut body = crate::json_macro::json!({
+        let mut body = crate::util::json_macro::json!({
             "apiVersion": "policy/v1", "kind": "Eviction",
             "metadata": {"name": pod, "namespace": namespace},
         });
         if let Some(g) = grace_period_seconds {
-            body["deleteOptions"] = crate::json_macro::json!({"gracePeriodSeconds": g});
+            body["deleteOptions"] = crate::util::json_macro::json!({"gracePeriodSeconds": g});
         }
         req.body = Some(Body::Json(body));
         req.grace_period_seconds = grace_period_seconds;

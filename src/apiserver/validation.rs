@@ -66,7 +66,7 @@ pub fn validate(object: &Object) -> Vec<String> {
         Object::CronJob(cj) => {
             if cj.spec.schedule.is_empty() {
                 errors.push("spec.schedule: Required value".into());
-            } else if let Err(e) = crate::cron::parse(&cj.spec.schedule) {
+            } else if let Err(e) = crate::util::cron::parse(&cj.spec.schedule) {
                 errors.push(invalid("spec.schedule", &cj.spec.schedule, &e));
             }
             if let Some(p) =
@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(validate(&Object::ConfigMap(cm)), ["[]: Too long: may not be more than 1048576 bytes"]);
         // A Secret counts the bytes its base64 stands for.
         let mut secret = Secret { metadata: meta, ..Default::default() };
-        secret.data.insert("a".into(), crate::base64::encode(&vec![7u8; MAX_DATA_BYTES]));
+        secret.data.insert("a".into(), crate::util::base64::encode(&vec![7u8; MAX_DATA_BYTES]));
         assert!(validate(&Object::Secret(secret.clone())).is_empty());
         secret.data.insert("b".into(), "QQ==".into());
         assert_eq!(validate(&Object::Secret(secret)), ["data: Too long: may not be more than 1048576 bytes"]);

@@ -8,8 +8,8 @@
 use super::fields::FieldSelector;
 use crate::api::{Kind, LabelSelector, Object};
 use crate::etcd::{Change, ChangeKind, Revision};
-use crate::object_cache::FastKeys;
 use crate::record::{ComponentId, Seq, WatchEventType};
+use crate::util::fast_keys::FastKeys;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@ use super::{Action, Reconciler};
 use crate::api::batch::{CronJob, Job};
 use crate::api::{Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{Propagation, Request};
-use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::sim::{Duration, Time};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -160,7 +160,7 @@ impl Reconciler for CronJobController {
         }
         Self::clean_up(ctx, &cj_obj, cj, &children);
         let mut lane = Lane { want: 0, have: status.active.len() as i32, action: String::new() };
-        let schedule = match crate::cron::parse(&cj.spec.schedule) {
+        let schedule = match crate::util::cron::parse(&cj.spec.schedule) {
             Ok(s) => s,
             Err(e) => {
                 ctx.event(

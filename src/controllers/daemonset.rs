@@ -21,16 +21,16 @@ use super::deployment::template_hash;
 use super::expectations::Expectations;
 pub use super::lane::Lane;
 use super::pods::{create_reporting, is_available, pod_from_template, ready_since, slow_start};
-use super::workqueue::Refusals;
 use super::{Action, Reconciler};
+use crate::api::helpers::tolerations::tolerates;
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
-use crate::json_macro::json;
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::workqueue::Refusals;
 use crate::record::WatchEventType;
-use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
-use crate::sort::StableSort;
+use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -107,7 +107,7 @@ pub fn node_should_run_with(tolerations: &[crate::api::Toleration], node: &Node,
     if !template.node_name.is_empty() && template.node_name != node.metadata.name {
         return (false, false);
     }
-    if !crate::scheduler::plugins::node_affinity::fits(template, &node.metadata.labels, &node.metadata.name) {
+    if !crate::api::helpers::node_affinity::fits(template, &node.metadata.labels, &node.metadata.name) {
         return (false, false);
     }
     let untolerated = |effects: &[&str]| {

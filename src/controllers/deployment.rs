@@ -9,10 +9,10 @@ use super::{Action, Reconciler};
 use crate::api::apps::{ReplicaSetSpec, ReplicaSetStatus, WorkloadCondition};
 use crate::api::{Deployment, Kind, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -303,7 +303,7 @@ impl DeploymentController {
             let current: i32 = s.all().map(replicas).sum();
             (want + surge - current).max(0).min(want)
         };
-        let mut annotations: BTreeMap<String, String> = crate::sort::btree_map(
+        let mut annotations: BTreeMap<String, String> = crate::util::sort::btree_map(
             s.d.metadata
                 .annotations
                 .iter()

@@ -8,9 +8,9 @@ use super::{Action, Reconciler};
 use crate::api::service::{EndpointAddress, EndpointPort, EndpointSubset};
 use crate::api::{Endpoints, Kind, Object, ObjectMeta, ObjectReference, Pod, Service};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 
 pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";

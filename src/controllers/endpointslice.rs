@@ -10,9 +10,9 @@ use super::{Action, Reconciler};
 use crate::api::service::{EndpointConditions, EndpointPort, ServicePort, SliceEndpoint};
 use crate::api::{EndpointSlice, IntOrString, Kind, Labels, Object, ObjectMeta, ObjectReference, Pod, Service};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::{BTreeMap, HashMap};
 
 /// `maxEndpointsPerSlice` (`--max-endpoints-per-slice`).
@@ -172,7 +172,7 @@ fn endpoint_ports(pod: &Pod, svc: &Service) -> Vec<EndpointPort> {
 /// The labels every slice of the Service carries: the Service's own (bar reserved keys), the
 /// headless marker, the Service's name and the managing controller.
 fn slice_labels(svc: &Service) -> Labels {
-    let mut labels: Labels = crate::sort::btree_map(
+    let mut labels: Labels = crate::util::sort::btree_map(
         svc.metadata
             .labels
             .iter()

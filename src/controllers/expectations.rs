@@ -2,8 +2,8 @@
 //! back through its watch, so that it never acts twice on a change its cache has not caught up
 //! with. Shared by the ReplicaSet and DaemonSet controllers, as upstream shares its own.
 
-use crate::component::Delta;
-use crate::object_cache::FastKeys;
+use crate::client::component::Delta;
+use crate::client::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use std::collections::HashMap;

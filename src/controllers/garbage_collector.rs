@@ -5,8 +5,8 @@
 use super::{Action, Reconciler};
 use crate::api::{Kind, Object};
 use crate::apiserver::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, Propagation, Request};
-use crate::component::{Ctx, Delta, Informer};
-use crate::object_cache::FastKeys;
+use crate::client::component::{Ctx, Delta, Informer};
+use crate::client::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -74,7 +74,7 @@ impl GarbageCollector {
         if delta.type_ != WatchEventType::Deleted && delta.old.as_ref().is_some_and(unchanged) && known {
             return;
         }
-        let key = crate::component::cache_key(obj.namespace(), obj.name());
+        let key = crate::client::component::cache_key(obj.namespace(), obj.name());
         if let Some(old) = &delta.old {
             for o in &old.meta().owner_references {
                 if let Some(set) = self.dependents.get_mut(&o.uid) {

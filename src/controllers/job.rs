@@ -17,16 +17,16 @@
 
 use super::pods::{create_reporting, pod_from_template, ready_since, slow_start};
 use super::replicaset::deletion_order;
-use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::batch::{JobCondition, JobStatus};
 use crate::api::{Job, Kind, Object, Pod};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
-use crate::json_macro::json;
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::workqueue::Refusals;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
-use crate::sort::StableSort;
+use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -389,7 +389,7 @@ impl JobController {
         if victims.is_empty() {
             return (0, 0);
         }
-        let dels = crate::sort::btree_set(victims.iter().map(|p| p.metadata.uid.clone()));
+        let dels = crate::util::sort::btree_set(victims.iter().map(|p| p.metadata.uid.clone()));
         self.expectations.insert(s.key.clone(), Expectations { adds: 0, dels, set_at: ctx.now });
         let (mut deleted, mut ready) = (0, 0);
         for pod in victims {

@@ -17,17 +17,18 @@ pub mod node_lifecycle;
 pub mod pods;
 pub mod replicaset;
 pub mod serviceaccount;
-pub mod shared_informer;
 pub mod taint_eviction;
-pub mod workqueue;
+
+// Old paths, kept while branches written against them land.
+pub use crate::client::{shared_informer, workqueue};
 
 use crate::api::Object;
-use crate::component::{Component, Ctx, Delta, Informer};
+use crate::client::component::{Component, Ctx, Delta, Informer};
+use crate::client::shared_informer::{InformerFactory, Shared};
+use crate::client::workqueue::WorkQueue;
 use crate::record::ComponentId;
 use crate::sim::{Duration, Time};
-use shared_informer::{InformerFactory, Shared};
 use std::any::Any;
-use workqueue::WorkQueue;
 
 /// What a controller's keys for a dependent object follow from, besides its namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +72,7 @@ pub fn keys_of_both(delta: &Delta, from: KeysFrom, keys_of: impl Fn(&Object) -> 
 pub fn owner_key(o: &Object, kind: &str) -> Vec<String> {
     o.controller_ref()
         .filter(|r| r.kind == kind)
-        .map(|r| crate::component::cache_key(o.namespace(), &r.name))
+        .map(|r| crate::client::component::cache_key(o.namespace(), &r.name))
         .into_iter()
         .collect()
 }

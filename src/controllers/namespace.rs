@@ -14,7 +14,7 @@ use crate::api::namespace::NamespaceCondition;
 use crate::api::{Kind, Namespace, Object};
 use crate::apiserver::admission::NAMESPACE_FINALIZER;
 use crate::apiserver::{Propagation, Reply, Request};
-use crate::component::{Ctx, Delta, Informer};
+use crate::client::component::{Ctx, Delta, Informer};
 use crate::record::WatchEventType;
 use crate::sim::Duration;
 use std::collections::{BTreeMap, BTreeSet};

@@ -9,7 +9,7 @@ use crate::api::node::{Node, Taint};
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, Object};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer};
+use crate::client::component::{Ctx, Delta, Informer};
 use crate::sim::{Duration, Time};
 use std::collections::BTreeSet;
 

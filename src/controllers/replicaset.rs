@@ -8,15 +8,15 @@ pub use super::lane::Lane;
 use super::pods::{
     controller_ref, create_reporting, is_active, is_available, pod_from_template, ready_since, slow_start,
 };
-use super::workqueue::Refusals;
 use super::{Action, Reconciler};
 use crate::api::{Kind, Object, Pod, ReplicaSet};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
-use crate::object_cache::FastKeys;
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::object_cache::FastKeys;
+use crate::client::workqueue::Refusals;
 use crate::record::WatchEventType;
 use crate::sim::Duration;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 use super::{Action, Reconciler};
 use crate::api::{ConfigMap, Kind, Object, ObjectMeta, ServiceAccount};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer};
+use crate::client::component::{Ctx, Delta, Informer};
 
 /// The account every namespace has.
 pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";

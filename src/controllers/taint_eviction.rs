@@ -3,12 +3,12 @@
 //! time has passed since the taint was added.
 
 use super::{Action, Reconciler};
+use crate::api::helpers::tolerations::tolerates;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
-use crate::component::{Ctx, Delta, Informer, cache_key};
+use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
-use crate::scheduler::plugins::taint_toleration::tolerates;
 use crate::sim::{Duration, Time};
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! kubectl's command line: positional arguments and flags, with its error texts.
 
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 
 /// A flag kubectl knows: long name, optional one-letter short name, whether it takes a value.
@@ -234,7 +234,7 @@ impl Args {
         };
         let d = crate::sim::Duration::from_go_nanos(nanos);
         if d > COMMAND_TIME_CAP {
-            return Err(crate::limits::flag_over_cap(name, text));
+            return Err(crate::sim::limits::flag_over_cap(name, text));
         }
         Ok(Some(d))
     }
@@ -251,7 +251,7 @@ impl Args {
         let Some(t) = self.get("request-timeout").filter(|t| *t != "0") else { return Ok(None) };
         let seconds = || t.parse::<u64>().ok().map(|s| crate::sim::Duration(s.saturating_mul(1000)));
         match parse_go_duration(t).or_else(seconds) {
-            Some(d) if d > COMMAND_TIME_CAP => Err(crate::limits::flag_over_cap("request-timeout", t)),
+            Some(d) if d > COMMAND_TIME_CAP => Err(crate::sim::limits::flag_over_cap("request-timeout", t)),
             Some(d) => Ok(Some(d)),
             None => Err(format!(
                 "error: invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n{t}"
@@ -283,7 +283,7 @@ impl Args {
     }
 }
 
-use crate::limits::COMMAND_TIME_CAP;
+use crate::sim::limits::COMMAND_TIME_CAP;
 
 /// Not a flag anyone types: where the context's namespace rides along with the flags.
 const CONTEXT_NAMESPACE: &str = " context-namespace";

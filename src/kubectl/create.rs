@@ -8,7 +8,7 @@ use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Reply, Request, Verb};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -640,7 +640,7 @@ fn secret(args: &Args, name: &str) -> Result<Value, Output> {
         if data.contains_key(&key) {
             return Err(Output::err(format!("error: cannot add key {key}, another key by that name already exists")));
         }
-        data.insert(key, json!(crate::base64::encode(value.as_bytes())));
+        data.insert(key, json!(crate::util::base64::encode(value.as_bytes())));
     }
     let mut secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}});
     if !data.is_empty() {

@@ -8,8 +8,8 @@ use super::session::Attach;
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
 use crate::sim::Duration;
+use crate::util::json_macro::json;
 
 /// How long kubectl waits for the debugging pod to start before it gives up attaching.
 const POD_RUNNING_TIMEOUT: Duration = Duration::seconds(60);

@@ -9,7 +9,7 @@ use crate::api::{
     ReplicaSet, Service, Taint, Toleration,
 };
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -436,11 +436,7 @@ pub fn describe_pod(pod: &Pod, events: &[Event], now: Time) -> String {
         }
     }
     volumes_section(&mut out, &pod.spec.volumes);
-    let qos = if pod.status.qos_class.is_empty() {
-        crate::kubelet::pod_worker::qos_class(pod)
-    } else {
-        &pod.status.qos_class
-    };
+    let qos = if pod.status.qos_class.is_empty() { crate::api::helpers::qos_class(pod) } else { &pod.status.qos_class };
     let _ = writeln!(out, "QoS Class:\t{qos}");
     labels_multiline(&mut out, "Node-Selectors", &pod.spec.node_selector);
     tolerations_multiline(&mut out, &pod.spec.tolerations);
@@ -912,7 +908,7 @@ pub fn describe_config_map(cm: &crate::api::ConfigMap, events: &[Event], now: Ti
     }
     out.push_str("\nBinaryData\n====\n");
     for (k, v) in &cm.binary_data {
-        let size = crate::base64::decode(v).map_or(0, |b| b.len());
+        let size = crate::util::base64::decode(v).map_or(0, |b| b.len());
         let _ = writeln!(out, "{k}: {size} bytes");
     }
     out.push('\n');
@@ -930,7 +926,7 @@ pub fn describe_secret(secret: &crate::api::Secret) -> String {
     let type_ = if secret.type_.is_empty() { "Opaque" } else { &secret.type_ };
     let _ = writeln!(out, "\nType:\t{type_}\n\nData\n====");
     for (k, v) in &secret.data {
-        let size = crate::base64::decode(v).map_or(0, |b| b.len());
+        let size = crate::util::base64::decode(v).map_or(0, |b| b.len());
         let _ = writeln!(out, "{k}:\t{size} bytes");
     }
     layout(&out)

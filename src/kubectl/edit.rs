@@ -7,7 +7,7 @@ use super::Output;
 use crate::apiserver::Request;
 use crate::apiserver::patch::{PatchType, merge_key};
 use crate::cluster::Cluster;
-use crate::shell::{Command, shell_quote};
+use crate::util::command_line::{Command, shell_quote};
 use serde_json::{Map, Value};
 
 /// What kubectl puts above the object it opens.

@@ -8,7 +8,7 @@ use crate::api::{Event, Kind};
 use crate::apiserver::fields::FieldRequirement;
 use crate::apiserver::{FieldSelector, Reply, Request};
 use crate::cluster::Cluster;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
     let types: Vec<String> =
@@ -71,8 +71,7 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
                     o.to_json_value()
                 })
                 .collect();
-            let list =
-                crate::json_macro::json!({"apiVersion": "v1", "items": items, "kind": "EventList", "metadata": {}});
+            let list = crate::util::json_macro::json!({"apiVersion": "v1", "items": items, "kind": "EventList", "metadata": {}});
             return match o {
                 "json" => Output::ok(super::to_json(&list)),
                 "yaml" => Output::ok(super::to_yaml(&list)),

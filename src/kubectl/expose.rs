@@ -12,7 +12,7 @@ use super::create::{
 use crate::api::{Kind, Object};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::{Map, Value};
 
 /// What kubectl reads from the exposed object: selector, labels, ports with their protocols.
@@ -93,7 +93,7 @@ fn parse_map(spec: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 fn to_map(pairs: &[(String, String)]) -> Value {
-    Value::Object(crate::sort::json_map(pairs.iter().map(|(k, v)| (k.clone(), json!(v)))))
+    Value::Object(crate::util::sort::json_map(pairs.iter().map(|(k, v)| (k.clone(), json!(v)))))
 }
 
 /// The Service kubectl generates for the exposed object and flags.

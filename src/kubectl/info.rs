@@ -7,8 +7,8 @@ use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, LabelSelector};
 use crate::apiserver::{Reply, Request};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
-use crate::sort::StableSort;
+use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 
 pub const CLUSTER: &str = "kubernetes";
@@ -17,7 +17,11 @@ pub const CONTEXT: &str = "kubernetes-admin@kubernetes";
 
 /// `https://<control-plane address>:6443`, where kubectl sends its requests.
 pub fn server() -> String {
-    format!("https://{}:{}", crate::bootstrap::api_server_address(), crate::bootstrap::API_SERVER_PORT)
+    format!(
+        "https://{}:{}",
+        crate::cluster::bootstrap::api_server_address(),
+        crate::cluster::bootstrap::API_SERVER_PORT
+    )
 }
 
 /// `kubectl api-resources`.

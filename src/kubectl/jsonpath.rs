@@ -314,7 +314,7 @@ fn parse_filter(body: &str) -> Result<Filter, String> {
             let right = if r.starts_with('"') || r.starts_with('\'') {
                 Operand::Literal(Value::String(unquote(r)?))
             } else if let Ok(n) = r.parse::<f64>() {
-                Operand::Literal(crate::json_macro::json!(n))
+                Operand::Literal(crate::util::json_macro::json!(n))
             } else if r == "true" || r == "false" {
                 Operand::Literal(Value::Bool(r == "true"))
             } else {

@@ -9,7 +9,7 @@ use super::create::{CHANGE_CAUSE, DryRun, begin_write, change_cause, fetch_objec
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 

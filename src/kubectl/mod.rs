@@ -42,7 +42,7 @@ use crate::api::{Kind, Object};
 use crate::apiserver::{Body, FieldSelector, Reply, Request, Status};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use args::Args;
 use manifest::Document;
 use serde_json::Value;
@@ -655,7 +655,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
             let value = if values.len() == 1 && !is_list_query(args) {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
-                crate::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
+                crate::util::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
             if objects_out.is_empty() && !is_list_query(args) {
                 // Only errors were printed.

@@ -10,8 +10,8 @@ use crate::api::{Kind, Node, Pod, Taint};
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::{FieldSelector, Reply, Request};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
 use crate::sim::Duration;
+use crate::util::json_macro::json;
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------

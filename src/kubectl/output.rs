@@ -3,7 +3,7 @@
 
 use super::jsonpath::{Template, relaxed, text_of};
 use crate::api::Object;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -58,7 +58,7 @@ pub fn print(output: &str, objects: &[Arc<Object>], list: bool, no_headers: bool
             let root = if values.len() == 1 && !list {
                 values.into_iter().next().unwrap_or(Value::Null)
             } else {
-                crate::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
+                crate::util::json_macro::json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}})
             };
             let result = if format == "jsonpath" {
                 template.execute(&root)

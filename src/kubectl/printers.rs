@@ -4,7 +4,7 @@
 use super::age::age;
 use crate::api::{Event, Kind, Lease, Namespace, Node, Object, Pod};
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 /// A table's column headers (upper-cased) and which are `-o wide` only.
 pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {

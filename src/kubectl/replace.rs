@@ -7,8 +7,8 @@ use super::args::Args;
 use super::create::{DryRun, check_output, print_object};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
 use crate::sim::Duration;
+use crate::util::json_macro::json;
 use serde_json::Value;
 
 /// `kubectl replace -f FILE [--force] [--grace-period] [--dry-run] [-o]`.

@@ -11,8 +11,8 @@ use super::session::{Attach, RunAfter, container_id};
 use crate::api::{Kind, Pod};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
 use crate::sim::Duration;
+use crate::util::json_macro::json;
 use serde_json::{Map, Value};
 
 /// `--labels=a=b,c=d` into a map; kubectl's error for a malformed pair.

@@ -10,7 +10,7 @@ use crate::apiserver::field_manager::apply_set;
 use crate::apiserver::patch::PatchType;
 use crate::apiserver::{Request, Status};
 use crate::cluster::Cluster;
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::Value;
 use std::sync::Arc;
 

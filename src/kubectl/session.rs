@@ -158,7 +158,7 @@ impl Session {
         }
         let mut out = Output { stdout: run.stdout, stderr: run.stderr, code: run.code, ..Default::default() };
         // The terminal waits as long as the line slept, within what one command may let pass.
-        let cap = crate::limits::COMMAND_TIME_CAP;
+        let cap = crate::sim::limits::COMMAND_TIME_CAP;
         if run.slept > cap {
             out.stderr.push_str(&format!(
                 "kubeloop: the sandbox runs at most {} of virtual time per command; this line slept {} and was cut short\n",

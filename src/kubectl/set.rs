@@ -9,7 +9,7 @@ use crate::api::Kind;
 use crate::apiserver::Request;
 use crate::apiserver::patch::PatchType;
 use crate::cluster::Cluster;
-use crate::json_macro::json;
+use crate::util::json_macro::json;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -43,7 +43,7 @@ fn pod_spec_path(kind: Kind) -> Option<&'static [&'static str]> {
 fn update_images(spec: &Value, images: &BTreeMap<String, String>) -> (Value, Vec<String>) {
     let mut patch = serde_json::Map::new();
     let mut missing = Vec::new();
-    let mut found: BTreeMap<&str, bool> = crate::sort::btree_map(images.keys().map(|k| (k.as_str(), false)));
+    let mut found: BTreeMap<&str, bool> = crate::util::sort::btree_map(images.keys().map(|k| (k.as_str(), false)));
     for list in ["initContainers", "containers"] {
         let mut changed = Vec::new();
         for c in spec.get(list).and_then(Value::as_array).into_iter().flatten() {

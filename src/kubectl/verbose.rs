@@ -4,9 +4,9 @@
 
 use crate::apiserver::{Reply, Status, Subresource, Verb};
 use crate::cluster::ClientCall;
-use crate::json_macro::json;
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 
 const PID: u32 = 48213;
@@ -156,7 +156,7 @@ pub fn lines(v: u32, server: &str, now: Time, calls: &[ClientCall]) -> String {
                 "round_trippers.go:527",
                 format!(
                     "\"Request\" verb=\"{method}\" url=\"{url}\" headers=<\n\tAccept: application/json{content}\n\tUser-Agent: kubectl/{} (linux/amd64) kubernetes/{}\n >",
-                    crate::bootstrap::KUBERNETES_VERSION,
+                    crate::cluster::bootstrap::KUBERNETES_VERSION,
                     "4c5c0cc"
                 ),
                 &mut out,

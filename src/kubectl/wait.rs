@@ -94,7 +94,7 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
         let text = args.get("timeout").unwrap_or_default();
         return Output::err(format!(
             "{} (a negative timeout waits a week)",
-            crate::limits::flag_over_cap("timeout", text)
+            crate::sim::limits::flag_over_cap("timeout", text)
         ));
     }
     let timeout = match args.duration("timeout", "wait") {

@@ -189,7 +189,7 @@ impl Printer {
                 .map(|o| {
                     let value = printable(o, &self.args);
                     if self.events {
-                        to_json(&crate::json_macro::json!({"type": event, "object": value}))
+                        to_json(&crate::util::json_macro::json!({"type": event, "object": value}))
                     } else {
                         to_json(&value)
                     }
@@ -200,8 +200,11 @@ impl Printer {
                 .map(|o| {
                     self.count += 1;
                     let value = printable(o, &self.args);
-                    let value =
-                        if self.events { crate::json_macro::json!({"type": event, "object": value}) } else { value };
+                    let value = if self.events {
+                        crate::util::json_macro::json!({"type": event, "object": value})
+                    } else {
+                        value
+                    };
                     format!("{}{}", if self.count > 1 { "---\n" } else { "" }, to_yaml(&value))
                 })
                 .collect(),

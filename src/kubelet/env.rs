@@ -157,7 +157,7 @@ fn source_keys(api: &ApiServer, pod: &Pod, source: &Value) -> Vec<(String, Strin
 }
 
 fn decode(data: &str) -> String {
-    String::from_utf8_lossy(&crate::base64::decode(data).unwrap_or_default()).into_owned()
+    String::from_utf8_lossy(&crate::util::base64::decode(data).unwrap_or_default()).into_owned()
 }
 
 /// `valueFrom`: the downward API's common fields, a ConfigMap's or Secret's key.

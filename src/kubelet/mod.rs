@@ -19,8 +19,8 @@ pub use node_config::NodeConfig;
 use crate::api::{Kind, Lease, LeaseSpec, Object, ObjectMeta, OwnerReference, Pod, Toleration};
 use crate::apiserver::admission::MIRROR_POD_ANNOTATION;
 use crate::apiserver::{FieldSelector, Request};
-use crate::component::{Component, Ctx, Informer, cache_key};
-use crate::object_cache::FastKeys;
+use crate::client::component::{Component, Ctx, Informer, cache_key};
+use crate::client::object_cache::FastKeys;
 use crate::record::{Seq, WatchEventType};
 use crate::sim::time::MicroTime;
 use crate::sim::{Duration, Time};
@@ -33,6 +33,9 @@ pub const LEASE_RENEW_INTERVAL: Duration = Duration::seconds(10);
 pub const LEASE_DURATION_SECONDS: i32 = 40;
 /// How often the kubelet reports an unchanged node status.
 pub const NODE_STATUS_REPORT_INTERVAL: Duration = Duration::minutes(5);
+
+/// How a kubelet's decision that calls its runtime begins.
+pub const RUNTIME_PREFIX: &str = "containerd: ";
 
 pub struct Kubelet {
     pub config: NodeConfig,
@@ -80,7 +83,7 @@ impl Kubelet {
             relisted_without_pods: false,
             resync_all: true,
             runtime: Runtime {
-                images: crate::sort::btree_set(config.preloaded_images.iter().cloned()),
+                images: crate::util::sort::btree_set(config.preloaded_images.iter().cloned()),
                 ..Runtime::default()
             },
             node_uid: String::new(),
@@ -646,7 +649,7 @@ impl Component for Kubelet {
 /// nginx`): what the map draws as a message from the kubelet to containerd.
 fn runtime_call(reason: &str, message: &str, field_path: &str) -> Option<String> {
     let container = field_path.split_once('{').and_then(|(_, rest)| rest.strip_suffix('}')).unwrap_or("");
-    let prefix = crate::flow::RUNTIME_PREFIX;
+    let prefix = RUNTIME_PREFIX;
     match reason {
         "Pulling" => {
             let image = message.split('"').nth(1)?;

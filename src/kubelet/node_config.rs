@@ -48,10 +48,10 @@ impl NodeConfig {
     }
 
     /// Marks the node as the control plane, as `kubeadm init` leaves it: its role label and
-    /// NoSchedule taint, and the static pods of etcd, kube-apiserver, kube-controller-manager and
-    /// kube-scheduler.
-    pub fn control_plane(mut self) -> Self {
-        self.static_pods = crate::bootstrap::control_plane_static_pods(&self.name, &self.internal_ip);
+    /// NoSchedule taint, and the static pods (etcd, kube-apiserver, kube-controller-manager,
+    /// kube-scheduler) kubeadm wrote into its manifests folder.
+    pub fn control_plane(mut self, static_pods: Vec<crate::api::Pod>) -> Self {
+        self.static_pods = static_pods;
         self.labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
         self.labels.insert("node.kubernetes.io/exclude-from-external-load-balancers".into(), String::new());
         self.taints.push(Taint {

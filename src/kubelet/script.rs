@@ -482,7 +482,7 @@ fn walk(script: &str) -> (Run, Vec<FileSpan>) {
                 _ => None,
             });
             if let Some(w) = &waits_for {
-                let dns = crate::bootstrap::KUBE_DNS_IP;
+                let dns = crate::api::well_known::KUBE_DNS_IP;
                 let failed = [
                     format!("Server:\t\t{dns}"),
                     format!("Address:\t{dns}:53"),

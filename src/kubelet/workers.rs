@@ -6,7 +6,7 @@
 //! [`Workers::update`], which moves its entry in the index when its wakeup moves.
 
 use super::pod_worker::PodWorker;
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use crate::sim::Time;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use super::model::{Lesson, LessonError, Part, Step};
 use crate::api::Quantity;
 use crate::cluster::ClusterConfig;
 use crate::shell::{Command, split_words};
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 /// The blocks a lesson gives meaning to; any other fenced block is prose.
 const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup"];

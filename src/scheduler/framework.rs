@@ -3,7 +3,7 @@
 
 use crate::api::meta::{LabelSelector, LabelSelectorRequirement, Labels};
 use crate::api::{Node, Pod};
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};

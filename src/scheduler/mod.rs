@@ -10,11 +10,11 @@ pub mod queue;
 
 use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
-use crate::component::{Component, Ctx, Informer, cache_key};
-use crate::object_cache::FastKeys;
+use crate::client::component::{Component, Ctx, Informer, cache_key};
+use crate::client::object_cache::FastKeys;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use decision::{DecisionLog, DecisionTable, FilterCell, NodeVerdict};
 use framework::{FilterPlugin, NodeInfo, PodAffinityTerms, PodIndex, Rejection, ScorePlugin, Snapshot};
 use node_table::NodeTable;
@@ -464,7 +464,7 @@ impl Scheduler {
         };
         let diagnosis = Diagnosis {
             message: message.clone(),
-            node_reasons: crate::sort::btree_map(rejected.into_iter().map(|(n, r)| (n, r.reasons))),
+            node_reasons: crate::util::sort::btree_map(rejected.into_iter().map(|(n, r)| (n, r.reasons))),
         };
         ctx.cause = Some(ctx.decide(|| format!("pod {key} is unschedulable: {message}")));
         self.queue.unschedulable(key, ctx.now);

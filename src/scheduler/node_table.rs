@@ -6,7 +6,7 @@
 //! Nodes come and go rarely; after a batch of them, [`NodeTable::settle`] restores the order.
 
 use super::framework::NodeInfo;
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]

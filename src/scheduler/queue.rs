@@ -1,7 +1,7 @@
 //! The scheduling queue: pods waiting for a node, highest priority and oldest first
 //! (PrioritySort), with back-off for pods that did not fit.
 
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use crate::record::Seq;
 use crate::sim::{Duration, Time};
 use std::cmp::Reverse;

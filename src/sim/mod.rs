@@ -1,5 +1,6 @@
 //! Time and chance: the virtual clock and the seeded random source every component shares.
 
+pub mod limits;
 pub mod rng;
 pub mod time;
 

@@ -5,8 +5,8 @@
 //! the tokens.
 
 use super::clock::now_ms;
-use crate::flow::{Flow, Pace};
 use crate::shell::Session;
+use crate::views::flow::{Flow, Pace};
 use crate::views::map::{self as geo, Board, Layout, Rect, fit};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

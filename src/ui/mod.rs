@@ -3,7 +3,7 @@
 
 mod clock;
 pub mod etcd_view;
-pub use crate::examples;
+pub use crate::views::examples;
 pub mod lesson;
 pub mod manifest;
 pub mod map;
@@ -15,8 +15,8 @@ mod shortcuts;
 pub mod storage;
 pub mod view;
 
-use crate::journal::Journal;
 use crate::lessons::{Lesson, Progress};
+use crate::shell::journal::Journal;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use gloo_timers::callback::Interval;
@@ -196,7 +196,7 @@ pub fn app(props: &AppProps) -> Html {
     let presenter = use_state(|| false);
     let flow = {
         let session = session.clone();
-        use_mut_ref(move || crate::flow::Flow::new(session.borrow().cluster.record.last_seq()))
+        use_mut_ref(move || crate::views::flow::Flow::new(session.borrow().cluster.record.last_seq()))
     };
     let editor = use_node_ref();
     let terminal_input = use_node_ref();
@@ -222,7 +222,7 @@ pub fn app(props: &AppProps) -> Html {
                 meter.borrow_mut().reset();
                 let interval = playing.then(|| {
                     let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
-                    let pace = crate::flow::Pace::teaching(slow_motion);
+                    let pace = crate::views::flow::Pace::teaching(slow_motion);
                     let journal = journal.clone();
                     let evaluate = evaluate.clone();
                     let poll_watch = poll_watch.clone();
@@ -521,8 +521,8 @@ pub fn app(props: &AppProps) -> Html {
     let on_export = {
         let (session, share_note) = (session.clone(), share_note.clone());
         Callback::from(move |_: MouseEvent| {
-            let objects = crate::export::objects(&session.borrow().cluster);
-            share_note.set(match download("kubeloop-export.yaml", &crate::export::to_file(&objects)) {
+            let objects = crate::shell::export::objects(&session.borrow().cluster);
+            share_note.set(match download("kubeloop-export.yaml", &crate::shell::export::to_file(&objects)) {
                 Some(()) => {
                     format!("kubeloop-export.yaml: {} object(s) you created, for kubectl apply -f", objects.len())
                 }
@@ -589,7 +589,7 @@ pub fn app(props: &AppProps) -> Html {
             match e.key().as_str() {
                 "Tab" => {
                     e.prevent_default();
-                    let done = crate::completion::complete(&session.borrow(), &field.value());
+                    let done = crate::shell::completion::complete(&session.borrow(), &field.value());
                     field.set_value(&done.line);
                     if !done.candidates.is_empty() {
                         let mut sb = scrollback.borrow_mut();
@@ -709,7 +709,7 @@ pub fn app(props: &AppProps) -> Html {
     };
     let with_lesson = (*lesson).is_some() || props.show_index || props.lesson.is_some();
 
-    let inspected = use_state(|| None::<crate::overview::Inspection>);
+    let inspected = use_state(|| None::<crate::views::overview::Inspection>);
     let open_inspector = {
         let (session, inspected) = (session.clone(), inspected.clone());
         Callback::from(move |target: String| {
@@ -719,7 +719,7 @@ pub fn app(props: &AppProps) -> Html {
                 None => (Some(crate::api::Kind::Pod), target.clone()),
             };
             if let Some(kind) = kind {
-                let view = crate::overview::inspect(&mut session.borrow_mut(), kind, "default", &name);
+                let view = crate::views::overview::inspect(&mut session.borrow_mut(), kind, "default", &name);
                 inspected.set(Some(view));
             }
         })
@@ -737,12 +737,12 @@ pub fn app(props: &AppProps) -> Html {
             }
         })
     };
-    let following = use_state(|| None::<Vec<crate::overview::ChainStep>>);
+    let following = use_state(|| None::<Vec<crate::views::overview::ChainStep>>);
     let on_follow = {
         let (session, following, playing) = (session.clone(), following.clone(), playing.clone());
         Callback::from(move |_: MouseEvent| {
             playing.set(false);
-            following.set(Some(crate::overview::follow_latest_write(&session.borrow().cluster, 300)));
+            following.set(Some(crate::views::overview::follow_latest_write(&session.borrow().cluster, 300)));
         })
     };
     // The followed step's message, sent across the map on its own.

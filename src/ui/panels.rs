@@ -1,7 +1,7 @@
 //! The page's panels: leaf views of a snapshot, and the controls that send commands.
 
 use super::view::{EventRow, NodeCard, PodRow, WorkloadRow, status_class};
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -288,7 +288,7 @@ pub fn workload_table(props: &WorkloadTableProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct ControlPlaneProps {
-    pub view: crate::overview::ControlPlane,
+    pub view: crate::views::overview::ControlPlane,
 }
 
 /// The control plane as the seeds' diagram draws it: the API server with its pipeline, etcd,
@@ -312,7 +312,7 @@ pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
             },
         }
     };
-    let busy: Vec<&crate::overview::ControllerRow> = v
+    let busy: Vec<&crate::views::overview::ControllerRow> = v
         .controllers
         .iter()
         .filter(|c| !c.lanes.is_empty() || !c.queued.is_empty() || !c.decisions.is_empty())
@@ -369,7 +369,7 @@ pub fn control_plane_map(props: &ControlPlaneProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
-    pub view: crate::overview::Inspection,
+    pub view: crate::views::overview::Inspection,
     pub on_close: Callback<()>,
     pub on_refresh: Callback<()>,
     /// Opens an owner (`kind/name`).
@@ -416,7 +416,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct FollowProps {
-    pub chain: Vec<crate::overview::ChainStep>,
+    pub chain: Vec<crate::views::overview::ChainStep>,
     pub on_close: Callback<()>,
     /// The step shown now (its record entry), so the map can send its message.
     pub on_step: Callback<u64>,

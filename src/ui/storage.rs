@@ -15,8 +15,8 @@
 //! `save` passes along in place of the old `persist` flag.
 
 use super::storage_key;
-use crate::journal::Journal;
 use crate::lessons::Lesson;
+use crate::shell::journal::Journal;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -59,7 +59,7 @@ thread_local! {
 }
 
 /// Keeps why a journal was refused, for the page to say.
-fn refused(why: crate::journal::JournalError) {
+fn refused(why: crate::shell::journal::JournalError) {
     REFUSED.with(|r| *r.borrow_mut() = Some(why.to_string()));
 }
 

@@ -5,7 +5,7 @@ use crate::api::{Kind, Object};
 use crate::kubectl::{age, printers};
 use crate::shell::Session;
 use crate::sim::Time;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PodRow {

@@ -21,7 +21,7 @@ impl Container<'_> {
             };
         };
         let quiet_body = !wget || args.iter().any(|a| a.contains("O-") || *a == "-O" || a.starts_with("-qO"));
-        let (host, port, path) = match crate::kube_proxy::parse_url(url) {
+        let (host, port, path) = match crate::proxy::parse_url(url) {
             Ok((_, host, port)) => (host, port, url_path(url)),
             Err(e) => return Run::fail(3, e),
         };
@@ -40,7 +40,7 @@ impl Container<'_> {
             return Run::fail(77, format!("curl: (77) error setting certificate file: {ca}"));
         }
         let insecure = ca.is_some() || args.contains(&"--insecure") || short_flag(args, 'k');
-        let result = crate::kube_proxy::curl(
+        let result = crate::proxy::curl(
             self.cluster,
             url,
             &self.pod.spec.node_name,

@@ -6,7 +6,7 @@ use super::pages::{HTTPD_INDEX, NGINX_50X, NGINX_INDEX};
 use super::{Container, Run};
 use crate::api::{Kind, Object};
 use crate::kubelet::images;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -42,7 +42,7 @@ impl Container<'_> {
             );
             let token = format!(
                 "eyJhbGciOiJSUzI1NiIsImtpZCI6Imt1YmVsb29wIn0.{}.c2ltdWxhdGVk",
-                crate::base64::encode_with(claims.as_bytes(), crate::base64::URL_SAFE, false)
+                crate::util::base64::encode_with(claims.as_bytes(), crate::util::base64::URL_SAFE, false)
             );
             files.insert(format!("{sa_dir}/token"), token);
         }
@@ -118,7 +118,10 @@ impl Container<'_> {
                 let secret_name = source.get("secretName").and_then(|n| n.as_str()).unwrap_or_default();
                 if let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, secret_name).as_deref() {
                     for (k, v) in &secret.data {
-                        add(k, String::from_utf8_lossy(&crate::base64::decode(v).unwrap_or_default()).into_owned());
+                        add(
+                            k,
+                            String::from_utf8_lossy(&crate::util::base64::decode(v).unwrap_or_default()).into_owned(),
+                        );
                     }
                 }
             } else if volume.get("emptyDir").is_some() {

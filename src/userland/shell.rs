@@ -28,7 +28,7 @@ impl Container<'_> {
             }
             let (part, errors) = self.substitute(shell, &part);
             all.stderr.push_str(&errors);
-            let stages = crate::pipes::split_pipeline(&part);
+            let stages = crate::shell::pipes::split_pipeline(&part);
             let run = match self.simple(shell, &stages[0]) {
                 Simple::Nothing => continue,
                 Simple::Exit(code) => {
@@ -87,7 +87,7 @@ impl Container<'_> {
         let answer = if self.userland() == super::Userland::Distroless {
             Err(String::new())
         } else {
-            crate::pipes::filter(&words, &before.stdout)
+            crate::shell::pipes::filter(&words, &before.stdout)
         };
         let mut run = match answer {
             // grep that matched nothing ends the pipeline with 1.
@@ -230,7 +230,7 @@ impl Container<'_> {
         if !word.contains('$') {
             return word.to_string();
         }
-        let mut env: BTreeMap<String, String> = crate::sort::btree_map(self.environment());
+        let mut env: BTreeMap<String, String> = crate::util::sort::btree_map(self.environment());
         env.extend(self.state.vars.iter().cloned());
         let mut out = String::new();
         let mut chars = word.chars().peekable();

@@ -572,7 +572,7 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
         return format!("{} something (the record kept no words)", me.says("decides"));
     }
     // A kubelet's call to its container runtime: `containerd: pull image "nginx:1.25"`.
-    if let Some(call) = text.strip_prefix(crate::flow::RUNTIME_PREFIX) {
+    if let Some(call) = text.strip_prefix(crate::views::flow::RUNTIME_PREFIX) {
         let node = match cluster.component_role(actor) {
             Some(crate::cluster::Role::Kubelet { node }) => format!(" on {node}"),
             _ => String::new(),

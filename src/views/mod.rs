@@ -2,9 +2,11 @@
 
 pub mod caption;
 pub mod etcd;
+pub mod examples;
+pub mod flow;
 pub mod map;
+pub mod overview;
 pub mod reconcile;
-pub mod record_log;
 pub mod sequence;
 pub mod shell;
 pub mod speed;

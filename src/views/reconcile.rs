@@ -6,8 +6,8 @@
 //! requests it sent, each with its cause); nothing here changes the cluster.
 
 use crate::api::Kind;
+use crate::client::component::cache_key;
 use crate::cluster::{Cluster, Role};
-use crate::component::cache_key;
 use crate::record::{ComponentId, Entry, Happening, Seq};
 use crate::sim::{Duration, Time};
 use std::collections::{BTreeSet, HashMap};

@@ -87,7 +87,7 @@ pub fn board(cluster: &crate::cluster::Cluster) -> Board {
 pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     use crate::api::Kind;
     use crate::kubectl::printers;
-    let view = crate::overview::control_plane(cluster);
+    let view = crate::views::overview::control_plane(cluster);
     let history = past.and_then(|rev| cluster.inspect().etcd().snapshot_at(rev).ok());
     let objects = |kind: Kind| -> Vec<std::sync::Arc<crate::api::Object>> {
         match &history {

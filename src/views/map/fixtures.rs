@@ -1,7 +1,7 @@
 //! What the map's tests lay out and send: a few workers, and one message.
 
 use super::MapSpec;
-use crate::flow::{Message, Place};
+use crate::views::flow::{Message, Place};
 
 /// `nodes` workers, each running `pods` pods; two controllers with lanes.
 pub fn spec(nodes: usize, pods: usize) -> MapSpec {

@@ -1,8 +1,8 @@
 //! The map's geometry: where each box sits, the edges a cluster really has, and the route a
 //! message takes along them through the API server's stages.
 
-use crate::flow::{Message, Place};
 use crate::record::Stage;
+use crate::views::flow::{Message, Place};
 
 /// A point in the map's units.
 pub type Point = (f64, f64);
@@ -427,8 +427,8 @@ pub fn fit(text: &str, width: f64, font: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::NODE_ENTRY_X;
-    use crate::flow::{Flow, Pace, Place};
     use crate::shell::{Command, Session};
+    use crate::views::flow::{Flow, Pace, Place};
     use crate::views::map::fixtures::{message, spec};
     use crate::views::map::*;
 

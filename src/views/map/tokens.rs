@@ -2,8 +2,8 @@
 //! merged with a count), the stages a request has passed and the boxes a message is arriving at.
 
 use super::{Layout, Point};
-use crate::flow::{Message, Place};
 use crate::record::Stage;
+use crate::views::flow::{Message, Place};
 
 impl Layout {
     /// Where each message is now, as tokens: messages on the same edge, going the same way
@@ -152,8 +152,8 @@ pub fn along(points: &[Point], progress: f64) -> Option<Point> {
 
 #[cfg(test)]
 mod tests {
-    use crate::flow::Place;
     use crate::record::Stage;
+    use crate::views::flow::Place;
     use crate::views::map::fixtures::{message, spec};
     use crate::views::map::*;
 

@@ -11,7 +11,7 @@ use crate::api::{Kind, Object};
 use crate::cluster::Cluster;
 use crate::etcd::StoreSnapshot;
 use crate::kubectl::Output;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 
 /// Snapshot files the session has saved, by path.
@@ -69,7 +69,7 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
         ["del", ..] => error("del command needs one argument as key and an optional argument as range_end"),
         ["watch", ..] => {
             let at = args.iter().position(|a| a == "watch").map_or(0, |i| i + 1);
-            crate::etcdctl_watch::watch(cluster, &args[at..])
+            crate::etcdctl::watch::watch(cluster, &args[at..])
         }
         ["snapshot", "save", path] => save(cluster, files, path),
         ["snapshot", "save", ..] => error("snapshot save expects one argument"),

@@ -12,7 +12,7 @@
 use crate::api::managed_fields::FieldSet;
 use crate::api::{Kind, Object};
 use crate::cluster::Cluster;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -5,9 +5,13 @@
 //! changes since the last compaction serves watches that start from an old revision and lets
 //! the sandbox show the cluster as it was at any past revision.
 
+pub mod keys;
+pub mod lookup_key;
+pub mod resources;
+
 use crate::api::Object;
-use crate::etcd_keys::KeyIndex;
-use crate::object_cache::FastKeys;
+use crate::etcd::keys::KeyIndex;
+use crate::util::fast_keys::FastKeys;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write;
@@ -131,7 +135,7 @@ impl Etcd {
 
     /// The key an object is stored under.
     pub fn key_for(resource: &str, namespace: &str, name: &str) -> String {
-        crate::component::join(&crate::lookup_key::etcd_parts(resource, namespace, name))
+        crate::util::fast_keys::join(&crate::etcd::lookup_key::etcd_parts(resource, namespace, name))
     }
 
     pub fn revision(&self) -> Revision {
@@ -349,8 +353,8 @@ impl Etcd {
     /// Everything stored, for `etcdctl snapshot save`.
     pub fn snapshot(&self) -> StoreSnapshot {
         StoreSnapshot {
-            objects: crate::sort::btree_map(self.kvs.iter().map(|(k, kv)| (k.to_string(), kv.value.clone()))),
-            raw: crate::sort::btree_map(self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone()))),
+            objects: crate::util::sort::btree_map(self.kvs.iter().map(|(k, kv)| (k.to_string(), kv.value.clone()))),
+            raw: crate::util::sort::btree_map(self.raw.iter().map(|(k, r)| (k.clone(), r.value.clone()))),
             revision: self.revision,
         }
     }
@@ -381,7 +385,7 @@ impl Etcd {
     /// The store's contents as they were at `revision` (time travel), in key order.
     pub fn snapshot_at(&self, revision: Revision) -> Result<BTreeMap<String, Arc<Object>>, EtcdError> {
         let mut state: BTreeMap<String, Arc<Object>> =
-            crate::sort::btree_map(self.range("").map(|(k, kv)| (k.to_string(), kv.value.clone())));
+            crate::util::sort::btree_map(self.range("").map(|(k, kv)| (k.to_string(), kv.value.clone())));
         if revision >= self.revision {
             return Ok(state);
         }

@@ -7,9 +7,9 @@
 use crate::api::shared::Shared;
 use crate::api::{Event, EventSource, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{Request, Status};
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use crate::sim::{Duration, Time};
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -201,7 +201,7 @@ impl EventRecorder {
         let aggregate = within(object, &[type_, reason]);
         let (message, key) = if self.combines(aggregate, &message, now) {
             // One Event for them all, under the shared key (without message nor field path).
-            (crate::component::join(&[COMBINED_PREFIX, &message]), aggregate)
+            (crate::client::component::join(&[COMBINED_PREFIX, &message]), aggregate)
         } else {
             let key = within(object, &[type_, reason, field_path, &message]);
             (message, key)

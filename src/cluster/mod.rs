@@ -5,10 +5,14 @@
 //! caused it) or when a timer they asked for is due. Nothing else moves the world, so the
 //! same seed and the same commands always replay the same cluster.
 
+pub mod bootstrap;
+pub mod rbac_policy;
+
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
 use crate::apiserver::authorization::Identity;
 use crate::apiserver::{ApiServer, Env, Reply, Request, Status};
-use crate::component::{Component, Ctx, EventRecorder};
+use crate::client::component::{Component, Ctx, EventRecorder};
+use crate::client::shared_informer::InformerFactory;
 use crate::controllers::ControllerLoop;
 use crate::controllers::deployment::DeploymentController;
 use crate::controllers::endpoints::EndpointsController;
@@ -18,10 +22,9 @@ use crate::controllers::namespace::NamespaceController;
 use crate::controllers::node_lifecycle::NodeLifecycleController;
 use crate::controllers::replicaset::ReplicaSetController;
 use crate::controllers::serviceaccount::ServiceAccountController;
-use crate::controllers::shared_informer::InformerFactory;
 use crate::controllers::taint_eviction::TaintEvictionController;
-use crate::kube_proxy::KubeProxy;
 use crate::kubelet::{Kubelet, NodeConfig};
+use crate::proxy::KubeProxy;
 use crate::record::{ComponentId, Record};
 use crate::scheduler::Scheduler;
 use crate::sim::{Duration, Rng, Time};
@@ -178,9 +181,9 @@ impl Cluster {
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
-        crate::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        crate::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        crate::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -208,7 +211,9 @@ impl Cluster {
         cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));
         cluster.add_controller("namespace-controller", ControllerLoop::new(NamespaceController::default()));
         cluster.add_controller("serviceaccount-controller", ControllerLoop::new(ServiceAccountController::default()));
-        let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110).control_plane();
+        let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
+        let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
+        let cp = cp.control_plane(static_pods);
         cluster.add_node(cp);
         for i in 1..=config.workers {
             let name = format!("worker-{i}");
@@ -738,7 +743,7 @@ pub(crate) fn one_worker_running_web() -> Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::component::Informer;
+    use crate::client::component::Informer;
 
     #[test]
     fn a_binding_binds_the_same_whether_posted_as_json_or_as_the_scheduler_holds_it() {

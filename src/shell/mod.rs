@@ -5,150 +5,21 @@
 //! A session is its seed plus the commands it ran: replaying them rebuilds the same cluster,
 //! which is how saved state and shared links work.
 
+pub mod chaos;
+pub mod completion;
+pub mod export;
+pub mod journal;
+pub mod pipes;
+pub mod record_log;
+
 use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};
 use crate::kubectl::{self, Io, Output};
-use crate::limits::COMMAND_TIME_CAP;
 use crate::sim::Duration;
+use crate::sim::limits::COMMAND_TIME_CAP;
 use std::collections::BTreeMap;
 
-/// One command line, with its heredoc body if it has one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Command {
-    pub line: String,
-    pub heredoc: Option<(String, String)>,
-}
-
-impl Command {
-    pub fn new(line: &str) -> Command {
-        Command { line: line.to_string(), heredoc: None }
-    }
-
-    /// The command as a transcript shows it: the line, then the heredoc and its terminator.
-    pub fn display(&self) -> String {
-        match &self.heredoc {
-            Some((word, body)) => format!("{}\n{body}{word}", self.line),
-            None => self.line.clone(),
-        }
-    }
-}
-
-/// Splits a script into commands: one per line, heredoc bodies attached, blank lines dropped.
-pub fn parse_script(script: &str) -> Vec<Command> {
-    let mut commands = Vec::new();
-    let mut lines = script.lines();
-    while let Some(line) = lines.next() {
-        let line = line.trim_end();
-        if line.trim().is_empty() {
-            continue;
-        }
-        let line = line.strip_prefix("$ ").unwrap_or(line);
-        let heredoc = heredoc_word(line).map(|word| {
-            let body = heredoc_body(&mut lines, &word);
-            (word, body)
-        });
-        commands.push(Command { line: line.to_string(), heredoc });
-    }
-    commands
-}
-
-/// The commands of a transcript: lines starting with `$ ` (with their heredocs); every other
-/// line is output and is skipped.
-pub fn parse_transcript(transcript: &str) -> Vec<Command> {
-    let mut commands = Vec::new();
-    let mut lines = transcript.lines();
-    while let Some(line) = lines.next() {
-        let Some(line) = line.strip_prefix("$ ") else { continue };
-        let heredoc = heredoc_word(line).map(|word| {
-            let body = heredoc_body(&mut lines, &word);
-            (word, body)
-        });
-        commands.push(Command { line: line.to_string(), heredoc });
-    }
-    commands
-}
-
-/// The lines up to the heredoc's terminator `word` (which is consumed), each with its newline.
-fn heredoc_body<'a>(lines: &mut impl Iterator<Item = &'a str>, word: &str) -> String {
-    let mut body = String::new();
-    for l in lines.by_ref() {
-        if l.trim_end() == word {
-            break;
-        }
-        body.push_str(l);
-        body.push('\n');
-    }
-    body
-}
-
-/// The terminator of `<<EOF` / `<<'EOF'` / `<<-EOF` in a line, if any.
-fn heredoc_word(line: &str) -> Option<String> {
-    let pos = line.find("<<")?;
-    let rest = line[pos + 2..].trim_start_matches('-').trim();
-    let word: String = rest.trim_matches(|c| c == '\'' || c == '"').split_whitespace().next()?.to_string();
-    (!word.is_empty()).then_some(word)
-}
-
-/// Quotes a word for a command line only when it needs it.
-pub fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-/// Shell-style word splitting: spaces separate, quotes group, backslash escapes.
-pub fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            // In double quotes a backslash escapes only `$`, a backquote, `"`, `\` and a line
-            // break; before anything else it stays (`"a\nb"` is `a\nb`, for printf to read).
-            (Some('"'), '\\') => match chars.next() {
-                Some('\n') => {}
-                Some(n @ ('$' | '`' | '"' | '\\')) => cur.push(n),
-                Some(n) => {
-                    cur.push('\\');
-                    cur.push(n);
-                }
-                None => cur.push('\\'),
-            },
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                    in_word = true;
-                }
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unexpected EOF while looking for matching quote".into());
-    }
-    if in_word {
-        words.push(cur);
-    }
-    Ok(words)
-}
+pub use crate::util::command_line::{Command, parse_script, parse_transcript, shell_quote, split_words};
+use crate::util::command_line::{heredoc_body, heredoc_word};
 
 /// How long the cluster has been running when a session starts.
 pub const BOOT_TIME: Duration = Duration::seconds(60);
@@ -192,7 +63,7 @@ pub struct Session {
     pub cluster: Cluster,
     pub files: BTreeMap<String, String>,
     /// Files `etcdctl snapshot save` wrote.
-    pub snapshots: crate::etcd_snapshot::SnapshotFiles,
+    pub snapshots: crate::etcdctl::snapshot::SnapshotFiles,
     log: Vec<Command>,
     /// The container shell the terminal is attached to, if any (`kubectl exec -it … -- sh`).
     attached: Option<kubectl::session::Session>,
@@ -287,13 +158,13 @@ impl Session {
     fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {
         let mut line = line.to_string();
         let mut stderr = String::new();
-        while let Some((start, end, inner)) = crate::pipes::find_substitution(&line) {
+        while let Some((start, end, inner)) = crate::shell::pipes::find_substitution(&line) {
             let out = self.run_line(&inner, None);
             stderr.push_str(&out.stderr);
             let value = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
             line.replace_range(start..end, &value);
         }
-        let stages = crate::pipes::split_pipeline(&line);
+        let stages = crate::shell::pipes::split_pipeline(&line);
         let mut out = self.run_simple(&stages[0], stdin);
         out.stderr = stderr + &out.stderr;
         for stage in &stages[1..] {
@@ -316,7 +187,7 @@ impl Session {
                 };
                 continue;
             }
-            match crate::pipes::filter(&words, &out.stdout) {
+            match crate::shell::pipes::filter(&words, &out.stdout) {
                 Ok(text) => out.stdout = text,
                 Err(e) => {
                     return Output {
@@ -369,7 +240,7 @@ impl Session {
             }
             "sleep" => self.sleep(rest),
             "sim" => self.sim(rest),
-            "etcdctl" => crate::etcd_snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
+            "etcdctl" => crate::etcdctl::snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
             "echo" => Output { stdout: echo(rest), ..Default::default() },
             other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
@@ -422,13 +293,13 @@ impl Session {
                 self.cluster.now().since(crate::sim::Time::ZERO),
                 self.cluster.inspect().etcd().revision()
             )),
-            ["node", ..] => crate::chaos::node(&mut self.cluster, &args[1..]),
-            ["pod", ..] => crate::chaos::pod(&mut self.cluster, &args[1..]),
-            ["image", ..] => crate::chaos::image(&mut self.cluster, &args[1..]),
-            ["scheduler", ..] => crate::chaos::scheduler(&mut self.cluster, &args[1..]),
-            ["etcd", ..] => crate::etcd_snapshot::sim(&mut self.cluster, &args[1..]),
-            ["export", ..] => crate::export::command(&self.cluster, &args[1..]),
-            ["record", ..] => match crate::views::record_log::run(&self.cluster, &args[1..]) {
+            ["node", ..] => crate::shell::chaos::node(&mut self.cluster, &args[1..]),
+            ["pod", ..] => crate::shell::chaos::pod(&mut self.cluster, &args[1..]),
+            ["image", ..] => crate::shell::chaos::image(&mut self.cluster, &args[1..]),
+            ["scheduler", ..] => crate::shell::chaos::scheduler(&mut self.cluster, &args[1..]),
+            ["etcd", ..] => crate::etcdctl::snapshot::sim(&mut self.cluster, &args[1..]),
+            ["export", ..] => crate::shell::export::command(&self.cluster, &args[1..]),
+            ["record", ..] => match crate::shell::record_log::run(&self.cluster, &args[1..]) {
                 Ok(text) => ok(text),
                 Err(text) => Output { stderr: text, code: 2, ..Default::default() },
             },
@@ -456,10 +327,10 @@ impl Session {
                 };
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
-                let r = crate::kube_proxy::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                let r = crate::proxy::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
-            [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::chaos::help())),
+            [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::shell::chaos::help())),
             _ => Output {
                 stderr: format!("sim: unknown command \"{}\"; see 'sim help'\n", words.join(" ")),
                 code: 1,

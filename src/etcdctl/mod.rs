@@ -4,12 +4,15 @@
 //! layout (`/registry/<resource>/<namespace>/<name>`) and revisions. Values are printed as JSON,
 //! as an API server started with `--storage-media-type=application/json` stores them (a default
 //! cluster stores protobuf, which prints as binary). Writes (`put`, `del`, snapshots) live in
-//! [`crate::etcd_snapshot`].
+//! [`crate::etcdctl::snapshot`].
+
+pub mod snapshot;
+pub mod watch;
 
 use crate::apiserver::inspect::Inspect;
 use crate::etcd::{EtcdError, Revision};
 use crate::kubectl::Output;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 use std::fmt::Write;
 
 /// The member the sandbox's single-node etcd reports, matching the control-plane node.
@@ -187,13 +190,13 @@ fn get(api: Inspect<'_>, key: &str, range_end: Option<&str>, flags: &[(String, S
         let kvs: Vec<String> = entries
             .iter()
             .map(|e| {
-                let mut kv = format!("{{\"key\":\"{}\"", crate::base64::encode(e.key.as_bytes()));
+                let mut kv = format!("{{\"key\":\"{}\"", crate::util::base64::encode(e.key.as_bytes()));
                 if let Some((create, modified, version)) = e.revisions {
                     let _ =
                         write!(kv, ",\"create_revision\":{create},\"mod_revision\":{modified},\"version\":{version}");
                 }
                 if !keys_only {
-                    let _ = write!(kv, ",\"value\":\"{}\"", crate::base64::encode(e.value.as_bytes()));
+                    let _ = write!(kv, ",\"value\":\"{}\"", crate::util::base64::encode(e.value.as_bytes()));
                 }
                 kv + "}"
             })

@@ -21,7 +21,7 @@ pub const ETCD_VERSION: &str = "3.5.21-0";
 pub const COREDNS_VERSION: &str = "v1.12.0";
 
 fn labels(pairs: &[(&str, &str)]) -> crate::api::Labels {
-    crate::sort::btree_map(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+    crate::util::sort::btree_map(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))
 }
 
 fn port(name: &str, protocol: &str, port: i32) -> ServicePort {

@@ -2,7 +2,7 @@
 //! filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
 //! `cut`, `xargs`), so that `kubectl get pods -o name | head -1 | xargs kubectl delete` works.
 
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 /// Splits a line at unquoted `|`.
 pub fn split_pipeline(line: &str) -> Vec<String> {
@@ -308,11 +308,11 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
         }
         "base64" => {
             if words[1..].iter().any(|w| matches!(w.as_str(), "-d" | "--decode")) {
-                let bytes = crate::base64::decode(input).ok_or_else(|| "base64: invalid input".to_string())?;
+                let bytes = crate::util::base64::decode(input).ok_or_else(|| "base64: invalid input".to_string())?;
                 Ok(String::from_utf8_lossy(&bytes).into_owned())
             } else {
                 // GNU base64 wraps its output at 76 columns.
-                let encoded = crate::base64::encode(input.as_bytes());
+                let encoded = crate::util::base64::encode(input.as_bytes());
                 let wrapped: Vec<String> =
                     encoded.as_bytes().chunks(76).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
                 Ok(join(wrapped.iter().map(String::as_str).collect()))

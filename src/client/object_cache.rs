@@ -8,14 +8,10 @@
 //! lists the store still sees it sorted by key, and the hash's own order never shows.
 
 use crate::api::Object;
-use crate::sorted_keys::{InOrder, SortedKeys};
+pub use crate::util::fast_keys::{FastKeys, KeyHasher};
+use crate::util::sorted_keys::{InOrder, SortedKeys};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
-
-/// Hash maps keyed by trusted strings (cache keys, uids) that are never iterated in hash
-/// order where it could show.
-pub type FastKeys = BuildHasherDefault<KeyHasher>;
 
 /// A cache's objects by key, with the keys in order.
 #[derive(Debug, Default)]
@@ -101,36 +97,6 @@ impl ObjectCache {
         let objects = &self.objects;
         let find = move |k: &str| objects.get_key_value(k).map(|(k, o)| (&**k, o));
         InOrder::one(self.order.sorted(&|k| objects.contains_key(k)), "", find)
-    }
-}
-
-/// FNV-1a over the key's bytes, eight at a time: cache keys are short, trusted strings, and
-/// the default hasher would cost more than the lookup it serves.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyHasher(u64);
-
-impl Default for KeyHasher {
-    fn default() -> Self {
-        KeyHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        // Mix the high bits down: the table indexes by the low ones.
-        let h = self.0;
-        (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            self.0 = (self.0 ^ word).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(23);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
     }
 }
 

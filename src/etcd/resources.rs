@@ -2,7 +2,7 @@
 //! asking whether a resource has any object at all is one hash lookup, not a walk down the
 //! sorted key index. Admission asks it on every write (are there quotas? limit ranges?).
 
-use crate::object_cache::FastKeys;
+use crate::util::fast_keys::FastKeys;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug, Default)]

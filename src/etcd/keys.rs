@@ -1,10 +1,10 @@
 //! etcd's sorted key index, for ranges (`kubectl get` lists, `etcdctl get --prefix`): the keys
 //! of each resource (`/registry/pods/`, `/registry/events/`, ...) kept apart and sorted lazily
-//! (see [`crate::sorted_keys`]), so a resource nobody lists while it grows (Events, at scale)
+//! (see [`crate::util::sorted_keys`]), so a resource nobody lists while it grows (Events, at scale)
 //! is never sorted and a write never compares its key with cold ones.
 
-use crate::etcd_resources::{ResourceCounts, resource_prefix};
-use crate::sorted_keys::{InOrder, Live, SortedKeys};
+use crate::etcd::resources::{ResourceCounts, resource_prefix};
+use crate::util::sorted_keys::{InOrder, Live, SortedKeys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::iter::Peekable;
 use std::ops::Bound;

@@ -20,7 +20,7 @@ pub fn to<T: Serialize + ?Sized>(value: &T) -> Value {
 
 macro_rules! json {
     ($($json:tt)+) => {
-        $crate::json_macro::json_internal!($($json)+)
+        $crate::util::json_macro::json_internal!($($json)+)
     };
 }
 
@@ -33,28 +33,28 @@ macro_rules! json_internal {
         vec![$($elems),*]
     };
     (@array [$($elems:expr,)*] null $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!(null)] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!(null)] $($rest)*)
     };
     (@array [$($elems:expr,)*] true $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!(true)] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!(true)] $($rest)*)
     };
     (@array [$($elems:expr,)*] false $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!(false)] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!(false)] $($rest)*)
     };
     (@array [$($elems:expr,)*] [$($array:tt)*] $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!([$($array)*])] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!([$($array)*])] $($rest)*)
     };
     (@array [$($elems:expr,)*] {$($map:tt)*} $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!({$($map)*})] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!({$($map)*})] $($rest)*)
     };
     (@array [$($elems:expr,)*] $next:expr, $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!($next),] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!($next),] $($rest)*)
     };
     (@array [$($elems:expr,)*] $last:expr) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)* $crate::json_macro::json_internal!($last)])
+        $crate::util::json_macro::json_internal!(@array [$($elems,)* $crate::util::json_macro::json_internal!($last)])
     };
     (@array [$($elems:expr),*] , $($rest:tt)*) => {
-        $crate::json_macro::json_internal!(@array [$($elems,)*] $($rest)*)
+        $crate::util::json_macro::json_internal!(@array [$($elems,)*] $($rest)*)
     };
     (@array [$($elems:expr),*] $unexpected:tt $($rest:tt)*) => {
         compile_error!("json!: unexpected token in array")
@@ -63,35 +63,35 @@ macro_rules! json_internal {
     // The inside of an object {...}: each entry put into the map variable.
     (@object $object:ident () () ()) => {};
     (@object $object:ident [$($key:tt)+] ($value:expr) , $($rest:tt)*) => {
-        $crate::json_macro::put(&mut $object, ($($key)+).into(), $value);
-        $crate::json_macro::json_internal!(@object $object () ($($rest)*) ($($rest)*));
+        $crate::util::json_macro::put(&mut $object, ($($key)+).into(), $value);
+        $crate::util::json_macro::json_internal!(@object $object () ($($rest)*) ($($rest)*));
     };
     (@object $object:ident [$($key:tt)+] ($value:expr) $unexpected:tt $($rest:tt)*) => {
         compile_error!("json!: unexpected token after an entry");
     };
     (@object $object:ident [$($key:tt)+] ($value:expr)) => {
-        $crate::json_macro::put(&mut $object, ($($key)+).into(), $value);
+        $crate::util::json_macro::put(&mut $object, ($($key)+).into(), $value);
     };
     (@object $object:ident ($($key:tt)+) (: null $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!(null)) $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!(null)) $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: true $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!(true)) $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!(true)) $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: false $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!(false)) $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!(false)) $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: [$($array:tt)*] $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!([$($array)*])) $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!([$($array)*])) $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: {$($map:tt)*} $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!({$($map)*})) $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!({$($map)*})) $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: $value:expr , $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!($value)) , $($rest)*);
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!($value)) , $($rest)*);
     };
     (@object $object:ident ($($key:tt)+) (: $value:expr) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object [$($key)+] ($crate::json_macro::json_internal!($value)));
+        $crate::util::json_macro::json_internal!(@object $object [$($key)+] ($crate::util::json_macro::json_internal!($value)));
     };
     (@object $object:ident ($($key:tt)+) (:) $copy:tt) => {
         compile_error!("json!: missing value");
@@ -106,13 +106,13 @@ macro_rules! json_internal {
         compile_error!("json!: comma inside a key");
     };
     (@object $object:ident () (($key:expr) : $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object ($key) (: $($rest)*) (: $($rest)*));
+        $crate::util::json_macro::json_internal!(@object $object ($key) (: $($rest)*) (: $($rest)*));
     };
     (@object $object:ident ($($key:tt)*) (: $($unexpected:tt)+) $copy:tt) => {
         compile_error!("json!: expected an expression and a comma");
     };
     (@object $object:ident ($($key:tt)*) ($tt:tt $($rest:tt)*) $copy:tt) => {
-        $crate::json_macro::json_internal!(@object $object ($($key)* $tt) ($($rest)*) ($($rest)*));
+        $crate::util::json_macro::json_internal!(@object $object ($($key)* $tt) ($($rest)*) ($($rest)*));
     };
 
     (null) => {
@@ -128,7 +128,7 @@ macro_rules! json_internal {
         serde_json::Value::Array(vec![])
     };
     ([ $($tt:tt)+ ]) => {
-        serde_json::Value::Array($crate::json_macro::json_internal!(@array [] $($tt)+))
+        serde_json::Value::Array($crate::util::json_macro::json_internal!(@array [] $($tt)+))
     };
     ({}) => {
         serde_json::Value::Object(serde_json::Map::new())
@@ -136,13 +136,13 @@ macro_rules! json_internal {
     ({ $($tt:tt)+ }) => {
         serde_json::Value::Object({
             let mut object = serde_json::Map::new();
-            $crate::json_macro::json_internal!(@object object () ($($tt)+) ($($tt)+));
+            $crate::util::json_macro::json_internal!(@object object () ($($tt)+) ($($tt)+));
             object
         })
     };
     // Any Serialize type: numbers, strings, variables etc. Below every other rule.
     ($other:expr) => {
-        $crate::json_macro::to(&$other)
+        $crate::util::json_macro::to(&$other)
     };
 }
 

@@ -93,8 +93,8 @@ mod tests {
             &*LookupKey::etcd("pods", "default", "web-1"),
             crate::etcd::Etcd::key_for("pods", "default", "web-1")
         );
-        assert_eq!(&*LookupKey::cache("default", "web-1"), crate::component::cache_key("default", "web-1"));
-        assert_eq!(&*LookupKey::cache("", "node-1"), crate::component::cache_key("", "node-1"));
+        assert_eq!(&*LookupKey::cache("default", "web-1"), crate::client::component::cache_key("default", "web-1"));
+        assert_eq!(&*LookupKey::cache("", "node-1"), crate::client::component::cache_key("", "node-1"));
     }
 
     #[test]

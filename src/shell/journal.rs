@@ -4,8 +4,8 @@
 //! how a reload keeps the student's work and a link shows someone else the same sandbox.
 
 use crate::kubectl::Output;
-use crate::limits::{JOURNAL_MAX_ENCODED, JOURNAL_MAX_ENTRIES, JOURNAL_MAX_TEXT, JOURNAL_TIME_CAP};
 use crate::shell::{Command, Session};
+use crate::sim::limits::{JOURNAL_MAX_ENCODED, JOURNAL_MAX_ENTRIES, JOURNAL_MAX_TEXT, JOURNAL_TIME_CAP};
 use crate::sim::{Duration, Time};
 use serde::{Deserialize, Serialize};
 
@@ -152,7 +152,7 @@ impl Journal {
     /// Reads what `encode` wrote, or says why not. A journal comes from a link or storage,
     /// which anyone can write: besides not decoding, it is refused when it is larger, or
     /// reaches further in virtual time, than a replay can rebuild in a moment
-    /// ([`crate::limits`]).
+    /// ([`crate::sim::limits`]).
     pub fn decode_checked(text: &str) -> Result<Journal, JournalError> {
         let text = text.trim();
         if text.len() > JOURNAL_MAX_ENCODED {
@@ -333,11 +333,11 @@ fn advance_to(session: &mut Session, t: Time) {
 }
 
 fn base64url(bytes: &[u8]) -> String {
-    crate::base64::encode_with(bytes, crate::base64::URL_SAFE, false)
+    crate::util::base64::encode_with(bytes, crate::util::base64::URL_SAFE, false)
 }
 
 fn unbase64url(text: &str) -> Option<Vec<u8>> {
-    crate::base64::decode_with(text, crate::base64::URL_SAFE)
+    crate::util::base64::decode_with(text, crate::util::base64::URL_SAFE)
 }
 
 #[cfg(test)]

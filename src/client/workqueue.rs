@@ -1,7 +1,7 @@
 //! A controller's work queue: keys of objects to reconcile, each queued once, with delayed
 //! re-queues on virtual time (client-go's rate-limited delaying queue, minus the rate limit).
 
-use crate::object_cache::FastKeys;
+use crate::client::object_cache::FastKeys;
 use crate::record::Seq;
 use crate::sim::Time;
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -3,14 +3,15 @@
 
 use crate::api::{Kind, Object, Shared};
 use crate::apiserver::{ApiServer, Env, FieldSelector, Reply, Request, Status, WatchId};
-use crate::object_cache::{FastKeys, ObjectCache};
+use crate::client::object_cache::{FastKeys, ObjectCache};
 use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Rng, Time};
+pub use crate::util::fast_keys::join;
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-pub use crate::event_recorder::EventRecorder;
+pub use crate::client::event_recorder::EventRecorder;
 
 /// A control-plane or node component: scheduler, controller, kubelet.
 pub trait Component: Any {
@@ -116,7 +117,7 @@ impl Ctx<'_> {
             return;
         }
         let Ctx { now, me, user, api, api_rng, record, recorder, cause, .. } = self;
-        let report = crate::event_recorder::Report { involved, field_path, type_, reason: &reason, message };
+        let report = crate::client::event_recorder::Report { involved, field_path, type_, reason: &reason, message };
         // Event names sort in the order they were reported: by the record entry each is made at.
         let order = record.last_seq();
         recorder.report(report, *now, order, &mut |req| {
@@ -128,17 +129,7 @@ impl Ctx<'_> {
 
 /// The cache key of an object: `namespace/name`, or `name` when cluster-scoped.
 pub fn cache_key(namespace: &str, name: &str) -> String {
-    join(&crate::lookup_key::cache_parts(namespace, name))
-}
-
-/// The pieces, one after another, in one allocation (hot keys are built this way rather than
-/// with `format!`, whose machinery costs more than the copying).
-pub fn join(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        out.push_str(p);
-    }
-    out
+    join(&crate::etcd::lookup_key::cache_parts(namespace, name))
 }
 
 /// One change an informer saw.
@@ -167,7 +158,7 @@ pub struct Informer {
     /// Scratch space for building cache keys.
     key_buf: String,
     /// When this cache is kube-controller-manager's shared one, lent to a controller: who
-    /// borrowed it and what it assumed (see `crate::controllers::shared_informer`).
+    /// borrowed it and what it assumed (see `crate::client::shared_informer`).
     pub(crate) lending: Option<Lending>,
     /// Kept to itself even inside kube-controller-manager (its owner reads it between runs).
     own_cache: bool,
@@ -244,7 +235,7 @@ impl Informer {
     }
 
     pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
-        self.cache.get(&crate::lookup_key::LookupKey::cache(namespace, name))
+        self.cache.get(&crate::etcd::lookup_key::LookupKey::cache(namespace, name))
     }
 
     /// Where this cache disagrees with the API's current state (empty when in sync).

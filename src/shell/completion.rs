@@ -4,7 +4,7 @@
 
 use crate::api::Kind;
 use crate::shell::Session;
-use crate::sort::StableSort;
+use crate::util::sort::StableSort;
 
 /// What Tab does to a line: the line extended by the candidates' common prefix, and the
 /// candidates themselves (more than one: the terminal lists them).

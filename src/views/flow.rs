@@ -480,8 +480,7 @@ fn node_wave(cluster: &Cluster, entry: &Entry) -> Option<i64> {
     Some(-1 - (millis.wrapping_mul(4096) + role * 256 + what).abs())
 }
 
-/// How a kubelet's decision that calls its runtime begins.
-pub const RUNTIME_PREFIX: &str = "containerd: ";
+pub use crate::kubelet::RUNTIME_PREFIX;
 
 /// A single message's label: `POST pods`, `bind pod/web-…`, `watch: ADDED pod/web-…`.
 fn label(entry: &Entry) -> Option<String> {
@@ -815,7 +814,7 @@ mod tests {
     #[test]
     fn the_example_apply_plays_at_the_teaching_pace_as_a_story_of_a_couple_of_minutes() {
         let (mut s, mut flow) = fresh();
-        let manifest = crate::examples::EXAMPLES[0].manifest;
+        let manifest = crate::views::examples::EXAMPLES[0].manifest;
         s.execute(&Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), manifest.into())) });
         s.execute(&Command::new("sim settle"));
         let pace = Pace::teaching(false);

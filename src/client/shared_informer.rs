@@ -8,8 +8,8 @@
 
 use crate::api::Kind;
 use crate::apiserver::{ApiServer, WatchEvent, WatchId};
-use crate::component::{Delta, Informer, Lending};
-use crate::lookup_key::LookupKey;
+use crate::client::component::{Delta, Informer, Lending};
+use crate::etcd::lookup_key::LookupKey;
 use crate::record::ComponentId;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -141,7 +141,7 @@ mod tests {
     use super::*;
     use crate::api::{ConfigMap, Object};
     use crate::apiserver::Request;
-    use crate::component::{Ctx, EventRecorder};
+    use crate::client::component::{Ctx, EventRecorder};
     use crate::record::{Happening, Record, WatchEventType};
     use crate::sim::{Rng, Time};
     use std::sync::Arc;

@@ -8,7 +8,7 @@
 //! routed by that node's rules, and answered (or not) by whatever listens at the endpoint.
 
 use crate::api::{EndpointSlice, Kind, Object, Service};
-use crate::component::{Component, Ctx, Informer};
+use crate::client::component::{Component, Ctx, Informer};
 use crate::sim::{Duration, Rng, Time};
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -336,7 +336,7 @@ pub fn curl(
                 .peek_list(Kind::Pod, "")
                 .into_iter()
                 .find(|p| p.as_pod().is_some_and(|p| p.status.pod_ip == address && !p.is_terminal()));
-            let api_server = address == crate::bootstrap::api_server_address();
+            let api_server = address == crate::cluster::bootstrap::api_server_address();
             if pod.is_none() && !api_server {
                 // Nothing on the path answers: the kernel gives up after its SYN retries.
                 return fail(
@@ -361,8 +361,8 @@ pub fn curl(
     };
     // kube-apiserver itself (the `kubernetes` Service's endpoint).
     if endpoint.pod.is_none() {
-        let is_api = endpoint.ip == crate::bootstrap::api_server_address()
-            && i32::from(endpoint.port) == crate::bootstrap::API_SERVER_PORT;
+        let is_api = endpoint.ip == crate::cluster::bootstrap::api_server_address()
+            && i32::from(endpoint.port) == crate::cluster::bootstrap::API_SERVER_PORT;
         if !is_api {
             return fail(
                 28,
