@@ -66,6 +66,7 @@ pub use shell::journal;
 pub use shell::pipes;
 #[allow(unused_imports)]
 pub use sim::limits;
+#[cfg(not(target_arch = "wasm32"))]
 #[allow(unused_imports)]
 pub use util::background;
 #[allow(unused_imports)]
