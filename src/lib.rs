@@ -9,13 +9,9 @@ pub mod dns;
 pub mod editor;
 pub mod etcd;
 pub mod etcdctl;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod janitor;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod prefault;
 pub mod proxy;
 pub mod record;
 pub mod scheduler;

@@ -169,7 +169,7 @@ pub fn start(size: usize) {
     let bookkeeping = region.committed_end.load(Ordering::Relaxed);
     region.bookkeeping.store(bookkeeping, Ordering::Relaxed);
     let _ = std::thread::Builder::new().name("prefault".into()).spawn(move || {
-        crate::util::background::take(crate::util::background::Standing::Prefault);
+        kubeloop::util::background::take(kubeloop::util::background::Standing::Prefault);
         let mut done = 0;
         while done < region.size {
             let committed = region.committed_end.load(Ordering::Relaxed);

@@ -9,6 +9,11 @@
 //! `cargo test --all-targets` runs it) it does a small smoke
 //! run so the harness stays honest without taking minutes.
 
+#[cfg_attr(test, allow(dead_code))]
+mod janitor;
+#[cfg_attr(test, allow(dead_code))]
+mod prefault;
+
 use kubeloop::api::{Kind, Object};
 use kubeloop::apiserver::{Body, Request, Verb};
 use kubeloop::cluster::{Cluster, ClusterConfig};
@@ -23,7 +28,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
-static SMALL_FIRST_ARENA: extern "C" fn() = kubeloop::prefault::small_first_arena;
+static SMALL_FIRST_ARENA: extern "C" fn() = prefault::small_first_arena;
 
 fn arg(args: &[String], name: &str, default: usize) -> usize {
     args.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse().ok()).unwrap_or(default)
@@ -96,7 +101,7 @@ fn main() {
     // The kernel's page zeroing on the second core (see `prefault`); `--no-prefault` measures
     // without it. 12 GiB of address space: mimalloc takes at most ~15 GiB as one arena.
     if !args.iter().any(|a| a == "--no-prefault") {
-        kubeloop::prefault::start(12 << 30);
+        prefault::start(12 << 30);
     }
     let started = Instant::now();
     // Events in an etcd of their own, as upstream's large clusters keep them;
@@ -112,7 +117,7 @@ fn main() {
     // Old object versions freed on the second core (see `janitor`); `--no-janitor` frees them
     // on the simulation's.
     if !args.iter().any(|a| a == "--no-janitor") {
-        if let Some(janitor) = kubeloop::janitor::start() {
+        if let Some(janitor) = janitor::start() {
             cluster.with_api(|api, _| api.etcd_bypass().set_discard(Box::new(janitor)));
         }
     }
@@ -164,7 +169,7 @@ fn main() {
                 "scale:   {} virtual: {:.2}s wall from apply, {running}/{pods} Running{}",
                 cluster.now().since(t0),
                 apply.elapsed().as_secs_f64(),
-                kubeloop::prefault::used().map_or(String::new(), |b| format!(", allocator {} MiB", b >> 20))
+                prefault::used().map_or(String::new(), |b| format!(", allocator {} MiB", b >> 20))
             );
         } else if last_report.elapsed().as_secs_f64() > 5.0 {
             println!(
@@ -210,7 +215,7 @@ fn main() {
         // the helper threads nor the time it waited for a core.
         println!("scale: the simulation's thread: {user:.2}s user, {system:.2}s system, since start");
     }
-    if let Some(bytes) = kubeloop::prefault::used() {
+    if let Some(bytes) = prefault::used() {
         println!("scale: the allocator took {} MiB from the region faulted in on the other core", bytes >> 20);
     }
     let mut spent: Vec<_> = spent.into_iter().collect();

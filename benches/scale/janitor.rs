@@ -7,7 +7,7 @@
 //! when memory is freed, so this only moves work to the second core. The scale benchmark
 //! installs it (`--no-janitor` leaves it out); the page (wasm) and the CLI drop inline.
 
-use crate::etcd::{Change, Discard};
+use kubeloop::etcd::{Change, Discard};
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 
 /// Changes handed over at once (one channel message per batch, not per change).
@@ -42,7 +42,7 @@ pub fn start() -> Option<Janitor> {
     std::thread::Builder::new()
         .name("janitor".into())
         .spawn(move || {
-            crate::util::background::take(crate::util::background::Standing::Janitor);
+            kubeloop::util::background::take(kubeloop::util::background::Standing::Janitor);
             for batch in batches {
                 drop(batch);
             }
@@ -54,8 +54,8 @@ pub fn start() -> Option<Janitor> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{Kind, Object};
-    use crate::etcd::Etcd;
+    use kubeloop::api::{Kind, Object};
+    use kubeloop::etcd::Etcd;
     use std::sync::Arc;
 
     fn fill(etcd: &mut Etcd) -> (Arc<Object>, Vec<(String, i64)>) {
