@@ -59,8 +59,6 @@ pub use shell::export;
 #[allow(unused_imports)]
 pub use shell::journal;
 #[allow(unused_imports)]
-pub use shell::pipes;
-#[allow(unused_imports)]
 pub use sim::limits;
 #[cfg(not(target_arch = "wasm32"))]
 #[allow(unused_imports)]
@@ -71,6 +69,8 @@ pub use util::base64;
 pub use util::cron;
 #[allow(unused_imports)]
 pub use util::json_macro;
+#[allow(unused_imports)]
+pub use util::pipes;
 #[allow(unused_imports)]
 pub use util::sort;
 #[allow(unused_imports)]

@@ -152,13 +152,13 @@ pub fn parse_pattern(text: &str) -> Result<RecordPattern, String> {
 /// reading verbs, etcdctl, `sim curl` and `sim time`, with pipes and `$(...)` of the same.
 pub fn read_only_problem(line: &str) -> Option<String> {
     let mut line = line.to_string();
-    while let Some((start, end, inner)) = crate::shell::pipes::find_substitution(&line) {
+    while let Some((start, end, inner)) = crate::util::pipes::find_substitution(&line) {
         if let Some(p) = read_only_problem(&inner) {
             return Some(p);
         }
         line.replace_range(start..end, "x");
     }
-    let stages = crate::shell::pipes::split_pipeline(&line);
+    let stages = crate::util::pipes::split_pipeline(&line);
     for (i, stage) in stages.iter().enumerate() {
         let words = match split_words(stage) {
             Ok(w) => w,

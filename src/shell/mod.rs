@@ -9,7 +9,6 @@ pub mod chaos;
 pub mod completion;
 pub mod export;
 pub mod journal;
-pub mod pipes;
 pub mod record_log;
 
 use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};
@@ -20,6 +19,9 @@ use std::collections::BTreeMap;
 
 pub use crate::util::command_line::{Command, parse_script, parse_transcript, shell_quote, split_words};
 use crate::util::command_line::{heredoc_body, heredoc_word};
+
+// The old path of the text filters, kept while branches written against it land.
+pub use crate::util::pipes;
 
 /// How long the cluster has been running when a session starts.
 pub const BOOT_TIME: Duration = Duration::seconds(60);
@@ -158,13 +160,13 @@ impl Session {
     fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {
         let mut line = line.to_string();
         let mut stderr = String::new();
-        while let Some((start, end, inner)) = crate::shell::pipes::find_substitution(&line) {
+        while let Some((start, end, inner)) = crate::util::pipes::find_substitution(&line) {
             let out = self.run_line(&inner, None);
             stderr.push_str(&out.stderr);
             let value = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
             line.replace_range(start..end, &value);
         }
-        let stages = crate::shell::pipes::split_pipeline(&line);
+        let stages = crate::util::pipes::split_pipeline(&line);
         let mut out = self.run_simple(&stages[0], stdin);
         out.stderr = stderr + &out.stderr;
         for stage in &stages[1..] {
@@ -187,7 +189,7 @@ impl Session {
                 };
                 continue;
             }
-            match crate::shell::pipes::filter(&words, &out.stdout) {
+            match crate::util::pipes::filter(&words, &out.stdout) {
                 Ok(text) => out.stdout = text,
                 Err(e) => {
                     return Output {

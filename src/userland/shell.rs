@@ -28,7 +28,7 @@ impl Container<'_> {
             }
             let (part, errors) = self.substitute(shell, &part);
             all.stderr.push_str(&errors);
-            let stages = crate::shell::pipes::split_pipeline(&part);
+            let stages = crate::util::pipes::split_pipeline(&part);
             let run = match self.simple(shell, &stages[0]) {
                 Simple::Nothing => continue,
                 Simple::Exit(code) => {
@@ -51,7 +51,7 @@ impl Container<'_> {
     /// One simple command: split into words, expanded, and run (a builtin, a program the image
     /// has, or `not found`).
     fn simple(&mut self, shell: &str, line: &str) -> Simple {
-        let words = match crate::shell::split_words(line.trim()) {
+        let words = match crate::util::command_line::split_words(line.trim()) {
             Ok(w) => w,
             Err(_) => {
                 return Simple::SyntaxError(Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")));
@@ -77,7 +77,7 @@ impl Container<'_> {
     /// A later stage of a pipeline: a text filter (`grep`, `head`, `wc -l`, …) reading what
     /// the stage before it printed. What went to stderr passes by.
     fn filter(&mut self, shell: &str, stage: &str, before: Run) -> Run {
-        let words = match crate::shell::split_words(stage.trim()) {
+        let words = match crate::util::command_line::split_words(stage.trim()) {
             Ok(w) => w.into_iter().map(|w| self.expand(&w)).collect::<Vec<String>>(),
             Err(_) => return Run::fail(2, format!("{shell}: syntax error: unterminated quoted string")),
         };
@@ -87,7 +87,7 @@ impl Container<'_> {
         let answer = if self.userland() == super::Userland::Distroless {
             Err(String::new())
         } else {
-            crate::shell::pipes::filter(&words, &before.stdout)
+            crate::util::pipes::filter(&words, &before.stdout)
         };
         let mut run = match answer {
             // grep that matched nothing ends the pipeline with 1.

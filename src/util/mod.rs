@@ -8,5 +8,6 @@ pub mod command_line;
 pub mod cron;
 pub mod fast_keys;
 pub mod json_macro;
+pub mod pipes;
 pub mod sort;
 pub mod sorted_keys;

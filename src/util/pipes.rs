@@ -1,5 +1,5 @@
-//! The shell around sandbox commands: `$(...)` substitution, `|` pipelines, and the text
-//! filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
+//! The shell around commands, the sandbox's and a container's `sh` alike: `$(...)`
+//! substitution, `|` pipelines, and the text filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
 //! `cut`, `xargs`), so that `kubectl get pods -o name | head -1 | xargs kubectl delete` works.
 
 use crate::util::sort::StableSort;
@@ -354,7 +354,7 @@ mod tests {
     }
 
     fn w(s: &str) -> Vec<String> {
-        crate::shell::split_words(s).unwrap()
+        crate::util::command_line::split_words(s).unwrap()
     }
 
     #[test]
