@@ -72,6 +72,8 @@ pub enum Role {
     Controller { name: String },
     Kubelet { node: String },
     KubeProxy { node: String },
+    /// CoreDNS, the cluster's DNS server (kubeadm's add-on behind the `kube-dns` Service).
+    CoreDns,
 }
 
 struct Slot {
@@ -111,6 +113,8 @@ pub struct Cluster {
     pub controller_informers: InformerFactory,
     /// When etcd next looks for expired leases (Events past `--event-ttl`).
     next_lease_sweep: Time,
+    /// What a pod's DNS query reaches: its node's kube-proxy rules, CoreDNS behind them.
+    dns: crate::dns::Network,
 }
 
 /// How often etcd deletes the keys of expired leases. kube-apiserver attaches an Event to a
@@ -164,6 +168,7 @@ impl Cluster {
             acting_as: None,
             controller_informers: InformerFactory::default(),
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
+            dns: crate::dns::Network::default(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -216,6 +221,8 @@ impl Cluster {
                 NodeConfig::new(&name, i, config.worker_cpu_milli, config.worker_memory_bytes, config.worker_max_pods);
             cluster.add_node(node);
         }
+        let coredns = Box::new(crate::dns::CoreDns::new(cluster.dns.clone()));
+        cluster.add_component("coredns", crate::dns::coredns::USER, Role::CoreDns, coredns, "coredns", "");
         cluster
     }
 
@@ -282,11 +289,12 @@ impl Cluster {
             &format!("kube-proxy ({name})"),
             "system:kube-proxy",
             Role::KubeProxy { node: name.clone() },
-            Box::new(KubeProxy::new(&name)),
+            Box::new(KubeProxy::new(&name).with_network(self.dns.clone())),
             "kube-proxy",
             "",
         );
-        let kubelet = Box::new(Kubelet::new(config).with_registry(self.registry.clone()));
+        let kubelet =
+            Box::new(Kubelet::new(config).with_registry(self.registry.clone()).with_network(self.dns.clone()));
         self.add_component(&format!("kubelet ({name})"), &user, role, kubelet, "kubelet", "")
     }
 
@@ -375,6 +383,11 @@ impl Cluster {
             let any: &mut dyn std::any::Any = component;
             any.downcast_mut::<Kubelet>().filter(|k| k.node_name() == node)
         })
+    }
+
+    /// The path of a pod's DNS queries, to CoreDNS's answers.
+    pub fn dns(&self) -> &crate::dns::Network {
+        &self.dns
     }
 
     /// The registry the nodes pull from (`sim image break|fix`).

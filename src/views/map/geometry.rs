@@ -355,7 +355,7 @@ impl Layout {
             Place::Kubelet(node) => self.node(node).map(|n| n.kubelet),
             Place::KubeProxy(node) => self.node(node).map(|n| n.kube_proxy),
             Place::Runtime(node) => self.node(node).map(|n| n.runtime),
-            Place::Nodes => None,
+            Place::CoreDns | Place::Nodes => None,
         }
     }
 
