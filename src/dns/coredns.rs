@@ -75,3 +75,41 @@ impl Component for CoreDns {
         vec![&self.services, &self.slices]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::bootstrap::KUBE_DNS_IP;
+    use crate::dns::DnsError;
+    use crate::shell::{Command, Session};
+    use crate::sim::Duration;
+
+    fn run(session: &mut Session, line: &str) -> String {
+        let out = session.execute(&Command::new(line));
+        format!("{}{}", out.stdout, out.stderr)
+    }
+
+    #[test]
+    fn coredns_answers_from_what_its_watches_told_it_and_not_at_all_with_no_pod_ready() {
+        let mut session = Session::new(1);
+        session.cluster.settle(Duration::seconds(30));
+        let web = |session: &Session| session.cluster.dns().resolve("worker-1", KUBE_DNS_IP, "web", "default");
+        run(&mut session, "kubectl create service clusterip web --tcp=80");
+        assert_eq!(web(&session), Err(DnsError::NxDomain), "the API has it; CoreDNS has not heard yet");
+        session.cluster.advance(Duration::millis(10));
+        let ip = web(&session).expect("heard through its watch");
+        // Its list and watches are requests like any component's.
+        let coredns = session.cluster.find_component(&crate::cluster::Role::CoreDns).expect("CoreDNS runs");
+        let asked = session.cluster.record.entries().filter(|e| e.actor == coredns).count();
+        assert_eq!(asked, 4, "LIST and WATCH of Services and EndpointSlices");
+        run(&mut session, "kubectl -n kube-system scale deployment coredns --replicas=0");
+        session.cluster.settle(Duration::minutes(2));
+        assert_eq!(web(&session), Err(DnsError::Timeout));
+        run(&mut session, "kubectl -n kube-system scale deployment coredns --replicas=2");
+        session.cluster.settle(Duration::minutes(2));
+        assert_eq!(web(&session).as_ref(), Ok(&ip));
+        assert_eq!(session.cluster.check_invariants(true), Vec::<String>::new(), "its caches agree with the API");
+        run(&mut session, "sim etcd stop");
+        session.cluster.advance(Duration::seconds(30));
+        assert_eq!(web(&session), Ok(ip), "from its caches while etcd is down");
+    }
+}
