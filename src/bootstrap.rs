@@ -879,9 +879,10 @@ pub fn kube_system_addons(send: &mut dyn FnMut(Request) -> Result<Reply, Status>
 /// service account, as kubeadm's CoreDNS add-on phase does: what lets CoreDNS list and watch
 /// Services and EndpointSlices.
 pub fn coredns_rbac(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
-    for object in
-        [manifest(Kind::ClusterRole, COREDNS_CLUSTERROLE), manifest(Kind::ClusterRoleBinding, COREDNS_CLUSTERROLEBINDING)]
-    {
+    for object in [
+        manifest(Kind::ClusterRole, COREDNS_CLUSTERROLE),
+        manifest(Kind::ClusterRoleBinding, COREDNS_CLUSTERROLEBINDING),
+    ] {
         let _ = send(Request::create(object));
     }
 }

@@ -69,9 +69,15 @@ pub enum Role {
     User,
     ApiServer,
     Scheduler,
-    Controller { name: String },
-    Kubelet { node: String },
-    KubeProxy { node: String },
+    Controller {
+        name: String,
+    },
+    Kubelet {
+        node: String,
+    },
+    KubeProxy {
+        node: String,
+    },
     /// CoreDNS, the cluster's DNS server (kubeadm's add-on behind the `kube-dns` Service).
     CoreDns,
 }

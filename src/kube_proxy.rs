@@ -247,9 +247,10 @@ impl KubeProxy {
             ctx.decide(|| text);
         }
         self.rules = rules;
-        let dns = self.rules.values().filter(|r| {
-            r.service == crate::dns::network::KUBE_DNS && r.port == 53 && r.protocol == "UDP"
-        });
+        let dns = self
+            .rules
+            .values()
+            .filter(|r| r.service == crate::dns::network::KUBE_DNS && r.port == 53 && r.protocol == "UDP");
         let routes = dns.map(|r| (r.cluster_ip.clone(), r.endpoints.iter().map(|e| e.ip.clone()).collect())).collect();
         self.network.set_routes(&self.node, routes);
         None

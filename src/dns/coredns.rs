@@ -33,11 +33,7 @@ pub struct CoreDns {
 
 impl CoreDns {
     pub fn new(network: Network) -> CoreDns {
-        CoreDns {
-            services: Informer::new(Kind::Service),
-            slices: Informer::new(Kind::EndpointSlice),
-            network,
-        }
+        CoreDns { services: Informer::new(Kind::Service), slices: Informer::new(Kind::EndpointSlice), network }
     }
 
     /// How many Services and EndpointSlices it knows of (for views).

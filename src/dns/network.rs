@@ -61,6 +61,11 @@ impl Network {
         }
     }
 
+    /// Whether any node's rules lead a query to a CoreDNS pod.
+    pub fn answering(&self) -> bool {
+        self.0.borrow().routes.values().flat_map(|r| r.values()).any(|eps| !eps.is_empty())
+    }
+
     /// What CoreDNS answers `ask` from its indexes, when a query from `node` to `server`
     /// reaches it.
     pub fn ask<R>(&self, node: &str, server: &str, ask: impl FnOnce(&Index) -> R) -> Result<R, DnsError> {

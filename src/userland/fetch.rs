@@ -159,7 +159,8 @@ impl Container<'_> {
         // BIND's nslookup names the server's port after `#`, BusyBox's after `:`.
         let sep = if self.userland() == super::Userland::DnsUtils { '#' } else { ':' };
         let ns = &self.pod.metadata.namespace;
-        let found = match self.dns_ask(&server, |zone| crate::dns::first_known(zone, crate::dns::candidates(name, ns))) {
+        let found = match self.dns_ask(&server, |zone| crate::dns::first_known(zone, crate::dns::candidates(name, ns)))
+        {
             Ok(found) => found,
             Err(_) => {
                 // No server answered: BIND's and BusyBox's nslookup say so after their tries.
@@ -220,7 +221,11 @@ impl Container<'_> {
         let (server_named, found, slept) = match answered {
             Ok((server_named, found)) => (server_named, found, Duration::ZERO),
             // Neither answers: each waits out the resolver's timeout.
-            Err(e) => (server.to_string(), Err(e), crate::dns::network::RESOLVER_TIMEOUT + crate::dns::network::RESOLVER_TIMEOUT),
+            Err(e) => (
+                server.to_string(),
+                Err(e),
+                crate::dns::network::RESOLVER_TIMEOUT + crate::dns::network::RESOLVER_TIMEOUT,
+            ),
         };
         let mut out = format!("Server:    {server}\nAddress 1: {server_named}\n\n");
         match found {
