@@ -33,7 +33,7 @@ impl Index {
         let objects = services
             .into_iter()
             .map(|s| Object::Service(Box::new(s)))
-            .chain(slices.into_iter().map(|s| Object::EndpointSlice(s)));
+            .chain(slices.into_iter().map(Object::EndpointSlice));
         for object in objects {
             index.apply(WatchEventType::Added, &Arc::new(object), None);
         }
