@@ -63,22 +63,16 @@ impl Default for ClusterConfig {
     }
 }
 
-/// What kind of component a slot holds, as the page groups them.
+/// What kind of component a slot holds, as the page groups them (`CoreDns`: kubeadm's DNS
+/// add-on behind the `kube-dns` Service).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
     User,
     ApiServer,
     Scheduler,
-    Controller {
-        name: String,
-    },
-    Kubelet {
-        node: String,
-    },
-    KubeProxy {
-        node: String,
-    },
-    /// CoreDNS, the cluster's DNS server (kubeadm's add-on behind the `kube-dns` Service).
+    Controller { name: String },
+    Kubelet { node: String },
+    KubeProxy { node: String },
     CoreDns,
 }
 
