@@ -944,7 +944,8 @@ fn edges(root: &Element) -> Vec<(String, String)> {
 async fn the_map_draws_each_component_joined_to_the_api_server_and_only_the_api_server_to_etcd() {
     let root = mount().await;
     let edges = edges(&root);
-    let mut components = vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into()];
+    let mut components =
+        vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into(), "coredns".into()];
     for node in ["control-plane", "worker-1", "worker-2", "worker-3"] {
         components.push(format!("kubelet/{node}"));
         components.push(format!("kube-proxy/{node}"));

@@ -693,6 +693,47 @@ data:
     }
 "#;
 
+/// What CoreDNS's `kubernetes` plugin may read: list and watch, nothing more.
+const COREDNS_CLUSTERROLE: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: system:coredns
+rules:
+- apiGroups:
+  - ""
+  resources:
+  - endpoints
+  - services
+  - pods
+  - namespaces
+  verbs:
+  - list
+  - watch
+- apiGroups:
+  - discovery.k8s.io
+  resources:
+  - endpointslices
+  verbs:
+  - list
+  - watch
+"#;
+
+const COREDNS_CLUSTERROLEBINDING: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:coredns
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:coredns
+subjects:
+- kind: ServiceAccount
+  name: coredns
+  namespace: kube-system
+"#;
+
 const COREDNS_DEPLOYMENT: &str = r#"
 apiVersion: apps/v1
 kind: Deployment
@@ -798,6 +839,7 @@ spec:
 /// Creates kubeadm's add-ons in `kube-system` through `send` (as kube-apiserver, standing in
 /// for `kubeadm init`): the `kube-proxy` and `coredns` service accounts and ConfigMaps, the
 /// kube-proxy DaemonSet and the CoreDNS Deployment. Their controllers then create the pods.
+/// (CoreDNS's ClusterRole and binding: [`coredns_rbac`].)
 pub fn kube_system_addons(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     let fill = |text: &str| {
         text.replace("{ADDRESS}", &api_server_address())
@@ -819,6 +861,18 @@ pub fn kube_system_addons(send: &mut dyn FnMut(Request) -> Result<Reply, Status>
         manifest(Kind::Deployment, &fill(COREDNS_DEPLOYMENT)),
     ];
     for object in objects {
+        let _ = send(Request::create(object));
+    }
+}
+
+/// Creates, through `send`, the `system:coredns` ClusterRole and its binding to CoreDNS's
+/// service account, as kubeadm's CoreDNS add-on phase does: what lets CoreDNS list and watch
+/// Services and EndpointSlices.
+pub fn coredns_rbac(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    for object in [
+        manifest(Kind::ClusterRole, COREDNS_CLUSTERROLE),
+        manifest(Kind::ClusterRoleBinding, COREDNS_CLUSTERROLEBINDING),
+    ] {
         let _ = send(Request::create(object));
     }
 }

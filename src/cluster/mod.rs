@@ -66,7 +66,8 @@ impl Default for ClusterConfig {
     }
 }
 
-/// What kind of component a slot holds, as the page groups them.
+/// What kind of component a slot holds, as the page groups them (`CoreDns`: kubeadm's DNS
+/// add-on behind the `kube-dns` Service).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
     User,
@@ -75,6 +76,7 @@ pub enum Role {
     Controller { name: String },
     Kubelet { node: String },
     KubeProxy { node: String },
+    CoreDns,
 }
 
 struct Slot {
@@ -114,6 +116,8 @@ pub struct Cluster {
     pub controller_informers: InformerFactory,
     /// When etcd next looks for expired leases (Events past `--event-ttl`).
     next_lease_sweep: Time,
+    /// What a pod's DNS query reaches: its node's kube-proxy rules, CoreDNS behind them.
+    dns: crate::dns::Network,
 }
 
 /// How often etcd deletes the keys of expired leases. kube-apiserver attaches an Event to a
@@ -167,6 +171,7 @@ impl Cluster {
             acting_as: None,
             controller_informers: InformerFactory::default(),
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
+            dns: crate::dns::Network::default(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -184,6 +189,12 @@ impl Cluster {
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        // CoreDNS's RBAC came later to the simulation than the objects around it: its uids are
+        // drawn from a stream of their own, so every other object's uid, name and address
+        // stays what it was.
+        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "kubeadm coredns rbac"));
+        crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        cluster.api_rng = api_rng;
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -221,6 +232,8 @@ impl Cluster {
                 NodeConfig::new(&name, i, config.worker_cpu_milli, config.worker_memory_bytes, config.worker_max_pods);
             cluster.add_node(node);
         }
+        let coredns = Box::new(crate::dns::CoreDns::new(cluster.dns.clone()));
+        cluster.add_component("coredns", crate::dns::coredns::USER, Role::CoreDns, coredns, "coredns", "");
         cluster
     }
 
@@ -287,11 +300,12 @@ impl Cluster {
             &format!("kube-proxy ({name})"),
             "system:kube-proxy",
             Role::KubeProxy { node: name.clone() },
-            Box::new(KubeProxy::new(&name)),
+            Box::new(KubeProxy::new(&name).with_network(self.dns.clone())),
             "kube-proxy",
             "",
         );
-        let kubelet = Box::new(Kubelet::new(config).with_registry(self.registry.clone()));
+        let kubelet =
+            Box::new(Kubelet::new(config).with_registry(self.registry.clone()).with_network(self.dns.clone()));
         self.add_component(&format!("kubelet ({name})"), &user, role, kubelet, "kubelet", "")
     }
 
@@ -386,6 +400,11 @@ impl Cluster {
             let any: &mut dyn std::any::Any = component;
             any.downcast_mut::<Kubelet>().filter(|k| k.node_name() == node)
         })
+    }
+
+    /// The path of a pod's DNS queries, to CoreDNS's answers.
+    pub fn dns(&self) -> &crate::dns::Network {
+        &self.dns
     }
 
     /// The registry the nodes pull from (`sim image break|fix`).

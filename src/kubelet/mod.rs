@@ -61,6 +61,8 @@ pub struct Kubelet {
     unsynced: BTreeSet<String>,
     /// Whether a restart found workers whose pods had gone meanwhile (see `has_pod`).
     relisted_without_pods: bool,
+    /// Where its pods' DNS queries go: this node's kube-proxy rules, CoreDNS behind them.
+    network: crate::dns::Network,
 }
 
 /// How often the kubelet's status manager resends statuses the API did not take.
@@ -88,6 +90,7 @@ impl Kubelet {
             },
             node_uid: String::new(),
             static_pods: BTreeMap::new(),
+            network: crate::dns::Network::default(),
             config,
         }
     }
@@ -130,6 +133,12 @@ impl Kubelet {
     /// its own.
     pub fn with_registry(mut self, registry: images::Registry) -> Self {
         self.runtime.registry = registry;
+        self
+    }
+
+    /// Sends its pods' DNS queries over the cluster's `network` (see [`crate::dns::network`]).
+    pub fn with_network(mut self, network: crate::dns::Network) -> Self {
+        self.network = network;
         self
     }
 
@@ -370,7 +379,7 @@ impl Kubelet {
         let mut next_ip = || {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
-        let world = PodView { api: &*ctx.api, pod };
+        let world = PodView { api: &*ctx.api, pod, network: &self.network, node: &self.config.name };
         let (runtime, rng, now) = (&mut self.runtime, &mut *ctx.rng, ctx.now);
         let stepped = self.workers.update(key, |worker| {
             let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
@@ -440,17 +449,20 @@ impl Kubelet {
     }
 }
 
-/// What a pod's processes read from the cluster, through the API server's objects: names
-/// they look up in its DNS (`until nslookup NAME` ends once NAME resolves) and the values
-/// their environment variables take.
+/// What a pod's processes read from the cluster: names they look up in its DNS (`until
+/// nslookup NAME` ends once CoreDNS, reached through this node's rules, answers NAME) and,
+/// through the API server's objects, the values their environment variables take.
 struct PodView<'a> {
     api: &'a crate::apiserver::ApiServer,
     pod: &'a Pod,
+    network: &'a crate::dns::Network,
+    node: &'a str,
 }
 
 impl pod_worker::Surroundings for PodView<'_> {
     fn resolves(&self, name: &str) -> bool {
-        crate::dns::resolve(self.api, name, &self.pod.metadata.namespace).is_ok()
+        let server = crate::bootstrap::KUBE_DNS_IP;
+        self.network.resolve(self.node, server, name, &self.pod.metadata.namespace).is_ok()
     }
     fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
         env::for_expansion(self.api, self.pod, container, None)
@@ -621,13 +633,15 @@ impl Component for Kubelet {
     }
 
     fn busy_in(&self, api: &crate::apiserver::ApiServer, horizon: Time) -> bool {
-        // A pod's loop waiting for a name that now resolves ends at its next check; a status
-        // write that failed is sent again (unless etcd is down: then every write fails).
+        // A pod's loop waiting for a name that now resolves (CoreDNS, reached through this
+        // node's rules, answers it) ends at its next check; a status write that failed is sent
+        // again (unless etcd is down: then every write fails).
+        let (node, server) = (self.config.name.as_str(), crate::bootstrap::KUBE_DNS_IP);
         self.busy_before(horizon)
             || (!self.unsynced.is_empty() && api.etcd_running())
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
-                w.waiting_for().any(|name| crate::dns::resolve(api, name, namespace).is_ok())
+                w.waiting_for().any(|name| self.network.resolve(node, server, name, namespace).is_ok())
             })
     }
 

@@ -4,8 +4,10 @@
 //! is ready; only this node's for `internalTrafficPolicy: Local`), or a REJECT when there are
 //! none. Rule syncs are rate-limited by `minSyncPeriod` (1s, burst 2).
 //!
-//! Also the sandbox's `sim curl`: a request from a pod on a node, resolved by cluster DNS,
-//! routed by that node's rules, and answered (or not) by whatever listens at the endpoint.
+//! Also the sandbox's `sim curl`: a request from a pod on a node, its host resolved by
+//! CoreDNS (reached through that node's rules, see [`crate::dns::network`]), routed by the
+//! node's rules, and answered (or not) by whatever listens at the endpoint. Its rule for the
+//! `kube-dns` Service's 53/UDP is what it tells the DNS path after each sync.
 
 use crate::api::{EndpointSlice, Kind, Object, Service};
 use crate::client::component::{Component, Ctx, Informer};
@@ -71,6 +73,8 @@ pub struct KubeProxy {
     /// Token bucket for the sync rate limit, in milliseconds of credit.
     credit_ms: u64,
     last_refill: Time,
+    /// Where pods' DNS queries learn this node's route to CoreDNS.
+    network: crate::dns::Network,
 }
 
 impl KubeProxy {
@@ -83,7 +87,15 @@ impl KubeProxy {
             dirty: true,
             credit_ms: SYNC_BURST * MIN_SYNC_PERIOD.as_millis(),
             last_refill: Time::ZERO,
+            network: crate::dns::Network::default(),
         }
+    }
+
+    /// Tells `network` where its rules send the cluster's DNS queries (see
+    /// [`crate::dns::network`]).
+    pub fn with_network(mut self, network: crate::dns::Network) -> Self {
+        self.network = network;
+        self
     }
 
     pub fn node_name(&self) -> &str {
@@ -235,6 +247,12 @@ impl KubeProxy {
             ctx.decide(|| text);
         }
         self.rules = rules;
+        let dns = self
+            .rules
+            .values()
+            .filter(|r| r.service == crate::dns::network::KUBE_DNS && r.port == 53 && r.protocol == "UDP");
+        let routes = dns.map(|r| (r.cluster_ip.clone(), r.endpoints.iter().map(|e| e.ip.clone()).collect())).collect();
+        self.network.set_routes(&self.node, routes);
         None
     }
 }
@@ -267,6 +285,9 @@ pub struct CurlResult {
     pub stdout: String,
     pub stderr: String,
     pub code: i32,
+    /// How long it waited for an answer that never came (the resolver's timeout, when no
+    /// CoreDNS could be reached).
+    pub waited: Duration,
 }
 
 /// A URL's parts as curl reads them: scheme (default http), host, port (default by scheme).
@@ -319,11 +340,17 @@ pub fn curl(
     let address = if host.parse::<std::net::Ipv4Addr>().is_ok() {
         host.clone()
     } else {
-        match crate::dns::resolve(api, &host, namespace) {
+        // Asked of CoreDNS through the node's rules; when none answers, after the resolver's
+        // timeout.
+        match cluster.dns().resolve(node, crate::bootstrap::KUBE_DNS_IP, &host, namespace) {
             // DNS may hold several A records (a headless Service); curl takes the first, and
             // CoreDNS's `loadbalance` shuffles them.
             Ok(addresses) => addresses[rng.below(addresses.len() as u64) as usize].clone(),
-            Err(_) => return fail(6, format!("curl: (6) Could not resolve host: {host}")),
+            Err(crate::dns::DnsError::NxDomain) => return fail(6, format!("curl: (6) Could not resolve host: {host}")),
+            Err(crate::dns::DnsError::Timeout) => {
+                let waited = crate::dns::network::RESOLVER_TIMEOUT;
+                return CurlResult { waited, ..fail(6, format!("curl: (6) Could not resolve host: {host}")) };
+            }
         }
     };
     let refused =

@@ -247,6 +247,7 @@ fn map_board(props: &BoardProps) -> Html {
     let sched = geo::SCHEDULER;
     let cm = geo::CONTROLLER_MANAGER;
     let kubectl = geo::KUBECTL;
+    let coredns = geo::COREDNS;
     let stages = l.stages.iter().map(|(stage, r)| {
         let refused = b.request.as_ref().and_then(|q| q.refused_at) == Some(*stage);
         html! {
@@ -291,6 +292,15 @@ fn map_board(props: &BoardProps) -> Html {
                 { text("title", kubectl.x + 44.0, kubectl.y + 32.0, "you".into()) }
                 { text("sub", kubectl.x + 44.0, kubectl.y + 52.0, "kubectl".into()) }
                 { text("sub muted", kubectl.x + 8.0, kubectl.y + 80.0, "terminal, editor".into()) }
+            </g>
+
+            <g class="component coredns" data-component="coredns">
+                <title>{"CoreDNS (kube-system): answers the cluster's DNS names from its watches"}</title>
+                { boxed("coredns", coredns, 10.0, "coredns") }
+                { text("title", coredns.x + 10.0, coredns.y + 24.0, "CoreDNS".into()) }
+                { text("sub", coredns.x + 10.0, coredns.y + 44.0, "cluster DNS".into()) }
+                { text("sub muted", coredns.x + 10.0, coredns.y + 64.0, fit(&b.coredns, coredns.w - 20.0, 11.0)) }
+                { text("sub muted", coredns.x + 10.0, coredns.y + 80.0, "behind kube-dns".into()) }
             </g>
 
             <g class="component api" data-component="kube-apiserver">

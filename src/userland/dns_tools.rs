@@ -1,19 +1,29 @@
 //! BIND's `dig` and `host`, as the DNS debugging pod (jessie-dnsutils) ships them: `host`
 //! tries the resolv.conf search list as `nslookup` does; `dig` asks for the name as given
 //! (no search list unless `+search`), printing the answer section, or only the addresses
-//! with `+short`.
+//! with `+short`. Their queries go to the resolv.conf nameserver (or dig's `@server`) through
+//! the node's kube-proxy rules to CoreDNS; when none answers, each says so after its tries.
 
 use super::{Container, Run};
 use std::fmt::Write;
 
 /// The version line jessie's BIND prints.
 const DIG_VERSION: &str = "9.9.5-9+deb8u19-Debian";
+/// How long BIND's tools wait for a server that never answers: dig's `+time=5`, `+tries=3`.
+pub(super) const BIND_TIMEOUT: crate::sim::Duration = crate::sim::Duration::seconds(15);
+/// What BIND's tools print when no server answered.
+const TIMED_OUT: &str = ";; connection timed out; no servers could be reached\n";
 
 impl Container<'_> {
-    /// The first of `names` the cluster's DNS knows, with its addresses.
-    fn first_known(&self, names: Vec<String>) -> Option<(String, Vec<String>)> {
-        let api = self.cluster.api();
-        names.into_iter().find_map(|fqdn| crate::dns::lookup(api, &fqdn, 0).ok().map(|a| (fqdn, a)))
+    /// The first of `names` CoreDNS knows, with its addresses, asked of `server`: None when
+    /// every name is NXDOMAIN, an error when no server answered.
+    fn first_known(&self, server: &str, names: Vec<String>) -> Result<Option<(String, Vec<String>)>, Run> {
+        self.dns_ask(server, |zone| crate::dns::first_known(zone, names)).map_err(|_| Run {
+            stdout: TIMED_OUT.into(),
+            code: 1,
+            slept: BIND_TIMEOUT,
+            ..Default::default()
+        })
     }
 
     pub(super) fn host(&self, args: &[&str]) -> Run {
@@ -21,7 +31,12 @@ impl Container<'_> {
             return Run::fail(1, "Usage: host [-aCdlriTwv] [-c class] [-N ndots] [-t type] [-W time]\n            [-R number] [-m flag] hostname [server]".into());
         };
         let name = name.trim_end_matches('.');
-        match self.first_known(crate::dns::candidates(name, &self.pod.metadata.namespace)) {
+        let server = self.nameserver();
+        let found = match self.first_known(&server, crate::dns::candidates(name, &self.pod.metadata.namespace)) {
+            Ok(found) => found,
+            Err(timed_out) => return timed_out,
+        };
+        match found {
             Some((fqdn, addresses)) => Run::ok(addresses.iter().map(|a| format!("{fqdn} has address {a}\n")).collect()),
             None => Run { stdout: format!("Host {name} not found: 3(NXDOMAIN)\n"), code: 1, ..Default::default() },
         }
@@ -39,7 +54,15 @@ impl Container<'_> {
         } else {
             vec![bare.to_string()]
         };
-        let found = self.first_known(candidates);
+        let found = match self.first_known(&server, candidates) {
+            Ok(found) => found,
+            // dig exits 9 when no reply came.
+            Err(timed_out) if short => return Run { code: 9, ..timed_out },
+            Err(timed_out) => {
+                let head = format!("\n; <<>> DiG {DIG_VERSION} <<>> {}\n;; global options: +cmd\n", args.join(" "));
+                return Run { stdout: head + &timed_out.stdout, code: 9, ..timed_out };
+            }
+        };
         if short {
             let addresses = found.map(|(_, a)| a).unwrap_or_default();
             return Run::ok(addresses.iter().map(|a| format!("{a}\n")).collect());

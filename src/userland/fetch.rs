@@ -1,9 +1,12 @@
-//! `curl`, `wget` and `nslookup` in a container: cluster DNS, then the node's kube-proxy
-//! rules to a ready endpoint, and what the server there answers.
+//! `curl`, `wget` and `nslookup` in a container: cluster DNS (CoreDNS, reached through the
+//! node's kube-proxy rules for the resolv.conf nameserver; when none answers, the resolver
+//! times out and the command takes that long), then the node's kube-proxy rules to a ready
+//! endpoint, and what the server there answers.
 
 use super::pages::{HTTPD_404, HTTPD_INDEX, NGINX_50X, NGINX_404, NGINX_INDEX, app_page, served_by};
 use super::{Container, Run};
 use crate::kubelet::images::{self, App};
+use crate::sim::Duration;
 use std::fmt::Write;
 
 impl Container<'_> {
@@ -49,11 +52,12 @@ impl Container<'_> {
             &mut rng,
         );
         if result.code != 0 {
+            let slept = result.waited;
             let message = result.stderr.trim_end().to_string();
             if !wget {
                 return match message.strip_prefix("sim curl: ") {
                     Some(_) => Run::fail(56, "curl: (56) Recv failure: Connection reset by peer".into()),
-                    None => Run::fail(result.code, message),
+                    None => Run { slept, ..Run::fail(result.code, message) },
                 };
             }
             let text = match result.code {
@@ -65,7 +69,7 @@ impl Container<'_> {
                 28 => "wget: download timed out".to_string(),
                 _ => "wget: error getting response: Connection reset by peer".to_string(),
             };
-            return Run::fail(1, text);
+            return Run { slept, ..Run::fail(1, text) };
         }
         // Which server answered: the pod the sim request reached.
         let Some(server) = served_by(self.cluster, &result.stdout) else {
@@ -154,12 +158,22 @@ impl Container<'_> {
         }
         // BIND's nslookup names the server's port after `#`, BusyBox's after `:`.
         let sep = if self.userland() == super::Userland::DnsUtils { '#' } else { ':' };
-        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}{sep}53\n\n");
-        let api = self.cluster.api();
         let ns = &self.pod.metadata.namespace;
-        let found = crate::dns::candidates(name, ns)
-            .into_iter()
-            .find_map(|fqdn| crate::dns::lookup(api, &fqdn, 0).ok().map(|a| (fqdn, a)));
+        let found = match self.dns_ask(&server, |zone| crate::dns::first_known(zone, crate::dns::candidates(name, ns)))
+        {
+            Ok(found) => found,
+            Err(_) => {
+                // No server answered: BIND's and BusyBox's nslookup say so after their tries.
+                let timeout = if self.userland() == super::Userland::DnsUtils {
+                    super::dns_tools::BIND_TIMEOUT
+                } else {
+                    crate::dns::network::RESOLVER_TIMEOUT
+                };
+                let stdout = ";; connection timed out; no servers could be reached\n\n".to_string();
+                return Run { stdout, code: 1, slept: timeout, ..Default::default() };
+            }
+        };
+        let mut out = format!("Server:\t\t{server}\nAddress:\t{server}{sep}53\n\n");
         match found {
             Some((fqdn, addresses)) => {
                 for a in addresses {
@@ -173,6 +187,16 @@ impl Container<'_> {
             }
         }
     }
+
+    /// What CoreDNS answers `ask`, when this container's query to `server` reaches it
+    /// through its node's rules.
+    pub(super) fn dns_ask<R>(
+        &self,
+        server: &str,
+        ask: impl FnOnce(&crate::dns::Index) -> R,
+    ) -> Result<R, crate::dns::DnsError> {
+        self.cluster.dns().ask(&self.pod.spec.node_name, server, ask)
+    }
 }
 
 impl Container<'_> {
@@ -184,17 +208,31 @@ impl Container<'_> {
     }
 
     fn nslookup_busybox_1_28(&self, name: &str, server: &str) -> Run {
-        let api = self.cluster.api();
-        let named = |ip: &str| match crate::dns::reverse(api, ip) {
-            Some(ptr) => format!("{ip} {ptr}"),
-            None => ip.to_string(),
+        let ns = &self.pod.metadata.namespace;
+        // Two lookups through the C library: the server's name (PTR), then the name asked.
+        let answered = self.dns_ask(server, |zone| {
+            let named = |ip: &str| match crate::dns::reverse(zone, ip) {
+                Some(ptr) => format!("{ip} {ptr}"),
+                None => ip.to_string(),
+            };
+            let found = crate::dns::resolve(zone, name, ns).map(|a| a.iter().map(|a| named(a)).collect::<Vec<_>>());
+            (named(server), found)
+        });
+        let (server_named, found, slept) = match answered {
+            Ok((server_named, found)) => (server_named, found, Duration::ZERO),
+            // Neither answers: each waits out the resolver's timeout.
+            Err(e) => (
+                server.to_string(),
+                Err(e),
+                crate::dns::network::RESOLVER_TIMEOUT + crate::dns::network::RESOLVER_TIMEOUT,
+            ),
         };
-        let mut out = format!("Server:    {server}\nAddress 1: {}\n\n", named(server));
-        match crate::dns::resolve(api, name, &self.pod.metadata.namespace) {
+        let mut out = format!("Server:    {server}\nAddress 1: {server_named}\n\n");
+        match found {
             Ok(addresses) => {
                 let _ = writeln!(out, "Name:      {name}");
                 for (i, a) in addresses.iter().enumerate() {
-                    let _ = writeln!(out, "Address {}: {}", i + 1, named(a));
+                    let _ = writeln!(out, "Address {}: {a}", i + 1);
                 }
                 Run::ok(out)
             }
@@ -202,6 +240,7 @@ impl Container<'_> {
                 stdout: out,
                 stderr: format!("nslookup: can't resolve '{name}'\n"),
                 code: 1,
+                slept,
                 ..Default::default()
             },
         }
@@ -314,8 +353,11 @@ pub(super) fn resolve_for_wget(container: &Container, host: &str) -> String {
     if host.parse::<std::net::Ipv4Addr>().is_ok() {
         return host.to_string();
     }
-    crate::dns::resolve(container.cluster.api(), host, &container.pod.metadata.namespace)
+    let ns = &container.pod.metadata.namespace;
+    container
+        .dns_ask(&container.nameserver(), |zone| crate::dns::resolve(zone, host, ns).ok())
         .ok()
+        .flatten()
         .and_then(|a| a.into_iter().next())
         .unwrap_or_else(|| host.to_string())
 }

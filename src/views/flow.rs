@@ -25,6 +25,8 @@ pub enum Place {
     KubeProxy(String),
     /// A node's container runtime (containerd), which only its kubelet calls.
     Runtime(String),
+    /// CoreDNS, the cluster's DNS add-on.
+    CoreDns,
     /// Many nodes at once (a bundle of messages to or from several of them).
     Nodes,
 }
@@ -41,6 +43,7 @@ impl Place {
             Place::Kubelet(node) => format!("kubelet/{node}"),
             Place::KubeProxy(node) => format!("kube-proxy/{node}"),
             Place::Runtime(node) => format!("containerd/{node}"),
+            Place::CoreDns => "coredns".into(),
             Place::Nodes => "nodes".into(),
         }
     }
@@ -526,6 +529,7 @@ fn place(cluster: &Cluster, end: End) -> Place {
             Some(Role::Controller { name }) => Place::Controller(name.clone()),
             Some(Role::Kubelet { node }) => Place::Kubelet(node.clone()),
             Some(Role::KubeProxy { node }) => Place::KubeProxy(node.clone()),
+            Some(Role::CoreDns) => Place::CoreDns,
             Some(Role::User) => Place::Kubectl,
             Some(Role::ApiServer) | None => Place::ApiServer,
         },

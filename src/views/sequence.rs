@@ -152,6 +152,7 @@ impl Lanes {
             Some(Role::KubeProxy { node }) => {
                 self.add(format!("kube-proxy/{node}"), |_, o| Place::KubeProxy(o), format!("kube-proxy {node}"))
             }
+            Some(Role::CoreDns) => self.add("coredns".into(), |_, o| Place::Other(o), "coredns".into()),
             None => {
                 let name = cluster.component_name(id).to_string();
                 self.add(name.clone(), |_, o| Place::Other(o), name)

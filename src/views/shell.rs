@@ -84,6 +84,14 @@ pub fn shell_map_svg() -> String {
     text(&mut s, "sub muted", kubectl.x + 8.0, kubectl.y + 80.0, "terminal, editor");
     s.push_str("</g>\n");
 
+    let coredns = geo::COREDNS;
+    s.push_str("<g class=\"component coredns\">\n");
+    rect(&mut s, "box coredns", coredns, 10.0);
+    text(&mut s, "title", coredns.x + 10.0, coredns.y + 24.0, "CoreDNS");
+    text(&mut s, "sub", coredns.x + 10.0, coredns.y + 44.0, "cluster DNS");
+    text(&mut s, "sub muted", coredns.x + 10.0, coredns.y + 80.0, "behind kube-dns");
+    s.push_str("</g>\n");
+
     let api = geo::API_SERVER;
     s.push_str("<g class=\"component api\">\n");
     rect(&mut s, "box api", api, 10.0);
@@ -164,7 +172,7 @@ mod tests {
         assert_eq!(svg.matches("<path class=\"edge").count(), l.edges.len());
         assert_eq!(svg.matches("<g class=\"stage\">").count(), l.stages.len());
         assert_eq!(svg.matches("<g class=\"node\">").count(), DEFAULT_NODES.len());
-        for name in ["kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", "starting…"] {
+        for name in ["kube-apiserver", "etcd", "kube-scheduler", "kube-controller-manager", "CoreDNS", "starting…"] {
             assert!(svg.contains(&format!(">{name}</text>")), "{name} missing");
         }
         assert!(!svg.contains("class=\"pod") && !svg.contains("token") && !svg.contains(" id=\"map"));

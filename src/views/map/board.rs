@@ -75,6 +75,19 @@ pub struct Board {
     /// Each lane's controller and its latest line (`web-7d4b: want 3 · have 2 → create 1`).
     pub lanes: Vec<(String, String)>,
     pub nodes: Vec<NodeView>,
+    /// What CoreDNS's box says: what its caches hold, and whether queries reach it.
+    pub coredns: String,
+}
+
+/// CoreDNS as its box says it (as it is now, whatever moment the rest shows).
+fn coredns_line(cluster: &crate::cluster::Cluster) -> String {
+    let Some(coredns) = cluster.component::<crate::dns::CoreDns>() else { return String::new() };
+    let (services, slices) = coredns.known();
+    if cluster.dns().answering() {
+        format!("caches {services} Services, {slices} EndpointSlices")
+    } else {
+        "no ready pod: lookups time out".into()
+    }
 }
 
 /// The board for the cluster as it is.
@@ -198,6 +211,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         keys: view.keys,
         waiting,
         scheduler_last: view.scheduler_decisions.first().cloned().unwrap_or_default(),
+        coredns: coredns_line(cluster),
         lanes,
         nodes,
     }

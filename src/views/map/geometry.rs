@@ -74,6 +74,11 @@ impl Rect {
 }
 
 pub const KUBECTL: Rect = Rect::new(10.0, 270.0, 118.0, 90.0);
+/// CoreDNS, kubeadm's DNS add-on: its pods run on the nodes, but it is drawn once, beside the
+/// control plane, as a client of the API server like any other.
+pub const COREDNS: Rect = Rect::new(10.0, 150.0, 118.0, 90.0);
+/// Where CoreDNS's edge turns down towards the API server, in the control plane's margin.
+const COREDNS_TURN_X: f64 = 159.0;
 pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 396.0);
 pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 150.0);
 pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 150.0);
@@ -224,6 +229,16 @@ pub fn layout(spec: &MapSpec) -> Layout {
             points: vec![(SCHEDULER.cx(), SCHEDULER.bottom()), (SCHEDULER.cx(), API_SERVER.y)],
         },
         Edge {
+            from: "coredns".into(),
+            to: "kube-apiserver".into(),
+            points: vec![
+                (COREDNS.right(), COREDNS.cy()),
+                (COREDNS_TURN_X, COREDNS.cy()),
+                (COREDNS_TURN_X, API_SERVER.y + 20.0),
+                (API_SERVER.x, API_SERVER.y + 20.0),
+            ],
+        },
+        Edge {
             from: "kube-controller-manager".into(),
             to: "kube-apiserver".into(),
             points: vec![
@@ -355,6 +370,7 @@ impl Layout {
             Place::Kubelet(node) => self.node(node).map(|n| n.kubelet),
             Place::KubeProxy(node) => self.node(node).map(|n| n.kube_proxy),
             Place::Runtime(node) => self.node(node).map(|n| n.runtime),
+            Place::CoreDns => Some(COREDNS),
             Place::Nodes => None,
         }
     }
@@ -435,7 +451,8 @@ mod tests {
     #[test]
     fn every_component_has_an_edge_to_the_api_server_and_only_the_api_server_reaches_etcd() {
         let map = layout(&spec(4, 3));
-        let mut components = vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into()];
+        let mut components =
+            vec!["kubectl".to_string(), "kube-scheduler".into(), "kube-controller-manager".into(), "coredns".into()];
         for n in &map.nodes {
             components.push(format!("kubelet/{}", n.name));
             components.push(format!("kube-proxy/{}", n.name));
@@ -453,7 +470,7 @@ mod tests {
     fn no_two_boxes_overlap_and_every_node_sits_below_the_control_plane() {
         for nodes in [1, 4, 8, 9, 50] {
             let map = layout(&spec(nodes, 20));
-            let mut boxes = vec![KUBECTL, SCHEDULER, CONTROLLER_MANAGER, API_SERVER, ETCD];
+            let mut boxes = vec![KUBECTL, COREDNS, SCHEDULER, CONTROLLER_MANAGER, API_SERVER, ETCD];
             boxes.extend(map.nodes.iter().map(|n| n.rect));
             for (i, a) in boxes.iter().enumerate() {
                 for b in &boxes[i + 1..] {
@@ -485,6 +502,22 @@ mod tests {
         assert_eq!(route.first(), Some(&(NODE_ENTRY_X, API_SERVER.bottom())));
         let kubelet = map.place_rect(&to).unwrap();
         assert_eq!(route.last(), Some(&(kubelet.cx(), kubelet.y)));
+    }
+
+    #[test]
+    fn coredns_hears_its_watches_along_its_own_edge_which_crosses_no_other_box() {
+        let map = layout(&spec(3, 0));
+        let route = map.route(&message(Place::ApiServer, Place::CoreDns, 0, false, 0.0));
+        assert_eq!(route.first(), Some(&(API_SERVER.x, API_SERVER.y + 20.0)));
+        assert_eq!(route.last(), Some(&(COREDNS.right(), COREDNS.cy())));
+        // Each leg is straight (horizontal or vertical): it enters only its two ends' boxes.
+        for leg in route.windows(2) {
+            let ((x0, y0), (x1, y1)) = (leg[0], leg[1]);
+            let span = Rect::new(x0.min(x1), y0.min(y1), (x1 - x0).abs().max(0.5), (y1 - y0).abs().max(0.5));
+            for other in [KUBECTL, SCHEDULER, CONTROLLER_MANAGER, ETCD] {
+                assert!(!span.overlaps(&other), "{leg:?} crosses {other:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The architecture map, as every course draws it: you and kubectl on the left, the control
+//! The architecture map, as every course draws it: you and kubectl on the left (CoreDNS, the
+//! DNS add-on, above them, another client of the API server), the control
 //! plane's box with kube-apiserver at its hub (its request stages inside), etcd beside it and
 //! reachable only through it, the scheduler and the controller manager above it, and below,
 //! one box per worker node with its kube-proxy, kubelet, container runtime and pods.
