@@ -36,6 +36,7 @@ pub mod limits;
 pub mod lookup_key;
 pub mod object_cache;
 pub mod overview;
+pub mod page;
 pub mod pipes;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod prefault;
