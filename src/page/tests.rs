@@ -404,3 +404,22 @@ fn the_event_filter_and_highlight_are_kept() {
     assert_eq!(s.event_filter, filter);
     assert_eq!(s.highlight.as_deref(), Some("pod/web"));
 }
+
+#[test]
+fn at_a_container_shell_lines_go_to_it_after_its_prompt_and_ctrl_d_leaves_it() {
+    let mut s = sandbox();
+    enter(&mut s, "kubectl run web --image=busybox -- sleep 3600");
+    update(&mut s, Action::Settle);
+    enter(&mut s, "kubectl exec -it web -- sh");
+    let prompt = s.prompt().expect("attached to the container's shell");
+    enter(&mut s, "hostname");
+    let shown = lines(&s);
+    let at = shown.iter().position(|l| *l == Line::Typed(format!("{prompt}hostname"))).expect("typed after the prompt");
+    assert_eq!(shown[at + 1], Line::Out("web".into()));
+    // A page control runs beside the shell, which stays open.
+    update(&mut s, Action::Settle);
+    assert!(s.prompt().is_some());
+    let fx = update(&mut s, Action::TerminalKey(Key::CtrlD, String::new()));
+    assert!(fx.contains(&Effect::KeyHandled));
+    assert!(s.prompt().is_none(), "Ctrl-D at an empty prompt leaves the shell");
+}
