@@ -12,6 +12,7 @@ pub mod etcdctl;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
+pub mod page;
 pub mod proxy;
 pub mod record;
 pub mod scheduler;

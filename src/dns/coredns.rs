@@ -17,7 +17,7 @@
 
 use super::network::Network;
 use crate::api::Kind;
-use crate::component::{Component, Ctx, Informer};
+use crate::client::component::{Component, Ctx, Informer};
 use crate::sim::Time;
 use std::any::Any;
 
@@ -74,7 +74,7 @@ impl Component for CoreDns {
 
 #[cfg(test)]
 mod tests {
-    use crate::bootstrap::KUBE_DNS_IP;
+    use crate::cluster::bootstrap::KUBE_DNS_IP;
     use crate::dns::DnsError;
     use crate::shell::{Command, Session};
     use crate::sim::Duration;

@@ -342,7 +342,7 @@ pub fn curl(
     } else {
         // Asked of CoreDNS through the node's rules; when none answers, after the resolver's
         // timeout.
-        match cluster.dns().resolve(node, crate::bootstrap::KUBE_DNS_IP, &host, namespace) {
+        match cluster.dns().resolve(node, crate::cluster::bootstrap::KUBE_DNS_IP, &host, namespace) {
             // DNS may hold several A records (a headless Service); curl takes the first, and
             // CoreDNS's `loadbalance` shuffles them.
             Ok(addresses) => addresses[rng.below(addresses.len() as u64) as usize].clone(),

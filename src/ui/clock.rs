@@ -1,29 +1,8 @@
-//! The page's clock: each tick moves virtual time on, but spends at most a budget of real time
-//! doing it, so a big cluster slows the clock rather than making the page stutter.
+//! The page's real-time clock: what drawing costs (so a big cluster's ticks redraw less often),
+//! the time budgets measure, and the marks the performance check reads.
 
-use crate::cluster::Cluster;
-use crate::sim::Duration;
-
-/// Real milliseconds a tick may spend running components (the rest of a 16.7 ms frame draws).
-pub const BUDGET_MS: f64 = 6.0;
-
-/// Runs what is due within `d` of virtual time, as `Cluster::advance` does, unless that takes
-/// more than `budget_ms` of real time: then the clock stops where the work stopped, and the
-/// next tick carries on from there.
-pub fn advance_within(cluster: &mut Cluster, d: Duration, budget_ms: f64) {
-    let Some(performance) = web_sys::window().and_then(|w| w.performance()) else {
-        cluster.advance(d);
-        return;
-    };
-    let target = cluster.now() + d;
-    let end = performance.now() + budget_ms;
-    while cluster.now() < target {
-        cluster.step_toward(target);
-        if performance.now() >= end {
-            break;
-        }
-    }
-}
+// Each tick moves virtual time on within a budget of real time: `page::update::advance_within`,
+// with `BUDGET_MS`, given this module's `now_ms` as its clock.
 
 /// How often a tick redraws the page: every tick while drawing is cheap; when a big cluster
 /// makes a drawing costly, less often, so drawing takes at most ~1/25 of the time (the

@@ -150,3 +150,31 @@ pub fn lesson_index(props: &LessonIndexProps) -> Html {
         </section>
     }
 }
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPaneProps {
+    pub lesson: Option<Rc<Lesson>>,
+    pub progress: Option<Progress>,
+    pub results: Vec<CheckResult>,
+    /// Why the lesson the address named cannot be followed.
+    pub problem: Option<String>,
+    /// The course's index is asked for (`?lessons`, or a lesson that could not be read).
+    pub index: bool,
+    pub dispatch: Callback<crate::page::Action>,
+}
+
+/// Beside the sandbox: the lesson followed, or else the course's index when asked for.
+#[function_component(LessonPane)]
+pub fn lesson_pane(props: &LessonPaneProps) -> Html {
+    use crate::page::Action;
+    match (&props.lesson, &props.progress) {
+        (Some(l), Some(p)) => html! {
+            <LessonPanel lesson={l.clone()} progress={p.clone()} results={props.results.clone()}
+                on_run={props.dispatch.reform(Action::LessonRun)}
+                on_manifest={props.dispatch.reform(Action::LessonManifest)}
+                on_go={props.dispatch.reform(Action::LessonGo)} />
+        },
+        _ if props.index => html! { <LessonIndex problem={props.problem.clone()} /> },
+        _ => html! {},
+    }
+}

@@ -13,22 +13,12 @@ use web_sys::{Element, HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// What the editor's buttons ask kubectl to do with its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Apply,
-    /// `--dry-run=server`: every stage of the API server but storage.
-    DryRun,
-    Delete,
-}
+pub use crate::page::ManifestAction as Action;
 
 /// The `kubectl` command line an action runs on the editor's text (`-f -`: the text is its
 /// standard input).
 pub fn command_line(action: Action) -> String {
-    match action {
-        Action::Apply => "kubectl apply -f -".to_string(),
-        Action::DryRun => "kubectl apply --dry-run=server -f -".to_string(),
-        Action::Delete => "kubectl delete -f -".to_string(),
-    }
+    action.command_line()
 }
 
 /// Puts `text` in the editor as if typed: the highlighting follows and old marks go.

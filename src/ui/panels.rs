@@ -75,13 +75,8 @@ pub fn pod_table(props: &PodTableProps) -> Html {
     }
 }
 
-/// Which events the stream shows: by component (FROM), by kind, by object name.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EventFilter {
-    pub from: String,
-    pub kind: String,
-    pub object: String,
-}
+/// Which events the stream shows (kept in the page's state).
+pub use crate::page::EventFilter;
 
 impl EventFilter {
     pub fn admits(&self, e: &EventRow) -> bool {

@@ -33,24 +33,8 @@ const COMPACT_ABOVE: usize = 256 * 1024;
 /// the tab keeps showing it; its value is the own session's key.
 const VIEWING_SHARED: &str = "kubeloop.viewing-shared";
 
-/// What the last save did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
-    Saved,
-    /// The browser refused to store `bytes` characters: its storage for the page is full.
-    Full {
-        bytes: usize,
-    },
-    /// The browser gives the page no storage (private browsing, blocked site data).
-    Unavailable,
-    /// Another tab opened the session since: this one does not save.
-    OtherTab,
-    /// The file the student opened is not a saved session (nothing changed).
-    NotASession,
-    /// A shared link (or a saved session) the sandbox will not replay, and why: the page
-    /// opened without it.
-    Refused(String),
-}
+/// What the last save did (the page keeps it in its state, `page::StorageStatus`).
+pub use crate::page::StorageStatus as Status;
 
 thread_local! {
     /// Why the session the address or storage held was not opened, for the app to say once it
@@ -439,7 +423,12 @@ fn leave_shared(handle: Handle) {
 /// What the page says about its storage: a shared session's banner, another tab's, a save that
 /// failed, and the link the share button made. `load` puts a session in the page in place of
 /// the current one (None: only redraw).
-pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Option<Journal>>) -> Html {
+pub fn notice(
+    handle: Handle,
+    status: Status,
+    journal: &Rc<RefCell<Journal>>,
+    load: &Callback<Option<Journal>>,
+) -> Html {
     let download = {
         let journal = journal.clone();
         Callback::from(move |_: MouseEvent| {
@@ -494,7 +483,7 @@ pub fn notice(handle: Handle, journal: &Rc<RefCell<Journal>>, load: &Callback<Op
             </p>
         }
     });
-    let status = match handle.status() {
+    let status = match status {
         Status::Saved => None,
         Status::Refused(why) => Some(html! {
             <p id="storage-note" class="storage-note warn" role="alert">
@@ -577,5 +566,41 @@ fn url_of(handle: Handle) -> String {
     match handle.link() {
         Some(Link::Url(url)) => url,
         _ => String::new(),
+    }
+}
+
+/// The journal, compared by identity (it is one for the page's life).
+#[derive(Clone)]
+pub struct SharedJournal(pub Rc<RefCell<Journal>>);
+
+impl PartialEq for SharedJournal {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct BannerProps {
+    pub handle: Handle,
+    /// The status as the page's state has it.
+    pub status: Status,
+    /// What else the storage has to say, so the banner redraws when it changes.
+    pub shared: bool,
+    pub link: Option<Link>,
+    pub left_out: usize,
+    pub journal: SharedJournal,
+    pub on_load: Callback<Option<Journal>>,
+}
+
+/// The storage's banner: `notice` as a component.
+#[function_component(StorageBanner)]
+pub fn storage_banner(props: &BannerProps) -> Html {
+    notice(props.handle, props.status.clone(), &props.journal.0, &props.on_load)
+}
+
+impl Handle {
+    /// The banner's properties besides the status, as the storage has them now.
+    pub fn seen(self) -> (bool, Option<Link>, usize) {
+        self.with(|s| (s.shared, s.link.clone(), s.left_out))
     }
 }

@@ -1,0 +1,159 @@
+//! The cluster's pane: the inspector, the control plane's map (with the followed apply and
+//! the view a click on it opened), the nodes, the workloads, the pods and the events.
+
+use super::map::{self, Shared, SharedBoard, SharedFlow};
+use super::panels::{EventFilter, EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
+use super::view::Snapshot;
+use super::{etcd_view, reconcile_view, scheduler_view, sequence};
+use crate::page::{Action, Detail};
+use crate::shell::{Command, Session};
+use crate::views::overview::{ChainStep, Inspection};
+use std::rc::Rc;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ClusterPaneProps {
+    pub session: Shared,
+    pub flow: SharedFlow,
+    pub board: SharedBoard,
+    /// The record's last entry: what is drawn from the cluster itself redraws when it moves.
+    pub last_seq: u64,
+    pub snap: Rc<Snapshot>,
+    pub speed: f64,
+    pub teaching: bool,
+    pub presenter: bool,
+    pub spotlight: Option<u64>,
+    pub inspected: Option<Inspection>,
+    pub following: Option<Vec<ChainStep>>,
+    pub detail: Option<Detail>,
+    pub event_filter: EventFilter,
+    pub highlight: Option<String>,
+    pub dispatch: Callback<Action>,
+}
+
+#[function_component(ClusterPane)]
+pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
+    let d = &props.dispatch;
+    let on_command = d.reform(|line: String| Action::Run(line.clone(), Command::new(&line)));
+    let on_delete_pod = d.reform(|name: String| {
+        let line = format!("kubectl delete pod {name} --wait=false");
+        Action::Run(line.clone(), Command::new(&line))
+    });
+    let snap = &props.snap;
+    html! {
+        <section class="panel cluster" aria-labelledby="cluster-title">
+            if let Some(view) = props.inspected.clone() {
+                <Inspector {view} on_close={d.reform(|()| Action::CloseInspector)}
+                    on_refresh={d.reform(|()| Action::RefreshInspector)} on_open={d.reform(Action::Inspect)} />
+            }
+            <h2 id="control-plane-title">{"Control plane "}
+                <button id="follow-apply" class="small" onclick={d.reform(|_: MouseEvent| Action::Follow)}
+                    title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
+            </h2>
+            <map::ArchitectureMap session={props.session.clone()} flow={props.flow.clone()}
+                board={props.board.clone()} speed={props.speed} teaching={props.teaching} slow_motion={props.presenter}
+                spotlight={props.spotlight} on_pick={d.reform(Action::Pick)} />
+            <map::MapLegend />
+            if let Some(chain) = props.following.clone() {
+                <FollowChain {chain} on_close={d.reform(|()| Action::Unfollow)} on_step={d.reform(Action::FollowStep)} />
+                <section class="panel sequence-panel" aria-label="The followed apply as a sequence diagram">
+                    <h2>{"The sequence of the last apply "}<span class="muted">{"(choose a step: the map lights its hop and shows the cluster as it was)"}</span></h2>
+                    <sequence::SequenceView sequence={crate::views::sequence::sequence(&props.session.0.borrow().cluster, 160)}
+                        selected={props.spotlight} on_select={d.reform(|(seq, rev)| Action::SequenceSelect(seq, rev))} />
+                </section>
+            }
+            if let Some(open) = props.detail.clone() {
+                <DetailPanel session={props.session.clone()} last_seq={props.last_seq} {open} dispatch={d.clone()} />
+            }
+            <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
+            <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
+            if !snap.workloads.is_empty() {
+                <h2>{"Deployments & ReplicaSets "}<code>{"(kubectl get deploy,rs)"}</code></h2>
+                <WorkloadTable rows={snap.workloads.clone()} />
+            }
+            <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
+            <PodTable pods={snap.pods.clone()} total={snap.pod_count} on_delete={on_delete_pod} {on_command}
+                highlight={props.highlight.clone()} on_inspect={d.reform(|name: String| Action::Inspect(format!("pod/{name}")))} />
+            <h2>{"Events"}</h2>
+            <EventList events={snap.events.clone()} filter={props.event_filter.clone()} on_filter={d.reform(Action::FilterEvents)}
+                selected={props.highlight.clone()} on_select={d.reform(Action::Highlight)} />
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DetailProps {
+    pub session: Shared,
+    pub last_seq: u64,
+    pub open: Detail,
+    pub dispatch: Callback<Action>,
+}
+
+/// The view opened from the map, drawn from the cluster as it is.
+#[function_component(DetailPanel)]
+pub fn detail_panel(props: &DetailProps) -> Html {
+    let d = &props.dispatch;
+    let close = d.reform(|()| Action::Detail(None));
+    let close_button =
+        html! { <button class="small" onclick={d.reform(|_: MouseEvent| Action::Detail(None))}>{"close"}</button> };
+    let session: &Session = &props.session.0.borrow();
+    let cluster = &session.cluster;
+    let body = match &props.open {
+        Detail::Scheduler(pod) => {
+            let scheduler = cluster.component::<crate::scheduler::Scheduler>();
+            let table = scheduler.and_then(|s| match pod {
+                Some(key) => s.decision(key).cloned(),
+                None => s.decisions().last().cloned(),
+            });
+            let pods: Vec<String> =
+                scheduler.map(|s| s.decisions().rev().map(|t| t.pod.clone()).collect()).unwrap_or_default();
+            let chosen = table.as_ref().map(|t| t.pod.clone()).unwrap_or_default();
+            let on_pod = {
+                let d = d.clone();
+                Callback::from(move |e: Event| {
+                    if let Some(v) = e.target_dyn_into::<HtmlSelectElement>().map(|s| s.value()) {
+                        d.emit(Action::Detail(Some(Detail::Scheduler(Some(v)))));
+                    }
+                })
+            };
+            html! {
+                <>
+                <header><h2>{"kube-scheduler: its decision for a pod"}</h2>
+                    if pods.len() > 1 {
+                        <label>{"pod "}<select id="scheduler-pod" onchange={on_pod}>
+                            { for pods.iter().map(|p| html! { <option value={p.clone()} selected={*p == chosen}>{p}</option> }) }
+                        </select></label>
+                    }
+                    </header>
+                { match table {
+                    Some(table) => html! { <scheduler_view::SchedulerDecision {table} on_close={close} /> },
+                    None => html! { <><p class="muted">{"The scheduler has placed no pod since the cluster started. Create one (kubectl run web --image=nginx) and its decision shows here."}</p>{close_button}</> },
+                } }
+                </>
+            }
+        }
+        Detail::Etcd => html! {
+            <>
+            <header><h2>{"etcd: revision, keys and the latest writes"}</h2>{close_button}</header>
+            <etcd_view::EtcdPanel view={crate::views::etcd::etcd_view(cluster, 10)} />
+            </>
+        },
+        Detail::Controller(name, object) => {
+            let on_pick = {
+                let name = name.clone();
+                d.reform(move |key: String| Action::Detail(Some(Detail::Controller(name.clone(), Some(key)))))
+            };
+            html! {
+                <>
+                <header><h2>{format!("{name}: its reconciliation loop")}</h2></header>
+                { match crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()) {
+                    Some(view) => html! { <reconcile_view::ReconcileLoop {view} on_close={close} {on_pick} /> },
+                    None => html! { <><p class="muted">{format!("{name} has not acted yet.")}</p>{close_button}</> },
+                } }
+                </>
+            }
+        }
+    };
+    html! { <section id="map-detail" class="panel map-detail" aria-label="Opened from the map">{body}</section> }
+}
