@@ -50,6 +50,8 @@ pub use etcdctl::snapshot as etcd_snapshot;
 #[allow(unused_imports)]
 pub use etcdctl::watch as etcdctl_watch;
 #[allow(unused_imports)]
+pub use page::journal;
+#[allow(unused_imports)]
 pub use proxy as kube_proxy;
 #[allow(unused_imports)]
 pub use shell::chaos;
@@ -57,8 +59,6 @@ pub use shell::chaos;
 pub use shell::completion;
 #[allow(unused_imports)]
 pub use shell::export;
-#[allow(unused_imports)]
-pub use shell::journal;
 #[allow(unused_imports)]
 pub use sim::limits;
 #[cfg(not(target_arch = "wasm32"))]

@@ -74,7 +74,7 @@ impl Component for CoreDns {
 
 #[cfg(test)]
 mod tests {
-    use crate::cluster::bootstrap::KUBE_DNS_IP;
+    use crate::api::well_known::KUBE_DNS_IP;
     use crate::dns::DnsError;
     use crate::shell::{Command, Session};
     use crate::sim::Duration;

@@ -17,11 +17,7 @@ pub const CONTEXT: &str = "kubernetes-admin@kubernetes";
 
 /// `https://<control-plane address>:6443`, where kubectl sends its requests.
 pub fn server() -> String {
-    format!(
-        "https://{}:{}",
-        crate::cluster::bootstrap::api_server_address(),
-        crate::cluster::bootstrap::API_SERVER_PORT
-    )
+    format!("https://{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT)
 }
 
 /// `kubectl api-resources`.

@@ -156,7 +156,7 @@ pub fn lines(v: u32, server: &str, now: Time, calls: &[ClientCall]) -> String {
                 "round_trippers.go:527",
                 format!(
                     "\"Request\" verb=\"{method}\" url=\"{url}\" headers=<\n\tAccept: application/json{content}\n\tUser-Agent: kubectl/{} (linux/amd64) kubernetes/{}\n >",
-                    crate::cluster::bootstrap::KUBERNETES_VERSION,
+                    crate::api::well_known::KUBERNETES_VERSION,
                     "4c5c0cc"
                 ),
                 &mut out,

@@ -461,7 +461,7 @@ struct PodView<'a> {
 
 impl pod_worker::Surroundings for PodView<'_> {
     fn resolves(&self, name: &str) -> bool {
-        let server = crate::cluster::bootstrap::KUBE_DNS_IP;
+        let server = crate::api::well_known::KUBE_DNS_IP;
         self.network.resolve(self.node, server, name, &self.pod.metadata.namespace).is_ok()
     }
     fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
@@ -636,7 +636,7 @@ impl Component for Kubelet {
         // A pod's loop waiting for a name that now resolves (CoreDNS, reached through this
         // node's rules, answers it) ends at its next check; a status write that failed is sent
         // again (unless etcd is down: then every write fails).
-        let (node, server) = (self.config.name.as_str(), crate::cluster::bootstrap::KUBE_DNS_IP);
+        let (node, server) = (self.config.name.as_str(), crate::api::well_known::KUBE_DNS_IP);
         self.busy_before(horizon)
             || (!self.unsynced.is_empty() && api.etcd_running())
             || self.workers.iter().any(|(key, (_, w))| {

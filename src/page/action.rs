@@ -2,8 +2,8 @@
 //! what the page's shell must then do in the browser (`Effect`). Both are plain data.
 
 use super::state::{Detail, EventFilter, StorageStatus};
+use crate::page::journal::Journal;
 use crate::shell::Command;
-use crate::shell::journal::Journal;
 
 /// What the editor's buttons ask kubectl to do with its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

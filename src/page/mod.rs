@@ -10,6 +10,7 @@
 //! the sequence and the views opened from the map), which a worker would send as snapshots.
 
 pub mod action;
+pub mod journal;
 pub mod state;
 pub mod terminal;
 pub mod update;

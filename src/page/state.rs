@@ -6,8 +6,8 @@ use super::terminal::{Editing, Line, push_output};
 use crate::editor::errors::Mark;
 use crate::kubectl::watch::LiveWatch;
 use crate::lessons::{CheckResult, Lesson, Progress};
+use crate::page::journal::Journal;
 use crate::shell::Session;
-use crate::shell::journal::Journal;
 use crate::views::flow::Flow;
 use crate::views::overview::{ChainStep, Inspection};
 use crate::views::speed::SpeedMeter;
@@ -277,7 +277,7 @@ impl PageState {
     /// The etcd revisions time travel reaches: the oldest kept, and the present.
     pub fn revisions(&self) -> (i64, i64) {
         let s = self.session.borrow();
-        let etcd = s.cluster.api().etcd();
+        let etcd = s.cluster.inspect().etcd();
         (etcd.compacted_revision().max(1), etcd.revision())
     }
 }

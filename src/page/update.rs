@@ -5,7 +5,7 @@ use super::action::{Action, Effect, Key, ManifestAction};
 use super::state::{Detail, PageState, replay};
 use super::terminal::{Editing, Line, edit_as_get, push_output, trim};
 use crate::cluster::Cluster;
-use crate::shell::journal::Journal;
+use crate::page::journal::Journal;
 use crate::shell::{Command, Session};
 use crate::sim::Duration;
 use std::rc::Rc;

@@ -342,7 +342,7 @@ pub fn curl(
     } else {
         // Asked of CoreDNS through the node's rules; when none answers, after the resolver's
         // timeout.
-        match cluster.dns().resolve(node, crate::cluster::bootstrap::KUBE_DNS_IP, &host, namespace) {
+        match cluster.dns().resolve(node, crate::api::well_known::KUBE_DNS_IP, &host, namespace) {
             // DNS may hold several A records (a headless Service); curl takes the first, and
             // CoreDNS's `loadbalance` shuffles them.
             Ok(addresses) => addresses[rng.below(addresses.len() as u64) as usize].clone(),
@@ -363,7 +363,7 @@ pub fn curl(
                 .peek_list(Kind::Pod, "")
                 .into_iter()
                 .find(|p| p.as_pod().is_some_and(|p| p.status.pod_ip == address && !p.is_terminal()));
-            let api_server = address == crate::cluster::bootstrap::api_server_address();
+            let api_server = address == crate::api::well_known::api_server_address();
             if pod.is_none() && !api_server {
                 // Nothing on the path answers: the kernel gives up after its SYN retries.
                 return fail(
@@ -388,8 +388,8 @@ pub fn curl(
     };
     // kube-apiserver itself (the `kubernetes` Service's endpoint).
     if endpoint.pod.is_none() {
-        let is_api = endpoint.ip == crate::cluster::bootstrap::api_server_address()
-            && i32::from(endpoint.port) == crate::cluster::bootstrap::API_SERVER_PORT;
+        let is_api = endpoint.ip == crate::api::well_known::api_server_address()
+            && i32::from(endpoint.port) == crate::api::well_known::API_SERVER_PORT;
         if !is_api {
             return fail(
                 28,

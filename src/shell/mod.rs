@@ -8,7 +8,6 @@
 pub mod chaos;
 pub mod completion;
 pub mod export;
-pub mod journal;
 pub mod record_log;
 
 use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};

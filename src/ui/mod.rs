@@ -21,9 +21,9 @@ pub mod storage;
 mod terminal;
 pub mod view;
 
+use crate::page::journal::Journal;
 use crate::page::update::{TICK_MS, clock_key};
 use crate::page::{Action, Effect, PageConfig, PageState, update};
-use crate::shell::journal::Journal;
 use gloo_timers::callback::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;

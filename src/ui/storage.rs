@@ -16,7 +16,7 @@
 
 use super::storage_key;
 use crate::lessons::Lesson;
-use crate::shell::journal::Journal;
+use crate::page::journal::Journal;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -43,7 +43,7 @@ thread_local! {
 }
 
 /// Keeps why a journal was refused, for the page to say.
-fn refused(why: crate::shell::journal::JournalError) {
+fn refused(why: crate::page::journal::JournalError) {
     REFUSED.with(|r| *r.borrow_mut() = Some(why.to_string()));
 }
 

@@ -100,7 +100,7 @@ pub fn snapshot(session: &Session) -> Snapshot {
 /// every revision since its last compaction). Ages are as of that moment.
 pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
     let cluster = &session.cluster;
-    let history = past.and_then(|rev| cluster.api().etcd().snapshot_at(rev).ok());
+    let history = past.and_then(|rev| cluster.inspect().etcd().snapshot_at(rev).ok());
     let objects = |kind: Kind, namespace: &str| -> Vec<std::sync::Arc<Object>> {
         match &history {
             None => cluster.objects(kind, namespace),
@@ -120,7 +120,7 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
     };
     let revision = match (past, &history) {
         (Some(rev), Some(_)) => rev,
-        _ => cluster.api().etcd().revision(),
+        _ => cluster.inspect().etcd().revision(),
     };
     // The moment of that revision: the last record entry at or before it.
     let now = match history {
