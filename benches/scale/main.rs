@@ -83,7 +83,7 @@ fn ready_replicas(cluster: &Cluster, deployments: usize) -> usize {
 
 fn running_pods(cluster: &Cluster) -> usize {
     cluster
-        .api()
+        .inspect()
         .etcd()
         .unordered("/registry/pods/default/")
         .filter(|(_, kv)| kv.value.as_pod().is_some_and(|p| p.status.phase == "Running" && p.is_ready()))

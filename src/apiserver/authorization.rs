@@ -149,14 +149,14 @@ mod tests {
 
     fn can(cluster: &Cluster, user: &str, verb: &str, kind: Kind, namespace: &str) -> bool {
         let attrs = Attributes::new(verb, kind, None, namespace, "");
-        authorize(cluster.api().etcd(), &Identity::of(user, &[]), &attrs).is_ok()
+        authorize(cluster.inspect().etcd(), &Identity::of(user, &[]), &attrs).is_ok()
     }
 
     #[test]
     fn the_admin_is_allowed_through_kubeadms_cluster_admins_binding() {
         let c = cluster();
         let attrs = Attributes::new("delete", Kind::Node, None, "", "worker-1");
-        let reason = authorize(c.api().etcd(), &Identity::of("kubernetes-admin", &[]), &attrs).expect("allowed");
+        let reason = authorize(c.inspect().etcd(), &Identity::of("kubernetes-admin", &[]), &attrs).expect("allowed");
         assert_eq!(
             reason,
             "RBAC: allowed by ClusterRoleBinding \"kubeadm:cluster-admins\" of ClusterRole \"cluster-admin\" to Group \"kubeadm:cluster-admins\""
@@ -168,12 +168,12 @@ mod tests {
         let c = cluster();
         let attrs = Attributes::new("list", Kind::Pod, None, "default", "");
         assert_eq!(
-            authorize(c.api().etcd(), &Identity::of("jane", &[]), &attrs),
+            authorize(c.inspect().etcd(), &Identity::of("jane", &[]), &attrs),
             Err("pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"".into())
         );
         let node = Attributes::new("get", Kind::Node, None, "", "worker-1");
         assert_eq!(
-            authorize(c.api().etcd(), &Identity::of("jane", &[]), &node),
+            authorize(c.inspect().etcd(), &Identity::of("jane", &[]), &node),
             Err("nodes \"worker-1\" is forbidden: User \"jane\" cannot get resource \"nodes\" in API group \"\" at the cluster scope".into())
         );
     }

@@ -660,8 +660,8 @@ mod tests {
         assert!(Arc::ptr_eq(kept, &stored), "the scheduler holds an older version of the pod");
         let info = scheduler.node_infos.get(node).expect("the node");
         let bound = cluster
-            .api()
-            .peek_list(Kind::Pod, "")
+            .inspect()
+            .list(Kind::Pod, "")
             .iter()
             .filter(|o| o.as_pod().is_some_and(|p| p.spec.node_name == *node))
             .count();
