@@ -1,10 +1,14 @@
-//! The crate's folders stack in layers, as `docs/architecture.md` draws them: a folder may
-//! import folders in its own layer or below, never above, and no two folders import each
-//! other, directly or round a loop. Read from the source's own `crate::` paths, test modules
-//! and comments left out.
+//! The code has the architecture it teaches, read from the source (test modules and comments
+//! left out):
+//! - the folders stack in layers, as `docs/architecture.md` draws them: a folder may import
+//!   folders in its own layer or below, never above, and no two folders import each other,
+//!   directly or round a loop;
+//! - only the API server touches etcd: components get a `Ctx` whose API they can only send
+//!   requests to (its field is private, so the compiler holds them to it), and what reads the
+//!   store directly goes through `Cluster::inspect()`, called only by the readers named here.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Bottom to top. Folders in one layer may use each other, as long as no loop forms.
 const LAYERS: &[&[&str]] = &[
@@ -59,7 +63,7 @@ fn imports(code: &str) -> BTreeSet<String> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("src is readable").flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -149,4 +153,93 @@ fn no_two_folders_import_each_other_even_round_a_loop() {
             panic!("an import loop:\n{}", links.join("\n"));
         }
     }
+}
+
+/// Who may look at the store without a request, and why.
+const INSPECTORS: &[(&str, &str)] = &[
+    ("src/etcdctl/", "etcd's own client talks to etcd, not to the API server"),
+    ("src/views/", "the page's views draw the cluster without changing the record"),
+    ("src/ui/", "the page draws the cluster and travels back in time"),
+    ("src/page/", "the page's state shows the cluster"),
+    ("src/lessons/", "a lesson's checks only look"),
+    ("src/shell/", "the sandbox's own `sim` commands, completion and saved sessions"),
+    ("src/cluster/", "the world checks its own invariants"),
+    ("src/cli.rs", "the headless CLI's own output"),
+];
+
+/// Who may write etcd behind the API server's back: etcdctl, as the real one can.
+const BYPASSERS: &[&str] = &["src/apiserver/", "src/etcdctl/", "src/cluster/"];
+
+/// Where the API server itself may be named: its folder, the world that holds it, and the
+/// client library whose `Ctx` wraps it.
+const HOLDERS: &[&str] = &["src/apiserver/", "src/cluster/", "src/client/", "src/etcdctl/"];
+
+/// Every source file, as `src/…` and its code.
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    files(&root.join("src"), &mut all);
+    all.into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, code_of(&std::fs::read_to_string(&p).unwrap()))
+        })
+        .collect()
+}
+
+/// Files that still reach past the door, each to be turned into requests (the list only
+/// shrinks).
+const NOT_YET_THROUGH_THE_DOOR: &[&str] = &[
+    "src/kubectl/auth.rs",
+    "src/kubectl/debug.rs",
+    "src/kubectl/logs.rs",
+    "src/kubectl/mod.rs",
+    "src/kubectl/node_ops.rs",
+    "src/kubectl/replace.rs",
+    "src/kubectl/rollout.rs",
+    "src/kubectl/run.rs",
+    "src/kubectl/session.rs",
+    "src/kubectl/unserved.rs",
+    "src/kubectl/wait.rs",
+    "src/kubectl/watch.rs",
+    "src/kubelet/env.rs",
+    "src/kubelet/mod.rs",
+    "src/proxy/mod.rs",
+    "src/userland/environment.rs",
+    "src/userland/fetch.rs",
+    "src/userland/files.rs",
+    "src/userland/pages.rs",
+    "src/userland/process.rs",
+];
+
+fn offenders(word: &str, allowed: &[&str]) -> Vec<String> {
+    sources()
+        .into_iter()
+        .filter(|(path, _)| !NOT_YET_THROUGH_THE_DOOR.contains(&path.as_str()))
+        .filter(|(path, code)| code.contains(word) && !allowed.iter().any(|a| path.starts_with(a)))
+        .map(|(path, _)| path)
+        .collect()
+}
+
+#[test]
+fn only_the_named_readers_inspect_the_store() {
+    let allowed: Vec<&str> = INSPECTORS.iter().map(|(p, _)| *p).collect();
+    let found = offenders(".inspect()", &allowed);
+    assert!(found.is_empty(), "these read the store without a request: {found:?}");
+}
+
+#[test]
+fn only_etcdctl_writes_etcd_behind_the_api_servers_back() {
+    let found = offenders("etcd_bypass", BYPASSERS);
+    assert!(found.is_empty(), "these write etcd directly: {found:?}");
+}
+
+#[test]
+fn no_component_kubectl_or_container_names_the_api_server() {
+    let mut found = offenders("apiserver::ApiServer", HOLDERS);
+    found.extend(offenders("&ApiServer", HOLDERS));
+    found.extend(offenders("&mut ApiServer", HOLDERS));
+    found.extend(offenders("with_api(", HOLDERS));
+    found.extend(offenders(".api()", HOLDERS));
+    assert!(found.is_empty(), "these reach the API server other than by a request: {found:?}");
 }
