@@ -11,6 +11,7 @@
 pub mod admission;
 pub mod authorization;
 pub mod bypass;
+pub mod compactor;
 pub mod events_etcd;
 pub mod field_manager;
 pub mod field_schema;
@@ -86,6 +87,8 @@ pub struct ApiServer {
     /// When Events are kept apart: no later than the oldest write there that may still hold a
     /// lease, so that their storage is called back from its thread only when one may be due.
     events_oldest_lease: Option<Time>,
+    /// The etcd compactor's memory between rounds.
+    compactor: compactor::Compactor,
     /// Whether the write being served came with a body big enough that what it stores may be
     /// over etcd's request limit (only such writes are measured).
     large_body: bool,

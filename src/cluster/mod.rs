@@ -116,6 +116,8 @@ pub struct Cluster {
     pub controller_informers: InformerFactory,
     /// When etcd next looks for expired leases (Events past `--event-ttl`).
     next_lease_sweep: Time,
+    /// When kube-apiserver's etcd compactor next runs.
+    next_compaction: Time,
     /// What a pod's DNS query reaches: its node's kube-proxy rules, CoreDNS behind them.
     dns: crate::dns::Network,
 }
@@ -171,6 +173,7 @@ impl Cluster {
             acting_as: None,
             controller_informers: InformerFactory::default(),
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
+            next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
             dns: crate::dns::Network::default(),
         };
         if config.events_etcd {
@@ -514,6 +517,20 @@ impl Cluster {
     /// when a sweep is due.
     fn advance_clock(&mut self, to: Time) {
         self.now = self.now.max(to);
+        if self.now >= self.next_compaction {
+            let interval = crate::apiserver::compactor::COMPACTION_INTERVAL;
+            self.next_compaction = Time((self.now.0 / interval.0).saturating_add(1).saturating_mul(interval.0));
+            let mut env = Env {
+                now: self.now,
+                rng: &mut self.api_rng,
+                record: &mut self.record,
+                actor: ComponentId::API_SERVER,
+                user: "system:apiserver",
+                cause: None,
+                identity: None,
+            };
+            self.api.compact_history(&mut env);
+        }
         if self.now < self.next_lease_sweep {
             return;
         }

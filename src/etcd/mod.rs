@@ -286,7 +286,11 @@ impl Etcd {
 
     /// Whether any undecodable value is stored (only `etcdctl put` writes one).
     pub fn has_raw(&self) -> bool {
-        !self.raw.is_empty()
+        // Keys outside the registry (the compactor's `compact_rev_key`) hold no object.
+        self.raw
+            .range::<str, _>((std::ops::Bound::Included("/registry/"), std::ops::Bound::Unbounded))
+            .next()
+            .is_some_and(|(k, _)| k.starts_with("/registry/"))
     }
 
     /// Every undecodable value whose key starts with `prefix`, in key order.
