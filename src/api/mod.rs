@@ -1,5 +1,6 @@
 //! The object model: Kubernetes' API types, as manifests and the API server use them.
 
+pub mod access_review;
 pub mod apps;
 pub mod batch;
 pub mod component_status;
@@ -21,6 +22,7 @@ pub mod service;
 pub mod shared;
 pub mod value_de;
 
+pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;

@@ -21,6 +21,7 @@ pub mod patch;
 pub mod quota;
 pub mod rbac_validation;
 pub mod request;
+pub mod reviews;
 pub mod status;
 pub mod validation;
 pub mod watch;
@@ -339,6 +340,9 @@ impl ApiServer {
         }
         if req.kind == Kind::Event && self.events.is_some() {
             return self.forward_to_events(req, env, seq);
+        }
+        if reviews::is_review(req.kind) {
+            return self.review(req, env);
         }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),

@@ -109,6 +109,8 @@ pub fn api_resources(args: &Args) -> Output {
 fn verbs_of(resource: &str) -> &'static [&'static str] {
     if resource == "componentstatuses" {
         &["get", "list"]
+    } else if resource.starts_with("selfsubject") {
+        &["create"]
     } else {
         Kind::from_resource_arg(resource).map_or(&[][..], |k| k.info().verbs)
     }
