@@ -501,6 +501,7 @@ fn label(entry: &Entry) -> Option<String> {
             Some(format!("watch: {} {}/{}", event.as_str(), kind.info().singular, short(name)))
         }
         Happening::Decision { text } => runtime_call(text).or_else(|| Some(short(text))),
+        Happening::KubeletCall { method, path, .. } => Some(format!("{method} {path}")),
     }
 }
 

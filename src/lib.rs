@@ -31,6 +31,7 @@ pub mod json_macro;
 pub mod kube_proxy;
 pub mod kubectl;
 pub mod kubelet;
+pub mod kubelet_proxy;
 pub mod lessons;
 pub mod limits;
 pub mod lookup_key;

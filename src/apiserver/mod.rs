@@ -11,6 +11,7 @@
 pub mod admission;
 pub mod authorization;
 pub mod bypass;
+pub mod connect;
 pub mod events_etcd;
 pub mod field_manager;
 pub mod field_schema;
@@ -27,7 +28,7 @@ pub mod validation;
 pub mod watch;
 
 pub use fields::FieldSelector;
-pub use request::{Body, Propagation, Reply, Request, Subresource, Verb, binding_json};
+pub use request::{Body, ConnectTarget, Propagation, Reply, Request, Subresource, Verb, binding_json};
 
 /// The finalizers the garbage collector honours (`propagationPolicy` Foreground / Orphan).
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
@@ -343,6 +344,9 @@ impl ApiServer {
         }
         if reviews::is_review(req.kind) {
             return self.review(req, env);
+        }
+        if req.subresource.is_some_and(|s| s.connects()) {
+            return self.connect(&req);
         }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),

@@ -23,6 +23,7 @@ mod logs;
 pub mod manifest;
 pub mod merge;
 mod node_ops;
+mod object_watch;
 pub mod output;
 pub mod printers;
 mod replace;

@@ -290,6 +290,9 @@ pub fn caption(cluster: &Cluster, entry: &Entry) -> String {
             )
         }
         Happening::Decision { text } => decision(cluster, entry.actor, text),
+        Happening::KubeletCall { to, method, path } => {
+            format!("The API server calls {} for the client: {method} {path}", who(cluster, *to))
+        }
     };
     full_stop(text)
 }
@@ -893,7 +896,7 @@ pub fn is_chatter(cluster: &Cluster, entry: &Entry) -> bool {
                     .and_then(|c| cluster.record.get(c))
                     .is_some_and(|cause| matches!(cause.what, Happening::Request { .. }) && is_chatter(cluster, cause))
         }
-        Happening::Decision { .. } => false,
+        Happening::Decision { .. } | Happening::KubeletCall { .. } => false,
     }
 }
 

@@ -1,0 +1,48 @@
+//! How kubectl waits on one object (`wait`, `rollout status`, `delete --wait`, `run -it`):
+//! as client-go's `UntilWithSync` does, a LIST and then a WATCH narrowed to the object's name
+//! (`fieldSelector=metadata.name=NAME`), taking each change as the watch delivers it, until
+//! the caller has what it waited for; then the watch is closed.
+
+use crate::api::{Kind, Object};
+use crate::apiserver::{FieldSelector, Reply, Request, Status, WatchId};
+use crate::cluster::Cluster;
+use crate::record::{ComponentId, WatchEventType};
+use std::sync::Arc;
+
+pub struct ObjectWatch {
+    id: WatchId,
+    /// The object as last seen (`None` once deleted, or if it never was).
+    pub current: Option<Arc<Object>>,
+}
+
+impl ObjectWatch {
+    /// Lists the object by name, then watches it from the list's revision.
+    pub fn open(cluster: &mut Cluster, kind: Kind, namespace: &str, name: &str) -> Result<ObjectWatch, Status> {
+        let by_name = FieldSelector::equals("metadata.name", name);
+        let list = Request::list(kind, namespace).with_fields(by_name.clone());
+        let (current, revision) = match cluster.request(list)? {
+            Reply::List { items, revision } => (items.into_iter().next(), revision),
+            _ => (None, 0),
+        };
+        let watch = Request::watch(kind, namespace).with_fields(by_name).from_revision(revision);
+        match cluster.request(watch)? {
+            Reply::Watch { id, .. } => Ok(ObjectWatch { id, current }),
+            _ => Err(Status::internal("the API server did not open the watch")),
+        }
+    }
+
+    /// Takes what the watch delivered since the last look; whether anything came.
+    pub fn poll(&mut self, cluster: &mut Cluster) -> bool {
+        let events = cluster.with_api(|api, _| api.drain_watch(self.id));
+        let changed = !events.is_empty();
+        for event in events {
+            self.current = (event.type_ != WatchEventType::Deleted).then_some(event.object);
+        }
+        changed
+    }
+
+    /// Closes the watch (kubectl's command is done with it).
+    pub fn close(self, cluster: &mut Cluster) {
+        cluster.with_api(|api, _| api.close_watches_of(ComponentId::USER));
+    }
+}
