@@ -6,6 +6,7 @@
 use crate::api::{Kind, Object};
 use crate::apiserver::{FieldSelector, Reply, Request, Status, WatchId};
 use crate::cluster::Cluster;
+use crate::etcd::Revision;
 use crate::record::{ComponentId, WatchEventType};
 use std::sync::Arc;
 
@@ -15,15 +16,37 @@ pub struct ObjectWatch {
     pub current: Option<Arc<Object>>,
 }
 
+/// The object by name (`LIST ?fieldSelector=metadata.name=NAME`), and the list's revision.
+pub fn list(
+    cluster: &mut Cluster,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+) -> Result<(Option<Arc<Object>>, Revision), Status> {
+    let list = Request::list(kind, namespace).with_fields(FieldSelector::equals("metadata.name", name));
+    Ok(match cluster.request(list)? {
+        Reply::List { items, revision } => (items.into_iter().next(), revision),
+        _ => (None, 0),
+    })
+}
+
 impl ObjectWatch {
     /// Lists the object by name, then watches it from the list's revision.
     pub fn open(cluster: &mut Cluster, kind: Kind, namespace: &str, name: &str) -> Result<ObjectWatch, Status> {
+        let (current, revision) = list(cluster, kind, namespace, name)?;
+        ObjectWatch::resume(cluster, kind, namespace, name, current, revision)
+    }
+
+    /// Watches the object from `revision`, where a list found it as `current`.
+    pub fn resume(
+        cluster: &mut Cluster,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        current: Option<Arc<Object>>,
+        revision: Revision,
+    ) -> Result<ObjectWatch, Status> {
         let by_name = FieldSelector::equals("metadata.name", name);
-        let list = Request::list(kind, namespace).with_fields(by_name.clone());
-        let (current, revision) = match cluster.request(list)? {
-            Reply::List { items, revision } => (items.into_iter().next(), revision),
-            _ => (None, 0),
-        };
         let watch = Request::watch(kind, namespace).with_fields(by_name).from_revision(revision);
         match cluster.request(watch)? {
             Reply::Watch { id, .. } => Ok(ObjectWatch { id, current }),

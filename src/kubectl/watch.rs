@@ -101,7 +101,7 @@ pub fn start(cluster: &mut Cluster, args: &Args) -> Result<(Output, LiveWatch), 
     }
     let (items, revision) = match cluster.request(list.clone()) {
         Ok(Reply::List { items, revision }) => (items, revision),
-        Ok(_) => (Vec::new(), cluster.api().etcd().revision()),
+        Ok(_) => (Vec::new(), 0),
         Err(status) => return Err(Output::err(status.kubectl_message())),
     };
     if let Some(name) = &single {
