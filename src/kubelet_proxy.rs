@@ -11,6 +11,21 @@ use crate::record::{ComponentId, Happening};
 use crate::sim::Time;
 
 impl Cluster {
+    /// Opens an exec or attach stream as kubectl does: the WebSocket upgrade (a GET) first,
+    /// then, when that is refused, the SPDY upgrade (a POST), whose answer stands.
+    pub fn connect_stream(
+        &mut self,
+        sub: Subresource,
+        namespace: &str,
+        pod: &str,
+        options: &[(&str, &str)],
+    ) -> Result<ConnectTarget, Status> {
+        match self.connect(Request::connect(sub, namespace, pod, options, false)) {
+            Err(status) if status.code != 0 => self.connect(Request::connect(sub, namespace, pod, options, true)),
+            answer => answer,
+        }
+    }
+
     /// Sends a connect request as kubectl; when the API server allows it, records its call to
     /// the kubelet of the pod's node and returns the open stream's target.
     pub fn connect(&mut self, req: Request) -> Result<ConnectTarget, Status> {

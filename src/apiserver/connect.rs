@@ -3,16 +3,26 @@
 //! and answers with where to connect; the cluster then opens the stream through that node's
 //! kubelet (the API server's own hop, recorded as such). Nothing here runs kubelet code.
 
+use super::authorization::{self, Attributes};
 use super::request::ConnectTarget;
-use super::{ApiServer, Reply, Request, Stage, StageResult, Status, Subresource};
+use super::{ApiServer, Env, Reply, Request, Stage, StageResult, Status, Subresource, Verb};
 use crate::api::Object;
 
 impl ApiServer {
     /// Where a connect request goes: 200 for a log, 101 (Switching Protocols) for a stream.
-    pub(super) fn connect(&self, req: &Request) -> StageResult<(u16, Reply)> {
+    /// A stream's WebSocket upgrade comes as a GET, authorized as `get`; like upstream (the
+    /// AuthorizePodWebsocketUpgradeCreatePermission gate, on by default since 1.35) it must
+    /// also be allowed to `create` the subresource, as the SPDY upgrade's POST is.
+    pub(super) fn connect(&self, req: &Request, env: &Env) -> StageResult<(u16, Reply)> {
+        let sub = req.subresource.unwrap_or(Subresource::Log);
+        if let (Some(who), true) = (&env.identity, sub != Subresource::Log && req.verb == Verb::Get) {
+            let attrs = Attributes::new("create", req.kind, Some(sub.as_str()), &req.namespace, &req.name);
+            if let Err(message) = authorization::authorize(&self.etcd, who, &attrs) {
+                return Err((Stage::Authorization, Status::forbidden(message)));
+            }
+        }
         let object = self.get(req)?;
         let Some(pod) = object.as_pod() else { return Err((Stage::Storage, Status::internal("not a pod"))) };
-        let sub = req.subresource.unwrap_or(Subresource::Log);
         let names: Vec<&str> =
             pod.spec.containers.iter().chain(&pod.spec.init_containers).map(|c| c.name.as_str()).collect();
         let container = match req.option("container") {
@@ -87,5 +97,100 @@ impl ApiServer {
         } else {
             running
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::apiserver::{Request, Subresource};
+    use crate::record::{ComponentId, Happening};
+    use crate::shell::{Command, Session};
+
+    fn running_web() -> Session {
+        let mut s = Session::new(4);
+        for line in ["kubectl run web --image=nginx", "sleep 10s"] {
+            s.execute(&Command::new(line));
+        }
+        s
+    }
+
+    fn run(s: &mut Session, line: &str) -> crate::kubectl::Output {
+        s.execute(&Command::new(line))
+    }
+
+    #[test]
+    fn a_log_request_is_recorded_then_the_api_server_calls_the_kubelet_of_the_pods_node() {
+        let mut s = running_web();
+        let target = s
+            .cluster
+            .connect(Request::connect(Subresource::Log, "default", "web", &[("container", "web")], false))
+            .expect("connected");
+        let last = s.cluster.record.last_seq();
+        let call = s.cluster.record.get(last).expect("recorded").clone();
+        let Happening::KubeletCall { to, method, path } = &call.what else { panic!("{call:?}") };
+        assert_eq!(
+            (call.actor, *method, path.as_str()),
+            (ComponentId::API_SERVER, "GET", "/containerLogs/default/web/web")
+        );
+        assert_eq!(s.cluster.component_name(*to), format!("kubelet ({})", target.node));
+        let asked = s.cluster.record.get(call.cause.expect("caused")).expect("the request").clone();
+        assert!(
+            matches!(&asked.what, Happening::Request { path, code: 200, .. } if path == "/api/v1/namespaces/default/pods/web/log?container=web")
+        );
+    }
+
+    #[test]
+    fn a_user_who_may_read_pods_but_not_their_logs_is_refused_at_pods_log() {
+        let mut s = running_web();
+        run(&mut s, "kubectl create role pod-reader --verb=get --resource=pods");
+        run(&mut s, "kubectl create rolebinding jane-pods --role=pod-reader --user=jane");
+        let before = s.cluster.record.last_seq();
+        let out = run(&mut s, "kubectl logs web --as=jane");
+        assert_eq!(
+            out.stderr,
+            "Error from server (Forbidden): pods \"web\" is forbidden: User \"jane\" cannot get resource \"pods/log\" in API group \"\" in the namespace \"default\"\n"
+        );
+        let kubelet_calls =
+            s.cluster.record.since(before).filter(|e| matches!(e.what, Happening::KubeletCall { .. })).count();
+        assert_eq!(kubelet_calls, 0, "a refused request never reaches the kubelet");
+        run(&mut s, "kubectl create role log-reader --verb=get --resource=pods/log");
+        run(&mut s, "kubectl create rolebinding jane-logs --role=log-reader --user=jane");
+        assert_eq!(run(&mut s, "kubectl logs web --as=jane").code, 0);
+    }
+
+    #[test]
+    fn a_websocket_exec_needs_create_as_well_as_get_and_the_spdy_fallback_needs_create_alone() {
+        let mut s = running_web();
+        run(&mut s, "kubectl create role pod-reader --verb=get --resource=pods");
+        run(&mut s, "kubectl create rolebinding jane-pods --role=pod-reader --user=jane");
+        run(&mut s, "kubectl create role exec-get --verb=get --resource=pods/exec");
+        run(&mut s, "kubectl create rolebinding jane-exec-get --role=exec-get --user=jane");
+        let out = run(&mut s, "kubectl exec web --as=jane -- echo hi");
+        assert!(out.stderr.contains("cannot create resource \"pods/exec\""), "{}", out.stderr);
+        run(&mut s, "kubectl create role exec-create --verb=create --resource=pods/exec");
+        run(&mut s, "kubectl create rolebinding jane-exec-create --role=exec-create --user=jane");
+        run(&mut s, "kubectl delete rolebinding jane-exec-get");
+        s.cluster.client_log = Some(Vec::new());
+        let out = run(&mut s, "kubectl exec web --as=jane -- echo hi");
+        assert_eq!((out.stdout.as_str(), out.code), ("hi\n", 0));
+        let log = s.cluster.client_log.take().unwrap_or_default();
+        let codes: Vec<(&str, u16)> = log
+            .iter()
+            .filter(|c| c.request.subresource == Some(Subresource::Exec))
+            .map(|c| (c.request.verb.method(), c.result.as_ref().map_or_else(|e| e.code, |_| 101)))
+            .collect();
+        assert_eq!(codes, [("GET", 403), ("POST", 101)]);
+    }
+
+    #[test]
+    fn a_stream_closes_when_its_container_instance_is_gone() {
+        let mut s = running_web();
+        let target = s
+            .cluster
+            .connect(Request::connect(Subresource::Attach, "default", "web", &[("container", "web")], false))
+            .expect("connected");
+        assert!(s.cluster.stream_open(&target, true));
+        run(&mut s, "kubectl delete pod web --wait=false");
+        assert!(!s.cluster.stream_open(&target, true));
     }
 }

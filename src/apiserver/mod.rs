@@ -346,7 +346,7 @@ impl ApiServer {
             return self.review(req, env);
         }
         if req.subresource.is_some_and(|s| s.connects()) {
-            return self.connect(&req);
+            return self.connect(&req, env);
         }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),

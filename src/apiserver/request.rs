@@ -274,10 +274,11 @@ impl Request {
         req
     }
 
-    /// A connect subresource of pod `namespace/pod` (GET `log`; POST `exec`, `attach`) with
-    /// its query parameters.
-    pub fn connect(sub: Subresource, namespace: &str, pod: &str, options: &[(&str, &str)]) -> Request {
-        let verb = if sub == Subresource::Log { Verb::Get } else { Verb::Create };
+    /// A connect subresource of pod `namespace/pod` with its query parameters: a GET (`log`,
+    /// and the WebSocket upgrade kubectl tries first for `exec` and `attach`), or with `post`
+    /// the SPDY upgrade it falls back to.
+    pub fn connect(sub: Subresource, namespace: &str, pod: &str, options: &[(&str, &str)], post: bool) -> Request {
+        let verb = if post { Verb::Create } else { Verb::Get };
         let mut req = Request::new(verb, Kind::Pod, namespace, pod);
         req.subresource = Some(sub);
         req.options = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

@@ -74,3 +74,66 @@ impl ApiServer {
 pub fn is_review(kind: Kind) -> bool {
     matches!(kind, Kind::SelfSubjectAccessReview | Kind::SelfSubjectRulesReview)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Kind, Object};
+    use crate::apiserver::{Body, Request, Verb};
+    use crate::json_macro::json;
+    use crate::shell::{Command, Session};
+
+    fn review(kind: Kind, body: serde_json::Value) -> Request {
+        let mut req = Request::new(Verb::Create, kind, "", "");
+        req.body = Some(Body::Json(body));
+        req
+    }
+
+    #[test]
+    fn an_access_review_answers_for_whom_the_request_impersonates_and_stores_nothing() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new("kubectl create role pod-reader --verb=list --resource=pods"));
+        s.execute(&Command::new("kubectl create rolebinding jane-pods --role=pod-reader --user=jane"));
+        let ask = |verb: &str| {
+            json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                "spec": {"resourceAttributes": {"namespace": "default", "verb": verb, "resource": "pods"}}})
+        };
+        s.cluster.acting_as = Some(crate::apiserver::authorization::Identity::of("jane", &[]));
+        let revision = s.cluster.api().etcd().revision();
+        let allowed =
+            |s: &mut Session, verb: &str| match s.cluster.request(review(Kind::SelfSubjectAccessReview, ask(verb))) {
+                Ok(reply) => match reply.object().as_deref() {
+                    Some(Object::SelfSubjectAccessReview(r)) => r.status.allowed,
+                    other => panic!("{other:?}"),
+                },
+                Err(status) => panic!("{status:?}"),
+            };
+        assert!(allowed(&mut s, "list"));
+        assert!(!allowed(&mut s, "delete"));
+        assert_eq!(s.cluster.api().etcd().revision(), revision, "a review is never stored");
+    }
+
+    #[test]
+    fn a_rules_review_lists_resource_rules_apart_from_non_resource_ones() {
+        let mut s = Session::new(4);
+        s.cluster.acting_as = Some(crate::apiserver::authorization::Identity::of("jane", &[]));
+        let body = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+            "spec": {"namespace": "default"}, "status": {"resourceRules": null, "nonResourceRules": null, "incomplete": false}});
+        let reply = s.cluster.request(review(Kind::SelfSubjectRulesReview, body)).expect("answered");
+        let Some(Object::SelfSubjectRulesReview(r)) = reply.object().as_deref().cloned() else { panic!() };
+        assert!(
+            r.status.resource_rules.iter().any(|rule| rule.resources.iter().any(|r| r == "selfsubjectaccessreviews"))
+        );
+        assert!(r.status.non_resource_rules.iter().any(|rule| rule.non_resource_urls.iter().any(|u| u == "/healthz")));
+        assert!(r.status.resource_rules.iter().all(|rule| !rule.resources.is_empty()));
+    }
+
+    #[test]
+    fn reviews_can_be_created_but_not_listed() {
+        let mut s = Session::new(4);
+        let out = s.execute(&Command::new("kubectl get selfsubjectaccessreviews"));
+        assert_eq!(
+            out.stderr,
+            "Error from server (MethodNotAllowed): the server does not allow this method on the requested resource\n"
+        );
+    }
+}

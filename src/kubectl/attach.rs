@@ -6,7 +6,7 @@
 use super::args::Args;
 use super::session::Attach;
 use super::{Output, namespace_flag};
-use crate::apiserver::{Request, Subresource};
+use crate::apiserver::Subresource;
 use crate::cluster::Cluster;
 
 /// The query of an attach (or exec) stream as kubectl sends it: stdout always, stdin with
@@ -64,12 +64,8 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
         // Printed before what the container prints next, as a terminal shows it.
         out.stdout.push_str(&format!("error: Unable to use a TTY - container {name} did not allocate one\n"));
     }
-    let target = match cluster.connect(Request::connect(
-        Subresource::Attach,
-        &namespace,
-        &pod.metadata.name,
-        &stream_options(&name, args.has("stdin"), args.has("tty")),
-    )) {
+    let options = stream_options(&name, args.has("stdin"), args.has("tty"));
+    let target = match cluster.connect_stream(Subresource::Attach, &namespace, &pod.metadata.name, &options) {
         Ok(target) => target,
         Err(status) => {
             out.stderr.push_str(&(status.kubectl_message() + "\n"));

@@ -87,7 +87,7 @@ pub fn debug(cluster: &mut Cluster, args: &Args) -> Output {
     match shell {
         Some((p, shell)) if p.status.phase == "Running" => {
             let options = super::attach::stream_options("debugger", true, args.has("tty"));
-            match cluster.connect(Request::connect(Subresource::Attach, &namespace, &name, &options)) {
+            match cluster.connect_stream(Subresource::Attach, &namespace, &name, &options) {
                 Ok(stream) => {
                     out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
                     out.attach = Some(Box::new(Attach::main(&p, stream, &shell, None, args.has("tty"), false)));

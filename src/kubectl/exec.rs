@@ -9,7 +9,7 @@
 use super::args::Args;
 use super::session::Attach;
 use super::{Output, namespace_flag};
-use crate::apiserver::{Request, Subresource};
+use crate::apiserver::Subresource;
 use crate::cluster::Cluster;
 use crate::userland::{Container, is_shell};
 use std::fmt::Write;
@@ -69,16 +69,13 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String], io_stdin: Opti
         out.code = 1;
         return out;
     };
-    // The API server authorizes the stream (`create` on pods/exec) and connects it through the
+    // The API server authorizes the stream (`get` and `create` on pods/exec for the WebSocket
+    // upgrade, `create` for the SPDY one kubectl falls back to) and connects it through the
     // pod's kubelet, which then finds (or not) the container running.
     let mut options: Vec<(&str, &str)> = command.iter().map(|c| ("command", c.as_str())).collect();
     options.extend(super::attach::stream_options(&container, args.has("stdin"), args.has("tty")));
-    let stream = match cluster.connect(Request::connect(
-        Subresource::Exec,
-        &pod.metadata.namespace,
-        &pod.metadata.name,
-        &options,
-    )) {
+    let stream = match cluster.connect_stream(Subresource::Exec, &pod.metadata.namespace, &pod.metadata.name, &options)
+    {
         Ok(stream) => stream,
         Err(status) => {
             out.stderr.push_str(&(status.kubectl_message() + "\n"));

@@ -204,7 +204,7 @@ fn dump(cluster: &mut Cluster, args: &Args) -> Output {
                 let (name, pod_name) = (&c.name, &pod.metadata.name);
                 out.push_str(&format!("==== START logs for container {name} of pod {ns}/{pod_name} ====\n"));
                 // Each container's log through `pods/<name>/log`, as the API server serves it.
-                let log = Request::connect(Subresource::Log, ns, pod_name, &[("container", name.as_str())]);
+                let log = Request::connect(Subresource::Log, ns, pod_name, &[("container", name.as_str())], false);
                 let lines = cluster.connect(log).ok().and_then(|stream| cluster.stream_logs(&stream, false));
                 for (_, line) in lines.unwrap_or_default() {
                     out.push_str(&line);

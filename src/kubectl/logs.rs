@@ -193,7 +193,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
         if timestamps {
             options.push(("timestamps", "true"));
         }
-        let target = match cluster.connect(Request::connect(Subresource::Log, &w.namespace, &w.pod, &options)) {
+        let target = match cluster.connect(Request::connect(Subresource::Log, &w.namespace, &w.pod, &options, false)) {
             Ok(target) => target,
             Err(status) => {
                 let e = status.kubectl_message();

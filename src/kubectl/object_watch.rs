@@ -69,3 +69,27 @@ impl ObjectWatch {
         cluster.with_api(|api, _| api.close_watches_of(ComponentId::USER));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::apiserver::Verb;
+    use crate::shell::{Command, Session};
+
+    #[test]
+    fn kubectl_wait_lists_and_watches_the_object_by_name_instead_of_reading_the_store() {
+        let mut s = Session::new(4);
+        s.execute(&Command::new("kubectl run box --image=busybox -- sleep 3600"));
+        s.cluster.client_log = Some(Vec::new());
+        let out = s.execute(&Command::new("kubectl wait --for=condition=Ready pod/box --timeout=60s"));
+        assert_eq!(out.stdout, "pod/box condition met\n");
+        let calls = s.cluster.client_log.take().unwrap_or_default();
+        let sent: Vec<(Verb, String)> = calls.iter().map(|c| (c.request.verb, c.request.path())).collect();
+        assert_eq!(sent[0], (Verb::Get, "/api/v1/namespaces/default/pods/box".to_string()));
+        assert_eq!(
+            sent[1],
+            (Verb::List, "/api/v1/namespaces/default/pods?fieldSelector=metadata.name=box".to_string())
+        );
+        assert_eq!(sent[2].0, Verb::Watch);
+        assert_eq!(sent.len(), 3, "every change arrives on the watch: {sent:?}");
+    }
+}

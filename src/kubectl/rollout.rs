@@ -222,10 +222,7 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
     let mut out = Output::default();
     // The list that starts kubectl's watch, through the API server; the watch itself opens
     // once there is something to wait for.
-    let (mut current, revision_listed) = match object_watch::list(cluster, kind, &namespace, &name) {
-        Ok(listed) => listed,
-        Err(_) => (None, 0),
-    };
+    let (mut current, revision_listed) = object_watch::list(cluster, kind, &namespace, &name).unwrap_or_default();
     let mut watching: Option<ObjectWatch> = None;
     let out = loop {
         let Some(obj) = current.take() else {

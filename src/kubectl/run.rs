@@ -324,9 +324,7 @@ fn wait_for_pod(
 /// server opens through the pod's kubelet.
 fn connect_attach(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str) -> Result<ConnectTarget, String> {
     let options = super::attach::stream_options(name, args.has("stdin"), args.has("tty"));
-    cluster
-        .connect(Request::connect(Subresource::Attach, namespace, name, &options))
-        .map_err(|status| status.kubectl_message())
+    cluster.connect_stream(Subresource::Attach, namespace, name, &options).map_err(|status| status.kubectl_message())
 }
 
 /// `run -i`/`-t`/`--attach`: wait for the pod to run, then attach to its container. A shell
