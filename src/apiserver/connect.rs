@@ -6,7 +6,8 @@
 use super::authorization::{self, Attributes};
 use super::request::ConnectTarget;
 use super::{ApiServer, Env, Reply, Request, Stage, StageResult, Status, Subresource, Verb};
-use crate::api::Object;
+use crate::api::pod::ContainerStatus;
+use crate::api::{Object, Pod};
 
 impl ApiServer {
     /// Where a connect request goes: 200 for a log, 101 (Switching Protocols) for a stream.
@@ -46,20 +47,26 @@ impl ApiServer {
                 Status::bad_request(format!("container {container} is not valid for pod {}", pod.metadata.name)),
             ));
         }
-        if pod.spec.node_name.is_empty() {
+        // A pod not yet on a node: its log is empty (no kubelet to ask); a stream has nowhere to go.
+        if pod.spec.node_name.is_empty() && sub != Subresource::Log {
             return Err((
                 Stage::Validation,
                 Status::bad_request(format!("pod {} does not have a host assigned", pod.metadata.name)),
             ));
         }
-        let container_id = pod
+        let status = pod
             .status
             .container_statuses
             .iter()
             .chain(&pod.status.init_container_statuses)
-            .find(|s| s.name == container)
-            .map(|s| s.container_id.clone())
-            .unwrap_or_default();
+            .find(|s| s.name == container);
+        if sub == Subresource::Log && !pod.spec.node_name.is_empty() {
+            // What the kubelet answers for a log it cannot serve, which the API server relays.
+            if let Some(message) = unserved_log(pod, &container, status, req.option("previous") == Some("true")) {
+                return Err((Stage::Storage, Status::bad_request(message)));
+            }
+        }
+        let container_id = status.map(|s| s.container_id.clone()).unwrap_or_default();
         let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
         let kubelet_path = match sub {
             Subresource::Exec => format!("/exec/{ns}/{name}/{container}"),
@@ -98,6 +105,26 @@ impl ApiServer {
             running
         }
     }
+}
+
+/// Why a container's log cannot be read, as the kubelet words it: the container has not
+/// started (no instance yet), or `previous` asks for an instance before the current one and
+/// there is none.
+fn unserved_log(pod: &Pod, container: &str, status: Option<&ContainerStatus>, previous: bool) -> Option<String> {
+    let name = &pod.metadata.name;
+    if !status.is_some_and(|s| !s.container_id.is_empty()) {
+        let reason =
+            status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
+        let why = match reason.as_str() {
+            "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
+                "trying and failing to pull image"
+            }
+            other => other,
+        };
+        return Some(format!("container \"{container}\" in pod \"{name}\" is waiting to start: {why}"));
+    }
+    (previous && status.is_some_and(|s| s.restart_count == 0))
+        .then(|| format!("previous terminated container \"{container}\" in pod \"{name}\" not found"))
 }
 
 #[cfg(test)]
@@ -192,5 +219,24 @@ mod tests {
         assert!(s.cluster.stream_open(&target, true));
         run(&mut s, "kubectl delete pod web --wait=false");
         assert!(!s.cluster.stream_open(&target, true));
+    }
+
+    #[test]
+    fn the_previous_log_of_a_container_that_never_restarted_is_not_found_and_forbidden_comes_first() {
+        let mut s = running_web();
+        let out = run(&mut s, "kubectl logs web --previous");
+        assert_eq!(
+            out.stderr,
+            "Error from server (BadRequest): previous terminated container \"web\" in pod \"web\" not found\n"
+        );
+        run(&mut s, "kubectl run stuck --image=nginx:no-such-tag");
+        assert_eq!(run(&mut s, "kubectl logs stuck").stdout, "", "not yet on a node: an empty log");
+        run(&mut s, "sleep 5s");
+        run(&mut s, "kubectl create role pod-reader --verb=get --resource=pods");
+        run(&mut s, "kubectl create rolebinding jane-pods --role=pod-reader --user=jane");
+        let out = run(&mut s, "kubectl logs stuck --as=jane");
+        assert!(out.stderr.contains("cannot get resource \"pods/log\""), "{}", out.stderr);
+        let out = run(&mut s, "kubectl logs stuck");
+        assert!(out.stderr.contains("is waiting to start"), "{}", out.stderr);
     }
 }

@@ -141,16 +141,6 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             vec![default]
         };
         for container in names {
-            if let Err(e) = started(pod, &container) {
-                if selector.is_some() || all_containers {
-                    // Several streams: kubectl reports the one that cannot start and goes on.
-                    out.stderr.push_str(&e);
-                    out.stderr.push('\n');
-                    out.code = 1;
-                    continue;
-                }
-                return Output { stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
-            }
             wanted.push(Wanted {
                 namespace: pod.metadata.namespace.clone(),
                 pod: pod.metadata.name.clone(),
@@ -197,6 +187,13 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             Ok(target) => target,
             Err(status) => {
                 let e = status.kubectl_message();
+                if (selector.is_some() || all_containers) && status.message.contains(" is waiting to start: ") {
+                    // Several streams: kubectl reports the one that cannot start and goes on.
+                    out.stderr.push_str(&e);
+                    out.stderr.push('\n');
+                    out.code = 1;
+                    continue;
+                }
                 return Output { stdout: out.stdout, stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
             }
         };
@@ -323,27 +320,6 @@ pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out:
         let _ = writeln!(out.stderr, "Found {} pods, using pod/{}", pods.len(), first.metadata.name);
     }
     Ok(first)
-}
-
-/// Whether a container has started (has logs), else the API server's refusal.
-fn started(pod: &Pod, container: &str) -> Result<(), String> {
-    let status =
-        pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses).find(|s| s.name == container);
-    if status.is_some_and(|s| !s.container_id.is_empty()) {
-        return Ok(());
-    }
-    let reason =
-        status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
-    let why = match reason.as_str() {
-        "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
-            "trying and failing to pull image"
-        }
-        other => other,
-    };
-    Err(format!(
-        "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {why}",
-        pod.metadata.name,
-    ))
 }
 
 fn read(cluster: &Cluster, s: &Stream, previous: bool) -> Option<Vec<(Time, String)>> {
