@@ -112,7 +112,7 @@ impl ApiServer {
 /// there is none.
 fn unserved_log(pod: &Pod, container: &str, status: Option<&ContainerStatus>, previous: bool) -> Option<String> {
     let name = &pod.metadata.name;
-    if !status.is_some_and(|s| !s.container_id.is_empty()) {
+    if status.is_none_or(|s| s.container_id.is_empty()) {
         let reason =
             status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
         let why = match reason.as_str() {
