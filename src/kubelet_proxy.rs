@@ -45,6 +45,16 @@ impl Cluster {
         let method = if target.subresource == Subresource::Log { "GET" } else { "POST" };
         let what = Happening::KubeletCall { to: kubelet, method, path: target.kubelet_path.clone() };
         self.record.push(self.now(), revision, ComponentId::API_SERVER, Some(asked), what);
+        if !self.is_running(kubelet) {
+            // Nothing listens on the kubelet's port: the API server relays what its dial did.
+            let ip = self.kubelet(&target.node).map(|k| k.config.internal_ip.clone()).unwrap_or_default();
+            let dial = format!("dial tcp {ip}:10250: connect: connection refused");
+            let message = match target.subresource {
+                Subresource::Log => format!("Get \"https://{ip}:10250{}\": {dial}", target.kubelet_path),
+                _ => format!("error dialing backend: {dial}"),
+            };
+            return Err(Status::internal(message));
+        }
         Ok(target)
     }
 

@@ -239,4 +239,24 @@ mod tests {
         let out = run(&mut s, "kubectl logs stuck");
         assert!(out.stderr.contains("is waiting to start"), "{}", out.stderr);
     }
+
+    #[test]
+    fn with_the_pods_kubelet_down_the_api_server_relays_its_failed_dial() {
+        let mut s = running_web();
+        let node = run(&mut s, "kubectl get pod web -o jsonpath={.spec.nodeName}").stdout;
+        let ip = run(&mut s, &format!("kubectl get node {node} -o jsonpath={{.status.addresses[0].address}}")).stdout;
+        run(&mut s, &format!("sim node stop {node}"));
+        let out = run(&mut s, "kubectl logs web");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "Error from server: Get \"https://{ip}:10250/containerLogs/default/web/web\": dial tcp {ip}:10250: connect: connection refused\n"
+            )
+        );
+        let out = run(&mut s, "kubectl exec web -- echo hi");
+        assert_eq!(
+            out.stderr,
+            format!("Error from server: error dialing backend: dial tcp {ip}:10250: connect: connection refused\n")
+        );
+    }
 }
