@@ -21,6 +21,22 @@ impl ApiServer {
         let mut object = Self::decode(&mut req)?;
         match &mut object {
             Object::SelfSubjectAccessReview(review) => {
+                if let (None, Some(url)) = (&review.spec.resource_attributes, &review.spec.non_resource_attributes) {
+                    // A URL outside the API's resources (`/healthz`): cluster-wide rules name it,
+                    // exactly or by a prefix ending in `*`.
+                    let allowed = authorization::rules_for(&self.etcd, &who, "").into_iter().find(|(rule, _)| {
+                        rule.verbs.iter().any(|v| v == "*" || *v == url.verb)
+                            && rule.non_resource_urls.iter().any(|u| {
+                                u == "*"
+                                    || *u == url.path
+                                    || u.strip_suffix('*').is_some_and(|p| url.path.starts_with(p))
+                            })
+                    });
+                    review.status.allowed = allowed.is_some();
+                    review.status.reason = allowed.map(|(_, reason)| reason).unwrap_or_default();
+                    review.metadata.creation_timestamp = None;
+                    return Ok((201, Reply::Object(Arc::new(object))));
+                }
                 let Some(asked) = &review.spec.resource_attributes else {
                     let message = "spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified";
                     return Err((Stage::Validation, Status::invalid(req.kind, "", vec![message.into()])));

@@ -76,8 +76,11 @@ fn can_i(cluster: &mut Cluster, args: &Args) -> Output {
             );
         }
     };
-    let (type_, name) = target.split_once('/').unwrap_or((target, ""));
     let mut out = Output::default();
+    if target.starts_with('/') {
+        return answer(out, ask_url(cluster, verb, target));
+    }
+    let (type_, name) = target.split_once('/').unwrap_or((target, ""));
     let attrs = match Kind::from_resource_arg(type_) {
         Some(kind) => {
             let ns = if kind.info().namespaced { namespace.as_str() } else { "" };
@@ -91,22 +94,35 @@ fn can_i(cluster: &mut Cluster, args: &Args) -> Output {
             unknown_attrs(verb, type_, args.get("subresource"), &namespace, name)
         }
     };
-    let allowed = match ask(cluster, &attrs) {
-        Ok(allowed) => allowed,
+    answer(out, ask(cluster, &attrs))
+}
+
+/// `yes`, or `no` with exit code 1, or the request's error.
+fn answer(mut out: Output, allowed: Result<bool, Status>) -> Output {
+    match allowed {
+        Ok(true) => out.stdout.push_str("yes\n"),
+        Ok(false) => {
+            out.stdout.push_str("no\n");
+            out.code = 1;
+        }
         Err(status) => {
             out.stderr.push_str(&status.kubectl_message());
             out.stderr.push('\n');
             out.code = 1;
-            return out;
         }
-    };
-    if allowed {
-        out.stdout.push_str("yes\n");
-    } else {
-        out.stdout.push_str("no\n");
-        out.code = 1;
     }
     out
+}
+
+/// POSTs a SelfSubjectAccessReview about a non-resource URL (`/healthz`).
+fn ask_url(cluster: &mut Cluster, verb: &str, path: &str) -> Result<bool, Status> {
+    let body = json!({
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"nonResourceAttributes": {"path": path, "verb": verb}}, "status": {"allowed": false},
+    });
+    let reply = cluster.request(review_request(Kind::SelfSubjectAccessReview, body))?;
+    Ok(matches!(reply.object().as_deref(), Some(Object::SelfSubjectAccessReview(r)) if r.status.allowed))
 }
 
 /// POSTs a SelfSubjectAccessReview asking about `attrs`; the authorizer's yes or no.
