@@ -92,6 +92,9 @@ pub enum Happening {
     Notify { to: ComponentId, event: WatchEventType, kind: Kind, namespace: String, name: String },
     /// A component decided something, in its own words.
     Decision { text: String },
+    /// The API server called a kubelet's own API for a client (a connect subresource: logs,
+    /// exec, attach): the hop from the API server to the kubelet `to`, at `path` on it.
+    KubeletCall { to: ComponentId, method: &'static str, path: String },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,5 +1,6 @@
 //! The object model: Kubernetes' API types, as manifests and the API server use them.
 
+pub mod access_review;
 pub mod apps;
 pub mod batch;
 pub mod component_status;
@@ -23,6 +24,7 @@ pub mod shared;
 pub mod value_de;
 pub mod well_known;
 
+pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;

@@ -120,6 +120,8 @@ kinds! {
     RoleBinding(RoleBinding) = "rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", true, [];
     ClusterRoleBinding(ClusterRoleBinding) = "rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", false, [];
     ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
+    SelfSubjectAccessReview(Box<SelfSubjectAccessReview>) = "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview", false, [];
+    SelfSubjectRulesReview(Box<SelfSubjectRulesReview>) = "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", false, [];
 }
 
 impl Kind {

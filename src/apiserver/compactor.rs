@@ -15,6 +15,9 @@ pub const COMPACTION_INTERVAL: Duration = Duration::minutes(5);
 /// compacted to (outside `/registry/`, so no API object lives there).
 pub const COMPACT_REV_KEY: &str = "compact_rev_key";
 
+/// How the compactor's decisions begin in the record.
+pub const PREFIX: &str = "etcd compactor: ";
+
 /// What the compactor remembers between rounds.
 #[derive(Debug, Default)]
 pub struct Compactor {
@@ -43,12 +46,9 @@ impl ApiServer {
         let text = if !env.record.enabled {
             String::new()
         } else if let Some(to) = previous {
-            format!(
-                "etcd compactor: {COMPACT_REV_KEY} = {to}; history up to revision {to} compacted (kept: the last {} or so)",
-                COMPACTION_INTERVAL.short()
-            )
+            format!("{PREFIX}{COMPACT_REV_KEY} = {to}; compacted to revision {to}")
         } else {
-            format!("etcd compactor: first round, {COMPACT_REV_KEY} written; nothing compacted on bootstrap")
+            format!("{PREFIX}first round, {COMPACT_REV_KEY} written; nothing compacted on bootstrap")
         };
         env.record.push(env.now, revision, ComponentId::API_SERVER, None, Happening::Decision { text });
         previous

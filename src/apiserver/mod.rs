@@ -12,6 +12,7 @@ pub mod admission;
 pub mod authorization;
 pub mod bypass;
 pub mod compactor;
+pub mod connect;
 pub mod events_etcd;
 pub mod field_manager;
 pub mod field_schema;
@@ -23,12 +24,13 @@ pub mod patch;
 pub mod quota;
 pub mod rbac_validation;
 pub mod request;
+pub mod reviews;
 pub mod status;
 pub mod validation;
 pub mod watch;
 
 pub use fields::FieldSelector;
-pub use request::{Body, Propagation, Reply, Request, Subresource, Verb, binding_json};
+pub use request::{Body, ConnectTarget, Propagation, Reply, Request, Subresource, Verb, binding_json};
 
 /// The finalizers the garbage collector honours (`propagationPolicy` Foreground / Orphan).
 pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
@@ -343,6 +345,12 @@ impl ApiServer {
         }
         if req.kind == Kind::Event && self.events.is_some() {
             return self.forward_to_events(req, env, seq);
+        }
+        if reviews::is_review(req.kind) {
+            return self.review(req, env);
+        }
+        if req.subresource.is_some_and(|s| s.connects()) {
+            return self.connect(&req, env);
         }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),

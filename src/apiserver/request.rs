@@ -52,6 +52,12 @@ pub enum Subresource {
     Eviction,
     /// `deployments|replicasets/<name>/scale`: an autoscaling/v1 Scale, the replica count alone.
     Scale,
+    /// GET `pods/<name>/log`: a container's log, streamed from its kubelet.
+    Log,
+    /// `pods/<name>/exec`: a command run in a container, over a stream through its kubelet.
+    Exec,
+    /// `pods/<name>/attach`: a stream to a container's main process, through its kubelet.
+    Attach,
 }
 
 impl Subresource {
@@ -61,7 +67,15 @@ impl Subresource {
             Subresource::Binding => "binding",
             Subresource::Eviction => "eviction",
             Subresource::Scale => "scale",
+            Subresource::Log => "log",
+            Subresource::Exec => "exec",
+            Subresource::Attach => "attach",
         }
+    }
+
+    /// Whether the API server answers it by connecting the client to a kubelet.
+    pub fn connects(self) -> bool {
+        matches!(self, Subresource::Log | Subresource::Exec | Subresource::Attach)
     }
 }
 
@@ -132,6 +146,9 @@ pub struct Request {
     pub field_manager: Option<String>,
     /// For server-side apply: take over fields other managers own (`force=true`).
     pub force: bool,
+    /// For the connect subresources (log, exec, attach): their query parameters, in the order
+    /// the client sends them (`container=web`, `follow=true`, `command=ls`).
+    pub options: Vec<(String, String)>,
 }
 
 impl Request {
@@ -152,6 +169,7 @@ impl Request {
             patch_type: None,
             field_manager: None,
             force: false,
+            options: Vec::new(),
         }
     }
 
@@ -256,6 +274,22 @@ impl Request {
         req
     }
 
+    /// A connect subresource of pod `namespace/pod` with its query parameters: a GET (`log`,
+    /// and the WebSocket upgrade kubectl tries first for `exec` and `attach`), or with `post`
+    /// the SPDY upgrade it falls back to.
+    pub fn connect(sub: Subresource, namespace: &str, pod: &str, options: &[(&str, &str)], post: bool) -> Request {
+        let verb = if post { Verb::Create } else { Verb::Get };
+        let mut req = Request::new(verb, Kind::Pod, namespace, pod);
+        req.subresource = Some(sub);
+        req.options = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        req
+    }
+
+    /// The value of a connect option (`container`), if sent.
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
     pub fn with_fields(mut self, selector: FieldSelector) -> Request {
         self.field_selector = Some(selector);
         self
@@ -310,6 +344,7 @@ impl Request {
         if self.patch_type == Some(super::patch::PatchType::Apply) {
             query.push(format!("force={}", self.force));
         }
+        query.extend(self.options.iter().map(|(k, v)| format!("{k}={v}")));
         if !query.is_empty() {
             path.push('?');
             path.push_str(&query.join("&"));
@@ -321,8 +356,31 @@ impl Request {
 #[derive(Clone, Debug)]
 pub enum Reply {
     Object(Arc<Object>),
-    List { items: Vec<Arc<Object>>, revision: Revision },
-    Watch { id: WatchId, revision: Revision },
+    List {
+        items: Vec<Arc<Object>>,
+        revision: Revision,
+    },
+    Watch {
+        id: WatchId,
+        revision: Revision,
+    },
+    /// A connect subresource allowed: the stream to open, through the kubelet of the pod's node.
+    Connect(ConnectTarget),
+}
+
+/// Where the API server sends a connect request on (log, exec, attach): a container of a pod,
+/// on a node whose kubelet serves it. `uid` and `container_id` name the instance connected to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectTarget {
+    pub subresource: Subresource,
+    pub node: String,
+    pub namespace: String,
+    pub pod: String,
+    pub uid: String,
+    pub container: String,
+    pub container_id: String,
+    /// The kubelet's own path for it (`/containerLogs/default/web/nginx`).
+    pub kubelet_path: String,
 }
 
 impl Reply {

@@ -86,6 +86,7 @@ impl Status {
     /// The HTTP status line's text, as `kubectl -v=6` prints it.
     pub fn code_text(code: u16) -> &'static str {
         match code {
+            101 => "Switching Protocols",
             200 => "OK",
             201 => "Created",
             400 => "Bad Request",

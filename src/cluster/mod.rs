@@ -6,6 +6,7 @@
 //! same seed and the same commands always replay the same cluster.
 
 pub mod bootstrap;
+pub mod kubelet_proxy;
 pub mod rbac_policy;
 
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
@@ -732,6 +733,17 @@ impl Cluster {
             slot.not_before = Time(0);
         }
         self.wake(id.0, self.now);
+    }
+
+    /// The notifications waiting on one of kubectl's watches (`get -w`, `wait`): the stream
+    /// the API server sends it.
+    pub fn drain_watch(&mut self, id: crate::apiserver::WatchId) -> Vec<crate::apiserver::WatchEvent> {
+        self.api.drain_watch(id)
+    }
+
+    /// kubectl hangs up: every watch it opened closes.
+    pub fn close_user_watches(&mut self) {
+        self.api.close_watches_of(ComponentId::USER);
     }
 
     /// Runs `f` on the API server as the person at the keyboard would reach it, then wakes

@@ -6,7 +6,24 @@
 use super::args::Args;
 use super::session::Attach;
 use super::{Output, namespace_flag};
+use crate::apiserver::Subresource;
 use crate::cluster::Cluster;
+
+/// The query of an attach (or exec) stream as kubectl sends it: stdout always, stdin with
+/// `-i`, a terminal with `-t` (which carries stderr too).
+pub(super) fn stream_options(container: &str, stdin: bool, tty: bool) -> Vec<(&str, &str)> {
+    let mut options = vec![("container", container)];
+    if stdin {
+        options.push(("stdin", "true"));
+    }
+    options.push(("stdout", "true"));
+    if tty {
+        options.push(("tty", "true"));
+    } else {
+        options.push(("stderr", "true"));
+    }
+    options
+}
 
 pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
     let Some(target) = args.positionals.first() else {
@@ -47,6 +64,15 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
         // Printed before what the container prints next, as a terminal shows it.
         out.stdout.push_str(&format!("error: Unable to use a TTY - container {name} did not allocate one\n"));
     }
+    let options = stream_options(&name, args.has("stdin"), args.has("tty"));
+    let target = match cluster.connect_stream(Subresource::Attach, &namespace, &pod.metadata.name, &options) {
+        Ok(target) => target,
+        Err(status) => {
+            out.stderr.push_str(&(status.kubectl_message() + "\n"));
+            out.code = 1;
+            return out;
+        }
+    };
     let running = pod.status.container_statuses.iter().any(|s| s.name == name && s.state.running.is_some());
     if !running {
         out.stderr.push_str(&format!("error: unable to upgrade connection: container not found (\"{name}\")\n"));
@@ -62,11 +88,11 @@ pub fn attach(cluster: &mut Cluster, args: &Args) -> Output {
     });
     match shell {
         Some(shell) if args.has("stdin") && spec.stdin && spec.tty => {
-            out.attach = Some(Box::new(Attach::main(&pod, &name, &shell, None, true, quiet)));
+            out.attach = Some(Box::new(Attach::main(&pod, target, &shell, None, true, quiet)));
             out
         }
         _ => {
-            let streamed = super::logs::follow_from_now(cluster, &namespace, &pod, &name);
+            let streamed = super::logs::follow_from_now(cluster, target);
             out.stdout.push_str(&streamed.stdout);
             out.stderr.push_str(&streamed.stderr);
             out

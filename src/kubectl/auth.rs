@@ -4,9 +4,11 @@
 
 use super::args::Args;
 use super::{Output, table};
-use crate::api::{Kind, PolicyRule};
-use crate::apiserver::authorization::{self, Attributes, Identity};
+use crate::api::{Kind, Object, PolicyRule};
+use crate::apiserver::authorization::{Attributes, Identity};
+use crate::apiserver::{Body, Request, Status, Verb};
 use crate::cluster::Cluster;
+use crate::util::json_macro::json;
 
 /// The identity kubectl's requests carry now: whom `--as` impersonates, or the admin.
 fn identity(cluster: &Cluster) -> Identity {
@@ -56,10 +58,9 @@ fn whoami(cluster: &Cluster, args: &Args) -> Output {
 }
 
 fn can_i(cluster: &mut Cluster, args: &Args) -> Output {
-    let who = identity(cluster);
     let namespace = if args.has("all-namespaces") { String::new() } else { args.namespace().to_string() };
     if args.has("list") {
-        return list(cluster, &who, &namespace);
+        return list(cluster, &namespace);
     }
     let words = &args.positionals[1..];
     let (verb, target) = match words {
@@ -75,8 +76,11 @@ fn can_i(cluster: &mut Cluster, args: &Args) -> Output {
             );
         }
     };
-    let (type_, name) = target.split_once('/').unwrap_or((target, ""));
     let mut out = Output::default();
+    if target.starts_with('/') {
+        return answer(out, ask_url(cluster, verb, target));
+    }
+    let (type_, name) = target.split_once('/').unwrap_or((target, ""));
     let attrs = match Kind::from_resource_arg(type_) {
         Some(kind) => {
             let ns = if kind.info().namespaced { namespace.as_str() } else { "" };
@@ -90,14 +94,67 @@ fn can_i(cluster: &mut Cluster, args: &Args) -> Output {
             unknown_attrs(verb, type_, args.get("subresource"), &namespace, name)
         }
     };
-    let allowed = authorization::authorize(cluster.api().etcd(), &who, &attrs).is_ok();
-    if allowed {
-        out.stdout.push_str("yes\n");
-    } else {
-        out.stdout.push_str("no\n");
-        out.code = 1;
+    answer(out, ask(cluster, &attrs))
+}
+
+/// `yes`, or `no` with exit code 1, or the request's error.
+fn answer(mut out: Output, allowed: Result<bool, Status>) -> Output {
+    match allowed {
+        Ok(true) => out.stdout.push_str("yes\n"),
+        Ok(false) => {
+            out.stdout.push_str("no\n");
+            out.code = 1;
+        }
+        Err(status) => {
+            out.stderr.push_str(&status.kubectl_message());
+            out.stderr.push('\n');
+            out.code = 1;
+        }
     }
     out
+}
+
+/// POSTs a SelfSubjectAccessReview about a non-resource URL (`/healthz`).
+fn ask_url(cluster: &mut Cluster, verb: &str, path: &str) -> Result<bool, Status> {
+    let body = json!({
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"nonResourceAttributes": {"path": path, "verb": verb}}, "status": {"allowed": false},
+    });
+    let reply = cluster.request(review_request(Kind::SelfSubjectAccessReview, body))?;
+    Ok(matches!(reply.object().as_deref(), Some(Object::SelfSubjectAccessReview(r)) if r.status.allowed))
+}
+
+/// POSTs a SelfSubjectAccessReview asking about `attrs`; the authorizer's yes or no.
+fn ask(cluster: &mut Cluster, attrs: &Attributes) -> Result<bool, Status> {
+    let (resource, subresource) = attrs.resource.split_once('/').unwrap_or((&attrs.resource, ""));
+    let mut asked = serde_json::Map::new();
+    for (key, value) in [
+        ("namespace", attrs.namespace.as_str()),
+        ("verb", attrs.verb.as_str()),
+        ("group", attrs.group.as_str()),
+        ("resource", resource),
+        ("subresource", subresource),
+        ("name", attrs.name.as_str()),
+    ] {
+        if !value.is_empty() {
+            asked.insert(key.into(), value.into());
+        }
+    }
+    let body = json!({
+        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"resourceAttributes": asked}, "status": {"allowed": false},
+    });
+    let reply = cluster.request(review_request(Kind::SelfSubjectAccessReview, body))?;
+    Ok(matches!(reply.object().as_deref(), Some(Object::SelfSubjectAccessReview(r)) if r.status.allowed))
+}
+
+/// POST of a review (cluster-scoped, never stored) with `body`.
+fn review_request(kind: Kind, body: serde_json::Value) -> Request {
+    let mut req = Request::new(Verb::Create, kind, "", "");
+    req.body = Some(Body::Json(body));
+    req
 }
 
 /// Attributes for a resource the API does not serve (`foos`, `*`, `deployments.apps` typed
@@ -140,10 +197,34 @@ pub fn rule_rows(rules: &[PolicyRule]) -> Vec<Vec<String>> {
     resource_rows.into_iter().map(|(_, row)| row).chain(url_rows).collect()
 }
 
-/// `can-i --list`: everything the identity may do in the namespace.
-fn list(cluster: &Cluster, who: &Identity, namespace: &str) -> Output {
-    let rules: Vec<PolicyRule> =
-        authorization::rules_for(cluster.api().etcd(), who, namespace).into_iter().map(|(r, _)| r).collect();
+/// `can-i --list`: everything the identity may do in the namespace, as a
+/// SelfSubjectRulesReview the API server answers.
+fn list(cluster: &mut Cluster, namespace: &str) -> Output {
+    let body = json!({
+        "kind": "SelfSubjectRulesReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"namespace": namespace}, "status": {"resourceRules": null, "nonResourceRules": null, "incomplete": false},
+    });
+    let status = match cluster.request(review_request(Kind::SelfSubjectRulesReview, body)) {
+        Ok(reply) => match reply.object().as_deref() {
+            Some(Object::SelfSubjectRulesReview(r)) => r.status.clone(),
+            _ => Default::default(),
+        },
+        Err(status) => return Output::err(status.kubectl_message()),
+    };
+    let resource_rules = status.resource_rules.into_iter().map(|r| PolicyRule {
+        api_groups: r.api_groups,
+        resources: r.resources,
+        resource_names: r.resource_names,
+        verbs: r.verbs,
+        ..Default::default()
+    });
+    let url_rules = status.non_resource_rules.into_iter().map(|r| PolicyRule {
+        non_resource_urls: r.non_resource_urls,
+        verbs: r.verbs,
+        ..Default::default()
+    });
+    let rules: Vec<PolicyRule> = resource_rules.chain(url_rules).collect();
     let mut rows = vec![vec![
         "Resources".to_string(),
         "Non-Resource URLs".to_string(),

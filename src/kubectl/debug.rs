@@ -4,9 +4,10 @@
 
 use super::Output;
 use super::args::Args;
+use super::object_watch::ObjectWatch;
 use super::session::Attach;
 use crate::api::{Kind, Object};
-use crate::apiserver::{Body, Request, Verb};
+use crate::apiserver::{Body, Request, Subresource, Verb};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
 use crate::util::json_macro::json;
@@ -26,8 +27,9 @@ pub fn debug(cluster: &mut Cluster, args: &Args) -> Output {
     let Some(image) = args.get("image") else {
         return Output::err("error: --image is required for node debugging");
     };
-    if cluster.api().peek(Kind::Node, "", node).is_none() {
-        return Output::err(format!("Error from server (NotFound): nodes \"{node}\" not found"));
+    match cluster.request(Request::get(Kind::Node, "", node)) {
+        Ok(_) => {}
+        Err(status) => return Output::err(status.kubectl_message()),
     }
     let namespace = super::namespace_flag(args);
     let interactive = args.has("stdin");
@@ -66,20 +68,35 @@ pub fn debug(cluster: &mut Cluster, args: &Args) -> Output {
     }
     // Attach once the shell runs, as `kubectl run -it` does.
     let deadline = cluster.now() + POD_RUNNING_TIMEOUT;
+    let mut watch = match ObjectWatch::open(cluster, Kind::Pod, &namespace, &name) {
+        Ok(watch) => watch,
+        Err(status) => return Output { stderr: status.kubectl_message() + "\n", code: 1, ..out },
+    };
     let pod = loop {
-        let pod = cluster.api().peek(Kind::Pod, &namespace, &name);
+        let pod = watch.current.clone();
         let running = pod.as_deref().is_some_and(|o| matches!(o, Object::Pod(p) if p.status.phase != "Pending"));
         if running || cluster.now() >= deadline {
             break pod;
         }
         cluster.step_toward(deadline);
+        watch.poll(cluster);
     };
+    watch.close(cluster);
     let shell =
         pod.as_deref().and_then(|o| o.as_pod()).and_then(|p| super::run::interactive(p).map(|s| (p.clone(), s)));
     match shell {
         Some((p, shell)) if p.status.phase == "Running" => {
-            out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
-            out.attach = Some(Box::new(Attach::main(&p, "debugger", &shell, None, args.has("tty"), false)));
+            let options = super::attach::stream_options("debugger", true, args.has("tty"));
+            match cluster.connect_stream(Subresource::Attach, &namespace, &name, &options) {
+                Ok(stream) => {
+                    out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
+                    out.attach = Some(Box::new(Attach::main(&p, stream, &shell, None, args.has("tty"), false)));
+                }
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                }
+            }
         }
         Some(_) | None => {
             out.stderr.push_str("error: timed out waiting for the condition\n");

@@ -1,13 +1,15 @@
 //! `kubectl exec POD [-c CONTAINER] -- COMMAND [ARGS…]`: a command run inside a simulated
 //! container, with what that container's image ships (see `userland`).
 //!
-//! kubectl GETs the pod through the API server, then the kubelet runs the command in the
-//! container. `-it` with a shell opens an interactive session: the terminal's next lines go
+//! kubectl GETs the pod through the API server, then POSTs `pods/<name>/exec`: the API server
+//! authorizes it and connects the stream through the pod's kubelet, which runs the command in
+//! the container. `-it` with a shell opens an interactive session: the terminal's next lines go
 //! to that shell until it exits (see `session`).
 
 use super::args::Args;
 use super::session::Attach;
 use super::{Output, namespace_flag};
+use crate::apiserver::Subresource;
 use crate::cluster::Cluster;
 use crate::userland::{Container, is_shell};
 use std::fmt::Write;
@@ -67,6 +69,20 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String], io_stdin: Opti
         out.code = 1;
         return out;
     };
+    // The API server authorizes the stream (`get` and `create` on pods/exec for the WebSocket
+    // upgrade, `create` for the SPDY one kubectl falls back to) and connects it through the
+    // pod's kubelet, which then finds (or not) the container running.
+    let mut options: Vec<(&str, &str)> = command.iter().map(|c| ("command", c.as_str())).collect();
+    options.extend(super::attach::stream_options(&container, args.has("stdin"), args.has("tty")));
+    let stream = match cluster.connect_stream(Subresource::Exec, &pod.metadata.namespace, &pod.metadata.name, &options)
+    {
+        Ok(stream) => stream,
+        Err(status) => {
+            out.stderr.push_str(&(status.kubectl_message() + "\n"));
+            out.code = 1;
+            return out;
+        }
+    };
     match status {
         Some(s) if s.state.running.is_some() => {}
         Some(s) if !s.container_id.is_empty() => {
@@ -93,7 +109,7 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String], io_stdin: Opti
                 return finish(out, result);
             }
             None => {
-                out.attach = Some(Box::new(Attach::exec(&pod, &spec.name, &command[0])));
+                out.attach = Some(Box::new(Attach::exec(&pod, stream, &command[0])));
                 return out;
             }
         }

@@ -1198,6 +1198,38 @@ const TYPES: &[(&str, &str, &[Field])] = &[
         ],
     ),
     (
+        "SelfSubjectAccessReview",
+        "A question the requesting user asks the authorizer about itself: may I do this action? The answer is filled into status; nothing is stored.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "SelfSubjectAccessReviewSpec",
+                true,
+                "The action asked about: resource attributes or a non-resource URL, exactly one.",
+            ),
+            (
+                "status",
+                "SubjectAccessReviewStatus",
+                false,
+                "The authorizer's answer: whether the action is allowed, and why.",
+            ),
+        ],
+    ),
+    (
+        "SelfSubjectRulesReview",
+        "A question the requesting user asks the authorizer about itself: what may I do in this namespace? The answer (a possibly incomplete list of rules) is filled into status; nothing is stored.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("spec", "SelfSubjectRulesReviewSpec", true, "The namespace asked about."),
+            ("status", "SubjectRulesReviewStatus", false, "The rules the user holds there, resource and non-resource."),
+        ],
+    ),
+    (
         "Lease",
         "Lease defines a lease concept.",
         &[API_VERSION, KIND, METADATA, ("spec", "LeaseSpec", false, "spec contains the specification of the Lease.")],
@@ -1368,6 +1400,10 @@ mod tests {
                             | "Endpoint"
                             | "EndpointPort"
                             | "ComponentCondition"
+                            | "SelfSubjectAccessReviewSpec"
+                            | "SubjectAccessReviewStatus"
+                            | "SelfSubjectRulesReviewSpec"
+                            | "SubjectRulesReviewStatus"
                     );
                 assert!(known, "{} has unknown type {ty}", f.0);
             }

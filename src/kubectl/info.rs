@@ -5,7 +5,7 @@
 use super::args::Args;
 use super::{Output, to_json, to_yaml};
 use crate::api::{Kind, LabelSelector};
-use crate::apiserver::{Reply, Request};
+use crate::apiserver::{Reply, Request, Subresource};
 use crate::cluster::Cluster;
 use crate::util::json_macro::json;
 use crate::util::sort::StableSort;
@@ -109,6 +109,8 @@ pub fn api_resources(args: &Args) -> Output {
 fn verbs_of(resource: &str) -> &'static [&'static str] {
     if resource == "componentstatuses" {
         &["get", "list"]
+    } else if resource.starts_with("selfsubject") {
+        &["create"]
     } else {
         Kind::from_resource_arg(resource).map_or(&[][..], |k| k.info().verbs)
     }
@@ -197,13 +199,14 @@ fn dump(cluster: &mut Cluster, args: &Args) -> Output {
             list(cluster, kind, ns, &mut out);
         }
         let pods = list(cluster, Kind::Pod, ns, &mut out);
-        let now = cluster.now();
         for pod in pods {
             for c in &pod.spec.containers {
                 let (name, pod_name) = (&c.name, &pod.metadata.name);
                 out.push_str(&format!("==== START logs for container {name} of pod {ns}/{pod_name} ====\n"));
-                let lines = cluster.kubelet(&pod.spec.node_name).and_then(|k| k.logs(ns, pod_name, name, false, now));
-                for line in lines.unwrap_or_default() {
+                // Each container's log through `pods/<name>/log`, as the API server serves it.
+                let log = Request::connect(Subresource::Log, ns, pod_name, &[("container", name.as_str())], false);
+                let lines = cluster.connect(log).ok().and_then(|stream| cluster.stream_logs(&stream, false));
+                for (_, line) in lines.unwrap_or_default() {
                     out.push_str(&line);
                     out.push('\n');
                 }

@@ -8,7 +8,7 @@ use super::args::Args;
 use super::args::parse_go_duration;
 use super::{Output, namespace_flag};
 use crate::api::{Kind, Object, Pod};
-use crate::apiserver::{Reply, Request};
+use crate::apiserver::{ConnectTarget, Reply, Request, Subresource};
 use crate::cluster::Cluster;
 use crate::sim::{Duration, Time};
 use std::fmt::Write;
@@ -16,15 +16,20 @@ use std::fmt::Write;
 /// How long `logs -f` follows when nothing stops it (a terminal user would press Ctrl-C).
 pub const FOLLOW_CAP: Duration = Duration::minutes(1);
 
-/// One container's log stream.
+/// One container's log stream: a `pods/<name>/log` request the API server connected to the
+/// container's kubelet.
 struct Stream {
+    pod: String,
+    container: String,
+    target: ConnectTarget,
+    printed: usize,
+}
+
+/// A container of a pod whose log is wanted, before its stream is opened.
+struct Wanted {
     namespace: String,
     pod: String,
-    node: String,
     container: String,
-    /// When the last line printed was written.
-    seen: Option<Time>,
-    printed: usize,
 }
 
 pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
@@ -94,7 +99,7 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
         out.stdout.push_str(&format!("No resources found in {namespace} namespace.\n"));
         return out;
     }
-    let mut streams = Vec::new();
+    let mut wanted = Vec::new();
     for pod in &pods {
         let names: Vec<String> = if all_containers {
             // Init containers first, as kubectl streams them.
@@ -136,31 +141,18 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
             vec![default]
         };
         for container in names {
-            if let Err(e) = started(pod, &container) {
-                if selector.is_some() || all_containers {
-                    // Several streams: kubectl reports the one that cannot start and goes on.
-                    out.stderr.push_str(&e);
-                    out.stderr.push('\n');
-                    out.code = 1;
-                    continue;
-                }
-                return Output { stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
-            }
-            streams.push(Stream {
+            wanted.push(Wanted {
                 namespace: pod.metadata.namespace.clone(),
                 pod: pod.metadata.name.clone(),
-                node: pod.spec.node_name.clone(),
                 container,
-                seen: None,
-                printed: 0,
             });
         }
     }
     let max_requests = args.get("max-log-requests").and_then(|m| m.parse::<usize>().ok()).unwrap_or(5);
-    if follow && streams.len() > max_requests {
+    if follow && wanted.len() > max_requests {
         return Output::err(format!(
             "error: you are attempting to follow {} log streams, but maximum allowed concurrency is {max_requests}, use --max-log-requests to increase the limit",
-            streams.len()
+            wanted.len()
         ));
     }
     let previous = args.has("previous");
@@ -169,7 +161,44 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
     let from = since.map(|d| Time(now.0.saturating_sub(d.as_millis()))).or(since_time);
     let prefix = args.has("prefix");
     let timestamps = args.has("timestamps");
-    for stream in &mut streams {
+    let mut streams = Vec::new();
+    for w in wanted {
+        let mut options = vec![("container", w.container.as_str())];
+        if follow {
+            options.push(("follow", "true"));
+        }
+        if previous {
+            options.push(("previous", "true"));
+        }
+        if let Some(s) = args.get("since") {
+            options.push(("sinceSeconds", s));
+        }
+        if let Some(t) = args.get("since-time") {
+            options.push(("sinceTime", t));
+        }
+        let tail_lines = tail.to_string();
+        if tail >= 0 {
+            options.push(("tailLines", tail_lines.as_str()));
+        }
+        if timestamps {
+            options.push(("timestamps", "true"));
+        }
+        let target = match cluster.connect(Request::connect(Subresource::Log, &w.namespace, &w.pod, &options, false)) {
+            Ok(target) => target,
+            Err(status) => {
+                let e = status.kubectl_message();
+                if (selector.is_some() || all_containers) && status.message.contains(" is waiting to start: ") {
+                    // Several streams: kubectl reports the one that cannot start and goes on.
+                    out.stderr.push_str(&e);
+                    out.stderr.push('\n');
+                    out.code = 1;
+                    continue;
+                }
+                return Output { stdout: out.stdout, stderr: out.stderr + &e + "\n", code: 1, ..Default::default() };
+            }
+        };
+        streams.push(Stream { pod: w.pod, container: w.container, target, printed: 0 });
+        let Some(stream) = streams.last_mut() else { break };
         let Some(lines) = read(cluster, stream, previous) else {
             let e = format!(
                 "Error from server (BadRequest): previous terminated container \"{}\" in pod \"{}\" not found",
@@ -180,7 +209,6 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
         let lines: Vec<(Time, String)> = lines.into_iter().filter(|(t, _)| from.is_none_or(|f| *t >= f)).collect();
         let skip = if tail >= 0 { lines.len().saturating_sub(tail as usize) } else { 0 };
         stream.printed = read(cluster, stream, previous).map_or(0, |l| l.len());
-        stream.seen = Some(now);
         for (t, line) in lines.into_iter().skip(skip) {
             out.stdout.push_str(&format_line(stream, t, &line, prefix, timestamps));
         }
@@ -217,16 +245,9 @@ pub fn logs(cluster: &mut Cluster, args: &Args) -> Output {
 
 /// `kubectl attach` without a shell to talk to: the container's output from now on, as
 /// virtual time passes, until its process ends (or the follow cap, as Ctrl-C would).
-pub(super) fn follow_from_now(cluster: &mut Cluster, namespace: &str, pod: &Pod, container: &str) -> Output {
+pub(super) fn follow_from_now(cluster: &mut Cluster, target: ConnectTarget) -> Output {
     let mut out = Output::default();
-    let mut stream = Stream {
-        namespace: namespace.to_string(),
-        pod: pod.metadata.name.clone(),
-        node: pod.spec.node_name.clone(),
-        container: container.to_string(),
-        seen: None,
-        printed: 0,
-    };
+    let mut stream = Stream { pod: target.pod.clone(), container: target.container.clone(), target, printed: 0 };
     stream.printed = read(cluster, &stream, false).map_or(0, |l| l.len());
     let deadline = cluster.now() + FOLLOW_CAP;
     loop {
@@ -301,42 +322,13 @@ pub(super) fn one_pod(cluster: &mut Cluster, namespace: &str, target: &str, out:
     Ok(first)
 }
 
-/// Whether a container has started (has logs), else the API server's refusal.
-fn started(pod: &Pod, container: &str) -> Result<(), String> {
-    let status =
-        pod.status.container_statuses.iter().chain(&pod.status.init_container_statuses).find(|s| s.name == container);
-    if status.is_some_and(|s| !s.container_id.is_empty()) {
-        return Ok(());
-    }
-    let reason =
-        status.and_then(|s| s.state.waiting.as_ref()).map_or("ContainerCreating".to_string(), |w| w.reason.clone());
-    let why = match reason.as_str() {
-        "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
-            "trying and failing to pull image"
-        }
-        other => other,
-    };
-    Err(format!(
-        "Error from server (BadRequest): container \"{container}\" in pod \"{}\" is waiting to start: {why}",
-        pod.metadata.name,
-    ))
-}
-
 fn read(cluster: &Cluster, s: &Stream, previous: bool) -> Option<Vec<(Time, String)>> {
-    cluster.kubelet(&s.node)?.logs_timed(&s.namespace, &s.pod, &s.container, previous, cluster.now())
+    cluster.stream_logs(&s.target, previous)
 }
 
-/// Whether the followed container is still running (the pod still exists on its node).
+/// Whether the followed container is still running: its stream is still open.
 fn is_running(cluster: &Cluster, s: &Stream) -> bool {
-    cluster.api().peek(Kind::Pod, &s.namespace, &s.pod).is_some_and(|o| {
-        o.as_pod().is_some_and(|p| {
-            p.status
-                .container_statuses
-                .iter()
-                .chain(&p.status.init_container_statuses)
-                .any(|c| c.name == s.container && c.state.running.is_some())
-        })
-    })
+    cluster.stream_open(&s.target, false)
 }
 
 fn format_line(s: &Stream, t: Time, line: &str, prefix: bool, timestamps: bool) -> String {

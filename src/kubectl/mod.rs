@@ -23,6 +23,7 @@ mod logs;
 pub mod manifest;
 pub mod merge;
 mod node_ops;
+mod object_watch;
 pub mod output;
 pub mod printers;
 mod replace;
@@ -838,14 +839,17 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
             }
         }
     }
-    // Like kubectl, wait for the objects to be gone (pods first stop their containers).
+    // Like kubectl, wait for the objects to be gone (pods first stop their containers),
+    // listing and watching each in turn.
     let wait = args.get("wait").is_none_or(|w| w != "false") && dry.is_empty();
     if wait && !deleted.is_empty() {
         let deadline = cluster.now() + Duration::seconds(120);
-        while cluster.now() < deadline && deleted.iter().any(|(k, ns, n)| cluster.api().peek(*k, ns, n).is_some()) {
-            if !cluster.step() {
-                break;
+        for (kind, ns, name) in &deleted {
+            let Ok(mut watch) = object_watch::ObjectWatch::open(cluster, *kind, ns, name) else { continue };
+            while cluster.now() < deadline && watch.current.is_some() && cluster.step() {
+                watch.poll(cluster);
             }
+            watch.close(cluster);
         }
     }
     out

@@ -512,12 +512,16 @@ fn evict_and_wait(
         }
         pending.clear();
     }
+    // kubectl asks for each pod once a second until it is gone (or replaced by a new pod of
+    // the same name).
     let deadline = cluster.now() + timeout;
     loop {
-        // Gone, or replaced by a new pod of the same name.
-        let (gone, left): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
-            .into_iter()
-            .partition(|(ns, name, uid)| cluster.api().peek(Kind::Pod, ns, name).is_none_or(|o| o.meta().uid != *uid));
+        let (gone, left): (Vec<_>, Vec<_>) = std::mem::take(&mut pending).into_iter().partition(|(ns, name, uid)| {
+            match cluster.request(Request::get(Kind::Pod, ns, name)) {
+                Ok(reply) => reply.object().is_none_or(|o| o.meta().uid != *uid),
+                Err(status) => status.code == 404,
+            }
+        });
         pending = left;
         for (_, name, _) in gone {
             out.stdout.push_str(&format!("pod/{name} {done_word}\n"));
@@ -525,7 +529,7 @@ fn evict_and_wait(
         if pending.is_empty() || cluster.now() >= deadline {
             break;
         }
-        cluster.step_toward(deadline);
+        cluster.advance(Duration::seconds(1).min(deadline.since(cluster.now())));
     }
     for (_, name, _) in &pending {
         errors.push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}"));
@@ -592,9 +596,17 @@ pub(super) fn drain(cluster: &mut Cluster, args: &Args) -> Output {
                 return Ok(());
             }
             evict_and_wait(cluster, args, &pods, timeout, dry, &mut out).inspect_err(|e| {
+                // The node's pods as the API server lists them now: those of the drain still there.
+                let on_node = Request::list(Kind::Pod, "").with_fields(FieldSelector::equals("spec.nodeName", name));
+                let listed: Vec<(String, String)> = match cluster.request(on_node) {
+                    Ok(Reply::List { items, .. }) => {
+                        items.iter().map(|o| (o.namespace().to_string(), o.name().to_string())).collect()
+                    }
+                    _ => Vec::new(),
+                };
                 let left: Vec<String> = pods
                     .iter()
-                    .filter(|p| cluster.api().peek(Kind::Pod, &p.metadata.namespace, &p.metadata.name).is_some())
+                    .filter(|p| listed.iter().any(|(ns, n)| *ns == p.metadata.namespace && *n == p.metadata.name))
                     .map(|p| format!("pod/{}\n", p.metadata.name))
                     .collect();
                 if !left.is_empty() {

@@ -38,6 +38,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
         Kind::ComponentStatus => (&["NAME", "STATUS", "MESSAGE", "ERROR"], &[]),
+        Kind::SelfSubjectAccessReview | Kind::SelfSubjectRulesReview => (&["NAME", "AGE"], &[]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
         Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
@@ -116,6 +117,8 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Namespace(n) => namespace_row(n, now),
         Object::Event(e) => event_row(e, now, wide),
         Object::Lease(l) => lease_row(l, now),
+        Object::SelfSubjectAccessReview(r) => vec![r.metadata.name.clone(), "<unknown>".into()],
+        Object::SelfSubjectRulesReview(r) => vec![r.metadata.name.clone(), "<unknown>".into()],
         Object::ComponentStatus(cs) => {
             let healthy = cs.conditions.iter().find(|c| c.type_ == "Healthy");
             let status = match healthy.map(|c| c.status.as_str()) {

@@ -53,13 +53,15 @@ pub(super) fn replace(cluster: &mut Cluster, args: &Args, io: &super::Io) -> Out
                     continue;
                 }
             }
-            // kubectl waits for the old object to be gone before creating the new one.
+            // kubectl waits for the old object to be gone before creating the new one, asking
+            // for it once a second until the API server answers NotFound.
             let deadline = cluster.now() + Duration::seconds(120);
             while dry == DryRun::None
+                && cluster.request(Request::get(kind, &namespace, &name)).is_ok()
                 && cluster.now() < deadline
-                && cluster.api().peek(kind, &namespace, &name).is_some()
-                && cluster.step()
-            {}
+            {
+                cluster.advance(Duration::seconds(1).min(deadline.since(cluster.now())));
+            }
             if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
                 meta.remove("resourceVersion");
             }

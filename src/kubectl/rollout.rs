@@ -2,10 +2,11 @@
 //! history, undo (client-side, as modern kubectl does it), restart, pause and resume.
 
 use super::args::Args;
+use super::object_watch::{self, ObjectWatch};
 use super::{Output, namespace_flag, resolve_targets};
 use crate::api::{Deployment, Kind, Object, ReplicaSet};
 use crate::apiserver::patch::PatchType;
-use crate::apiserver::{FieldSelector, Reply, Request};
+use crate::apiserver::{Reply, Request};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
 use crate::util::json_macro::json;
@@ -219,47 +220,64 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
     let (kind, namespace, name) = (object.kind(), object.namespace().to_string(), object.name().to_string());
     let deadline = cluster.now() + if timeout == Duration::ZERO { STATUS_CAP } else { timeout };
     let mut out = Output::default();
-    // The list that starts kubectl's watch, through the API server.
-    let list = Request::list(kind, &namespace).with_fields(FieldSelector::equals("metadata.name", &name));
-    let mut current = match cluster.request(list) {
-        Ok(Reply::List { items, .. }) => items.into_iter().next(),
-        _ => None,
-    };
-    loop {
+    // The list that starts kubectl's watch, through the API server; the watch itself opens
+    // once there is something to wait for.
+    let (mut current, revision_listed) = object_watch::list(cluster, kind, &namespace, &name).unwrap_or_default();
+    let mut watching: Option<ObjectWatch> = None;
+    let out = loop {
         let Some(obj) = current.take() else {
             out.stderr.push_str("error: object has been deleted\n");
             out.code = 1;
-            return out;
+            break out;
         };
         let seen = obj.meta().resource_version.clone();
         match status_message(&obj, revision) {
             Ok((message, done)) => {
                 out.stdout.push_str(&message);
                 if done || !watch {
-                    return out;
+                    break out;
                 }
             }
             Err(e) => {
                 out.stderr.push_str(&format!("error: {e}\n"));
                 out.code = 1;
-                return out;
+                break out;
             }
         }
+        let w = match watching.as_mut() {
+            Some(w) => w,
+            None => match ObjectWatch::resume(cluster, kind, &namespace, &name, Some(obj), revision_listed) {
+                Ok(w) => watching.insert(w),
+                Err(status) => {
+                    out.stderr.push_str(&(status.kubectl_message() + "\n"));
+                    out.code = 1;
+                    break out;
+                }
+            },
+        };
         // Wait for the next change (a watch event), letting virtual time run.
         loop {
             if cluster.now() >= deadline {
                 out.stderr.push_str("error: timed out waiting for the condition\n");
                 out.code = 1;
-                return out;
+                break;
             }
             cluster.step_toward(deadline);
-            let now_rv = cluster.api().peek(kind, &namespace, &name).map(|o| o.meta().resource_version.clone());
+            w.poll(cluster);
+            let now_rv = w.current.as_ref().map(|o| o.meta().resource_version.clone());
             if now_rv.as_deref() != Some(seen.as_str()) {
-                current = cluster.request(Request::get(kind, &namespace, &name)).ok().and_then(Reply::object);
+                current = w.current.clone();
                 break;
             }
         }
+        if out.code != 0 {
+            break out;
+        }
+    };
+    if let Some(w) = watching {
+        w.close(cluster);
     }
+    out
 }
 
 /// The Deployment's ReplicaSets (those it controls), listed through the API server.

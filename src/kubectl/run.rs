@@ -7,9 +7,10 @@ use super::create::{
     CHANGE_CAUSE, DryRun, RECORD_DEPRECATED, apply_overrides, change_cause, check_output, print_object, save_config,
     split_at_dash, usage_error,
 };
+use super::object_watch::ObjectWatch;
 use super::session::{Attach, RunAfter, container_id};
 use crate::api::{Kind, Pod};
-use crate::apiserver::{Body, Request, Verb};
+use crate::apiserver::{Body, ConnectTarget, Request, Subresource, Verb};
 use crate::cluster::Cluster;
 use crate::sim::Duration;
 use crate::util::json_macro::json;
@@ -303,16 +304,27 @@ fn wait_for_pod(
     done: &dyn Fn(&Pod) -> bool,
 ) -> Option<Pod> {
     let deadline = cluster.now() + limit;
-    loop {
-        let pod = cluster.api().peek(Kind::Pod, namespace, name).and_then(|o| o.as_pod().cloned());
+    let mut watch = ObjectWatch::open(cluster, Kind::Pod, namespace, name).ok()?;
+    let pod = loop {
+        let pod = watch.current.as_deref().and_then(|o| o.as_pod().cloned());
         match &pod {
-            None => return None,
-            Some(p) if done(p) => return pod,
-            Some(_) if cluster.now() >= deadline => return pod,
+            None => break None,
+            Some(p) if done(p) => break pod,
+            Some(_) if cluster.now() >= deadline => break pod,
             Some(_) => {}
         }
         cluster.step_toward(deadline);
-    }
+        watch.poll(cluster);
+    };
+    watch.close(cluster);
+    pod
+}
+
+/// POSTs `pods/NAME/attach` for the pod's container (named after it): the stream the API
+/// server opens through the pod's kubelet.
+fn connect_attach(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str) -> Result<ConnectTarget, String> {
+    let options = super::attach::stream_options(name, args.has("stdin"), args.has("tty"));
+    cluster.connect_stream(Subresource::Attach, namespace, name, &options).map_err(|status| status.kubectl_message())
 }
 
 /// `run -i`/`-t`/`--attach`: wait for the pod to run, then attach to its container. A shell
@@ -338,15 +350,23 @@ fn attach_to(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, re
         }
         Some(p) => {
             if let Some(shell) = interactive(p).filter(|_| args.has("stdin") && p.status.phase == "Running") {
+                let stream = match connect_attach(cluster, args, namespace, name) {
+                    Ok(stream) => stream,
+                    Err(e) => return with_rm(cluster, args, namespace, name, fail(out, e, 1)),
+                };
                 if !quiet {
                     out.stderr.push_str("If you don't see a command prompt, try pressing enter.\n");
                 }
                 let after = Some(RunAfter { rm: args.has("rm") });
-                out.attach = Some(Box::new(Attach::main(p, name, &shell, after, args.has("tty"), quiet)));
+                out.attach = Some(Box::new(Attach::main(p, stream, &shell, after, args.has("tty"), quiet)));
                 return out;
             }
         }
     }
+    let stream = match connect_attach(cluster, args, namespace, name) {
+        Ok(stream) => stream,
+        Err(e) => return with_rm(cluster, args, namespace, name, fail(out, e, 1)),
+    };
     let first = pod.as_ref().map(|p| container_id(p, name)).unwrap_or_default();
     // The attached stream ends with the process: the pod's end (Never, OnFailure) or, for a
     // container that restarts, the end of the instance attached to.
@@ -355,11 +375,9 @@ fn attach_to(cluster: &mut Cluster, args: &Args, namespace: &str, name: &str, re
         _ => p.is_terminal(),
     };
     let pod = wait_for_pod(cluster, namespace, name, ATTACH_LIMIT, &ended);
-    let node = pod.as_ref().map(|p| p.spec.node_name.clone()).unwrap_or_default();
     let restarted = pod.as_ref().is_some_and(|p| container_id(p, name) != first);
-    let now = cluster.now();
-    let lines = cluster.kubelet(&node).and_then(|k| k.logs(namespace, name, name, restarted, now)).unwrap_or_default();
-    for line in lines {
+    let lines = cluster.stream_logs(&stream, restarted).unwrap_or_default();
+    for (_, line) in lines {
         out.stdout.push_str(&line);
         out.stdout.push('\n');
     }

@@ -4,19 +4,17 @@
 //! stops; then kubectl returns and prints what it prints as it ends.
 
 use super::Output;
-use crate::api::{Kind, Pod};
+use crate::api::Pod;
+use crate::apiserver::ConnectTarget;
 use crate::cluster::Cluster;
 use crate::userland::{Container, ShellState};
 
-/// Where a session's lines go.
+/// Where a session's lines go: a stream (exec or attach) the API server opened to a
+/// container instance through its kubelet, and the pod as it was then.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attach {
-    pub namespace: String,
-    pub pod: String,
-    pub uid: String,
-    pub container: String,
-    /// The container instance attached to: a restarted container is a new process.
-    pub container_id: String,
+    pub stream: ConnectTarget,
+    pub pod: Pod,
     /// The shell program, as typed (`sh`, `/bin/bash`).
     pub shell: String,
     /// Attached to the container's main process (PID 1) rather than a process `exec`
@@ -42,22 +40,21 @@ pub struct RunAfter {
 
 impl Attach {
     /// A shell `kubectl exec -it` started beside the container's process.
-    pub fn exec(pod: &Pod, container: &str, shell: &str) -> Attach {
-        Attach {
-            namespace: pod.metadata.namespace.clone(),
-            pod: pod.metadata.name.clone(),
-            uid: pod.metadata.uid.clone(),
-            container: container.to_string(),
-            container_id: container_id(pod, container),
-            shell: shell.to_string(),
-            main: None,
-        }
+    pub fn exec(pod: &Pod, stream: ConnectTarget, shell: &str) -> Attach {
+        Attach { stream, pod: pod.clone(), shell: shell.to_string(), main: None }
     }
 
     /// The container's own shell, PID 1.
-    pub fn main(pod: &Pod, container: &str, shell: &str, run: Option<RunAfter>, tty: bool, quiet: bool) -> Attach {
+    pub fn main(
+        pod: &Pod,
+        stream: ConnectTarget,
+        shell: &str,
+        run: Option<RunAfter>,
+        tty: bool,
+        quiet: bool,
+    ) -> Attach {
         let restart_policy = pod.spec.restart_policy.clone().unwrap_or_else(|| "Always".to_string());
-        Attach { main: Some(MainProcess { restart_policy, tty, run, quiet }), ..Attach::exec(pod, container, shell) }
+        Attach { main: Some(MainProcess { restart_policy, tty, run, quiet }), ..Attach::exec(pod, stream, shell) }
     }
 
     fn program(&self) -> &str {
@@ -75,16 +72,9 @@ pub(super) fn container_id(pod: &Pod, container: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The pod, while the attached process still runs in it.
+/// The pod, while the attached process still runs in it (its stream is open).
 fn live(cluster: &Cluster, t: &Attach) -> Option<Pod> {
-    let object = cluster.api().peek(Kind::Pod, &t.namespace, &t.pod)?;
-    let pod = object.as_pod()?;
-    let status = pod.status.container_statuses.iter().find(|s| s.name == t.container)?;
-    let alive = pod.metadata.uid == t.uid
-        && status.container_id == t.container_id
-        && status.state.running.is_some()
-        && pod.metadata.deletion_timestamp.is_none();
-    alive.then(|| pod.clone())
+    cluster.stream_open(&t.stream, true).then(|| t.pod.clone())
 }
 
 /// A session under way: its target, the shell's state and the prompt it shows.
@@ -110,7 +100,7 @@ impl Session {
 
     fn refresh_prompt(&mut self, cluster: &Cluster) {
         let Some(pod) = live(cluster, &self.target) else { return };
-        let Some(spec) = pod.spec.containers.iter().find(|c| c.name == self.target.container) else { return };
+        let Some(spec) = pod.spec.containers.iter().find(|c| c.name == self.target.stream.container) else { return };
         let mut c = Container::new(cluster, &pod, spec, true);
         c.state = self.state.clone();
         self.prompt = c.prompt(self.target.program());
@@ -136,7 +126,7 @@ impl Session {
         let Some(pod) = live(cluster, &self.target) else {
             return (self.check(cluster).unwrap_or_default(), true);
         };
-        let Some(spec) = pod.spec.containers.iter().find(|c| c.name == self.target.container) else {
+        let Some(spec) = pod.spec.containers.iter().find(|c| c.name == self.target.stream.container) else {
             return (Output::default(), true);
         };
         let shell = self.target.program().to_string();
@@ -151,10 +141,7 @@ impl Session {
         if self.target.main.is_some() {
             let mut lines = vec![format!("{prompt}{line}")];
             lines.extend(run.stdout.lines().chain(run.stderr.lines()).map(String::from));
-            let (now, t) = (cluster.now(), &self.target);
-            if let Some(kubelet) = cluster.kubelet_unwoken_mut(&pod.spec.node_name) {
-                kubelet.append_logs(&t.namespace, &t.pod, &t.container, &lines, now);
-            }
+            cluster.stream_echo(&self.target.stream, &lines);
         }
         let mut out = Output { stdout: run.stdout, stderr: run.stderr, code: run.code, ..Default::default() };
         // The terminal waits as long as the line slept, within what one command may let pass.
@@ -205,11 +192,8 @@ impl Session {
             return out;
         };
         let t = &self.target;
-        if let Some(pod) = live(cluster, t) {
-            let now = cluster.now();
-            if let Some(kubelet) = cluster.kubelet_mut(&pod.spec.node_name) {
-                let _ = kubelet.exit_process(&t.namespace, &t.pod, &t.container, code, now);
-            }
+        if live(cluster, t).is_some() {
+            cluster.stream_exit(&t.stream, code);
         }
         let after = after_main(cluster, t, main);
         out.stdout.push_str(&after.stdout);
@@ -226,11 +210,12 @@ fn after_main(cluster: &mut Cluster, t: &Attach, main: &MainProcess) -> Output {
     if main.restart_policy == "Always" && main.tty && !main.quiet {
         out.stdout.push_str(&format!(
             "Session ended, resume using 'kubectl attach {} -c {} -i -t' command when the pod is running\n",
-            t.pod, t.container
+            t.stream.pod, t.stream.container
         ));
     }
     if let Some(run) = &main.run {
-        let end = super::run::after_attach(cluster, &t.namespace, &t.pod, &main.restart_policy, run.rm, main.quiet);
+        let s = &t.stream;
+        let end = super::run::after_attach(cluster, &s.namespace, &s.pod, &main.restart_policy, run.rm, main.quiet);
         out.stdout.push_str(&end.stdout);
         out.stderr.push_str(&end.stderr);
         out.code = end.code;

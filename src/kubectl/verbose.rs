@@ -73,7 +73,9 @@ pub fn url(server: &str, call: &ClientCall) -> String {
     if req.dry_run {
         query.push(("dryRun".into(), "All".into()));
     }
-    query.stable_sort();
+    query.extend(req.options.iter().cloned());
+    // Go encodes by key, keeping a repeated key's values (exec's `command`) in order.
+    query.stable_sort_by(|a, b| a.0.cmp(&b.0));
     let q: Vec<String> = query.iter().map(|(k, v)| format!("{k}={}", query_escape(v))).collect();
     if q.is_empty() { format!("{server}{path}") } else { format!("{server}{path}?{}", q.join("&")) }
 }
@@ -117,7 +119,7 @@ fn response_body(call: &ClientCall) -> String {
             json!({"kind": kind, "apiVersion": call.request.kind.api_version(),
                 "metadata": {"resourceVersion": revision.to_string()}, "items": items})
         }
-        Ok(Reply::Watch { .. }) => return String::new(),
+        Ok(Reply::Watch { .. } | Reply::Connect(_)) => return String::new(),
         Err(status) => status_json(status),
     };
     serde_json::to_string(&value).unwrap_or_default()
@@ -169,6 +171,13 @@ pub fn lines(v: u32, server: &str, now: Time, calls: &[ClientCall]) -> String {
             }
         }
         let code = match &call.result {
+            Ok(Reply::Connect(t)) => {
+                if t.subresource == Subresource::Log {
+                    200
+                } else {
+                    101
+                }
+            }
             Ok(_) => {
                 if req.verb == Verb::Create {
                     201

@@ -6,6 +6,7 @@
 
 use super::args::Args;
 use super::jsonpath::{Template, relaxed, text_of};
+use super::object_watch::ObjectWatch;
 use super::{Output, namespace_flag, resolve_targets};
 use crate::api::{Kind, Object};
 use crate::apiserver::{Reply, Request};
@@ -175,29 +176,43 @@ pub fn run(cluster: &mut Cluster, args: &Args) -> Output {
             out.code = 1;
             return out;
         }
-        loop {
+        // Not met yet: kubectl lists and watches the object, looking again at each change.
+        let mut watch: Option<ObjectWatch> = None;
+        let timed_out = loop {
             if condition.met(current.as_deref()) {
                 out.stdout.push_str(&format!("{}/{name} condition met\n", kind.qualified_singular()));
-                break;
+                break false;
             }
             if cluster.now() >= deadline {
-                out.stderr.push_str(&format!(
-                    "error: timed out waiting for the condition on {}/{name}\n",
-                    kind.qualified_resource()
-                ));
-                out.code = 1;
-                return out;
+                break true;
             }
-            // Like kubectl's watch: look again only once the object changed.
+            let w = match watch.as_mut() {
+                Some(w) => w,
+                None => match ObjectWatch::open(cluster, kind, &ns, &name) {
+                    Ok(w) => {
+                        current = w.current.clone();
+                        watch.insert(w)
+                    }
+                    Err(status) => return Output::err(status.kubectl_message()),
+                },
+            };
             let seen = current.as_ref().map(|o| o.meta().resource_version.clone());
             cluster.step_toward(deadline);
-            let now = cluster.api().peek(kind, &ns, &name).map(|o| o.meta().resource_version.clone());
-            if now != seen {
-                current = match get(cluster) {
-                    Ok(o) => o,
-                    Err(e) => return Output::err(e),
-                };
+            w.poll(cluster);
+            if w.current.as_ref().map(|o| o.meta().resource_version.clone()) != seen {
+                current = w.current.clone();
             }
+        };
+        if let Some(w) = watch {
+            w.close(cluster);
+        }
+        if timed_out {
+            out.stderr.push_str(&format!(
+                "error: timed out waiting for the condition on {}/{name}\n",
+                kind.qualified_resource()
+            ));
+            out.code = 1;
+            return out;
         }
     }
     out

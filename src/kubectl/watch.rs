@@ -10,7 +10,7 @@ use super::{Output, namespace_flag, printable, printers, to_json, to_yaml};
 use crate::api::Object;
 use crate::apiserver::{FieldSelector, Reply, Request, WatchEvent};
 use crate::cluster::Cluster;
-use crate::record::{ComponentId, WatchEventType};
+use crate::record::WatchEventType;
 use crate::sim::Duration;
 use std::sync::Arc;
 
@@ -50,14 +50,14 @@ pub struct LiveWatch {
 impl LiveWatch {
     /// The rows for what changed since the last poll.
     pub fn poll(&mut self, cluster: &mut Cluster) -> String {
-        let events: Vec<WatchEvent> = cluster.with_api(|api, _| api.drain_watch(self.id));
+        let events: Vec<WatchEvent> = cluster.drain_watch(self.id);
         let now = cluster.now();
         events.into_iter().map(|e| self.printer.print(&[e.object], e.type_, now)).collect()
     }
 
     /// Closes the watch (Ctrl-C).
     pub fn stop(&self, cluster: &mut Cluster) {
-        cluster.with_api(|api, _| api.close_watches_of(ComponentId::USER));
+        cluster.close_user_watches();
     }
 }
 
@@ -101,7 +101,7 @@ pub fn start(cluster: &mut Cluster, args: &Args) -> Result<(Output, LiveWatch), 
     }
     let (items, revision) = match cluster.request(list.clone()) {
         Ok(Reply::List { items, revision }) => (items, revision),
-        Ok(_) => (Vec::new(), cluster.api().etcd().revision()),
+        Ok(_) => (Vec::new(), 0),
         Err(status) => return Err(Output::err(status.kubectl_message())),
     };
     if let Some(name) = &single {

@@ -1,6 +1,7 @@
 //! `sim record`: the record as the components' own client logs would show it at `-v=6` — each
 //! request a component sent with its URL and answer, each watch notification it received,
-//! each decision it wrote down — so a transcript can show who talked to whom.
+//! each call the API server made to it (a kubelet serving logs or exec), each decision it
+//! wrote down — so a transcript can show who talked to whom.
 
 use crate::apiserver::Status;
 use crate::cluster::Cluster;
@@ -65,6 +66,9 @@ fn line(cluster: &Cluster, entry: &Entry) -> Option<(ComponentId, String)> {
                 kind.info().kind
             );
             (*to, text)
+        }
+        Happening::KubeletCall { to, method, path } => {
+            (*to, format!("\"Served kube-apiserver\" verb=\"{method}\" path={}", quote(path)))
         }
         Happening::Decision { text } if !text.is_empty() => (entry.actor, format!("\"Decision\" {}", quote(text))),
         Happening::Decision { .. } => return None,

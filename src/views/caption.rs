@@ -291,6 +291,9 @@ pub fn caption(cluster: &Cluster, entry: &Entry) -> String {
             )
         }
         Happening::Decision { text } => decision(cluster, entry.actor, text),
+        Happening::KubeletCall { to, method, path } => {
+            format!("The API server calls {} for the client: {method} {path}", who(cluster, *to))
+        }
     };
     full_stop(text)
 }
@@ -580,6 +583,17 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
         };
         let call = call.replace('"', "");
         return format!("{me_words} asks containerd{node} to {call}");
+    }
+    // kube-apiserver's etcd compactor (see `apiserver::compactor`).
+    if let Some(round) = text.strip_prefix(crate::apiserver::compactor::PREFIX) {
+        return match round.split_once("compacted to revision ") {
+            Some((_, to)) => format!(
+                "{me_words} has etcd compact its history up to revision {to}: older revisions are gone, the last five minutes or so are kept"
+            ),
+            None => {
+                format!("{me_words} notes etcd's revision for its compactor; nothing is compacted on the first round")
+            }
+        };
     }
     // ReplicaSet {key}: want {want}, have {have}: create|delete {count}
     if let Some(rest) = text.strip_prefix("ReplicaSet ") {
@@ -894,7 +908,7 @@ pub fn is_chatter(cluster: &Cluster, entry: &Entry) -> bool {
                     .and_then(|c| cluster.record.get(c))
                     .is_some_and(|cause| matches!(cause.what, Happening::Request { .. }) && is_chatter(cluster, cause))
         }
-        Happening::Decision { .. } => false,
+        Happening::Decision { .. } | Happening::KubeletCall { .. } => false,
     }
 }
 

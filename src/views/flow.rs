@@ -424,6 +424,17 @@ fn hop(cluster: &Cluster, entry: &Entry, notes: bool) -> Option<Hop> {
             refused: false,
             wave: Some(entry.revision),
         }),
+        // The API server's call to a kubelet for a client (logs, exec, attach).
+        Happening::KubeletCall { to, .. } => Some(Hop {
+            id: entry.seq,
+            from: End::Api,
+            to: end(*to),
+            class: Class::Request,
+            count: 1,
+            stages: 0,
+            refused: false,
+            wave: None,
+        }),
         Happening::Decision { text } if runtime_call(text).is_some() => {
             matches!(cluster.component_role(entry.actor), Some(Role::Kubelet { .. })).then_some(Hop {
                 id: entry.seq,
@@ -503,6 +514,7 @@ fn label(entry: &Entry) -> Option<String> {
             Some(format!("watch: {} {}/{}", event.as_str(), kind.info().singular, short(name)))
         }
         Happening::Decision { text } => runtime_call(text).or_else(|| Some(short(text))),
+        Happening::KubeletCall { method, path, .. } => Some(format!("{method} {path}")),
     }
 }
 
@@ -663,6 +675,18 @@ mod tests {
         assert!(flow.spotlight(&s.cluster, decision.seq, 50_000.0));
         let note = flow.messages().iter().find(|m| m.id == decision.seq).expect("shown");
         assert_eq!(note.from, note.to);
+    }
+
+    #[test]
+    fn kubectl_logs_shows_the_api_servers_call_to_the_pods_kubelet() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("kubectl run web --image=nginx:1.25"));
+        s.execute(&Command::new("sleep 10s"));
+        let mut flow = Flow::new(s.cluster.record.last_seq());
+        s.execute(&Command::new("kubectl logs web"));
+        let seen = watch(&mut flow, &mut s, Pace::new(1.0, false), 200, false);
+        let call = seen.iter().find(|m| m.label == "GET /containerLogs/default/web/web").expect("the kubelet call");
+        assert!(call.from == Place::ApiServer && matches!(call.to, Place::Kubelet(_)), "{call:?}");
     }
 
     #[test]

@@ -197,6 +197,9 @@ fn caption(cluster: &Cluster, entry: &crate::record::Entry) -> ChainStep {
             if namespace.is_empty() { name.clone() } else { format!("{namespace}/{name}") }
         ),
         Happening::Decision { text } => format!("decides: {text}"),
+        Happening::KubeletCall { to, method, path } => {
+            format!("calls {}'s API for the client: {method} {path}", cluster.component_name(*to))
+        }
     };
     ChainStep {
         seq: entry.seq,

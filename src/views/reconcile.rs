@@ -465,6 +465,9 @@ fn trigger(cluster: &Cluster, cause: Option<Seq>) -> String {
             format!("{who}'s {method} {}/{name}", kind.info().resource)
         }
         Happening::Decision { text } => format!("{who} decided: {text}"),
+        Happening::KubeletCall { to, method, path } => {
+            format!("{who}'s {method} {path} on {}", cluster.component_name(*to))
+        }
     }
 }
 

@@ -238,6 +238,11 @@ pub fn sequence(cluster: &Cluster, limit: usize) -> Sequence {
                 let lane = lanes.component(cluster, entry.actor);
                 push(lane.clone(), lane, decision_label(text), caption(cluster, entry));
             }
+            Happening::KubeletCall { to, method, path } => {
+                let api = lanes.component(cluster, ComponentId::API_SERVER);
+                let to = lanes.component(cluster, *to);
+                push(api, to, format!("{method} {path}"), caption(cluster, entry));
+            }
         }
     }
     drafts.truncate(limit);

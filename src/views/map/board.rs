@@ -122,7 +122,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         let wrote = match &e.what {
             crate::record::Happening::Request { verb, .. } => !matches!(*verb, "get" | "list" | "watch"),
             crate::record::Happening::Decision { text } => !text.is_empty(),
-            crate::record::Happening::Notify { .. } => false,
+            crate::record::Happening::Notify { .. } | crate::record::Happening::KubeletCall { .. } => false,
         };
         if wrote {
             acted.insert(cluster.component_name(e.actor).to_string());
