@@ -11,7 +11,9 @@ mod interpreters;
 pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
+pub mod references;
 pub mod script;
+pub mod volumes;
 mod workers;
 
 pub use node_config::NodeConfig;
@@ -37,6 +39,12 @@ pub const NODE_STATUS_REPORT_INTERVAL: Duration = Duration::minutes(5);
 pub struct Kubelet {
     pub config: NodeConfig,
     pods: Informer,
+    /// Its own Node (`metadata.name=<node>`), whose status it reports.
+    node: Informer,
+    /// Every Service, for the Service links in containers' environments.
+    services: Informer,
+    /// The ConfigMaps and Secrets the pods it runs refer to, one watch each.
+    references: references::References,
     workers: workers::Workers,
     /// Pods with a container whose log awaits the cluster's filling in (see `script::PLACEHOLDER`).
     unfilled: BTreeSet<String>,
@@ -68,6 +76,9 @@ impl Kubelet {
         let selector = FieldSelector::equals("spec.nodeName", &config.name);
         Kubelet {
             pods: Informer::new(Kind::Pod).with_fields(selector),
+            node: Informer::new(Kind::Node).with_fields(FieldSelector::equals("metadata.name", &config.name)),
+            services: Informer::new(Kind::Service).with_own_cache(),
+            references: references::References::default(),
             workers: Default::default(),
             unfilled: BTreeSet::new(),
             registered: false,
@@ -226,8 +237,8 @@ impl Kubelet {
     }
 
     fn report_node_status(&mut self, ctx: &mut Ctx) {
-        if let Some(current) = ctx.api.peek(Kind::Node, "", &self.config.name) {
-            if let Object::Node(mut node) = (*current).clone() {
+        if let Some(current) = self.node.get("", &self.config.name) {
+            if let Object::Node(mut node) = (**current).clone() {
                 // The kubelet posts its own view of each condition: one the node lifecycle
                 // controller set to Unknown while the kubelet could not reach the API (an
                 // outage of etcd or the API server) goes back to what the kubelet sees.
@@ -246,6 +257,18 @@ impl Kubelet {
             }
         }
         self.status_due = ctx.now + NODE_STATUS_REPORT_INTERVAL;
+    }
+
+    /// Applies what its Node and Service watches saw (a watch that could not be opened, the
+    /// API being unreachable, is opened again).
+    fn sync_informers(&mut self, ctx: &mut Ctx) {
+        for informer in [&mut self.node, &mut self.services] {
+            if informer.watch_id().is_none() {
+                let _ = informer.start(ctx);
+            } else {
+                let _ = informer.sync(ctx.api);
+            }
+        }
     }
 
     fn allocate_ip(ips_in_use: &mut BTreeSet<u32>, next_ip: &mut u32) -> u32 {
@@ -275,7 +298,7 @@ impl Kubelet {
             let is_static = self.static_pods.contains_key(&key);
             if d.type_ == WatchEventType::Deleted {
                 if !is_static {
-                    self.drop_worker(&key);
+                    self.drop_worker(&key, ctx);
                 }
                 continue;
             }
@@ -287,7 +310,7 @@ impl Kubelet {
             }
             let uid = &d.object.meta().uid;
             if !is_static && self.workers.get(&key).is_some_and(|(u, _)| u != uid) {
-                self.drop_worker(&key);
+                self.drop_worker(&key, ctx);
             }
             touched.push(key);
         }
@@ -323,7 +346,8 @@ impl Kubelet {
         (!self.relisted_without_pods && !self.static_pods.contains_key(key)) || self.pods.cache.contains_key(key)
     }
 
-    fn drop_worker(&mut self, key: &str) {
+    fn drop_worker(&mut self, key: &str, ctx: &mut Ctx) {
+        self.references.unregister(key, ctx);
         if let Some((_, worker)) = self.workers.remove(key) {
             // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
             let from_cidr = worker.ip.as_ref().filter(|ip| *ip != &self.config.internal_ip);
@@ -357,6 +381,8 @@ impl Kubelet {
         ctx.cause = self.causes.get(key).copied();
         // The key is copied only for a new worker (a pod is stepped many times).
         if !self.workers.contains_key(key) {
+            // Its ConfigMaps and Secrets are watched from now on, for as long as it runs here.
+            self.references.register(key, pod, ctx);
             let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
             self.workers.insert(key, pod.metadata.uid.clone(), worker);
         }
@@ -367,7 +393,8 @@ impl Kubelet {
         let mut next_ip = || {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
-        let world = PodView { api: &*ctx.api, pod };
+        let objects = KnownObjects { services: &self.services, references: &self.references };
+        let world = PodView { api: &*ctx.api, pod, objects };
         let (runtime, rng, now) = (&mut self.runtime, &mut *ctx.rng, ctx.now);
         let stepped = self.workers.update(key, |worker| {
             let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
@@ -437,12 +464,13 @@ impl Kubelet {
     }
 }
 
-/// What a pod's processes read from the cluster, through the API server's objects: names
-/// they look up in its DNS (`until nslookup NAME` ends once NAME resolves) and the values
-/// their environment variables take.
+/// What a pod's processes read from the cluster: names they look up in its DNS (`until
+/// nslookup NAME` ends once NAME resolves), and, from what the kubelet watches, the values
+/// their environment variables take and the files of their volumes.
 struct PodView<'a> {
     api: &'a crate::apiserver::ApiServer,
     pod: &'a Pod,
+    objects: KnownObjects<'a>,
 }
 
 impl pod_worker::Surroundings for PodView<'_> {
@@ -450,7 +478,80 @@ impl pod_worker::Surroundings for PodView<'_> {
         crate::dns::resolve(self.api, name, &self.pod.metadata.namespace).is_ok()
     }
     fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
-        env::for_expansion(self.api, self.pod, container, None)
+        env::for_expansion(&self.objects, self.pod, container, None)
+    }
+    fn config_error(&self, container: &crate::api::Container) -> Option<String> {
+        env::config_error(&self.objects, self.pod, container)
+    }
+    fn mount(&self, pod: &Pod) -> Result<volumes::Mounted, (String, String)> {
+        volumes::mount(&self.objects, pod)
+    }
+    fn declared(&self, container: &crate::api::Container) -> Vec<(String, String)> {
+        env::declared(&self.objects, self.pod, container)
+    }
+}
+
+/// The objects a kubelet knows of: the Services its informer caches, and the ConfigMaps and
+/// Secrets its managers watch for the pods it runs.
+#[derive(Clone, Copy)]
+pub struct KnownObjects<'a> {
+    services: &'a Informer,
+    references: &'a references::References,
+}
+
+impl env::Objects for KnownObjects<'_> {
+    fn services(&self, namespace: &str) -> Vec<Arc<Object>> {
+        self.services.cache.values().filter(|s| s.namespace() == namespace).cloned().collect()
+    }
+    fn object(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        match kind {
+            Kind::Service => self.services.get(namespace, name).cloned(),
+            _ => self.references.get(kind, namespace, name).cloned(),
+        }
+    }
+}
+
+/// What the kubelet knows of the pods it runs, for the userland of their containers (which
+/// sees what the kubelet and the runtime set up, not the store).
+impl Kubelet {
+    /// The objects it knows of (see [`KnownObjects`]).
+    pub fn objects(&self) -> KnownObjects<'_> {
+        KnownObjects { services: &self.services, references: &self.references }
+    }
+
+    /// A pod bound to this node, as its informer last saw it.
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        self.pods.get(namespace, name).cloned()
+    }
+
+    /// The pods bound to this node, as its informer last saw them.
+    pub fn pods(&self) -> impl Iterator<Item = &Arc<Object>> + '_ {
+        self.pods.cache.values()
+    }
+
+    /// The files it wrote into a pod's ConfigMap, Secret and downward API volumes, by volume,
+    /// once they are set up.
+    pub fn volume_files(&self, namespace: &str, pod: &str) -> Option<&volumes::Mounted> {
+        self.workers.get(&cache_key(namespace, pod))?.1.mounted()
+    }
+
+    /// The variables a container started with, when some came from ConfigMaps or Secrets.
+    pub fn container_env(&self, namespace: &str, pod: &str, container: &str) -> Option<&[(String, String)]> {
+        self.workers.get(&cache_key(namespace, pod))?.1.started_env(container)
+    }
+
+    /// Whether a pod waiting on a missing ConfigMap or Secret (a volume's back-off, or a
+    /// container that could not be configured) would now get past it, by `horizon`.
+    fn references_arrived(&self, horizon: Time) -> bool {
+        let objects = self.objects();
+        self.workers.iter().any(|(key, (_, w))| {
+            if w.next_wakeup().is_none_or(|t| t > horizon) {
+                return false;
+            }
+            let Some(pod) = self.pods.cache.get(key).and_then(|o| o.as_pod()) else { return false };
+            (w.mount_waiting() && volumes::mount(&objects, pod).is_ok())
+                || w.config_waiting().any(|c| env::config_error(&objects, pod, c).is_none())
+        })
     }
 }
 
@@ -572,6 +673,9 @@ impl Component for Kubelet {
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
+        let _ = self.node.start(ctx);
+        let _ = self.services.start(ctx);
+        self.references.restart(ctx);
         self.relisted_without_pods |= self.workers.keys().any(|k| !self.pods.cache.contains_key(k));
         self.resync_all = true;
         Some(ctx.now)
@@ -581,7 +685,11 @@ impl Component for Kubelet {
         if !self.registered {
             self.register(ctx);
         }
+        self.sync_informers(ctx);
         let mut touched = self.sync_pods(ctx);
+        // A pod whose ConfigMap or Secret changed is synced again only on its own schedule
+        // (its back-off, its periodic sync): the change is read from the caches then.
+        let _ = self.references.sync(ctx);
         self.sync_static_pods(ctx);
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().map(String::from));
@@ -594,8 +702,8 @@ impl Component for Kubelet {
             self.renew_lease(ctx);
             // A condition that is not what the kubelet sees is reported at once, not at the
             // next periodic report (the kubelet's status loop compares every 10 s).
-            let node = ctx.api.peek(Kind::Node, "", &self.config.name);
-            let ready = node.as_deref().and_then(Object::as_node).is_none_or(|n| n.readiness() == "Ready");
+            let node = self.node.get("", &self.config.name);
+            let ready = node.and_then(|n| n.as_node()).is_none_or(|n| n.readiness() == "Ready");
             if !ready && self.registered {
                 self.status_due = ctx.now;
             }
@@ -621,6 +729,7 @@ impl Component for Kubelet {
         // A pod's loop waiting for a name that now resolves ends at its next check; a status
         // write that failed is sent again (unless etcd is down: then every write fails).
         self.busy_before(horizon)
+            || self.references_arrived(horizon)
             || (!self.unsynced.is_empty() && api.etcd_running())
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
@@ -637,7 +746,9 @@ impl Component for Kubelet {
     }
 
     fn informers(&self) -> Vec<&Informer> {
-        vec![&self.pods]
+        let mut out = vec![&self.pods, &self.node, &self.services];
+        out.extend(self.references.informers());
+        out
     }
 }
 

@@ -9,6 +9,7 @@ use super::expansion;
 use super::images::{self, ImageRef, PullError, Registry};
 use super::probes::{self, Outcome, ProbeType, Prober, Target};
 use super::script::{self, FileSpan, Run};
+use super::volumes::{self, Mounted};
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, IpEntry,
     PodCondition, PodStatus,
@@ -18,6 +19,8 @@ use crate::sim::{Duration, Rng, Time};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+/// A container's waiting reason when its variables cannot be worked out.
+pub const CONFIG_ERROR: &str = "CreateContainerConfigError";
 pub const CRASH_BACKOFF_INITIAL: Duration = Duration::seconds(10);
 pub const CRASH_BACKOFF_MAX: Duration = Duration::seconds(300);
 /// A crash back-off not advanced for this long is forgotten (twice the longest wait): a
@@ -123,6 +126,9 @@ struct ContainerRun {
     /// Why the current instance could not start (its program is not in the image): it ends
     /// at once as a StartError instead of running.
     start_error: Option<String>,
+    /// The variables from ConfigMaps and Secrets the current instance started with (they
+    /// stay as they were when the objects change). `None` for a container without such.
+    env: Option<Vec<(String, String)>>,
 }
 
 impl ContainerRun {
@@ -149,6 +155,20 @@ pub trait Surroundings {
     fn resolves(&self, name: &str) -> bool;
     /// The container's own variables, as `$(VAR)` in its command and args refers to them.
     fn environment(&self, container: &Container) -> Vec<(String, String)>;
+    /// Why the container cannot be configured (a ConfigMap or Secret, or a key of one, its
+    /// variables need is missing), in the kubelet's words.
+    fn config_error(&self, _container: &Container) -> Option<String> {
+        None
+    }
+    /// The files of the pod's ConfigMap, Secret and downward API volumes, or the volume that
+    /// could not be set up and the event's message.
+    fn mount(&self, _pod: &Pod) -> Result<Mounted, (String, String)> {
+        Ok(Mounted::new())
+    }
+    /// The container's own variables as its process gets them (`env` prints them).
+    fn declared(&self, container: &Container) -> Vec<(String, String)> {
+        super::env::literal(container)
+    }
 }
 
 /// A bare DNS answer (as the unit tests give one): the environment is the literal values.
@@ -186,7 +206,21 @@ pub struct PodWorker {
     first_sync_open: bool,
     /// The last step fell inside that call: the status the sync began with still stands.
     held: bool,
+    /// The files of the pod's ConfigMap, Secret and downward API volumes as last written;
+    /// `None` until they are set up (nothing to set up: set up at once).
+    mounted: Option<Mounted>,
+    /// A failed mount is tried again at this time, then after the next wait.
+    mount_retry: Option<(Time, Duration)>,
+    /// The pod's next periodic sync, which writes its volumes' files afresh.
+    remount_at: Option<Time>,
 }
+
+/// How often the kubelet syncs each pod even when nothing changed (`syncFrequency`); each
+/// pod's next sync is jittered by up to half of it.
+pub const SYNC_FREQUENCY: Duration = Duration::seconds(60);
+/// How long a pod waits before its sync is tried again after an error (a container that could
+/// not be configured): 10 s, jittered by up to half of it.
+pub const SYNC_ERROR_BACKOFF: Duration = Duration::seconds(10);
 
 impl PodWorker {
     pub fn new(pod: &Pod, now: Time, host_ip: &str) -> Self {
@@ -206,6 +240,7 @@ impl PodWorker {
                 oom: false,
                 unfilled: false,
                 start_error: None,
+                env: None,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -249,7 +284,75 @@ impl PodWorker {
             wakeup: None,
             first_sync_open: false,
             held: false,
+            mounted: (!volumes::has_projected_files(pod)).then(Mounted::new),
+            mount_retry: None,
+            remount_at: None,
         }
+    }
+
+    /// The variables a container's current instance started with, when some came from
+    /// ConfigMaps or Secrets.
+    pub fn started_env(&self, container: &str) -> Option<&[(String, String)]> {
+        self.containers.iter().find(|c| c.spec.name == container)?.env.as_deref()
+    }
+
+    /// The files the kubelet wrote into the pod's volumes, once they are set up.
+    pub fn mounted(&self) -> Option<&Mounted> {
+        self.mounted.as_ref()
+    }
+
+    /// Whether the pod waits out the back-off of a volume that could not be set up.
+    pub fn mount_waiting(&self) -> bool {
+        self.mounted.is_none() && self.mount_retry.is_some()
+    }
+
+    /// The containers that wait because they could not be configured.
+    pub fn config_waiting(&self) -> impl Iterator<Item = &Container> + '_ {
+        self.containers
+            .iter()
+            .filter(|c| matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR))
+            .map(|c| &*c.spec)
+    }
+
+    /// Sets the pod's volumes up before its sandbox is made, and writes their files again at
+    /// each periodic sync; a failure is reported as `FailedMount` and tried again after a
+    /// back-off (the files already written stay). Returns whether they are set up.
+    fn mount_volumes(&mut self, pod: &Pod, now: Time, world: &dyn Surroundings, actions: &mut Vec<Action>) -> bool {
+        let due = match (&self.mounted, self.mount_retry, self.remount_at) {
+            (None, Some((at, _)), _) => now >= at,
+            (None, None, _) => true,
+            (Some(_), _, at) => at.is_some_and(|at| now >= at),
+        };
+        if !due {
+            return self.mounted.is_some();
+        }
+        // Each pod's periodic sync comes round at its own offset, up to half the period on
+        // top of it (drawn once per pod from its identity, so the node's stream of chance
+        // is left to what the containers do).
+        let offset = self.pod_ref.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let resync = || now + SYNC_FREQUENCY + Duration::millis(offset % (SYNC_FREQUENCY.0 / 2));
+        match world.mount(pod) {
+            Ok(mounted) => {
+                self.mounted = Some(mounted);
+                self.mount_retry = None;
+                self.remount_at = Some(resync());
+            }
+            Err((_, message)) => {
+                actions.push(Action::Event {
+                    type_: "Warning",
+                    reason: "FailedMount",
+                    message,
+                    field_path: String::new(),
+                });
+                if self.mounted.is_some() {
+                    self.remount_at = Some(resync());
+                } else {
+                    let wait = self.mount_retry.map_or(volumes::RETRY_INITIAL, |(_, next)| next);
+                    self.mount_retry = Some((now + wait, Duration((wait.0 * 2).min(volumes::RETRY_MAX.0))));
+                }
+            }
+        }
+        self.mounted.is_some()
     }
 
     /// Kills a container's process at once, as `kill -9` on the node would (`sim pod crash`):
@@ -394,7 +497,10 @@ impl PodWorker {
             self.terminate(pod, now, rng, &mut actions);
             return actions;
         }
-        // The sandbox (network namespace, pause container) comes first.
+        // The volumes are set up first, then the sandbox (network namespace, pause container).
+        if !self.mount_volumes(pod, now, world, &mut actions) {
+            return actions;
+        }
         match self.sandbox_ready_at {
             None => {
                 self.sandbox_ready_at = Some(now + Duration::millis(rng.between(300, 700)));
@@ -695,6 +801,25 @@ impl PodWorker {
                 if let Some(ts) = c.backoff_pending.take() {
                     backoff_advance(&mut c.backoff, ts, now);
                 }
+                // Its variables are worked out before the container is created: a missing
+                // ConfigMap or Secret (or key) fails the pod's sync, which is tried again
+                // after the sync back-off, the image checked again each time.
+                if let Some(error) = world.config_error(&c.spec) {
+                    let again = !c.container_id.is_empty()
+                        || matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR);
+                    if again {
+                        actions.push(ev(
+                            "Normal",
+                            "Pulled",
+                            ["Container image \"", image, "\" already present on machine"].concat(),
+                        ));
+                    }
+                    actions.push(ev("Warning", "Failed", format!("Error: {error}")));
+                    c.state = State::Waiting { reason: CONFIG_ERROR.into(), message: error };
+                    let jitter = rng.between(0, SYNC_ERROR_BACKOFF.0 / 2);
+                    c.restart_at = Some(now + SYNC_ERROR_BACKOFF + Duration::millis(jitter));
+                    return;
+                }
                 if !c.container_id.is_empty() {
                     // A restart: a new instance, its image checked again.
                     c.restart_count += 1;
@@ -742,6 +867,8 @@ impl PodWorker {
                 }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
                 c.container_id = new_container_id(rng);
+                let from_objects = !c.spec.env_from.is_empty() || c.spec.env.iter().any(|v| v.value_from.is_some());
+                c.env = from_objects.then(|| world.declared(&c.spec));
                 actions.push(ev("Normal", "Created", "Container created".into()));
                 actions.push(ev("Normal", "Started", "Container started".into()));
                 for (offset, line) in &run.logs {
@@ -940,6 +1067,11 @@ impl PodWorker {
         if let (Some(at), None) = (self.sandbox_ready_at, &self.ip) {
             consider(at);
         }
+        match (&self.mounted, self.mount_retry) {
+            (None, Some((at, _))) => consider(at),
+            (Some(_), _) if !self.terminating => self.remount_at.into_iter().for_each(&mut consider),
+            _ => {}
+        }
         for c in &self.containers {
             match &c.image {
                 ImageState::Pulling { done, .. } => consider(*done),
@@ -984,7 +1116,8 @@ impl PodWorker {
             return !self.delete_sent;
         }
         if self.ip.is_none() {
-            return true;
+            // Waiting out a volume's back-off is not work under way.
+            return !self.mount_waiting();
         }
         let initialized = self.initialized();
         self.containers.iter().any(|c| {
