@@ -33,6 +33,13 @@ use std::sync::Arc;
 
 pub const LEASE_RENEW_INTERVAL: Duration = Duration::seconds(10);
 pub const LEASE_DURATION_SECONDS: i32 = 40;
+/// How long the lease controller first waits to try again after a renewal failed; the wait
+/// doubles up to `LEASE_RETRY_MAX`.
+const LEASE_RETRY_INITIAL: Duration = Duration::millis(200);
+const LEASE_RETRY_MAX: Duration = Duration::seconds(7);
+/// How often the kubelet's node status loop runs (`nodeStatusUpdateFrequency`): a report that
+/// failed is tried again at its next round.
+const NODE_STATUS_UPDATE_FREQUENCY: Duration = Duration::seconds(10);
 /// How often the kubelet reports an unchanged node status.
 pub const NODE_STATUS_REPORT_INTERVAL: Duration = Duration::minutes(5);
 
@@ -51,6 +58,8 @@ pub struct Kubelet {
     runtime: Runtime,
     registered: bool,
     lease_due: Time,
+    /// The wait before the next try of a lease renewal that failed.
+    lease_retry: Duration,
     status_due: Time,
     ips_in_use: BTreeSet<u32>,
     next_ip: u32,
@@ -83,6 +92,7 @@ impl Kubelet {
             unfilled: BTreeSet::new(),
             registered: false,
             lease_due: Time::ZERO,
+            lease_retry: LEASE_RETRY_INITIAL,
             status_due: Time::ZERO,
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
@@ -229,11 +239,24 @@ impl Kubelet {
             },
             ..Default::default()
         };
-        let result = ctx.call(Request::update(Object::Lease(lease.clone())));
+        let mut result = ctx.call(Request::update(Object::Lease(lease.clone())));
         if result.as_ref().is_err_and(|s| s.reason == "NotFound") {
-            let _ = ctx.call(Request::create(Object::Lease(lease)));
+            result = ctx.call(Request::create(Object::Lease(lease)));
         }
-        self.lease_due = ctx.now + LEASE_RENEW_INTERVAL;
+        match result {
+            Ok(_) => {
+                self.lease_retry = LEASE_RETRY_INITIAL;
+                self.lease_due = ctx.now + LEASE_RENEW_INTERVAL;
+            }
+            // The lease controller keeps trying, sooner than its renew interval: from 200 ms,
+            // doubling up to 7 s, until the API server answers again.
+            Err(status) => {
+                let wait = self.lease_retry;
+                self.lease_retry = Duration((wait.0 * 2).min(LEASE_RETRY_MAX.0));
+                ctx.decide(|| format!("failed to update lease, will retry in {wait}: {}", status.message));
+                self.lease_due = ctx.now + wait;
+            }
+        }
     }
 
     fn report_node_status(&mut self, ctx: &mut Ctx) {
@@ -253,7 +276,11 @@ impl Kubelet {
                     c.last_heartbeat_time = Some(ctx.now);
                 }
                 node.metadata.resource_version.clear();
-                let _ = ctx.call(Request::update_status(Object::Node(node)));
+                if let Err(status) = ctx.call(Request::update_status(Object::Node(node))) {
+                    ctx.decide(|| format!("error updating node status, will retry: {}", status.message));
+                    self.status_due = ctx.now + NODE_STATUS_UPDATE_FREQUENCY;
+                    return;
+                }
             }
         }
         self.status_due = ctx.now + NODE_STATUS_REPORT_INTERVAL;
