@@ -272,3 +272,62 @@ mod tests {
         assert_eq!(env[2].1, "$(AFTER)");
     }
 }
+
+#[cfg(test)]
+mod config_error_tests {
+    use super::*;
+
+    struct Settings(Option<Arc<Object>>);
+
+    impl Objects for Settings {
+        fn services(&self, _: &str) -> Vec<Arc<Object>> {
+            Vec::new()
+        }
+        fn object(&self, kind: Kind, _: &str, name: &str) -> Option<Arc<Object>> {
+            self.0.clone().filter(|o| o.kind() == kind && o.name() == name)
+        }
+    }
+
+    fn container(env: serde_json::Value) -> Container {
+        serde_json::from_value(serde_json::json!({"name": "c", "image": "busybox", "env": env})).expect("container")
+    }
+
+    fn pod() -> Pod {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "p", "namespace": "default"}})).expect("pod")
+    }
+
+    fn settings() -> Settings {
+        let cm =
+            serde_json::json!({"metadata": {"name": "settings", "namespace": "default"}, "data": {"mode": "fast"}});
+        Settings(Some(Arc::new(Object::ConfigMap(serde_json::from_value(cm).expect("cm")))))
+    }
+
+    fn key_ref(name: &str, key: &str, optional: bool) -> serde_json::Value {
+        serde_json::json!([{"name": "V", "valueFrom": {"configMapKeyRef": {"name": name, "key": key, "optional": optional}}}])
+    }
+
+    #[test]
+    fn a_missing_config_map_or_key_is_a_config_error_in_the_kubelets_words() {
+        let c = container(key_ref("settings", "mode", false));
+        assert_eq!(config_error(&Settings(None), &pod(), &c), Some("configmap \"settings\" not found".into()));
+        let c = container(key_ref("settings", "level", false));
+        assert_eq!(
+            config_error(&settings(), &pod(), &c),
+            Some("couldn't find key level in ConfigMap default/settings".into())
+        );
+        let secret =
+            container(serde_json::json!([{"name": "PW", "valueFrom": {"secretKeyRef": {"name": "db", "key": "pw"}}}]));
+        assert_eq!(config_error(&settings(), &pod(), &secret), Some("secret \"db\" not found".into()));
+    }
+
+    #[test]
+    fn optional_references_and_found_keys_are_no_error() {
+        assert_eq!(config_error(&Settings(None), &pod(), &container(key_ref("settings", "mode", true))), None);
+        assert_eq!(config_error(&settings(), &pod(), &container(key_ref("settings", "level", true))), None);
+        assert_eq!(config_error(&settings(), &pod(), &container(key_ref("settings", "mode", false))), None);
+        let from: Container = serde_json::from_value(serde_json::json!({"name": "c", "image": "busybox",
+            "envFrom": [{"configMapRef": {"name": "gone", "optional": true}}]}))
+        .expect("container");
+        assert_eq!(config_error(&Settings(None), &pod(), &from), None);
+    }
+}

@@ -1744,3 +1744,129 @@ mod tests {
         assert!(second.init_container_statuses[0].state.running.is_some(), "{second:?}");
     }
 }
+
+#[cfg(test)]
+mod reference_tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// A cluster where the ConfigMap the pod needs is there or not.
+    struct World {
+        present: Cell<bool>,
+        content: Cell<&'static str>,
+    }
+
+    impl Surroundings for World {
+        fn resolves(&self, _: &str) -> bool {
+            false
+        }
+        fn environment(&self, container: &Container) -> Vec<(String, String)> {
+            super::super::env::literal(container)
+        }
+        fn config_error(&self, _: &Container) -> Option<String> {
+            (!self.present.get()).then(|| "configmap \"settings\" not found".to_string())
+        }
+        fn mount(&self, _: &Pod) -> Result<Mounted, (String, String)> {
+            if !self.present.get() {
+                let message = "MountVolume.SetUp failed for volume \"cfg\" : configmap \"settings\" not found";
+                return Err(("cfg".into(), message.into()));
+            }
+            let files = volumes::Files::from([("mode".to_string(), self.content.get().to_string())]);
+            Ok(Mounted::from([("cfg".to_string(), files)]))
+        }
+    }
+
+    fn pod(volume: bool) -> Pod {
+        let volumes = if volume {
+            serde_json::json!([{"name": "cfg", "configMap": {"name": "settings"}}])
+        } else {
+            serde_json::json!([])
+        };
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+            "spec": {"containers": [{"name": "app", "image": "busybox:1.36", "command": ["sleep", "3600"]}],
+                     "volumes": volumes}
+        }))
+        .expect("pod")
+    }
+
+    /// Steps the worker at each wake-up up to `until`, from `from`; returns the events with
+    /// their times in seconds, and keeps the pod's status current.
+    fn run(worker: &mut PodWorker, pod: &mut Pod, world: &World, from: Time, until: Time) -> Vec<(u64, String)> {
+        let (mut rng, mut runtime) = (Rng::new(7), Runtime::default());
+        let mut events = Vec::new();
+        let mut now = from;
+        while now <= until {
+            for action in worker.step(pod, now, &mut runtime, &mut rng, &mut || "10.244.1.2".to_string(), world) {
+                if let Action::Event { reason, message, .. } = action {
+                    events.push((now.0 / 1000, format!("{reason}: {message}")));
+                }
+            }
+            if !worker.held() {
+                pod.status = worker.status(pod, now).into();
+            }
+            match worker.next_wakeup() {
+                Some(t) if t > now => now = t,
+                Some(_) => now = now + Duration::millis(1),
+                None => break,
+            }
+        }
+        events
+    }
+
+    fn waiting_reason(pod: &Pod) -> String {
+        let state = &pod.status.container_statuses[0].state;
+        state.waiting.as_ref().map(|w| w.reason.clone()).unwrap_or_else(|| "running".into())
+    }
+
+    #[test]
+    fn a_container_whose_config_map_is_missing_waits_as_create_container_config_error_until_it_appears() {
+        let world = World { present: Cell::new(false), content: Cell::new("") };
+        let mut pod = pod(false);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let events = run(&mut worker, &mut pod, &world, Time::ZERO, Time(40_000));
+        assert_eq!(waiting_reason(&pod), CONFIG_ERROR);
+        let failures: Vec<u64> = events
+            .iter()
+            .filter(|(_, e)| e == "Failed: Error: configmap \"settings\" not found")
+            .map(|(t, _)| *t)
+            .collect();
+        assert!(failures.len() >= 3, "tried again on the sync back-off: {events:?}");
+        assert!(failures.windows(2).all(|w| (10..=15).contains(&(w[1] - w[0]))), "{failures:?}");
+        assert!(worker.config_waiting().count() == 1 && !worker.busy(Time(u64::MAX)));
+        world.present.set(true);
+        run(&mut worker, &mut pod, &world, Time(40_001), Time(60_000));
+        assert_eq!(waiting_reason(&pod), "running");
+    }
+
+    #[test]
+    fn a_pod_whose_volume_cannot_be_mounted_stays_container_creating_and_retries_on_a_doubling_back_off() {
+        let world = World { present: Cell::new(false), content: Cell::new("fast") };
+        let mut pod = pod(true);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let events = run(&mut worker, &mut pod, &world, Time::ZERO, Time(20_000));
+        let tries: Vec<u64> = events.iter().filter(|(_, e)| e.starts_with("FailedMount: ")).map(|(t, _)| *t).collect();
+        // At 0, 0.5, 1.5, 3.5, 7.5 and 15.5 s.
+        assert_eq!(tries, [0, 0, 1, 3, 7, 15]);
+        assert_eq!(waiting_reason(&pod), "ContainerCreating");
+        assert!(pod.status.pod_ip.is_empty(), "no sandbox before the volumes");
+        assert!(worker.mount_waiting() && !worker.busy(Time(u64::MAX)), "waiting out a back-off");
+        world.present.set(true);
+        run(&mut worker, &mut pod, &world, Time(20_001), Time(60_000));
+        assert_eq!(waiting_reason(&pod), "running");
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "fast");
+    }
+
+    #[test]
+    fn a_mounted_volumes_files_are_written_again_at_the_pods_periodic_sync() {
+        let world = World { present: Cell::new(true), content: Cell::new("fast") };
+        let mut pod = pod(true);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        run(&mut worker, &mut pod, &world, Time::ZERO, Time(5_000));
+        world.content.set("slow");
+        run(&mut worker, &mut pod, &world, Time(5_001), Time(59_000));
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "fast", "not before the next sync");
+        run(&mut worker, &mut pod, &world, Time(59_001), Time(91_000));
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "slow", "within a minute and a half");
+    }
+}

@@ -176,4 +176,47 @@ mod tests {
         .expect("pod");
         assert!(referenced(&pod).is_empty());
     }
+
+    fn create(cluster: &mut crate::cluster::Cluster, value: serde_json::Value) {
+        let kind = Kind::ALL.iter().find(|k| k.info().kind == value["kind"]).copied().expect("kind");
+        let object = Object::decode(kind, &value).expect("decodes");
+        cluster.request(crate::apiserver::Request::create(object)).expect("created");
+    }
+
+    fn user(name: &str) -> serde_json::Value {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": "worker-1", "containers": [{"name": "c", "image": "busybox:1.36",
+                "command": ["sleep", "3600"],
+                "env": [{"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "mode"}}}]}]}})
+    }
+
+    #[test]
+    fn pods_that_refer_to_one_config_map_share_one_watch_which_closes_when_the_last_goes() {
+        use crate::cluster::{Cluster, ClusterConfig};
+        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+        cluster.settle(crate::sim::Duration::minutes(1));
+        // The node's own pods' (kube-proxy's ConfigMap, say).
+        let before = cluster.kubelet("worker-1").expect("kubelet").references.len();
+        create(
+            &mut cluster,
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "default"}, "data": {"mode": "fast"}}),
+        );
+        create(&mut cluster, user("a"));
+        create(&mut cluster, user("b"));
+        cluster.settle(crate::sim::Duration::minutes(1));
+        let kubelet = cluster.kubelet("worker-1").expect("kubelet");
+        assert_eq!(kubelet.references.len(), before + 1);
+        let cm = kubelet.references.get(Kind::ConfigMap, "default", "settings").expect("watched");
+        assert_eq!(cm.name(), "settings");
+        assert_eq!(kubelet.container_env("default", "a", "c"), Some(&[("MODE".to_string(), "fast".to_string())][..]));
+        for name in ["a", "b"] {
+            let mut delete = crate::apiserver::Request::delete(Kind::Pod, "default", name);
+            delete.grace_period_seconds = Some(0);
+            cluster.request(delete).expect("deleted");
+        }
+        cluster.settle(crate::sim::Duration::minutes(1));
+        assert_eq!(cluster.kubelet("worker-1").expect("kubelet").references.len(), before);
+        assert!(cluster.check_invariants(true).is_empty(), "{:?}", cluster.check_invariants(true));
+    }
 }
