@@ -250,3 +250,52 @@ impl NodeLifecycleController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Kind, Object};
+    use crate::cluster::{Cluster, ClusterConfig};
+    use crate::sim::Duration;
+
+    fn readiness(cluster: &Cluster) -> Vec<String> {
+        cluster
+            .objects(Kind::Node, "")
+            .iter()
+            .filter_map(|o| o.as_node().map(|n| format!("{} {}", n.metadata.name, n.readiness())))
+            .collect()
+    }
+
+    fn not_ready_events(cluster: &Cluster) -> usize {
+        let events = cluster.objects(Kind::Event, "");
+        events.iter().filter(|e| matches!(&***e, Object::Event(e) if e.reason == "NodeNotReady")).count()
+    }
+
+    #[test]
+    fn an_etcd_outage_longer_than_the_grace_period_leaves_every_node_ready() {
+        let mut cluster = Cluster::new(ClusterConfig { workers: 2, ..ClusterConfig::default() });
+        cluster.settle(Duration::minutes(1));
+        let ready = readiness(&cluster);
+        cluster.with_api(|api, _| api.set_etcd_running(false));
+        cluster.advance(Duration::minutes(3));
+        cluster.with_api(|api, _| api.set_etcd_running(true));
+        cluster.advance(Duration::minutes(2));
+        assert_eq!(readiness(&cluster), ready);
+        assert_eq!(not_ready_events(&cluster), 0);
+    }
+
+    #[test]
+    fn a_node_silent_after_the_outage_is_still_marked_unknown_a_grace_period_later() {
+        let mut cluster = Cluster::new(ClusterConfig { workers: 2, ..ClusterConfig::default() });
+        cluster.settle(Duration::minutes(1));
+        cluster.with_api(|api, _| api.set_etcd_running(false));
+        cluster.advance(Duration::minutes(2));
+        let role = crate::cluster::Role::Kubelet { node: "worker-2".into() };
+        let kubelet = cluster.find_component(&role).expect("worker-2's kubelet");
+        cluster.stop_component(kubelet);
+        cluster.with_api(|api, _| api.set_etcd_running(true));
+        cluster.advance(Duration::seconds(30));
+        assert!(readiness(&cluster).contains(&"worker-2 Ready".to_string()), "a full grace period from the return");
+        cluster.advance(Duration::seconds(40));
+        assert!(readiness(&cluster).contains(&"worker-2 NotReady".to_string()), "{:?}", readiness(&cluster));
+    }
+}
