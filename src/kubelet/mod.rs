@@ -52,6 +52,9 @@ pub struct Kubelet {
     services: Informer,
     /// The ConfigMaps and Secrets the pods it runs refer to, one watch each.
     references: references::References,
+    /// Pods waiting on a missing ConfigMap or Secret (a volume's back-off, a container that
+    /// could not be configured).
+    blocked: BTreeSet<String>,
     workers: workers::Workers,
     /// Pods with a container whose log awaits the cluster's filling in (see `script::PLACEHOLDER`).
     unfilled: BTreeSet<String>,
@@ -88,6 +91,7 @@ impl Kubelet {
             node: Informer::new(Kind::Node).with_fields(FieldSelector::equals("metadata.name", &config.name)),
             services: Informer::new(Kind::Service).with_own_cache(),
             references: references::References::default(),
+            blocked: BTreeSet::new(),
             workers: Default::default(),
             unfilled: BTreeSet::new(),
             registered: false,
@@ -375,6 +379,7 @@ impl Kubelet {
 
     fn drop_worker(&mut self, key: &str, ctx: &mut Ctx) {
         self.references.unregister(key, ctx);
+        self.blocked.remove(key);
         if let Some((_, worker)) = self.workers.remove(key) {
             // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
             let from_cidr = worker.ip.as_ref().filter(|ip| *ip != &self.config.internal_ip);
@@ -427,9 +432,15 @@ impl Kubelet {
             let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
             // Inside the runtime's call, the status the sync began with stands: none is built.
             let status = (!worker.held()).then(|| worker.status(pod, now));
-            (actions, !worker.unfilled().is_empty(), status)
+            let blocked = worker.mount_waiting() || worker.config_waiting().next().is_some();
+            (actions, !worker.unfilled().is_empty(), status, blocked)
         });
-        let Some((actions, unfilled, status)) = stepped else { return };
+        let Some((actions, unfilled, status, blocked)) = stepped else { return };
+        if blocked {
+            self.blocked.insert(key.to_string());
+        } else {
+            self.blocked.remove(key);
+        }
         if unfilled {
             self.unfilled.insert(key.to_string());
         }
@@ -571,7 +582,8 @@ impl Kubelet {
     /// container that could not be configured) would now get past it, by `horizon`.
     fn references_arrived(&self, horizon: Time) -> bool {
         let objects = self.objects();
-        self.workers.iter().any(|(key, (_, w))| {
+        self.blocked.iter().any(|key| {
+            let Some((_, w)) = self.workers.get(key) else { return false };
             if w.next_wakeup().is_none_or(|t| t > horizon) {
                 return false;
             }
