@@ -235,6 +235,15 @@ impl ApiServer {
         }
     }
 
+    /// Closes one watch (its client stopped watching).
+    pub fn close_watch(&mut self, id: WatchId) {
+        if let Some((mut events, local)) = self.events_watch(id) {
+            events.here().api.close_watch(local);
+            return;
+        }
+        self.watches.close(id);
+    }
+
     pub fn close_watches_of(&mut self, owner: ComponentId) {
         self.watches.close_all_of(owner);
         if let Some(side) = self.events.as_mut().and_then(|e| e.get_mut().if_here()) {

@@ -98,6 +98,15 @@ impl Watches {
         if let Some(w) = self.watchers.get_mut(id) {
             w.open = false;
             w.queue.clear();
+            // Its client stopped watching for good (a kubelet no longer needs a ConfigMap):
+            // changes no longer visit it.
+            let index = match w.filter.node_index() {
+                Some(node) => self.pods_by_node.get_mut(node),
+                None => self.by_kind.get_mut(&w.filter.kind),
+            };
+            if let Some(ids) = index {
+                ids.retain(|&i| i != id);
+            }
         }
     }
 

@@ -200,6 +200,19 @@ impl Informer {
         self
     }
 
+    /// An informer over one namespace only.
+    pub fn in_namespace(mut self, namespace: &str) -> Self {
+        self.namespace = namespace.to_string();
+        self
+    }
+
+    /// Closes its watch (the cache stays as it was): its owner no longer needs the objects.
+    pub fn stop(&mut self, api: &mut ApiServer) {
+        if let Some(id) = self.watch.take() {
+            api.close_watch(id);
+        }
+    }
+
     /// Lists the current state into the cache and opens a watch from that revision.
     pub fn start(&mut self, ctx: &mut Ctx) -> Result<(), Status> {
         let mut list = Request::list(self.kind, &self.namespace);

@@ -380,6 +380,11 @@ impl Cluster {
         })
     }
 
+    /// Every node's kubelet.
+    pub fn kubelets(&self) -> impl Iterator<Item = &Kubelet> + '_ {
+        self.slots.iter().filter_map(|s| s.component.as_ref()?.as_any().downcast_ref::<Kubelet>())
+    }
+
     /// The kubelet on `node`, to change what happens on its machine (`sim pod crash`). It is
     /// woken at once to notice.
     pub fn kubelet_mut(&mut self, node: &str) -> Option<&mut Kubelet> {

@@ -27,6 +27,14 @@ pub struct NodeLifecycleController {
     leases: Informer,
     pods: Informer,
     registered: BTreeSet<String>,
+    /// A write of its was refused (the API server is unreachable) and no notification has
+    /// come since: it judges no node's health meanwhile.
+    lost_contact: bool,
+    /// A notification came while contact was lost: the API server answers again.
+    heard_again: bool,
+    /// When it last regained contact with the API server: no node's silence counts from
+    /// before then.
+    contact_since: Time,
 }
 
 impl Default for NodeLifecycleController {
@@ -36,6 +44,9 @@ impl Default for NodeLifecycleController {
             leases: Informer::new(Kind::Lease),
             pods: Informer::new(Kind::Pod),
             registered: BTreeSet::new(),
+            lost_contact: false,
+            heard_again: false,
+            contact_since: Time::ZERO,
         }
     }
 }
@@ -59,7 +70,17 @@ impl NodeLifecycleController {
         } else {
             Request::update(Object::Node(Box::new(n)))
         };
-        let stored = ctx.call_object(req).ok()?;
+        let stored = match ctx.call_object(req) {
+            Ok(stored) => stored,
+            Err(status) => {
+                // Nothing answered at all (not an error from the API server).
+                if status.code == 0 && status.reason.is_empty() {
+                    self.lost_contact = true;
+                    self.heard_again = false;
+                }
+                return None;
+            }
+        };
         self.nodes.assume(stored.clone());
         stored.as_node().cloned()
     }
@@ -103,6 +124,7 @@ impl Reconciler for NodeLifecycleController {
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
+        self.heard_again |= self.lost_contact;
         match informer {
             0 => vec![delta.object.name().to_string()],
             1 if delta.object.namespace() == "kube-node-lease" => vec![delta.object.name().to_string()],
@@ -127,7 +149,22 @@ impl Reconciler for NodeLifecycleController {
                 format!("Node {key} event: Registered Node {key} in Controller"),
             );
         }
-        let silent_for = ctx.now.since(self.last_heartbeat(node));
+        // Upstream measures a node's silence from when the controller itself last saw its
+        // heartbeat change (kept in memory only). When the API server goes away (etcd down),
+        // kube-controller-manager cannot renew its leader-election lease: it exits, is
+        // restarted, and runs its controllers again only once the API answers, with fresh
+        // node health data, so every node gets a full grace period from then instead of
+        // being marked Unknown for the outage. Here: a refused write means contact is lost;
+        // until a notification shows the API answering again no node is judged, and silence
+        // counts from that moment at the earliest.
+        if self.lost_contact {
+            if !self.heard_again {
+                return Action::RequeueAfter(MONITOR_PERIOD);
+            }
+            self.lost_contact = false;
+            self.contact_since = ctx.now;
+        }
+        let silent_for = ctx.now.since(self.last_heartbeat(node).max(self.contact_since));
         let ready = node.condition("Ready").map(|c| c.status.clone()).unwrap_or_default();
         if silent_for > GRACE_PERIOD {
             if ready != "Unknown" {
@@ -211,5 +248,54 @@ impl NodeLifecycleController {
         if let Ok(stored) = ctx.call_object(Request::update(Object::Node(Box::new(n)))) {
             self.nodes.assume(stored);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Kind, Object};
+    use crate::cluster::{Cluster, ClusterConfig};
+    use crate::sim::Duration;
+
+    fn readiness(cluster: &Cluster) -> Vec<String> {
+        cluster
+            .objects(Kind::Node, "")
+            .iter()
+            .filter_map(|o| o.as_node().map(|n| format!("{} {}", n.metadata.name, n.readiness())))
+            .collect()
+    }
+
+    fn not_ready_events(cluster: &Cluster) -> usize {
+        let events = cluster.objects(Kind::Event, "");
+        events.iter().filter(|e| matches!(&***e, Object::Event(e) if e.reason == "NodeNotReady")).count()
+    }
+
+    #[test]
+    fn an_etcd_outage_longer_than_the_grace_period_leaves_every_node_ready() {
+        let mut cluster = Cluster::new(ClusterConfig { workers: 2, ..ClusterConfig::default() });
+        cluster.settle(Duration::minutes(1));
+        let ready = readiness(&cluster);
+        cluster.with_api(|api, _| api.set_etcd_running(false));
+        cluster.advance(Duration::minutes(3));
+        cluster.with_api(|api, _| api.set_etcd_running(true));
+        cluster.advance(Duration::minutes(2));
+        assert_eq!(readiness(&cluster), ready);
+        assert_eq!(not_ready_events(&cluster), 0);
+    }
+
+    #[test]
+    fn a_node_silent_after_the_outage_is_still_marked_unknown_a_grace_period_later() {
+        let mut cluster = Cluster::new(ClusterConfig { workers: 2, ..ClusterConfig::default() });
+        cluster.settle(Duration::minutes(1));
+        cluster.with_api(|api, _| api.set_etcd_running(false));
+        cluster.advance(Duration::minutes(2));
+        let role = crate::cluster::Role::Kubelet { node: "worker-2".into() };
+        let kubelet = cluster.find_component(&role).expect("worker-2's kubelet");
+        cluster.stop_component(kubelet);
+        cluster.with_api(|api, _| api.set_etcd_running(true));
+        cluster.advance(Duration::seconds(30));
+        assert!(readiness(&cluster).contains(&"worker-2 Ready".to_string()), "a full grace period from the return");
+        cluster.advance(Duration::seconds(40));
+        assert!(readiness(&cluster).contains(&"worker-2 NotReady".to_string()), "{:?}", readiness(&cluster));
     }
 }

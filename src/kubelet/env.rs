@@ -6,13 +6,34 @@
 
 use super::expansion;
 use crate::api::{Container, Kind, Object, Pod};
-use crate::apiserver::ApiServer;
 use crate::sim::Time;
 use serde_json::Value;
+use std::sync::Arc;
+
+/// What the kubelet knows of the objects a container's environment is built from: the
+/// Services its informer caches, the ConfigMaps and Secrets its managers watch.
+pub trait Objects {
+    /// The Services of a namespace, in name order.
+    fn services(&self, namespace: &str) -> Vec<Arc<Object>>;
+    /// A ConfigMap, Secret or Service, if known.
+    fn object(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>>;
+}
+
+/// Nothing known: only literal values.
+pub struct NoObjects;
+
+impl Objects for NoObjects {
+    fn services(&self, _: &str) -> Vec<Arc<Object>> {
+        Vec::new()
+    }
+    fn object(&self, _: Kind, _: &str, _: &str) -> Option<Arc<Object>> {
+        None
+    }
+}
 
 /// The variables a container declares, resolved against the API server's objects; a value's
 /// `$(VAR)` may also name a Service link.
-pub fn declared(api: &ApiServer, pod: &Pod, container: &Container) -> Vec<(String, String)> {
+pub fn declared(api: &dyn Objects, pod: &Pod, container: &Container) -> Vec<(String, String)> {
     let refers = container.env.iter().any(|v| v.value.as_ref().is_some_and(|v| v.contains("$(")));
     let links = if refers { service_links(api, pod, None) } else { Vec::new() };
     declared_over(api, pod, container, &links)
@@ -20,7 +41,7 @@ pub fn declared(api: &ApiServer, pod: &Pod, container: &Container) -> Vec<(Strin
 
 /// `declared`, with `base` (the Service links) as what a reference falls back to.
 fn declared_over(
-    api: &ApiServer,
+    api: &dyn Objects,
     pod: &Pod,
     container: &Container,
     base: &[(String, String)],
@@ -51,14 +72,14 @@ fn declared_over(
 /// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
 /// when the container started (`started`; `None`: every Service): its namespace's, plus
 /// `kubernetes` from `default`. None when the pod sets `enableServiceLinks: false`.
-pub fn service_links(api: &ApiServer, pod: &Pod, started: Option<Time>) -> Vec<(String, String)> {
+pub fn service_links(api: &dyn Objects, pod: &Pod, started: Option<Time>) -> Vec<(String, String)> {
     if pod.spec.enable_service_links == Some(false) {
         return Vec::new();
     }
     let ns = &pod.metadata.namespace;
-    let mut services: Vec<_> = api.peek_list(Kind::Service, ns);
+    let mut services: Vec<_> = api.services(ns);
     if ns != "default" {
-        services.extend(api.peek(Kind::Service, "default", "kubernetes"));
+        services.extend(api.object(Kind::Service, "default", "kubernetes"));
     }
     let mut out = Vec::new();
     for object in services {
@@ -100,7 +121,7 @@ pub fn service_links(api: &ApiServer, pod: &Pod, started: Option<Time>) -> Vec<(
 /// What `$(VAR)` in a container's command and args can name as its process starts: the
 /// Service links, then the container's own variables (which win).
 pub fn for_expansion(
-    api: &ApiServer,
+    api: &dyn Objects,
     pod: &Pod,
     container: &Container,
     started: Option<Time>,
@@ -113,7 +134,7 @@ pub fn for_expansion(
 /// A container's command and args as its process got them, `$(VAR)` expanded (the variables
 /// are only looked up when a word refers to one).
 pub fn command_line(
-    api: &ApiServer,
+    api: &dyn Objects,
     pod: &Pod,
     container: &Container,
     started: Option<Time>,
@@ -141,19 +162,65 @@ fn text(v: &Value, key: &str) -> String {
 }
 
 /// An `envFrom` source's keys and values: a ConfigMap's data, a Secret's decoded data.
-fn source_keys(api: &ApiServer, pod: &Pod, source: &Value) -> Vec<(String, String)> {
+fn source_keys(api: &dyn Objects, pod: &Pod, source: &Value) -> Vec<(String, String)> {
     let ns = &pod.metadata.namespace;
     if let Some(r) = source.get("configMapRef")
-        && let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
+        && let Some(Object::ConfigMap(cm)) = api.object(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
     {
         return cm.data.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     }
     if let Some(r) = source.get("secretRef")
-        && let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, &text(r, "name")).as_deref()
+        && let Some(Object::Secret(secret)) = api.object(Kind::Secret, ns, &text(r, "name")).as_deref()
     {
         return secret.data.iter().map(|(k, v)| (k.clone(), decode(v))).collect();
     }
     Vec::new()
+}
+
+/// Why a container cannot be configured: the first variable (in the order the kubelet builds
+/// them, `envFrom` then `env`) whose ConfigMap or Secret, or its key, is missing and not
+/// `optional`, in the kubelet's words (`configmap "x" not found`, `couldn't find key k in
+/// ConfigMap default/x`). `None` when every reference is found (or the container has none).
+pub fn config_error(api: &dyn Objects, pod: &Pod, container: &Container) -> Option<String> {
+    if container.env_from.is_empty() && container.env.iter().all(|v| v.value_from.is_none()) {
+        return None;
+    }
+    let ns = &pod.metadata.namespace;
+    let optional = |r: &Value| r.get("optional").and_then(Value::as_bool) == Some(true);
+    for source in &container.env_from {
+        for (field, kind) in [("configMapRef", Kind::ConfigMap), ("secretRef", Kind::Secret)] {
+            if let Some(r) = source.get(field)
+                && api.object(kind, ns, &text(r, "name")).is_none()
+                && !optional(r)
+            {
+                return Some(not_found(kind, &text(r, "name")));
+            }
+        }
+    }
+    for from in container.env.iter().filter_map(|v| v.value_from.as_ref()) {
+        for (field, kind) in [("configMapKeyRef", Kind::ConfigMap), ("secretKeyRef", Kind::Secret)] {
+            let Some(r) = from.get(field) else { continue };
+            let (name, key) = (text(r, "name"), text(r, "key"));
+            let has_key = match api.object(kind, ns, &name).as_deref() {
+                None if optional(r) => continue,
+                None => return Some(not_found(kind, &name)),
+                Some(Object::ConfigMap(cm)) => cm.data.contains_key(&key),
+                Some(Object::Secret(secret)) => secret.data.contains_key(&key),
+                Some(_) => false,
+            };
+            if !has_key && !optional(r) {
+                return Some(format!("couldn't find key {key} in {} {ns}/{name}", kind.info().kind));
+            }
+        }
+    }
+    None
+}
+
+/// The kubelet's "not found" for a ConfigMap or Secret its managers do not hold (their
+/// resource is named in the singular: `configmap "x" not found`).
+pub fn not_found(kind: Kind, name: &str) -> String {
+    let what = if kind == Kind::Secret { "secret" } else { "configmap" };
+    format!("{what} \"{name}\" not found")
 }
 
 fn decode(data: &str) -> String {
@@ -161,7 +228,7 @@ fn decode(data: &str) -> String {
 }
 
 /// `valueFrom`: the downward API's common fields, a ConfigMap's or Secret's key.
-pub fn value_from(api: &ApiServer, pod: &Pod, from: &Value) -> String {
+pub fn value_from(api: &dyn Objects, pod: &Pod, from: &Value) -> String {
     let ns = &pod.metadata.namespace;
     if let Some(field) = from.get("fieldRef") {
         return match text(field, "fieldPath").as_str() {
@@ -176,12 +243,12 @@ pub fn value_from(api: &ApiServer, pod: &Pod, from: &Value) -> String {
         };
     }
     if let Some(r) = from.get("configMapKeyRef")
-        && let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
+        && let Some(Object::ConfigMap(cm)) = api.object(Kind::ConfigMap, ns, &text(r, "name")).as_deref()
     {
         return cm.data.get(&text(r, "key")).cloned().unwrap_or_default();
     }
     if let Some(r) = from.get("secretKeyRef")
-        && let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, &text(r, "name")).as_deref()
+        && let Some(Object::Secret(secret)) = api.object(Kind::Secret, ns, &text(r, "name")).as_deref()
     {
         return decode(secret.data.get(&text(r, "key")).map(String::as_str).unwrap_or_default());
     }
@@ -203,5 +270,64 @@ mod tests {
         let env = literal(&c);
         assert_eq!(env[1].1, "hello world");
         assert_eq!(env[2].1, "$(AFTER)");
+    }
+}
+
+#[cfg(test)]
+mod config_error_tests {
+    use super::*;
+
+    struct Settings(Option<Arc<Object>>);
+
+    impl Objects for Settings {
+        fn services(&self, _: &str) -> Vec<Arc<Object>> {
+            Vec::new()
+        }
+        fn object(&self, kind: Kind, _: &str, name: &str) -> Option<Arc<Object>> {
+            self.0.clone().filter(|o| o.kind() == kind && o.name() == name)
+        }
+    }
+
+    fn container(env: serde_json::Value) -> Container {
+        serde_json::from_value(serde_json::json!({"name": "c", "image": "busybox", "env": env})).expect("container")
+    }
+
+    fn pod() -> Pod {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "p", "namespace": "default"}})).expect("pod")
+    }
+
+    fn settings() -> Settings {
+        let cm =
+            serde_json::json!({"metadata": {"name": "settings", "namespace": "default"}, "data": {"mode": "fast"}});
+        Settings(Some(Arc::new(Object::ConfigMap(serde_json::from_value(cm).expect("cm")))))
+    }
+
+    fn key_ref(name: &str, key: &str, optional: bool) -> serde_json::Value {
+        serde_json::json!([{"name": "V", "valueFrom": {"configMapKeyRef": {"name": name, "key": key, "optional": optional}}}])
+    }
+
+    #[test]
+    fn a_missing_config_map_or_key_is_a_config_error_in_the_kubelets_words() {
+        let c = container(key_ref("settings", "mode", false));
+        assert_eq!(config_error(&Settings(None), &pod(), &c), Some("configmap \"settings\" not found".into()));
+        let c = container(key_ref("settings", "level", false));
+        assert_eq!(
+            config_error(&settings(), &pod(), &c),
+            Some("couldn't find key level in ConfigMap default/settings".into())
+        );
+        let secret =
+            container(serde_json::json!([{"name": "PW", "valueFrom": {"secretKeyRef": {"name": "db", "key": "pw"}}}]));
+        assert_eq!(config_error(&settings(), &pod(), &secret), Some("secret \"db\" not found".into()));
+    }
+
+    #[test]
+    fn optional_references_and_found_keys_are_no_error() {
+        assert_eq!(config_error(&Settings(None), &pod(), &container(key_ref("settings", "mode", true))), None);
+        assert_eq!(config_error(&settings(), &pod(), &container(key_ref("settings", "level", true))), None);
+        assert_eq!(config_error(&settings(), &pod(), &container(key_ref("settings", "mode", false))), None);
+        let from: Container = serde_json::from_value(serde_json::json!({"name": "c", "image": "busybox",
+            "envFrom": [{"configMapRef": {"name": "gone", "optional": true}}]}))
+        .expect("container");
+        assert_eq!(config_error(&Settings(None), &pod(), &from), None);
     }
 }

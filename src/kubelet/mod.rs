@@ -11,7 +11,9 @@ mod interpreters;
 pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
+pub mod references;
 pub mod script;
+pub mod volumes;
 mod workers;
 
 pub use node_config::NodeConfig;
@@ -31,6 +33,13 @@ use std::sync::Arc;
 
 pub const LEASE_RENEW_INTERVAL: Duration = Duration::seconds(10);
 pub const LEASE_DURATION_SECONDS: i32 = 40;
+/// How long the lease controller first waits to try again after a renewal failed; the wait
+/// doubles up to `LEASE_RETRY_MAX`.
+const LEASE_RETRY_INITIAL: Duration = Duration::millis(200);
+const LEASE_RETRY_MAX: Duration = Duration::seconds(7);
+/// How often the kubelet's node status loop runs (`nodeStatusUpdateFrequency`): a report that
+/// failed is tried again at its next round.
+const NODE_STATUS_UPDATE_FREQUENCY: Duration = Duration::seconds(10);
 /// How often the kubelet reports an unchanged node status.
 pub const NODE_STATUS_REPORT_INTERVAL: Duration = Duration::minutes(5);
 
@@ -40,12 +49,23 @@ pub const RUNTIME_PREFIX: &str = "containerd: ";
 pub struct Kubelet {
     pub config: NodeConfig,
     pods: Informer,
+    /// Its own Node (`metadata.name=<node>`), whose status it reports.
+    node: Informer,
+    /// Every Service, for the Service links in containers' environments.
+    services: Informer,
+    /// The ConfigMaps and Secrets the pods it runs refer to, one watch each.
+    references: references::References,
+    /// Pods waiting on a missing ConfigMap or Secret (a volume's back-off, a container that
+    /// could not be configured).
+    blocked: BTreeSet<String>,
     workers: workers::Workers,
     /// Pods with a container whose log awaits the cluster's filling in (see `script::PLACEHOLDER`).
     unfilled: BTreeSet<String>,
     runtime: Runtime,
     registered: bool,
     lease_due: Time,
+    /// The wait before the next try of a lease renewal that failed.
+    lease_retry: Duration,
     status_due: Time,
     ips_in_use: BTreeSet<u32>,
     next_ip: u32,
@@ -73,10 +93,15 @@ impl Kubelet {
         let selector = FieldSelector::equals("spec.nodeName", &config.name);
         Kubelet {
             pods: Informer::new(Kind::Pod).with_fields(selector),
+            node: Informer::new(Kind::Node).with_fields(FieldSelector::equals("metadata.name", &config.name)),
+            services: Informer::new(Kind::Service).with_own_cache(),
+            references: references::References::default(),
+            blocked: BTreeSet::new(),
             workers: Default::default(),
             unfilled: BTreeSet::new(),
             registered: false,
             lease_due: Time::ZERO,
+            lease_retry: LEASE_RETRY_INITIAL,
             status_due: Time::ZERO,
             ips_in_use: BTreeSet::new(),
             next_ip: 2,
@@ -230,16 +255,29 @@ impl Kubelet {
             },
             ..Default::default()
         };
-        let result = ctx.call(Request::update(Object::Lease(lease.clone())));
+        let mut result = ctx.call(Request::update(Object::Lease(lease.clone())));
         if result.as_ref().is_err_and(|s| s.reason == "NotFound") {
-            let _ = ctx.call(Request::create(Object::Lease(lease)));
+            result = ctx.call(Request::create(Object::Lease(lease)));
         }
-        self.lease_due = ctx.now + LEASE_RENEW_INTERVAL;
+        match result {
+            Ok(_) => {
+                self.lease_retry = LEASE_RETRY_INITIAL;
+                self.lease_due = ctx.now + LEASE_RENEW_INTERVAL;
+            }
+            // The lease controller keeps trying, sooner than its renew interval: from 200 ms,
+            // doubling up to 7 s, until the API server answers again.
+            Err(status) => {
+                let wait = self.lease_retry;
+                self.lease_retry = Duration((wait.0 * 2).min(LEASE_RETRY_MAX.0));
+                ctx.decide(|| format!("failed to update lease, will retry in {wait}: {}", status.message));
+                self.lease_due = ctx.now + wait;
+            }
+        }
     }
 
     fn report_node_status(&mut self, ctx: &mut Ctx) {
-        if let Some(current) = ctx.api.peek(Kind::Node, "", &self.config.name) {
-            if let Object::Node(mut node) = (*current).clone() {
+        if let Some(current) = self.node.get("", &self.config.name) {
+            if let Object::Node(mut node) = (**current).clone() {
                 // The kubelet posts its own view of each condition: one the node lifecycle
                 // controller set to Unknown while the kubelet could not reach the API (an
                 // outage of etcd or the API server) goes back to what the kubelet sees.
@@ -254,10 +292,26 @@ impl Kubelet {
                     c.last_heartbeat_time = Some(ctx.now);
                 }
                 node.metadata.resource_version.clear();
-                let _ = ctx.call(Request::update_status(Object::Node(node)));
+                if let Err(status) = ctx.call(Request::update_status(Object::Node(node))) {
+                    ctx.decide(|| format!("error updating node status, will retry: {}", status.message));
+                    self.status_due = ctx.now + NODE_STATUS_UPDATE_FREQUENCY;
+                    return;
+                }
             }
         }
         self.status_due = ctx.now + NODE_STATUS_REPORT_INTERVAL;
+    }
+
+    /// Applies what its Node and Service watches saw (a watch that could not be opened, the
+    /// API being unreachable, is opened again).
+    fn sync_informers(&mut self, ctx: &mut Ctx) {
+        for informer in [&mut self.node, &mut self.services] {
+            if informer.watch_id().is_none() {
+                let _ = informer.start(ctx);
+            } else {
+                let _ = informer.sync(ctx.api);
+            }
+        }
     }
 
     fn allocate_ip(ips_in_use: &mut BTreeSet<u32>, next_ip: &mut u32) -> u32 {
@@ -287,7 +341,7 @@ impl Kubelet {
             let is_static = self.static_pods.contains_key(&key);
             if d.type_ == WatchEventType::Deleted {
                 if !is_static {
-                    self.drop_worker(&key);
+                    self.drop_worker(&key, ctx);
                 }
                 continue;
             }
@@ -299,7 +353,7 @@ impl Kubelet {
             }
             let uid = &d.object.meta().uid;
             if !is_static && self.workers.get(&key).is_some_and(|(u, _)| u != uid) {
-                self.drop_worker(&key);
+                self.drop_worker(&key, ctx);
             }
             touched.push(key);
         }
@@ -335,7 +389,9 @@ impl Kubelet {
         (!self.relisted_without_pods && !self.static_pods.contains_key(key)) || self.pods.cache.contains_key(key)
     }
 
-    fn drop_worker(&mut self, key: &str) {
+    fn drop_worker(&mut self, key: &str, ctx: &mut Ctx) {
+        self.references.unregister(key, ctx);
+        self.blocked.remove(key);
         if let Some((_, worker)) = self.workers.remove(key) {
             // Only addresses from the pod CIDR go back (a hostNetwork pod has the node's).
             let from_cidr = worker.ip.as_ref().filter(|ip| *ip != &self.config.internal_ip);
@@ -369,6 +425,8 @@ impl Kubelet {
         ctx.cause = self.causes.get(key).copied();
         // The key is copied only for a new worker (a pod is stepped many times).
         if !self.workers.contains_key(key) {
+            // Its ConfigMaps and Secrets are watched from now on, for as long as it runs here.
+            self.references.register(key, pod, ctx);
             let worker = PodWorker::new(pod, ctx.now, &self.config.internal_ip);
             self.workers.insert(key, pod.metadata.uid.clone(), worker);
         }
@@ -379,15 +437,22 @@ impl Kubelet {
         let mut next_ip = || {
             if host_network { config.internal_ip.clone() } else { config.pod_ip(Self::allocate_ip(ips, next)) }
         };
-        let world = PodView { api: &*ctx.api, pod, network: &self.network, node: &self.config.name };
+        let objects = KnownObjects { services: &self.services, references: &self.references };
+        let world = PodView { pod, network: &self.network, node: &self.config.name, objects };
         let (runtime, rng, now) = (&mut self.runtime, &mut *ctx.rng, ctx.now);
         let stepped = self.workers.update(key, |worker| {
             let actions = worker.step(pod, now, runtime, rng, &mut next_ip, &world);
             // Inside the runtime's call, the status the sync began with stands: none is built.
             let status = (!worker.held()).then(|| worker.status(pod, now));
-            (actions, !worker.unfilled().is_empty(), status)
+            let blocked = worker.mount_waiting() || worker.config_waiting().next().is_some();
+            (actions, !worker.unfilled().is_empty(), status, blocked)
         });
-        let Some((actions, unfilled, status)) = stepped else { return };
+        let Some((actions, unfilled, status, blocked)) = stepped else { return };
+        if blocked {
+            self.blocked.insert(key.to_string());
+        } else {
+            self.blocked.remove(key);
+        }
         if unfilled {
             self.unfilled.insert(key.to_string());
         }
@@ -450,13 +515,14 @@ impl Kubelet {
 }
 
 /// What a pod's processes read from the cluster: names they look up in its DNS (`until
-/// nslookup NAME` ends once CoreDNS, reached through this node's rules, answers NAME) and,
-/// through the API server's objects, the values their environment variables take.
+/// nslookup NAME` ends once CoreDNS, reached through this node's rules, answers NAME), and,
+/// from what the kubelet watches, the values their environment variables take and the files
+/// of their volumes.
 struct PodView<'a> {
-    api: &'a crate::apiserver::ApiServer,
     pod: &'a Pod,
     network: &'a crate::dns::Network,
     node: &'a str,
+    objects: KnownObjects<'a>,
 }
 
 impl pod_worker::Surroundings for PodView<'_> {
@@ -465,7 +531,81 @@ impl pod_worker::Surroundings for PodView<'_> {
         self.network.resolve(self.node, server, name, &self.pod.metadata.namespace).is_ok()
     }
     fn environment(&self, container: &crate::api::Container) -> Vec<(String, String)> {
-        env::for_expansion(self.api, self.pod, container, None)
+        env::for_expansion(&self.objects, self.pod, container, None)
+    }
+    fn config_error(&self, container: &crate::api::Container) -> Option<String> {
+        env::config_error(&self.objects, self.pod, container)
+    }
+    fn mount(&self, pod: &Pod) -> Result<volumes::Mounted, (String, String)> {
+        volumes::mount(&self.objects, pod)
+    }
+    fn declared(&self, container: &crate::api::Container) -> Vec<(String, String)> {
+        env::declared(&self.objects, self.pod, container)
+    }
+}
+
+/// The objects a kubelet knows of: the Services its informer caches, and the ConfigMaps and
+/// Secrets its managers watch for the pods it runs.
+#[derive(Clone, Copy)]
+pub struct KnownObjects<'a> {
+    services: &'a Informer,
+    references: &'a references::References,
+}
+
+impl env::Objects for KnownObjects<'_> {
+    fn services(&self, namespace: &str) -> Vec<Arc<Object>> {
+        self.services.cache.values().filter(|s| s.namespace() == namespace).cloned().collect()
+    }
+    fn object(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        match kind {
+            Kind::Service => self.services.get(namespace, name).cloned(),
+            _ => self.references.get(kind, namespace, name).cloned(),
+        }
+    }
+}
+
+/// What the kubelet knows of the pods it runs, for the userland of their containers (which
+/// sees what the kubelet and the runtime set up, not the store).
+impl Kubelet {
+    /// The objects it knows of (see [`KnownObjects`]).
+    pub fn objects(&self) -> KnownObjects<'_> {
+        KnownObjects { services: &self.services, references: &self.references }
+    }
+
+    /// A pod bound to this node, as its informer last saw it.
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        self.pods.get(namespace, name).cloned()
+    }
+
+    /// The pods bound to this node, as its informer last saw them.
+    pub fn pods(&self) -> impl Iterator<Item = &Arc<Object>> + '_ {
+        self.pods.cache.values()
+    }
+
+    /// The files it wrote into a pod's ConfigMap, Secret and downward API volumes, by volume,
+    /// once they are set up.
+    pub fn volume_files(&self, namespace: &str, pod: &str) -> Option<&volumes::Mounted> {
+        self.workers.get(&cache_key(namespace, pod))?.1.mounted()
+    }
+
+    /// The variables a container started with, when some came from ConfigMaps or Secrets.
+    pub fn container_env(&self, namespace: &str, pod: &str, container: &str) -> Option<&[(String, String)]> {
+        self.workers.get(&cache_key(namespace, pod))?.1.started_env(container)
+    }
+
+    /// Whether a pod waiting on a missing ConfigMap or Secret (a volume's back-off, or a
+    /// container that could not be configured) would now get past it, by `horizon`.
+    fn references_arrived(&self, horizon: Time) -> bool {
+        let objects = self.objects();
+        self.blocked.iter().any(|key| {
+            let Some((_, w)) = self.workers.get(key) else { return false };
+            if w.next_wakeup().is_none_or(|t| t > horizon) {
+                return false;
+            }
+            let Some(pod) = self.pods.cache.get(key).and_then(|o| o.as_pod()) else { return false };
+            (w.mount_waiting() && volumes::mount(&objects, pod).is_ok())
+                || w.config_waiting().any(|c| env::config_error(&objects, pod, c).is_none())
+        })
     }
 }
 
@@ -587,6 +727,9 @@ impl Component for Kubelet {
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
+        let _ = self.node.start(ctx);
+        let _ = self.services.start(ctx);
+        self.references.restart(ctx);
         self.relisted_without_pods |= self.workers.keys().any(|k| !self.pods.cache.contains_key(k));
         self.resync_all = true;
         Some(ctx.now)
@@ -596,7 +739,11 @@ impl Component for Kubelet {
         if !self.registered {
             self.register(ctx);
         }
+        self.sync_informers(ctx);
         let mut touched = self.sync_pods(ctx);
+        // A pod whose ConfigMap or Secret changed is synced again only on its own schedule
+        // (its back-off, its periodic sync): the change is read from the caches then.
+        let _ = self.references.sync(ctx);
         self.sync_static_pods(ctx);
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().map(String::from));
@@ -609,8 +756,8 @@ impl Component for Kubelet {
             self.renew_lease(ctx);
             // A condition that is not what the kubelet sees is reported at once, not at the
             // next periodic report (the kubelet's status loop compares every 10 s).
-            let node = ctx.api.peek(Kind::Node, "", &self.config.name);
-            let ready = node.as_deref().and_then(Object::as_node).is_none_or(|n| n.readiness() == "Ready");
+            let node = self.node.get("", &self.config.name);
+            let ready = node.and_then(|n| n.as_node()).is_none_or(|n| n.readiness() == "Ready");
             if !ready && self.registered {
                 self.status_due = ctx.now;
             }
@@ -638,6 +785,7 @@ impl Component for Kubelet {
         // again (unless etcd is down: then every write fails).
         let (node, server) = (self.config.name.as_str(), crate::api::well_known::KUBE_DNS_IP);
         self.busy_before(horizon)
+            || self.references_arrived(horizon)
             || (!self.unsynced.is_empty() && api.etcd_running())
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
@@ -654,7 +802,9 @@ impl Component for Kubelet {
     }
 
     fn informers(&self) -> Vec<&Informer> {
-        vec![&self.pods]
+        let mut out = vec![&self.pods, &self.node, &self.services];
+        out.extend(self.references.informers());
+        out
     }
 }
 

@@ -9,6 +9,7 @@ use super::expansion;
 use super::images::{self, ImageRef, PullError, Registry};
 use super::probes::{self, Outcome, ProbeType, Prober, Target};
 use super::script::{self, FileSpan, Run};
+use super::volumes::{self, Mounted};
 pub use crate::api::helpers::qos_class;
 use crate::api::pod::{
     ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, IpEntry,
@@ -19,6 +20,8 @@ use crate::sim::{Duration, Rng, Time};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+/// A container's waiting reason when its variables cannot be worked out.
+pub const CONFIG_ERROR: &str = "CreateContainerConfigError";
 pub const CRASH_BACKOFF_INITIAL: Duration = Duration::seconds(10);
 pub const CRASH_BACKOFF_MAX: Duration = Duration::seconds(300);
 /// A crash back-off not advanced for this long is forgotten (twice the longest wait): a
@@ -124,6 +127,9 @@ struct ContainerRun {
     /// Why the current instance could not start (its program is not in the image): it ends
     /// at once as a StartError instead of running.
     start_error: Option<String>,
+    /// The variables from ConfigMaps and Secrets the current instance started with (they
+    /// stay as they were when the objects change). `None` for a container without such.
+    env: Option<Vec<(String, String)>>,
 }
 
 impl ContainerRun {
@@ -150,6 +156,20 @@ pub trait Surroundings {
     fn resolves(&self, name: &str) -> bool;
     /// The container's own variables, as `$(VAR)` in its command and args refers to them.
     fn environment(&self, container: &Container) -> Vec<(String, String)>;
+    /// Why the container cannot be configured (a ConfigMap or Secret, or a key of one, its
+    /// variables need is missing), in the kubelet's words.
+    fn config_error(&self, _container: &Container) -> Option<String> {
+        None
+    }
+    /// The files of the pod's ConfigMap, Secret and downward API volumes, or the volume that
+    /// could not be set up and the event's message.
+    fn mount(&self, _pod: &Pod) -> Result<Mounted, (String, String)> {
+        Ok(Mounted::new())
+    }
+    /// The container's own variables as its process gets them (`env` prints them).
+    fn declared(&self, container: &Container) -> Vec<(String, String)> {
+        super::env::literal(container)
+    }
 }
 
 /// A bare DNS answer (as the unit tests give one): the environment is the literal values.
@@ -187,7 +207,21 @@ pub struct PodWorker {
     first_sync_open: bool,
     /// The last step fell inside that call: the status the sync began with still stands.
     held: bool,
+    /// The files of the pod's ConfigMap, Secret and downward API volumes as last written;
+    /// `None` until they are set up (nothing to set up: set up at once).
+    mounted: Option<Mounted>,
+    /// A failed mount is tried again at this time, then after the next wait.
+    mount_retry: Option<(Time, Duration)>,
+    /// The pod's next periodic sync, which writes its volumes' files afresh.
+    remount_at: Option<Time>,
 }
+
+/// How often the kubelet syncs each pod even when nothing changed (`syncFrequency`); each
+/// pod's next sync is jittered by up to half of it.
+pub const SYNC_FREQUENCY: Duration = Duration::seconds(60);
+/// How long a pod waits before its sync is tried again after an error (a container that could
+/// not be configured): 10 s, jittered by up to half of it.
+pub const SYNC_ERROR_BACKOFF: Duration = Duration::seconds(10);
 
 impl PodWorker {
     pub fn new(pod: &Pod, now: Time, host_ip: &str) -> Self {
@@ -207,6 +241,7 @@ impl PodWorker {
                 oom: false,
                 unfilled: false,
                 start_error: None,
+                env: None,
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -250,7 +285,75 @@ impl PodWorker {
             wakeup: None,
             first_sync_open: false,
             held: false,
+            mounted: (!volumes::has_projected_files(pod)).then(Mounted::new),
+            mount_retry: None,
+            remount_at: None,
         }
+    }
+
+    /// The variables a container's current instance started with, when some came from
+    /// ConfigMaps or Secrets.
+    pub fn started_env(&self, container: &str) -> Option<&[(String, String)]> {
+        self.containers.iter().find(|c| c.spec.name == container)?.env.as_deref()
+    }
+
+    /// The files the kubelet wrote into the pod's volumes, once they are set up.
+    pub fn mounted(&self) -> Option<&Mounted> {
+        self.mounted.as_ref()
+    }
+
+    /// Whether the pod waits out the back-off of a volume that could not be set up.
+    pub fn mount_waiting(&self) -> bool {
+        self.mounted.is_none() && self.mount_retry.is_some()
+    }
+
+    /// The containers that wait because they could not be configured.
+    pub fn config_waiting(&self) -> impl Iterator<Item = &Container> + '_ {
+        self.containers
+            .iter()
+            .filter(|c| matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR))
+            .map(|c| &*c.spec)
+    }
+
+    /// Sets the pod's volumes up before its sandbox is made, and writes their files again at
+    /// each periodic sync; a failure is reported as `FailedMount` and tried again after a
+    /// back-off (the files already written stay). Returns whether they are set up.
+    fn mount_volumes(&mut self, pod: &Pod, now: Time, world: &dyn Surroundings, actions: &mut Vec<Action>) -> bool {
+        let due = match (&self.mounted, self.mount_retry, self.remount_at) {
+            (None, Some((at, _)), _) => now >= at,
+            (None, None, _) => true,
+            (Some(_), _, at) => at.is_some_and(|at| now >= at),
+        };
+        if !due {
+            return self.mounted.is_some();
+        }
+        // Each pod's periodic sync comes round at its own offset, up to half the period on
+        // top of it (drawn once per pod from its identity, so the node's stream of chance
+        // is left to what the containers do).
+        let offset = self.pod_ref.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let resync = || now + SYNC_FREQUENCY + Duration::millis(offset % (SYNC_FREQUENCY.0 / 2));
+        match world.mount(pod) {
+            Ok(mounted) => {
+                self.mounted = Some(mounted);
+                self.mount_retry = None;
+                self.remount_at = Some(resync());
+            }
+            Err((_, message)) => {
+                actions.push(Action::Event {
+                    type_: "Warning",
+                    reason: "FailedMount",
+                    message,
+                    field_path: String::new(),
+                });
+                if self.mounted.is_some() {
+                    self.remount_at = Some(resync());
+                } else {
+                    let wait = self.mount_retry.map_or(volumes::RETRY_INITIAL, |(_, next)| next);
+                    self.mount_retry = Some((now + wait, Duration((wait.0 * 2).min(volumes::RETRY_MAX.0))));
+                }
+            }
+        }
+        self.mounted.is_some()
     }
 
     /// Kills a container's process at once, as `kill -9` on the node would (`sim pod crash`):
@@ -395,7 +498,10 @@ impl PodWorker {
             self.terminate(pod, now, rng, &mut actions);
             return actions;
         }
-        // The sandbox (network namespace, pause container) comes first.
+        // The volumes are set up first, then the sandbox (network namespace, pause container).
+        if !self.mount_volumes(pod, now, world, &mut actions) {
+            return actions;
+        }
         match self.sandbox_ready_at {
             None => {
                 self.sandbox_ready_at = Some(now + Duration::millis(rng.between(300, 700)));
@@ -696,6 +802,25 @@ impl PodWorker {
                 if let Some(ts) = c.backoff_pending.take() {
                     backoff_advance(&mut c.backoff, ts, now);
                 }
+                // Its variables are worked out before the container is created: a missing
+                // ConfigMap or Secret (or key) fails the pod's sync, which is tried again
+                // after the sync back-off, the image checked again each time.
+                if let Some(error) = world.config_error(&c.spec) {
+                    let again = !c.container_id.is_empty()
+                        || matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR);
+                    if again {
+                        actions.push(ev(
+                            "Normal",
+                            "Pulled",
+                            ["Container image \"", image, "\" already present on machine"].concat(),
+                        ));
+                    }
+                    actions.push(ev("Warning", "Failed", format!("Error: {error}")));
+                    c.state = State::Waiting { reason: CONFIG_ERROR.into(), message: error };
+                    let jitter = rng.between(0, SYNC_ERROR_BACKOFF.0 / 2);
+                    c.restart_at = Some(now + SYNC_ERROR_BACKOFF + Duration::millis(jitter));
+                    return;
+                }
                 if !c.container_id.is_empty() {
                     // A restart: a new instance, its image checked again.
                     c.restart_count += 1;
@@ -743,6 +868,8 @@ impl PodWorker {
                 }
                 script::fill_in(&mut run, pod_ref.split('_').next().unwrap_or_default(), now);
                 c.container_id = new_container_id(rng);
+                let from_objects = !c.spec.env_from.is_empty() || c.spec.env.iter().any(|v| v.value_from.is_some());
+                c.env = from_objects.then(|| world.declared(&c.spec));
                 actions.push(ev("Normal", "Created", "Container created".into()));
                 actions.push(ev("Normal", "Started", "Container started".into()));
                 for (offset, line) in &run.logs {
@@ -941,6 +1068,11 @@ impl PodWorker {
         if let (Some(at), None) = (self.sandbox_ready_at, &self.ip) {
             consider(at);
         }
+        match (&self.mounted, self.mount_retry) {
+            (None, Some((at, _))) => consider(at),
+            (Some(_), _) if !self.terminating => self.remount_at.into_iter().for_each(&mut consider),
+            _ => {}
+        }
         for c in &self.containers {
             match &c.image {
                 ImageState::Pulling { done, .. } => consider(*done),
@@ -985,7 +1117,8 @@ impl PodWorker {
             return !self.delete_sent;
         }
         if self.ip.is_none() {
-            return true;
+            // Waiting out a volume's back-off is not work under way.
+            return !self.mount_waiting();
         }
         let initialized = self.initialized();
         self.containers.iter().any(|c| {
@@ -1592,5 +1725,131 @@ mod tests {
         let second = &writes[1].1;
         assert_eq!(second.pod_ip, "10.244.1.2");
         assert!(second.init_container_statuses[0].state.running.is_some(), "{second:?}");
+    }
+}
+
+#[cfg(test)]
+mod reference_tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// A cluster where the ConfigMap the pod needs is there or not.
+    struct World {
+        present: Cell<bool>,
+        content: Cell<&'static str>,
+    }
+
+    impl Surroundings for World {
+        fn resolves(&self, _: &str) -> bool {
+            false
+        }
+        fn environment(&self, container: &Container) -> Vec<(String, String)> {
+            super::super::env::literal(container)
+        }
+        fn config_error(&self, _: &Container) -> Option<String> {
+            (!self.present.get()).then(|| "configmap \"settings\" not found".to_string())
+        }
+        fn mount(&self, _: &Pod) -> Result<Mounted, (String, String)> {
+            if !self.present.get() {
+                let message = "MountVolume.SetUp failed for volume \"cfg\" : configmap \"settings\" not found";
+                return Err(("cfg".into(), message.into()));
+            }
+            let files = volumes::Files::from([("mode".to_string(), self.content.get().to_string())]);
+            Ok(Mounted::from([("cfg".to_string(), files)]))
+        }
+    }
+
+    fn pod(volume: bool) -> Pod {
+        let volumes = if volume {
+            serde_json::json!([{"name": "cfg", "configMap": {"name": "settings"}}])
+        } else {
+            serde_json::json!([])
+        };
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+            "spec": {"containers": [{"name": "app", "image": "busybox:1.36", "command": ["sleep", "3600"]}],
+                     "volumes": volumes}
+        }))
+        .expect("pod")
+    }
+
+    /// Steps the worker at each wake-up up to `until`, from `from`; returns the events with
+    /// their times in seconds, and keeps the pod's status current.
+    fn run(worker: &mut PodWorker, pod: &mut Pod, world: &World, from: Time, until: Time) -> Vec<(u64, String)> {
+        let (mut rng, mut runtime) = (Rng::new(7), Runtime::default());
+        let mut events = Vec::new();
+        let mut now = from;
+        while now <= until {
+            for action in worker.step(pod, now, &mut runtime, &mut rng, &mut || "10.244.1.2".to_string(), world) {
+                if let Action::Event { reason, message, .. } = action {
+                    events.push((now.0 / 1000, format!("{reason}: {message}")));
+                }
+            }
+            if !worker.held() {
+                pod.status = worker.status(pod, now).into();
+            }
+            match worker.next_wakeup() {
+                Some(t) if t > now => now = t,
+                Some(_) => now = now + Duration::millis(1),
+                None => break,
+            }
+        }
+        events
+    }
+
+    fn waiting_reason(pod: &Pod) -> String {
+        let state = &pod.status.container_statuses[0].state;
+        state.waiting.as_ref().map(|w| w.reason.clone()).unwrap_or_else(|| "running".into())
+    }
+
+    #[test]
+    fn a_container_whose_config_map_is_missing_waits_as_create_container_config_error_until_it_appears() {
+        let world = World { present: Cell::new(false), content: Cell::new("") };
+        let mut pod = pod(false);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let events = run(&mut worker, &mut pod, &world, Time::ZERO, Time(40_000));
+        assert_eq!(waiting_reason(&pod), CONFIG_ERROR);
+        let failures: Vec<u64> = events
+            .iter()
+            .filter(|(_, e)| e == "Failed: Error: configmap \"settings\" not found")
+            .map(|(t, _)| *t)
+            .collect();
+        assert!(failures.len() >= 3, "tried again on the sync back-off: {events:?}");
+        assert!(failures.windows(2).all(|w| (10..=15).contains(&(w[1] - w[0]))), "{failures:?}");
+        assert!(worker.config_waiting().count() == 1 && !worker.busy(Time(u64::MAX)));
+        world.present.set(true);
+        run(&mut worker, &mut pod, &world, Time(40_001), Time(60_000));
+        assert_eq!(waiting_reason(&pod), "running");
+    }
+
+    #[test]
+    fn a_pod_whose_volume_cannot_be_mounted_stays_container_creating_and_retries_on_a_doubling_back_off() {
+        let world = World { present: Cell::new(false), content: Cell::new("fast") };
+        let mut pod = pod(true);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        let events = run(&mut worker, &mut pod, &world, Time::ZERO, Time(20_000));
+        let tries: Vec<u64> = events.iter().filter(|(_, e)| e.starts_with("FailedMount: ")).map(|(t, _)| *t).collect();
+        // At 0, 0.5, 1.5, 3.5, 7.5 and 15.5 s.
+        assert_eq!(tries, [0, 0, 1, 3, 7, 15]);
+        assert_eq!(waiting_reason(&pod), "ContainerCreating");
+        assert!(pod.status.pod_ip.is_empty(), "no sandbox before the volumes");
+        assert!(worker.mount_waiting() && !worker.busy(Time(u64::MAX)), "waiting out a back-off");
+        world.present.set(true);
+        run(&mut worker, &mut pod, &world, Time(20_001), Time(60_000));
+        assert_eq!(waiting_reason(&pod), "running");
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "fast");
+    }
+
+    #[test]
+    fn a_mounted_volumes_files_are_written_again_at_the_pods_periodic_sync() {
+        let world = World { present: Cell::new(true), content: Cell::new("fast") };
+        let mut pod = pod(true);
+        let mut worker = PodWorker::new(&pod, Time::ZERO, "172.18.0.3");
+        run(&mut worker, &mut pod, &world, Time::ZERO, Time(5_000));
+        world.content.set("slow");
+        run(&mut worker, &mut pod, &world, Time(5_001), Time(59_000));
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "fast", "not before the next sync");
+        run(&mut worker, &mut pod, &world, Time(59_001), Time(91_000));
+        assert_eq!(worker.mounted().expect("mounted")["cfg"]["mode"], "slow", "within a minute and a half");
     }
 }

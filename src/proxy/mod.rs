@@ -15,6 +15,7 @@ use crate::sim::{Duration, Rng, Time};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// `iptables.minSyncPeriod`.
 pub const MIN_SYNC_PERIOD: Duration = Duration::seconds(1);
@@ -419,7 +420,7 @@ pub fn curl(
             let image = crate::kubelet::images::parse_reference(&c.image);
             let info = crate::kubelet::images::lookup(&image).ok()?;
             // The process got its command line with `$(VAR)` expanded.
-            let (command, args) = crate::kubelet::env::command_line(api, pod, c, None);
+            let (command, args) = crate::kubelet::env::command_line(&Stored(api), pod, c, None);
             let ports = crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args);
             (running && ports.contains(&endpoint.port)).then_some(info.repository)
         })
@@ -436,6 +437,19 @@ pub fn curl(
         Some("redis" | "mysql" | "memcached") => fail(1, "curl: (1) Received HTTP/0.9 when not allowed".into()),
         Some("postgres") => fail(52, "curl: (52) Empty reply from server".into()),
         Some(other) => fail(1, format!("sim curl: {other} does not speak HTTP ({from})")),
+    }
+}
+
+/// The API server's objects, which `sim curl` reads to find what a pod's process listens on
+/// (its command line's `$(VAR)`s expanded) as it reads the pod itself.
+struct Stored<'a>(&'a crate::apiserver::ApiServer);
+
+impl crate::kubelet::env::Objects for Stored<'_> {
+    fn services(&self, namespace: &str) -> Vec<Arc<Object>> {
+        self.0.peek_list(Kind::Service, namespace)
+    }
+    fn object(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        self.0.peek(kind, namespace, name)
     }
 }
 

@@ -2,6 +2,19 @@
 //! resolved as the kubelet does) and the Service links the kubelet injects.
 
 use super::Container;
+use crate::kubelet::env::{NoObjects, Objects};
+
+impl<'a> Container<'a> {
+    /// What the kubelet running the pod knows of the cluster's objects (its Services, and the
+    /// ConfigMaps and Secrets it watches for its pods): what the container's variables were
+    /// built from. Nothing when no kubelet runs the pod.
+    pub(super) fn with_objects<T>(&self, f: impl FnOnce(&dyn Objects) -> T) -> T {
+        match self.cluster.kubelet(&self.pod.spec.node_name) {
+            Some(kubelet) => f(&kubelet.objects()),
+            None => f(&NoObjects),
+        }
+    }
+}
 
 impl Container<'_> {
     /// The container's environment as `env` prints it: PATH and HOSTNAME, the container's own
@@ -11,7 +24,13 @@ impl Container<'_> {
             ("PATH".to_string(), "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string()),
             ("HOSTNAME".to_string(), self.hostname()),
         ];
-        env.extend(crate::kubelet::env::declared(self.cluster.api(), self.pod, self.spec));
+        // The variables its process started with, as the kubelet built them.
+        let (ns, name) = (&self.pod.metadata.namespace, &self.pod.metadata.name);
+        let kubelet = self.cluster.kubelet(&self.pod.spec.node_name);
+        match kubelet.and_then(|k| k.container_env(ns, name, &self.spec.name)) {
+            Some(started) => env.extend(started.iter().cloned()),
+            None => env.extend(self.with_objects(|o| crate::kubelet::env::declared(o, self.pod, self.spec))),
+        }
         env.extend(self.service_links());
         env.push(("HOME".to_string(), self.user().home.to_string()));
         for (k, v) in &self.state.vars {
@@ -24,7 +43,7 @@ impl Container<'_> {
     /// The container's command and args as its process got them: `$(VAR)` references
     /// expanded from its variables.
     pub(super) fn command_line(&self) -> (Vec<String>, Vec<String>) {
-        crate::kubelet::env::command_line(self.cluster.api(), self.pod, self.spec, self.started_at())
+        self.with_objects(|o| crate::kubelet::env::command_line(o, self.pod, self.spec, self.started_at()))
     }
 
     /// When this container last started running, if it is running.
@@ -41,6 +60,6 @@ impl Container<'_> {
     /// The docker-style links the kubelet adds for every Service with a ClusterIP that existed
     /// when the container started (see `kubelet::env::service_links`).
     pub(super) fn service_links(&self) -> Vec<(String, String)> {
-        crate::kubelet::env::service_links(self.cluster.api(), self.pod, self.started_at())
+        self.with_objects(|o| crate::kubelet::env::service_links(o, self.pod, self.started_at()))
     }
 }

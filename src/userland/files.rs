@@ -20,7 +20,8 @@ impl Container<'_> {
         let mut hosts = "# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n".to_string();
         let _ = writeln!(hosts, "{}\t{}", pod.status.pod_ip, self.hostname());
         files.insert("/etc/hosts".to_string(), hosts);
-        let dns = self.cluster.api().peek(Kind::Service, "kube-system", "kube-dns");
+        // The cluster DNS Service's address, as the kubelet knows it.
+        let dns = self.with_objects(|o| o.object(Kind::Service, "kube-system", "kube-dns"));
         let nameserver = dns.and_then(|s| match &*s {
             Object::Service(s) => Some(s.spec.cluster_ip.clone()),
             _ => None,
@@ -84,8 +85,10 @@ impl Container<'_> {
                 }
             }
         }
-        // ConfigMap and Secret volumes: one file per key under the mount path.
-        let api = self.cluster.api();
+        // ConfigMap, Secret and downward API volumes: the files the kubelet wrote into each
+        // as it set it up (or last refreshed it), under the mount path.
+        let kubelet = self.cluster.kubelet(&pod.spec.node_name);
+        let written = kubelet.and_then(|k| k.volume_files(ns, &pod.metadata.name));
         for mount in &self.spec.volume_mounts {
             let (Some(name), Some(path)) =
                 (mount.get("name").and_then(|v| v.as_str()), mount.get("mountPath").and_then(|v| v.as_str()))
@@ -107,22 +110,9 @@ impl Container<'_> {
                     files.insert(format!("{path}/{key}"), value);
                 }
             };
-            if let Some(source) = volume.get("configMap") {
-                let cm_name = source.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-                if let Some(Object::ConfigMap(cm)) = api.peek(Kind::ConfigMap, ns, cm_name).as_deref() {
-                    for (k, v) in &cm.data {
-                        add(k, v.clone());
-                    }
-                }
-            } else if let Some(source) = volume.get("secret") {
-                let secret_name = source.get("secretName").and_then(|n| n.as_str()).unwrap_or_default();
-                if let Some(Object::Secret(secret)) = api.peek(Kind::Secret, ns, secret_name).as_deref() {
-                    for (k, v) in &secret.data {
-                        add(
-                            k,
-                            String::from_utf8_lossy(&crate::util::base64::decode(v).unwrap_or_default()).into_owned(),
-                        );
-                    }
+            if let Some(files) = written.and_then(|w| w.get(name)) {
+                for (k, v) in files {
+                    add(k, v.clone());
                 }
             } else if volume.get("emptyDir").is_some() {
                 files.insert(format!("{path}/"), String::new());

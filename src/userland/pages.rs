@@ -1,7 +1,6 @@
 //! What the web servers in the sandbox answer: nginx's and httpd's pages and the tutorials'
 //! apps, which name the pod that answered.
 
-use crate::api::Kind;
 use crate::cluster::Cluster;
 use crate::kubelet::images::{self, App};
 
@@ -24,16 +23,18 @@ pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
     let rest = summary.split(" from pod ").nth(1)?;
     let (name, rest) = rest.split_once(" (")?;
     let ip = rest.split(')').next()?;
-    let pod = cluster
-        .api()
-        .peek_list(Kind::Pod, "")
-        .into_iter()
-        .find(|p| p.name() == name && p.as_pod().is_some_and(|p| p.status.pod_ip == ip))?;
+    // The pod as the kubelet running it knows it, and its process's command line as that
+    // kubelet started it.
+    let (kubelet, pod) = cluster.kubelets().find_map(|k| {
+        let pod = k.pods().find(|p| p.name() == name && p.as_pod().is_some_and(|p| p.status.pod_ip == ip))?;
+        Some((k, pod.clone()))
+    })?;
     let pod = pod.as_pod()?;
+    let objects = kubelet.objects();
     pod.spec.containers.iter().find_map(|c| {
         let image = images::parse_reference(&c.image);
         let info = images::lookup(&image).ok()?;
-        let (command, args) = crate::kubelet::env::command_line(cluster.api(), pod, c, None);
+        let (command, args) = crate::kubelet::env::command_line(&objects, pod, c, None);
         let port = *crate::kubelet::script::listening(info.behaviour, info.repository, &command, &args).first()?;
         let argv = crate::kubelet::entrypoint::argv(info.repository, &command, &args);
         let app = App::of(&image.repository);

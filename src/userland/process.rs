@@ -5,14 +5,15 @@
 //! shows the lookup, as `kubectl exec POD -- nslookup kubernetes.default` does.
 
 use super::Container;
-use crate::api::Kind;
 use crate::cluster::Cluster;
 
 /// Fills in the placeholders of the containers that just started on `node`.
 pub fn fill(cluster: &mut Cluster, node: &str) {
     let Some(pending) = cluster.kubelet_unwoken_mut(node).map(|k| k.take_unfilled()) else { return };
     for (namespace, pod, container, commands) in pending {
-        let results = match cluster.api().peek(Kind::Pod, &namespace, &pod) {
+        // The pod as the kubelet that runs it knows it.
+        let known = cluster.kubelet(node).and_then(|k| k.pod(&namespace, &pod));
+        let results = match known {
             Some(object) => match object.as_pod() {
                 Some(p) => match p.spec.containers.iter().find(|c| c.name == container) {
                     Some(spec) => commands.iter().map(|cmd| output(cluster, p, spec, cmd)).collect(),
