@@ -35,18 +35,7 @@ impl ApiServer {
     /// The refusal every request gets while etcd is down: the API server cannot stay up
     /// without its store, so clients find nothing listening.
     pub fn refused() -> Status {
-        Status {
-            code: 0,
-            reason: "",
-            message: format!(
-                "The connection to the server {}:{} was refused - did you specify the right host or port?",
-                crate::api::well_known::api_server_address(),
-                crate::api::well_known::API_SERVER_PORT
-            ),
-            kind: String::new(),
-            name: String::new(),
-            causes: Vec::new(),
-        }
+        Status::connection_refused()
     }
 
     /// A request that must decode a value nobody can decode fails, as the storage layer's

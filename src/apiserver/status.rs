@@ -20,6 +20,20 @@ impl Status {
         Status { code, reason, message, kind: String::new(), name: String::new(), causes: Vec::new() }
     }
 
+    /// What a client gets when nothing listens at the API server's address (etcd is down, so
+    /// the API server is too): kubectl's connection error, with no HTTP status.
+    pub fn connection_refused() -> Status {
+        Status::new(
+            0,
+            "",
+            format!(
+                "The connection to the server {}:{} was refused - did you specify the right host or port?",
+                crate::api::well_known::api_server_address(),
+                crate::api::well_known::API_SERVER_PORT
+            ),
+        )
+    }
+
     pub fn not_found(kind: Kind, name: &str) -> Status {
         Status::new(404, "NotFound", format!("{} \"{name}\" not found", kind.qualified_resource()))
     }

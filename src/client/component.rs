@@ -25,9 +25,9 @@ pub trait Component: Any {
         false
     }
     /// `busy`, or about to act on what the cluster now holds (a container's loop waiting for
-    /// a name that now resolves), with what it does by `horizon`: what "run until settled"
-    /// waits for.
-    fn busy_in(&self, _api: &ApiServer, _horizon: Time) -> bool {
+    /// a name that now resolves, a write to retry once the API server answers — `api_answers`),
+    /// with what it does by `horizon`: what "run until settled" waits for.
+    fn busy_in(&self, _api_answers: bool, _horizon: Time) -> bool {
         self.busy()
     }
     fn as_any(&self) -> &dyn Any;

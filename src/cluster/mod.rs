@@ -6,7 +6,9 @@
 //! same seed and the same commands always replay the same cluster.
 
 pub mod bootstrap;
+pub mod container_output;
 pub mod kubelet_proxy;
+pub mod network;
 pub mod rbac_policy;
 
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
@@ -501,7 +503,7 @@ impl Cluster {
         slot.not_before = component.busy_until().unwrap_or(self.now);
         slot.component = Some(component);
         if let Some(node) = node {
-            crate::userland::process::fill(self, &node);
+            container_output::fill(self, &node);
         }
         if let Some(at) = next {
             self.wake(idx, at.max(self.now));
@@ -581,7 +583,7 @@ impl Cluster {
 
     fn slot_busy(&self, s: &Slot, horizon: Time) -> bool {
         s.running
-            && (s.component.as_ref().is_some_and(|c| c.busy_in(&self.api, horizon))
+            && (s.component.as_ref().is_some_and(|c| c.busy_in(self.api.etcd_running(), horizon))
                 || s.wake_at.is_some_and(|w| w <= (self.now + WATCH_LATENCY).max(s.not_before)))
     }
 
@@ -744,6 +746,12 @@ impl Cluster {
     /// the API server sends it.
     pub fn drain_watch(&mut self, id: crate::apiserver::WatchId) -> Vec<crate::apiserver::WatchEvent> {
         self.api.drain_watch(id)
+    }
+
+    /// Whether anything listens at the API server's address (it does not while etcd is
+    /// stopped: see `sim etcd stop`). What a client finds out by connecting.
+    pub fn api_server_listening(&self) -> bool {
+        self.api.etcd_running()
     }
 
     /// kubectl hangs up: every watch it opened closes.

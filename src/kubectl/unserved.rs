@@ -7,16 +7,16 @@
 use super::args::Args;
 use super::{Output, namespace_flag};
 use crate::api::Kind;
-use crate::apiserver::{ApiServer, Request};
+use crate::apiserver::Request;
 use crate::cluster::Cluster;
 
 /// While etcd is down the API server is not listening: every verb that needs the server gets
 /// kubectl's connection error (`version` prints its own half first).
 pub fn unreachable(cluster: &Cluster, verb: &str) -> Option<Output> {
-    if cluster.api().etcd_running() || matches!(verb, "config" | "help" | "completion" | "plugin") {
+    if cluster.api_server_listening() || matches!(verb, "config" | "help" | "completion" | "plugin") {
         return None;
     }
-    let refused = ApiServer::refused().message;
+    let refused = crate::apiserver::Status::connection_refused().message;
     let stdout = if verb == "version" {
         format!("Client Version: {}\nKustomize Version: v5.7.1\n", crate::kubelet::node_config::KUBELET_VERSION)
     } else {

@@ -71,7 +71,7 @@ pub fn argv(repository: &str, command: &[String], args: &[String]) -> Vec<String
 /// Whether the image has `program` (curl's entrypoint runs `curl URL` for a URL alone).
 fn ships(repository: &str, program: &str) -> bool {
     let image = super::images::parse_reference(repository);
-    crate::userland::Userland::of(&image).installed(program.rsplit('/').next().unwrap_or(program))
+    crate::kubelet::image_family::Userland::of(&image).installed(program.rsplit('/').next().unwrap_or(program))
 }
 
 /// The names of the image's own server program (what `ps` would show as PID 1).

@@ -6,6 +6,7 @@ pub mod banners;
 pub mod entrypoint;
 pub mod env;
 pub mod expansion;
+pub mod image_family;
 pub mod images;
 mod interpreters;
 pub mod node_config;
@@ -779,14 +780,14 @@ impl Component for Kubelet {
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 
-    fn busy_in(&self, api: &crate::apiserver::ApiServer, horizon: Time) -> bool {
+    fn busy_in(&self, api_answers: bool, horizon: Time) -> bool {
         // A pod's loop waiting for a name that now resolves (CoreDNS, reached through this
         // node's rules, answers it) ends at its next check; a status write that failed is sent
         // again (unless etcd is down: then every write fails).
         let (node, server) = (self.config.name.as_str(), crate::api::well_known::KUBE_DNS_IP);
         self.busy_before(horizon)
             || self.references_arrived(horizon)
-            || (!self.unsynced.is_empty() && api.etcd_running())
+            || (!self.unsynced.is_empty() && api_answers)
             || self.workers.iter().any(|(key, (_, w))| {
                 let namespace = key.split('/').next().unwrap_or_default();
                 w.waiting_for().any(|name| self.network.resolve(node, server, name, namespace).is_ok())

@@ -5,7 +5,7 @@ use super::banners;
 use super::entrypoint;
 use super::images::{App, Behaviour, ImageRef};
 use crate::sim::Duration;
-use crate::userland::printing;
+use crate::util::printing;
 
 /// Starts a log line that stands for a command's output (`nslookup web`, `wget -qO- URL`,
 /// `cat FILE`): what it prints depends on the cluster, so the cluster fills it in as the
@@ -122,8 +122,8 @@ pub fn start_error(behaviour: Behaviour, image: &ImageRef, argv: &[String]) -> O
     if !matches!(behaviour, Behaviour::Shell | Behaviour::Interpreter) {
         return None;
     }
-    let userland = crate::userland::Userland::of(image);
-    if userland == crate::userland::Userland::Distroless {
+    let userland = crate::kubelet::image_family::Userland::of(image);
+    if userland == crate::kubelet::image_family::Userland::Distroless {
         return None;
     }
     let path = argv.first()?;

@@ -328,7 +328,7 @@ impl Session {
                 };
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
-                let r = crate::proxy::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                let r = crate::cluster::network::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
             [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::shell::chaos::help())),

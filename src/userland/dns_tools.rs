@@ -97,7 +97,7 @@ impl Container<'_> {
             }
             out.push('\n');
         }
-        let when = self.cluster.now().ctime(true);
+        let when = self.world.now().ctime(true);
         let _ = writeln!(out, ";; Query time: 0 msec\n;; SERVER: {server}#53({server})\n;; WHEN: {when}");
         let _ = writeln!(out, ";; MSG SIZE  rcvd: {}\n", 60 + asked.len() * 2 + answers.len() * 16);
         Run::ok(out)

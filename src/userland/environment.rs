@@ -9,7 +9,7 @@ impl<'a> Container<'a> {
     /// ConfigMaps and Secrets it watches for its pods): what the container's variables were
     /// built from. Nothing when no kubelet runs the pod.
     pub(super) fn with_objects<T>(&self, f: impl FnOnce(&dyn Objects) -> T) -> T {
-        match self.cluster.kubelet(&self.pod.spec.node_name) {
+        match self.world.kubelet(&self.pod.spec.node_name) {
             Some(kubelet) => f(&kubelet.objects()),
             None => f(&NoObjects),
         }
@@ -26,7 +26,7 @@ impl Container<'_> {
         ];
         // The variables its process started with, as the kubelet built them.
         let (ns, name) = (&self.pod.metadata.namespace, &self.pod.metadata.name);
-        let kubelet = self.cluster.kubelet(&self.pod.spec.node_name);
+        let kubelet = self.world.kubelet(&self.pod.spec.node_name);
         match kubelet.and_then(|k| k.container_env(ns, name, &self.spec.name)) {
             Some(started) => env.extend(started.iter().cloned()),
             None => env.extend(self.with_objects(|o| crate::kubelet::env::declared(o, self.pod, self.spec))),

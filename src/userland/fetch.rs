@@ -35,22 +35,15 @@ impl Container<'_> {
             None
         };
         let url = own.as_deref().unwrap_or(url);
-        let seq = self.cluster.record.last_seq();
-        let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("exec {seq} {url}"));
+        let seq = self.world.last_seq();
+        let mut rng = crate::sim::Rng::stream(self.world.seed(), &format!("exec {seq} {url}"));
         // TLS is accepted with -k, or with the cluster's CA (the service account's ca.crt).
         let ca = option_value(args, &["--cacert"]);
         if let Some(ca) = ca.filter(|path| !path.ends_with("/serviceaccount/ca.crt")) {
             return Run::fail(77, format!("curl: (77) error setting certificate file: {ca}"));
         }
         let insecure = ca.is_some() || args.contains(&"--insecure") || short_flag(args, 'k');
-        let result = crate::proxy::curl(
-            self.cluster,
-            url,
-            &self.pod.spec.node_name,
-            &self.pod.metadata.namespace,
-            insecure,
-            &mut rng,
-        );
+        let result = self.world.curl(url, &self.pod.spec.node_name, &self.pod.metadata.namespace, insecure, &mut rng);
         if result.code != 0 {
             let slept = result.waited;
             let message = result.stderr.trim_end().to_string();
@@ -72,7 +65,7 @@ impl Container<'_> {
             return Run { slept, ..Run::fail(1, text) };
         }
         // Which server answered: the pod the sim request reached.
-        let Some(server) = served_by(self.cluster, &result.stdout) else {
+        let Some(server) = served_by(self.world, &result.stdout) else {
             // The API server over TLS answers as it would the pod's service account (with its
             // token) or an anonymous caller; over plain HTTP it says it wants TLS.
             if !wget && result.stdout.starts_with("HTTP/2") {
@@ -86,7 +79,7 @@ impl Container<'_> {
                 let token = header("Authorization").and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
                 let posts = option_value(args, &["-d", "--data", "--data-raw", "--data-binary"]).is_some();
                 let method = option_value(args, &["-X", "--request"]).unwrap_or(if posts { "POST" } else { "GET" });
-                let answer = crate::apiserver::http::answer(self.cluster.api(), method, &path, token);
+                let answer = self.world.answer_http(method, &path, token);
                 return Run::ok(answer.body);
             }
             return Run::ok(result.stdout);
@@ -107,9 +100,7 @@ impl Container<'_> {
                 "It looks like you are trying to access MongoDB over HTTP on the native driver port.\n".to_string()
             }
             ("nginx", _) => NGINX_404.to_string(),
-            (_, 200) => {
-                app_page(&server, &self.pod.status.pod_ip, &path, query, self.cluster.now()).unwrap_or_default()
-            }
+            (_, 200) => app_page(&server, &self.pod.status.pod_ip, &path, query, self.world.now()).unwrap_or_default(),
             _ if server.app == Some(App::Agnhost) => "404 page not found\n".to_string(),
             (_, _) => HTTPD_404.replace("PATH", &path),
         };
@@ -195,7 +186,7 @@ impl Container<'_> {
         server: &str,
         ask: impl FnOnce(&crate::dns::Index) -> R,
     ) -> Result<R, crate::dns::DnsError> {
-        self.cluster.dns().ask(&self.pod.spec.node_name, server, ask)
+        self.world.dns().ask(&self.pod.spec.node_name, server, ask)
     }
 }
 

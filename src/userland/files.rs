@@ -60,7 +60,7 @@ impl Container<'_> {
         // What the container's own script wrote so far (`touch /tmp/healthy`, `echo > file`).
         let started = self.started_at();
         if let (Ok(info), Some(started)) = (images::lookup(&self.image), started) {
-            let age = self.cluster.now().since(started);
+            let age = self.world.now().since(started);
             // The postStart hook's command runs as the container starts, beside its process.
             let hook: Option<Vec<String>> = self
                 .spec
@@ -87,7 +87,7 @@ impl Container<'_> {
         }
         // ConfigMap, Secret and downward API volumes: the files the kubelet wrote into each
         // as it set it up (or last refreshed it), under the mount path.
-        let kubelet = self.cluster.kubelet(&pod.spec.node_name);
+        let kubelet = self.world.kubelet(&pod.spec.node_name);
         let written = kubelet.and_then(|k| k.volume_files(ns, &pod.metadata.name));
         for mount in &self.spec.volume_mounts {
             let (Some(name), Some(path)) =

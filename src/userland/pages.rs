@@ -1,7 +1,6 @@
 //! What the web servers in the sandbox answer: nginx's and httpd's pages and the tutorials'
 //! apps, which name the pod that answered.
 
-use crate::cluster::Cluster;
 use crate::kubelet::images::{self, App};
 
 /// The server that answered a request: its pod, image and port.
@@ -19,13 +18,13 @@ pub(super) struct Server {
 
 /// The server in the pod that answered a `sim curl` request (its one-line summary names the
 /// pod and its IP), if a pod answered.
-pub(super) fn served_by(cluster: &Cluster, summary: &str) -> Option<Server> {
+pub(super) fn served_by(world: &dyn super::World, summary: &str) -> Option<Server> {
     let rest = summary.split(" from pod ").nth(1)?;
     let (name, rest) = rest.split_once(" (")?;
     let ip = rest.split(')').next()?;
     // The pod as the kubelet running it knows it, and its process's command line as that
     // kubelet started it.
-    let (kubelet, pod) = cluster.kubelets().find_map(|k| {
+    let (kubelet, pod) = world.kubelets().into_iter().find_map(|k| {
         let pod = k.pods().find(|p| p.name() == name && p.as_pod().is_some_and(|p| p.status.pod_ip == ip))?;
         Some((k, pod.clone()))
     })?;

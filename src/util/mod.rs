@@ -9,5 +9,6 @@ pub mod cron;
 pub mod fast_keys;
 pub mod json_macro;
 pub mod pipes;
+pub mod printing;
 pub mod sort;
 pub mod sorted_keys;

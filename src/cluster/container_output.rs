@@ -4,8 +4,8 @@
 //! userland `kubectl exec` uses. So `kubectl run -i --rm … -- nslookup kubernetes.default`
 //! shows the lookup, as `kubectl exec POD -- nslookup kubernetes.default` does.
 
-use super::Container;
-use crate::cluster::Cluster;
+use super::Cluster;
+use crate::userland::Container;
 
 /// Fills in the placeholders of the containers that just started on `node`.
 pub fn fill(cluster: &mut Cluster, node: &str) {
