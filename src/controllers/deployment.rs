@@ -804,11 +804,9 @@ impl Reconciler for DeploymentController {
         let selector = d.spec.selector.as_ref().filter(|s| !s.match_labels.is_empty());
         let orphans: Vec<Arc<Object>> = self
             .replica_sets
-            .owned_by("")
+            .orphans_in(&d.metadata.namespace)
             .into_iter()
-            .filter(|rs| {
-                rs.namespace() == d.metadata.namespace && selector.is_some_and(|s| s.matches(&rs.meta().labels))
-            })
+            .filter(|rs| selector.is_some_and(|s| s.matches(&rs.meta().labels)))
             .cloned()
             .collect();
         let mut failed = None;

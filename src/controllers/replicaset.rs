@@ -92,8 +92,7 @@ impl ReplicaSetController {
     ) -> Result<(Vec<Arc<Object>>, usize), Status> {
         let active = |p: &&Arc<Object>| p.as_pod().is_some_and(is_active);
         let controlled = self.pods.owned_by(&rs.metadata.uid);
-        let orphans: Vec<&Arc<Object>> =
-            self.pods.owned_by("").into_iter().filter(|p| p.namespace() == rs.metadata.namespace).collect();
+        let orphans: Vec<&Arc<Object>> = self.pods.orphans_in(&rs.metadata.namespace);
         let looked_at = controlled.len() + orphans.len();
         let Some(selector) = rs.spec.selector.as_ref() else { return Ok((Vec::new(), looked_at)) };
         let deleting = rs.metadata.deletion_timestamp.is_some();
