@@ -4,8 +4,30 @@
 //! pods it controls whose labels no longer match. A controller being deleted adopts and
 //! releases nothing.
 
-use crate::api::{LabelSelector, Object};
+use crate::api::{LabelSelector, Labels, Object};
 use std::sync::Arc;
+
+/// The last verdict on a label set, by the set's address: pods made from one template share
+/// their labels, so a sync over hundreds of them judges the set once, not once a pod.
+#[derive(Default)]
+pub struct SameLabels {
+    last: Option<(*const Labels, bool)>,
+}
+
+impl SameLabels {
+    /// `judge(labels)`, or the verdict already given on this very set.
+    pub fn judge(&mut self, labels: &Labels, judge: impl FnOnce(&Labels) -> bool) -> bool {
+        let at: *const Labels = labels;
+        match self.last {
+            Some((seen, verdict)) if std::ptr::eq(seen, at) => verdict,
+            _ => {
+                let verdict = judge(labels);
+                self.last = Some((at, verdict));
+                verdict
+            }
+        }
+    }
+}
 
 /// What one sync makes of the pods it looked at.
 #[derive(Debug, Default)]
@@ -28,10 +50,9 @@ pub fn claim<'a>(
     controlled: impl IntoIterator<Item = &'a Arc<Object>>,
     orphans: impl IntoIterator<Item = &'a Arc<Object>>,
 ) -> Claim {
-    let selects = |o: &Object| {
-        !(selector.match_labels.is_empty() && selector.match_expressions.is_empty())
-            && selector.matches(&o.meta().labels)
-    };
+    let empty = selector.match_labels.is_empty() && selector.match_expressions.is_empty();
+    let mut verdicts = SameLabels::default();
+    let mut selects = |o: &Object| !empty && verdicts.judge(&o.meta().labels, |labels| selector.matches(labels));
     let mut out = Claim::default();
     for pod in controlled {
         debug_assert!(pod.controller_ref().is_some_and(|r| r.uid == owner_uid));

@@ -3,7 +3,8 @@
 //! many have been ready for `minReadySeconds`, the generation it was computed for, and a
 //! `ReplicaFailure` condition while creating or deleting pods fails.
 
-use super::pods::{is_available, ready_since};
+use super::claim::SameLabels;
+use super::pods::ready_since;
 use crate::api::apps::{ReplicaSetStatus, WorkloadCondition};
 use crate::api::{Pod, ReplicaSet};
 use crate::apiserver::Status;
@@ -17,10 +18,16 @@ pub const REPLICA_FAILURE: &str = "ReplicaFailure";
 pub fn calculate_status(rs: &ReplicaSet, pods: &[&Pod], manage_error: Option<&Status>, now: Time) -> ReplicaSetStatus {
     let template = &rs.spec.template.metadata.labels;
     let min_ready = min_ready(rs);
-    let fully_labeled =
-        pods.iter().filter(|p| template.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v))).count();
-    let ready = pods.iter().filter(|p| ready_since(p).is_some()).count();
-    let available = pods.iter().filter(|p| is_available(p, min_ready, now)).count();
+    let (mut fully_labeled, mut ready, mut available) = (0, 0, 0);
+    let mut verdicts = SameLabels::default();
+    for pod in pods {
+        let labels = &pod.metadata.labels;
+        fully_labeled += usize::from(verdicts.judge(labels, |l| template.iter().all(|(k, v)| l.get(k) == Some(v))));
+        if let Some(since) = ready_since(pod) {
+            ready += 1;
+            available += usize::from(now.since(since) >= min_ready);
+        }
+    }
     let mut status = rs.status.clone();
     status.replicas = pods.len() as i32;
     status.fully_labeled_replicas = Some(fully_labeled as i32);
