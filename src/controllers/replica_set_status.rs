@@ -18,7 +18,7 @@ pub const REPLICA_FAILURE: &str = "ReplicaFailure";
 pub fn calculate_status(rs: &ReplicaSet, pods: &[&Pod], manage_error: Option<&Status>, now: Time) -> ReplicaSetStatus {
     let template = &rs.spec.template.metadata.labels;
     let min_ready = min_ready(rs);
-    let (mut fully_labeled, mut ready, mut available) = (0, 0, 0);
+    let (mut fully_labeled, mut ready, mut available) = (0usize, 0usize, 0usize);
     let mut verdicts = SameLabels::default();
     for pod in pods {
         let labels = &pod.metadata.labels;
