@@ -16,12 +16,6 @@ impl ApiServer {
         self.publish(change, env, seq);
     }
 
-    /// How many requests have been refused so far: a client that sees it grow across its
-    /// own work knows some of that work did not happen and must be retried.
-    pub fn refused_requests(&self) -> u64 {
-        self.refused
-    }
-
     /// Whether etcd is answering.
     pub fn etcd_running(&self) -> bool {
         !self.etcd_down

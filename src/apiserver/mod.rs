@@ -75,8 +75,6 @@ pub struct ApiServer {
     field_sets: field_manager::Interner,
     /// Whether etcd is stopped (`sim etcd stop`).
     etcd_down: bool,
-    /// How many requests found nothing listening, ever (clients compare it to notice).
-    refused: u64,
     /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Any read of it, even a
     /// view's `peek`, may first have to wait for its thread to hand it back: hence the cell.
     events: Option<std::cell::RefCell<events_etcd::EventsEtcd>>,
@@ -294,7 +292,6 @@ impl ApiServer {
         };
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
         let result = if self.etcd_down {
-            self.refused += 1;
             Err((Stage::Storage, Self::refused()))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {

@@ -132,6 +132,11 @@ pub fn cache_key(namespace: &str, name: &str) -> String {
     join(&crate::etcd::lookup_key::cache_parts(namespace, name))
 }
 
+/// The owner index's key for the objects of `namespace` that have no controller.
+fn orphans_key(namespace: &str) -> String {
+    join(&["orphans of ", namespace])
+}
+
 /// One change an informer saw.
 #[derive(Clone, Debug)]
 pub struct Delta {
@@ -143,7 +148,7 @@ pub struct Delta {
 }
 
 /// An informer: LIST once, then WATCH, keeping a local cache of one kind, indexed by the
-/// controller that owns each object (orphans under the empty uid).
+/// controller that owns each object (orphans by namespace).
 #[derive(Debug)]
 pub struct Informer {
     pub kind: Kind,
@@ -324,8 +329,13 @@ impl Informer {
         }
     }
 
-    fn owner_uid(object: &Object) -> &str {
-        object.controller_ref().map_or("", |o| o.uid.as_str())
+    /// The owner index's key for an object: its controller's uid or, with no controller, its
+    /// namespace's orphans (a uid holds no space).
+    fn owner_uid(object: &Object) -> std::borrow::Cow<'_, str> {
+        match object.controller_ref() {
+            Some(o) => std::borrow::Cow::Borrowed(o.uid.as_str()),
+            None => std::borrow::Cow::Owned(orphans_key(object.namespace())),
+        }
     }
 
     fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
@@ -345,10 +355,16 @@ impl Informer {
                 // Most writes leave the owner references as they were, shared between the two
                 // versions: then the owner is the same without reading either list.
                 if !Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references) {
-                    let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
-                    if old_owner != new_owner {
-                        let new_owner = new_owner.to_string();
-                        let shared = match self.by_owner.get_mut(old_owner).and_then(|set| set.take(key.as_str())) {
+                    // (Two orphans of one namespace share their key: no key is built for them.)
+                    let moved = match (old.controller_ref(), slot.controller_ref()) {
+                        (None, None) => false,
+                        (Some(a), Some(b)) => a.uid != b.uid,
+                        _ => true,
+                    };
+                    if moved {
+                        let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
+                        let new_owner = new_owner.into_owned();
+                        let shared = match self.by_owner.get_mut(&*old_owner).and_then(|set| set.take(key.as_str())) {
                             Some(shared) => shared,
                             None => Arc::from(key.as_str()),
                         };
@@ -363,7 +379,7 @@ impl Informer {
                 let shared: Arc<str> = Arc::from(key.as_str());
                 self.key_buf = key;
                 let owner = Self::owner_uid(&object);
-                match self.by_owner.get_mut(owner) {
+                match self.by_owner.get_mut(&*owner) {
                     Some(set) => {
                         set.insert(shared.clone());
                     }
@@ -380,14 +396,63 @@ impl Informer {
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
         let key = cache_key(namespace, name);
         let old = self.cache.remove(&key)?;
-        if let Some(set) = self.by_owner.get_mut(Self::owner_uid(&old)) {
+        if let Some(set) = self.by_owner.get_mut(&*Self::owner_uid(&old)) {
             set.remove(key.as_str());
         }
         Some(old)
     }
 
-    /// The objects whose controller has this uid (`""`: objects with no controller).
+    /// The objects whose controller has this uid, in key order.
     pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
         self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
+    }
+
+    /// The objects of `namespace` with no controller, in key order (what a controller may adopt).
+    pub fn orphans_in(&self, namespace: &str) -> Vec<&Arc<Object>> {
+        self.owned_by(&orphans_key(namespace))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{OwnerReference, Pod};
+
+    fn pod(namespace: &str, name: &str, owner: Option<&str>) -> Arc<Object> {
+        let mut p = Pod::default();
+        p.metadata.namespace = namespace.into();
+        p.metadata.name = name.into();
+        if let Some(uid) = owner {
+            p.metadata.owner_references.push(OwnerReference {
+                kind: "ReplicaSet".into(),
+                name: "web".into(),
+                uid: uid.into(),
+                controller: Some(true),
+                ..Default::default()
+            });
+        }
+        Arc::new(Object::Pod(p))
+    }
+
+    fn names(objects: Vec<&Arc<Object>>) -> Vec<&str> {
+        objects.into_iter().map(|o| o.name()).collect()
+    }
+
+    #[test]
+    fn the_owner_index_follows_adds_adoptions_and_deletes_with_orphans_by_namespace() {
+        let mut informer = Informer::new(Kind::Pod);
+        informer.apply(WatchEventType::Added, &pod("a", "b-pod", None), 1);
+        informer.apply(WatchEventType::Added, &pod("a", "a-pod", None), 2);
+        informer.apply(WatchEventType::Added, &pod("other", "x", None), 3);
+        informer.apply(WatchEventType::Added, &pod("a", "owned", Some("u1")), 4);
+        assert_eq!(names(informer.orphans_in("a")), ["a-pod", "b-pod"]);
+        assert_eq!(names(informer.owned_by("u1")), ["owned"]);
+        // Adopted: it moves from its namespace's orphans to its controller.
+        informer.apply(WatchEventType::Modified, &pod("a", "a-pod", Some("u1")), 5);
+        assert_eq!(names(informer.orphans_in("a")), ["b-pod"]);
+        assert_eq!(names(informer.owned_by("u1")), ["a-pod", "owned"]);
+        informer.apply(WatchEventType::Deleted, &pod("a", "owned", Some("u1")), 6);
+        assert_eq!(names(informer.owned_by("u1")), ["a-pod"]);
+        assert_eq!(names(informer.orphans_in("other")), ["x"]);
     }
 }

@@ -1,9 +1,10 @@
 //! A controller's work queue: keys of objects to reconcile, each queued once, with delayed
-//! re-queues on virtual time (client-go's rate-limited delaying queue, minus the rate limit).
+//! re-queues on virtual time and a rate limiter for keys whose sync failed (client-go's
+//! rate-limited delaying queue with its default controller rate limiter).
 
 use crate::client::object_cache::FastKeys;
 use crate::record::Seq;
-use crate::sim::Time;
+use crate::sim::{Duration, Time};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 #[derive(Debug, Default)]
@@ -13,6 +14,7 @@ pub struct WorkQueue {
     queued: HashMap<String, Option<Seq>, FastKeys>,
     delayed: BTreeMap<(Time, u64), String>,
     delayed_seq: u64,
+    limiter: RateLimiter,
 }
 
 impl WorkQueue {
@@ -35,6 +37,17 @@ impl WorkQueue {
     pub fn add_after(&mut self, key: &str, at: Time) {
         self.delayed_seq += 1;
         self.delayed.insert((at, self.delayed_seq), key.to_string());
+    }
+
+    /// Queues `key` again after a failed sync, once the rate limiter allows.
+    pub fn add_rate_limited(&mut self, key: &str, now: Time) {
+        let wait = self.limiter.when(key, now);
+        self.add_after(key, now + wait);
+    }
+
+    /// Stops counting `key`'s failures: its sync succeeded.
+    pub fn forget(&mut self, key: &str) {
+        self.limiter.forget(key);
     }
 
     /// Moves delayed keys whose time has come into the ready queue.
@@ -99,48 +112,103 @@ mod tests {
     }
 }
 
-/// The work queue's per-item rate limiter, for keys whose sync had a create refused (a quota,
-/// a missing service account): the key is tried again after 5 ms, doubling with each refusal
-/// in a row up to 1000 s, and starts over once a sync gets through.
-#[derive(Debug, Default)]
-pub struct Refusals {
-    in_a_row: HashMap<String, u32, FastKeys>,
+/// client-go's default controller rate limiter: the longer of two waits. Per key, 5 ms doubling
+/// with each failure in a row up to 1000 s (forgotten once a sync succeeds); and overall, a
+/// token bucket of 100 retries refilled at 10 a second, so that many keys failing together
+/// (the API server gone) are retried at most 10 a second once the first 100 are spent.
+#[derive(Debug)]
+pub struct RateLimiter {
+    failures: HashMap<String, u32, FastKeys>,
+    /// The bucket's tokens, in hundredths (one hundredth comes back each millisecond).
+    hundredths: u64,
+    /// When the bucket was last drawn from.
+    drawn_at: Time,
 }
 
-impl Refusals {
-    /// Counts a refusal for `key`; returns how long until it is tried again.
-    pub fn refused(&mut self, key: &str) -> crate::sim::Duration {
-        let n = self.in_a_row.entry(key.to_string()).or_default();
-        *n += 1;
-        backoff(*n)
-    }
+/// The bucket holds 100 tokens, in hundredths.
+const BUCKET: u64 = 100 * 100;
 
-    /// A sync of `key` got its creates through (or made none): the back-off starts over.
-    pub fn admitted(&mut self, key: &str) {
-        self.in_a_row.remove(key);
+impl Default for RateLimiter {
+    fn default() -> Self {
+        RateLimiter { failures: HashMap::default(), hundredths: BUCKET, drawn_at: Time::ZERO }
     }
 }
 
-/// The delay after `n` refusals in a row: 5 ms · 2^(n-1), at most 1000 s.
-fn backoff(n: u32) -> crate::sim::Duration {
-    let millis = 5u64.saturating_mul(1u64 << n.saturating_sub(1).min(30));
-    crate::sim::Duration::millis(millis.min(1_000_000))
+impl RateLimiter {
+    /// How long `key`, which just failed, waits before it is tried again.
+    pub fn when(&mut self, key: &str, now: Time) -> Duration {
+        let n = self.failures.entry(key.to_string()).or_default();
+        let per_key = backoff(*n);
+        *n = n.saturating_add(1);
+        per_key.max(self.draw(now))
+    }
+
+    /// Takes a token from the bucket; how long until that token is there.
+    fn draw(&mut self, now: Time) -> Duration {
+        if now > self.drawn_at {
+            self.hundredths = self.hundredths.saturating_add(now.since(self.drawn_at).as_millis()).min(BUCKET);
+            self.drawn_at = now;
+        }
+        if let Some(left) = self.hundredths.checked_sub(100) {
+            self.hundredths = left;
+            return Duration::ZERO;
+        }
+        // Not a whole token left: this one is owed, and the bucket fills from when it is paid.
+        self.drawn_at = self.drawn_at + Duration::millis(100 - self.hundredths);
+        self.hundredths = 0;
+        self.drawn_at.since(now)
+    }
+
+    /// Forgets `key`'s failures.
+    pub fn forget(&mut self, key: &str) {
+        self.failures.remove(key);
+    }
+}
+
+/// The per-key wait after `n` earlier failures in a row: 5 ms · 2^n, at most 1000 s.
+fn backoff(n: u32) -> Duration {
+    let millis = 5u64.saturating_mul(1u64 << n.min(30));
+    Duration::millis(millis.min(1_000_000))
 }
 
 #[cfg(test)]
-mod refusal_tests {
+mod rate_limiter_tests {
     use super::*;
-    use crate::sim::Duration;
 
     #[test]
-    fn refused_keys_wait_5_ms_doubling_up_to_1000_seconds_and_start_over_once_admitted() {
-        let mut r = Refusals::default();
-        assert_eq!(r.refused("a"), Duration::millis(5));
-        assert_eq!(r.refused("a"), Duration::millis(10));
-        assert_eq!(r.refused("b"), Duration::millis(5));
-        r.admitted("a");
-        assert_eq!(r.refused("a"), Duration::millis(5));
-        assert_eq!(backoff(11), Duration::millis(5120));
+    fn a_failing_key_waits_5_ms_doubling_up_to_1000_seconds_and_starts_over_once_forgotten() {
+        let mut r = RateLimiter::default();
+        let now = Time(1_000_000);
+        assert_eq!(r.when("a", now), Duration::millis(5));
+        assert_eq!(r.when("a", now), Duration::millis(10));
+        assert_eq!(r.when("b", now), Duration::millis(5));
+        r.forget("a");
+        assert_eq!(r.when("a", now), Duration::millis(5));
+        assert_eq!(backoff(10), Duration::millis(5120));
         assert_eq!(backoff(40), Duration::seconds(1000));
+    }
+
+    #[test]
+    fn past_a_burst_of_100_retries_keys_go_at_10_a_second() {
+        let mut r = RateLimiter::default();
+        let now = Time(1_000_000);
+        let waits: Vec<Duration> = (0..103).map(|i| r.when(&format!("k{i}"), now)).collect();
+        assert!(waits[..100].iter().all(|w| *w == Duration::millis(5)), "the burst: only the key's own wait");
+        assert_eq!(&waits[100..], [Duration::millis(100), Duration::millis(200), Duration::millis(300)]);
+        // Ten seconds later the bucket is full again.
+        assert_eq!(r.when("late", now + Duration::seconds(11)), Duration::millis(5));
+    }
+
+    #[test]
+    fn a_failed_key_is_queued_after_its_wait_and_forgotten_when_it_succeeds() {
+        let mut q = WorkQueue::default();
+        q.add_rate_limited("a", Time(0));
+        q.add_rate_limited("a", Time(0));
+        assert_eq!(q.next_delayed(), Some(Time(5)));
+        q.promote(Time(10));
+        assert_eq!(q.pop().map(|(k, _)| k), Some("a".to_string()));
+        q.forget("a");
+        q.add_rate_limited("a", Time(20));
+        assert_eq!(q.next_delayed(), Some(Time(25)));
     }
 }

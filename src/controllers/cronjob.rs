@@ -4,7 +4,7 @@
 
 use super::lane::Lane;
 use super::pods::controller_ref;
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::batch::{CronJob, Job};
 use crate::api::{Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{Propagation, Request};
@@ -124,14 +124,14 @@ impl Reconciler for CronJobController {
         super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "CronJob"))
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         let Some(cj_obj) = self.cron_jobs.cache.get(key).cloned() else {
             self.lanes.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Object::CronJob(cj) = cj_obj.as_ref() else { return Action::AwaitChange };
+        let Object::CronJob(cj) = cj_obj.as_ref() else { return Ok(Action::AwaitChange) };
         if cj.metadata.deletion_timestamp.is_some() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let mut status = cj.status.clone();
         let children = self.children(cj);
@@ -170,10 +170,12 @@ impl Reconciler for CronJobController {
                     "InvalidSchedule",
                     format!("invalid schedule: {}: {e}", cj.spec.schedule),
                 );
-                return Action::AwaitChange;
+                return Ok(Action::AwaitChange);
             }
         };
-        let mut requeue = schedule.next_after(ctx.now).map(|t| t.since(ctx.now) + WAKE_MARGIN);
+        let requeue = schedule.next_after(ctx.now).map(|t| t.since(ctx.now) + WAKE_MARGIN);
+        // A refused create: the work queue tries the CronJob again, rate-limited.
+        let mut failed = None;
         if cj.spec.suspend != Some(true) {
             let mut earliest = status.last_schedule_time.or(cj.metadata.creation_timestamp).unwrap_or(ctx.now);
             if let Some(deadline) = cj.spec.starting_deadline_seconds {
@@ -217,7 +219,7 @@ impl Reconciler for CronJobController {
                                 "FailedCreate",
                                 format!("Error creating job: {}", s.message),
                             );
-                            requeue = Some(Duration::seconds(10));
+                            failed = Some(s);
                         }
                     }
                 }
@@ -228,14 +230,16 @@ impl Reconciler for CronJobController {
             let mut updated = cj.clone();
             updated.status = status;
             updated.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::CronJob(updated))) {
-                self.cron_jobs.assume(stored);
-            }
+            let stored = ctx.call_object(Request::update_status(Object::CronJob(updated)))?;
+            self.cron_jobs.assume(stored);
         }
-        match requeue {
+        if let Some(status) = failed {
+            return Err(status);
+        }
+        Ok(match requeue {
             Some(d) => Action::RequeueAfter(d),
             None => Action::AwaitChange,
-        }
+        })
     }
 
     fn summary(&self) -> String {

@@ -21,12 +21,11 @@ use super::deployment::template_hash;
 use super::expectations::Expectations;
 pub use super::lane::Lane;
 use super::pods::{create_reporting, is_available, pod_from_template, ready_since, slow_start};
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::helpers::tolerations::tolerates;
 use crate::api::{DaemonSet, IntOrString, Kind, Node, Object, Pod, PodSpec, Toleration};
-use crate::apiserver::Request;
+use crate::apiserver::{Request, Status};
 use crate::client::component::{Ctx, Delta, Informer, cache_key};
-use crate::client::workqueue::Refusals;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::util::json_macro::json;
@@ -202,8 +201,6 @@ pub struct DaemonSetController {
     pub lanes: BTreeMap<String, Lane>,
     /// The nodes and pods the last sync went through (its worker time).
     last_work: usize,
-    /// DaemonSets whose creates were refused, retried after a back-off.
-    refusals: Refusals,
 }
 
 impl Default for DaemonSetController {
@@ -216,7 +213,6 @@ impl Default for DaemonSetController {
             failed_backoff: HashMap::new(),
             lanes: BTreeMap::new(),
             last_work: 0,
-            refusals: Refusals::default(),
         }
     }
 }
@@ -335,12 +331,12 @@ impl DaemonSetController {
         delete: Vec<Pod>,
         hash: &str,
         ctx: &mut Ctx,
-    ) -> bool {
-        let Some(ds) = as_daemon_set(obj) else { return true };
+    ) -> Result<(), Status> {
+        let Some(ds) = as_daemon_set(obj) else { return Ok(()) };
         let create: Vec<String> = create.into_iter().take(BURST_REPLICAS).collect();
         let delete: Vec<Pod> = delete.into_iter().take(BURST_REPLICAS).collect();
         if create.is_empty() && delete.is_empty() {
-            return true;
+            return Ok(());
         }
         self.expectations.expect(key, create.len(), delete.len(), ctx.now);
         let mut template = ds.spec.template.clone();
@@ -349,12 +345,13 @@ impl DaemonSetController {
         template.metadata.labels.insert(REVISION_HASH_LABEL.into(), hash.to_string());
         // Slow start: batches of 1, 2, 4, … stop at the first failure.
         let mut nodes = create.iter();
+        let mut refused = None;
         let created = slow_start(create.len(), || {
             let Some(node) = nodes.next() else { return false };
             let mut pod = pod_from_template(&template, obj, &format!("{}-", ds.metadata.name));
             let spec = Arc::make_mut(&mut pod.spec);
             spec.affinity = Some(affinity_for_node(spec.affinity.as_ref(), node));
-            create_reporting(ctx, obj, pod)
+            create_reporting(ctx, obj, pod).map_err(|status| refused = Some(status)).is_ok()
         });
         let missing = create.len() - created;
         for victim in delete {
@@ -370,7 +367,7 @@ impl DaemonSetController {
             }
         }
         self.expectations.lower_adds(key, missing);
-        missing == 0
+        refused.map_or(Ok(()), Err)
     }
 
     /// Old pods to delete for a rolling update: unavailable ones always, available ones while
@@ -509,24 +506,24 @@ impl Reconciler for DaemonSetController {
         self.last_work
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         self.last_work = 0;
         let Some(obj) = self.daemon_sets.cache.get(key).cloned() else {
             self.expectations.forget(key);
             self.failed_backoff.retain(|(k, _), _| k != key);
-            self.refusals.admitted(key);
             self.lanes.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Some(ds) = as_daemon_set(&obj).cloned() else { return Action::AwaitChange };
+        let Some(ds) = as_daemon_set(&obj).cloned() else { return Ok(Action::AwaitChange) };
         if ds.metadata.deletion_timestamp.is_some() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let hash = template_hash(&ds.spec.template, ds.status.collision_count);
         let by_node = self.pods_by_node(&ds);
         let placement = self.placement(&ds);
         self.last_work = placement.len() + by_node.values().map(Vec::len).sum::<usize>();
         let mut requeue = None;
+        let mut failed = None;
         let satisfied = self.expectations.satisfied(key, ctx.now);
         let mut lane = self.lanes.get(key).cloned().unwrap_or_default();
         if satisfied {
@@ -541,20 +538,15 @@ impl Reconciler for DaemonSetController {
                     (c, d) => format!("create {c}, delete {d}"),
                 };
                 ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: {}", lane.action)));
-                // A refused create is tried again after the work queue's back-off.
-                if self.sync_nodes(key, &obj, create, delete, &hash, ctx) {
-                    self.refusals.admitted(key);
-                } else {
-                    let d = self.refusals.refused(key);
-                    requeue = Some(requeue.map_or(d, |r: Duration| r.min(d)));
-                }
+                // A refused create fails the sync: the work queue tries it again, rate-limited.
+                failed = self.sync_nodes(key, &obj, create, delete, &hash, ctx).err();
             } else {
                 let desired = placement.iter().filter(|p| p.should_run).count() as i32;
                 let old = Self::rolling_update(&ds, &by_node, desired, &hash, ctx.now);
                 if !old.is_empty() {
                     lane.action = format!("update: delete {}", old.len());
                     ctx.cause = Some(ctx.decide(|| format!("DaemonSet {key}: rolling update: {}", lane.action)));
-                    let _ = self.sync_nodes(key, &obj, Vec::new(), old, &hash, ctx);
+                    failed = self.sync_nodes(key, &obj, Vec::new(), old, &hash, ctx).err();
                 }
             }
         }
@@ -568,10 +560,13 @@ impl Reconciler for DaemonSetController {
             let d = Duration::seconds(min_ready as u64);
             requeue = Some(requeue.map_or(d, |r: Duration| r.min(d)));
         }
-        match requeue {
+        if let Some(status) = failed {
+            return Err(status);
+        }
+        Ok(match requeue {
             Some(d) => Action::RequeueAfter(d),
             None => Action::AwaitChange,
-        }
+        })
     }
 
     fn summary(&self) -> String {

@@ -5,10 +5,10 @@
 //! replicas change mid-rollout, pause, revisions, history cleanup and the progress deadline.
 
 use super::pods::controller_ref;
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::apps::{ReplicaSetSpec, ReplicaSetStatus, WorkloadCondition};
 use crate::api::{Deployment, Kind, Object, ObjectMeta, PodTemplateSpec, ReplicaSet};
-use crate::apiserver::Request;
+use crate::apiserver::{Request, Status};
 use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
@@ -148,9 +148,16 @@ struct Sync {
     d: Shared<Deployment>,
     new_rs: Option<Shared<ReplicaSet>>,
     old: Vec<Shared<ReplicaSet>>,
+    /// The first write that failed: the sync goes on, then fails, to be tried again.
+    failed: Option<Status>,
 }
 
 impl Sync {
+    /// Notes a failed write (the first is the one reported).
+    fn fail(&mut self, status: Status) {
+        self.failed.get_or_insert(status);
+    }
+
     fn all(&self) -> impl Iterator<Item = &ReplicaSet> {
         self.shared().map(|rs| &**rs)
     }
@@ -225,7 +232,13 @@ impl DeploymentController {
             return Some(rs.clone());
         }
         updated.metadata.resource_version.clear();
-        let stored = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))).ok()?;
+        let stored = match ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))) {
+            Ok(stored) => stored,
+            Err(status) => {
+                s.fail(status);
+                return None;
+            }
+        };
         self.replica_sets.assume(stored.clone());
         if from != to {
             let verb = if to > from { "up" } else { "down" };
@@ -283,9 +296,12 @@ impl DeploymentController {
             return;
         }
         updated.metadata.resource_version.clear();
-        if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))) {
-            self.replica_sets.assume(stored.clone());
-            s.new_rs = Shared::new(stored.clone());
+        match ctx.call_object(Request::update(Object::ReplicaSet(Box::new(updated)))) {
+            Ok(stored) => {
+                self.replica_sets.assume(stored.clone());
+                s.new_rs = Shared::new(stored.clone());
+            }
+            Err(status) => s.fail(status),
         }
     }
 
@@ -360,11 +376,12 @@ impl DeploymentController {
                 let mut d = (*s.d).clone();
                 d.status.collision_count = Some(collision.unwrap_or(0) + 1);
                 d.metadata.resource_version.clear();
-                if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
-                    self.deployments.assume(stored);
+                match ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
+                    Ok(stored) => self.deployments.assume(stored),
+                    Err(status) => s.fail(status),
                 }
             }
-            Err(_) => {}
+            Err(status) => s.fail(status),
         }
     }
 
@@ -376,12 +393,15 @@ impl DeploymentController {
         let mut d = (*s.d).clone();
         d.metadata.annotations.insert(REVISION.into(), revision.to_string());
         d.metadata.resource_version.clear();
-        if let Ok(stored) = ctx.call_object(Request::update(Object::Deployment(Box::new(d)))) {
-            if let Some(d) = Shared::new(stored.clone()) {
-                s.d = d;
-                s.object = stored.clone();
+        match ctx.call_object(Request::update(Object::Deployment(Box::new(d)))) {
+            Ok(stored) => {
+                if let Some(d) = Shared::new(stored.clone()) {
+                    s.d = d;
+                    s.object = stored.clone();
+                }
+                self.deployments.assume(stored);
             }
-            self.deployments.assume(stored);
+            Err(status) => s.fail(status),
         }
     }
 
@@ -390,12 +410,15 @@ impl DeploymentController {
         set_condition(&mut d.status.conditions, "Progressing", status, reason, message, ctx.now, true);
         if d.status != s.d.status {
             d.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
-                if let Some(d) = Shared::new(stored.clone()) {
-                    s.d = d;
-                    s.object = stored.clone();
+            match ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
+                Ok(stored) => {
+                    if let Some(d) = Shared::new(stored.clone()) {
+                        s.d = d;
+                        s.object = stored.clone();
+                    }
+                    self.deployments.assume(stored);
                 }
-                self.deployments.assume(stored);
+                Err(status) => s.fail(status),
             }
         }
     }
@@ -526,7 +549,7 @@ impl DeploymentController {
         }
     }
 
-    fn cleanup(&mut self, s: &Sync, ctx: &mut Ctx) {
+    fn cleanup(&mut self, s: &mut Sync, ctx: &mut Ctx) {
         let limit = s.d.spec.revision_history_limit.unwrap_or(10).max(0) as usize;
         let mut idle: Vec<&ReplicaSet> = s
             .old
@@ -539,13 +562,23 @@ impl DeploymentController {
         }
         idle.stable_sort_by_key(|rs| revision_of(rs));
         let excess = idle.len() - limit;
+        let mut failed = None;
         for rs in idle.into_iter().take(excess) {
-            let _ = ctx.call(Request::delete(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name));
+            if let Err(status) = super::done_unless_failed(ctx.call(Request::delete(
+                Kind::ReplicaSet,
+                &rs.metadata.namespace,
+                &rs.metadata.name,
+            ))) {
+                failed.get_or_insert(status);
+            }
+        }
+        if let Some(status) = failed {
+            s.fail(status);
         }
     }
 
     /// Status from the ReplicaSets, with the Available and Progressing conditions.
-    fn sync_status(&mut self, s: &mut Sync, ctx: &mut Ctx) -> Action {
+    fn sync_status(&mut self, s: &mut Sync, ctx: &mut Ctx) -> Synced {
         let want = s.d.spec.replicas.unwrap_or(1);
         let (_, max_unavailable) = surge_and_unavailable(&s.d);
         let mut st = s.d.status.clone();
@@ -651,14 +684,18 @@ impl DeploymentController {
                 status: st,
             };
             d.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
-                self.deployments.assume(stored);
+            match ctx.call_object(Request::update_status(Object::Deployment(Box::new(d)))) {
+                Ok(stored) => self.deployments.assume(stored),
+                Err(status) => s.fail(status),
             }
         }
-        match requeue {
+        if let Some(status) = s.failed.take() {
+            return Err(status);
+        }
+        Ok(match requeue {
             Some(d) => Action::RequeueAfter(d),
             None => Action::AwaitChange,
-        }
+        })
     }
 }
 
@@ -755,31 +792,34 @@ impl Reconciler for DeploymentController {
         self.last_work
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         self.last_work = 0;
         let Some(object) = self.deployments.cache.get(key).cloned() else {
             self.lanes.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Some(d) = Shared::<Deployment>::new(object.clone()) else { return Action::AwaitChange };
+        let Some(d) = Shared::<Deployment>::new(object.clone()) else { return Ok(Action::AwaitChange) };
         // The Deployment's ReplicaSets, adopting orphans its selector matches.
         // (A missing selector, like an empty one, adopts nothing.)
         let selector = d.spec.selector.as_ref().filter(|s| !s.match_labels.is_empty());
         let orphans: Vec<Arc<Object>> = self
             .replica_sets
-            .owned_by("")
+            .orphans_in(&d.metadata.namespace)
             .into_iter()
-            .filter(|rs| {
-                rs.namespace() == d.metadata.namespace && selector.is_some_and(|s| s.matches(&rs.meta().labels))
-            })
+            .filter(|rs| selector.is_some_and(|s| s.matches(&rs.meta().labels)))
             .cloned()
             .collect();
+        let mut failed = None;
         if d.metadata.deletion_timestamp.is_none() {
             for orphan in orphans {
                 if let Some(mut rs) = orphan.as_replica_set().cloned() {
                     rs.metadata.owner_references.push(controller_ref(&object));
-                    if let Ok(stored) = ctx.call_object(Request::update(Object::ReplicaSet(Box::new(rs)))) {
-                        self.replica_sets.assume(stored);
+                    match ctx.call_object(Request::update(Object::ReplicaSet(Box::new(rs)))) {
+                        Ok(stored) => self.replica_sets.assume(stored),
+                        Err(status) if status.code == 404 => {}
+                        Err(status) => {
+                            failed.get_or_insert(status);
+                        }
                     }
                 }
             }
@@ -797,7 +837,7 @@ impl Reconciler for DeploymentController {
                 old.push(rs);
             }
         }
-        let mut s = Sync { key: key.to_string(), object, d, new_rs, old };
+        let mut s = Sync { key: key.to_string(), object, d, new_rs, old, failed };
         // The real sync lists the Deployment's ReplicaSets and their pods.
         self.last_work = s.all().map(|rs| rs.status.replicas.max(0) as usize + 1).sum();
         if s.d.metadata.deletion_timestamp.is_some() {
@@ -847,7 +887,7 @@ impl Reconciler for DeploymentController {
         let complete = s.new_rs.as_ref().is_some_and(|rs| replicas(rs) == want && available(rs) == want)
             && s.old.iter().all(|rs| replicas(rs) == 0);
         if complete {
-            self.cleanup(&s, ctx);
+            self.cleanup(&mut s, ctx);
         }
         self.sync_status(&mut s, ctx)
     }

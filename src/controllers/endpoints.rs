@@ -4,7 +4,7 @@
 //! upstream's `RepackSubsets` does: addresses that offer the same ports share a subset.
 
 use super::endpointslice::{TriggerTimes, find_port, selected_pods, services_selecting, should_be_in_endpoints};
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::service::{EndpointAddress, EndpointPort, EndpointSubset};
 use crate::api::{Endpoints, Kind, Object, ObjectMeta, ObjectReference, Pod, Service};
 use crate::apiserver::Request;
@@ -154,20 +154,20 @@ impl Reconciler for EndpointsController {
         }
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         let Some(svc_obj) = self.services.cache.get(key).cloned() else {
             // The Service is gone: so are its Endpoints.
             self.triggers.forget(key);
             self.counts.remove(key);
             if let Some(ep) = self.endpoints.cache.get(key).cloned() {
                 ctx.cause = Some(ctx.decide(|| format!("Service {key} is gone: delete its Endpoints")));
-                let _ = ctx.call(Request::delete(Kind::Endpoints, ep.namespace(), ep.name()));
+                super::done_unless_failed(ctx.call(Request::delete(Kind::Endpoints, ep.namespace(), ep.name())))?;
             }
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Object::Service(svc) = &*svc_obj else { return Action::AwaitChange };
+        let Object::Service(svc) = &*svc_obj else { return Ok(Action::AwaitChange) };
         if svc.spec.type_.as_deref() == Some("ExternalName") || svc.spec.selector.is_empty() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let publish = svc.spec.publish_not_ready_addresses == Some(true);
         let pods = selected_pods(svc, &self.pods);
@@ -213,7 +213,7 @@ impl Reconciler for EndpointsController {
                 && ep.metadata.labels == labels
                 && ep.metadata.annotations.contains_key(OVER_CAPACITY) == over
             {
-                return Action::AwaitChange;
+                return Ok(Action::AwaitChange);
             }
         }
         let mut ep = current.clone().unwrap_or_else(|| Endpoints {
@@ -242,10 +242,9 @@ impl Reconciler for EndpointsController {
         } else {
             Request::create(Object::Endpoints(ep))
         };
-        if let Ok(stored) = ctx.call_object(req) {
-            self.endpoints.assume(stored);
-        }
-        Action::AwaitChange
+        let stored = ctx.call_object(req)?;
+        self.endpoints.assume(stored);
+        Ok(Action::AwaitChange)
     }
 
     fn summary(&self) -> String {

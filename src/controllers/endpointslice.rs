@@ -6,7 +6,7 @@
 //! endpoints keeps one empty placeholder slice, as upstream's reconciler does.
 
 use super::pods::controller_ref;
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::service::{EndpointConditions, EndpointPort, ServicePort, SliceEndpoint};
 use crate::api::{EndpointSlice, IntOrString, Kind, Labels, Object, ObjectMeta, ObjectReference, Pod, Service};
 use crate::apiserver::Request;
@@ -347,17 +347,17 @@ impl Reconciler for EndpointSliceController {
         }
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         // A deleted Service's slices go with it: the garbage collector follows their owner reference.
         let Some(svc_obj) = self.services.cache.get(key).cloned() else {
             self.triggers.forget(key);
             self.summaries.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Object::Service(svc) = &*svc_obj else { return Action::AwaitChange };
+        let Object::Service(svc) = &*svc_obj else { return Ok(Action::AwaitChange) };
         let external = svc.spec.type_.as_deref() == Some("ExternalName");
         if external || svc.spec.selector.is_empty() || svc.metadata.deletion_timestamp.is_some() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let pods = selected_pods(svc, &self.pods);
         let trigger = self.triggers.compute(key, svc, &pods);
@@ -380,7 +380,7 @@ impl Reconciler for EndpointSliceController {
         let slices = existing.len() + plan.create.len() - plan.delete.len();
         self.summaries.insert(key.to_string(), SliceSummary { slices, ..summary.clone() });
         if plan.create.is_empty() && plan.update.is_empty() && plan.delete.is_empty() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         ctx.cause = Some(ctx.decide(|| {
             format!(
@@ -400,24 +400,30 @@ impl Reconciler for EndpointSliceController {
                 slice.metadata.annotations.remove(TRIGGER_TIME);
             }
         };
+        // Every write is tried; the first failure fails the sync, to be tried again.
+        let mut failed = Ok(());
         for mut slice in plan.create {
             annotate(&mut slice);
             slice.metadata.owner_references = vec![controller_ref(&svc_obj)].into();
-            if let Ok(stored) = ctx.call_object(Request::create(Object::EndpointSlice(slice))) {
-                self.slices.assume(stored);
+            match ctx.call_object(Request::create(Object::EndpointSlice(slice))) {
+                Ok(stored) => self.slices.assume(stored),
+                Err(status) => failed = failed.and(Err(status)),
             }
         }
         for mut slice in plan.update {
             annotate(&mut slice);
             slice.metadata.resource_version.clear();
-            if let Ok(stored) = ctx.call_object(Request::update(Object::EndpointSlice(slice))) {
-                self.slices.assume(stored);
+            match ctx.call_object(Request::update(Object::EndpointSlice(slice))) {
+                Ok(stored) => self.slices.assume(stored),
+                Err(status) => failed = failed.and(Err(status)),
             }
         }
         for slice in plan.delete {
-            let _ = ctx.call(Request::delete(Kind::EndpointSlice, &slice.metadata.namespace, &slice.metadata.name));
+            let deleted =
+                ctx.call(Request::delete(Kind::EndpointSlice, &slice.metadata.namespace, &slice.metadata.name));
+            failed = failed.and(super::done_unless_failed(deleted));
         }
-        Action::AwaitChange
+        failed.map(|()| Action::AwaitChange)
     }
 
     fn summary(&self) -> String {

@@ -2,9 +2,9 @@
 //! deletion), deletes an owner's blocking dependents before the owner when it is deleted in
 //! the foreground, and strips owner references when dependents are orphaned.
 
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::{Kind, Object};
-use crate::apiserver::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, Propagation, Request};
+use crate::apiserver::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, Propagation, Request, Status};
 use crate::client::component::{Ctx, Delta, Informer};
 use crate::client::object_cache::FastKeys;
 use crate::record::WatchEventType;
@@ -104,10 +104,10 @@ impl GarbageCollector {
     }
 
     /// A dependent: delete it when every owner is gone, or when an owner waits for it.
-    fn reconcile_dependent(&mut self, object: &Arc<Object>, ctx: &mut Ctx) {
+    fn reconcile_dependent(&mut self, object: &Arc<Object>, ctx: &mut Ctx) -> Result<(), Status> {
         let meta = object.meta();
         if meta.owner_references.is_empty() || meta.deletion_timestamp.is_some() && !is_waiting(object) {
-            return;
+            return Ok(());
         }
         let mut dangling = 0;
         let mut owner_waiting = false;
@@ -116,13 +116,13 @@ impl GarbageCollector {
             match found {
                 None => {
                     // Not in our caches: ask the API server, as the real collector does.
+                    // An answer other than "not found" leaves the question open: tried again later.
                     let kind = Kind::ALL.iter().copied().find(|k| k.info().kind == owner.kind);
-                    let exists = kind.is_some_and(|k| {
-                        ctx.call(Request::get(k, object.namespace(), &owner.name))
-                            .ok()
-                            .and_then(|r| r.object())
-                            .is_some_and(|o| o.meta().uid == owner.uid)
-                    });
+                    let exists = match kind.map(|k| ctx.call(Request::get(k, object.namespace(), &owner.name))) {
+                        None | Some(Err(Status { code: 404, .. })) => false,
+                        Some(Err(status)) => return Err(status),
+                        Some(Ok(reply)) => reply.object().is_some_and(|o| o.meta().uid == owner.uid),
+                    };
                     if !exists {
                         dangling += 1;
                     }
@@ -138,27 +138,27 @@ impl GarbageCollector {
             }
         }
         if meta.deletion_timestamp.is_some() {
-            return;
+            return Ok(());
         }
         let (reason, propagation) = if dangling == meta.owner_references.len() {
             ("its owner is gone", Propagation::Background)
         } else if owner_waiting {
             ("its owner is being deleted in the foreground", Propagation::Foreground)
         } else {
-            return;
+            return Ok(());
         };
         let (kind, ns, name) = (object.kind(), object.namespace().to_string(), object.name().to_string());
         ctx.cause = Some(ctx.decide(|| format!("deleting {}/{name}: {reason}", kind.info().singular)));
         let mut req = Request::delete(kind, &ns, &name);
         req.propagation = Some(propagation);
-        let _ = ctx.call(req);
+        super::done_unless_failed(ctx.call(req))
     }
 
     /// An owner being deleted with a GC finalizer: orphan or wait for its dependents.
-    fn reconcile_owner(&mut self, object: &Arc<Object>, ctx: &mut Ctx) {
+    fn reconcile_owner(&mut self, object: &Arc<Object>, ctx: &mut Ctx) -> Result<(), Status> {
         let meta = object.meta();
         if meta.deletion_timestamp.is_none() {
-            return;
+            return Ok(());
         }
         let dependents: Vec<(usize, String)> = self.dependents.get(&meta.uid).into_iter().flatten().cloned().collect();
         if meta.finalizers.iter().any(|f| f == ORPHAN_FINALIZER) {
@@ -167,12 +167,11 @@ impl GarbageCollector {
                     let mut dep = (*dep).clone();
                     dep.meta_mut().owner_references.retain(|o| o.uid != meta.uid);
                     dep.meta_mut().resource_version.clear();
-                    let _ = ctx.call(Request::update(dep));
+                    super::done_unless_failed(ctx.call(Request::update(dep)))?;
                 }
             }
             ctx.cause = Some(ctx.decide(|| format!("orphaned {} dependents of {}", dependents.len(), meta.name)));
-            self.remove_finalizer(object, ORPHAN_FINALIZER, ctx);
-            return;
+            return self.remove_finalizer(object, ORPHAN_FINALIZER, ctx);
         }
         if meta.finalizers.iter().any(|f| f == FOREGROUND_FINALIZER) {
             let blocking = dependents.iter().filter_map(|(i, k)| self.lookup(*i, k)).any(|d| {
@@ -181,20 +180,21 @@ impl GarbageCollector {
             if blocking {
                 for (i, key) in &dependents {
                     if let Some(dep) = self.lookup(*i, key) {
-                        self.reconcile_dependent(&dep, ctx);
+                        self.reconcile_dependent(&dep, ctx)?;
                     }
                 }
             } else {
-                self.remove_finalizer(object, FOREGROUND_FINALIZER, ctx);
+                self.remove_finalizer(object, FOREGROUND_FINALIZER, ctx)?;
             }
         }
+        Ok(())
     }
 
-    fn remove_finalizer(&mut self, object: &Arc<Object>, finalizer: &str, ctx: &mut Ctx) {
+    fn remove_finalizer(&mut self, object: &Arc<Object>, finalizer: &str, ctx: &mut Ctx) -> Result<(), Status> {
         let mut updated = (**object).clone();
         updated.meta_mut().finalizers.retain(|f| f != finalizer);
         updated.meta_mut().resource_version.clear();
-        let _ = ctx.call(Request::update(updated));
+        super::done_unless_failed(ctx.call(Request::update(updated)))
     }
 }
 
@@ -245,13 +245,13 @@ impl Reconciler for GarbageCollector {
         keys
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
-        let Some((i, cache_key)) = key.split_once('|') else { return Action::AwaitChange };
-        let Ok(i) = i.parse::<usize>() else { return Action::AwaitChange };
-        let Some(object) = self.lookup(i, cache_key) else { return Action::AwaitChange };
-        self.reconcile_owner(&object, ctx);
-        self.reconcile_dependent(&object, ctx);
-        Action::AwaitChange
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
+        let Some((i, cache_key)) = key.split_once('|') else { return Ok(Action::AwaitChange) };
+        let Ok(i) = i.parse::<usize>() else { return Ok(Action::AwaitChange) };
+        let Some(object) = self.lookup(i, cache_key) else { return Ok(Action::AwaitChange) };
+        self.reconcile_owner(&object, ctx)?;
+        self.reconcile_dependent(&object, ctx)?;
+        Ok(Action::AwaitChange)
     }
 }
 

@@ -17,12 +17,11 @@
 
 use super::pods::{create_reporting, pod_from_template, ready_since, slow_start};
 use super::replicaset::deletion_order;
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::batch::{JobCondition, JobStatus};
 use crate::api::{Job, Kind, Object, Pod};
-use crate::apiserver::Request;
+use crate::apiserver::{Request, Status};
 use crate::client::component::{Ctx, Delta, Informer, cache_key};
-use crate::client::workqueue::Refusals;
 use crate::record::WatchEventType;
 use crate::sim::{Duration, Time};
 use crate::util::json_macro::json;
@@ -278,8 +277,6 @@ pub struct JobController {
     backoff: HashMap<String, BackoffRecord>,
     /// The last decision per Job.
     pub lanes: BTreeMap<String, Lane>,
-    /// Jobs whose pod creates were refused, retried after a back-off.
-    refusals: Refusals,
 }
 
 impl Default for JobController {
@@ -290,7 +287,6 @@ impl Default for JobController {
             expectations: HashMap::new(),
             backoff: HashMap::new(),
             lanes: BTreeMap::new(),
-            refusals: Refusals::default(),
         }
     }
 }
@@ -310,6 +306,8 @@ struct Sync {
     /// Pods whose finalizer this sync already removed.
     released: BTreeSet<String>,
     requeue: Option<Duration>,
+    /// Why the sync failed (a refused create), to be tried again, rate-limited.
+    failed: Option<Status>,
     lane: Lane,
 }
 
@@ -490,17 +488,15 @@ impl JobController {
         if !template.metadata.finalizers.iter().any(|f| f == TRACKING_FINALIZER) {
             template.metadata.finalizers.push(TRACKING_FINALIZER.into());
         }
+        let mut refused = None;
         let created = slow_start(count, || {
             let pod = pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name));
-            create_reporting(ctx, &s.obj, pod)
+            create_reporting(ctx, &s.obj, pod).map_err(|status| refused = Some(status)).is_ok()
         });
         let missing = count - created;
-        // A refused create is tried again after the work queue's back-off.
-        if missing > 0 {
-            let d = self.refusals.refused(&s.key);
-            s.requeue_after(d);
-        } else {
-            self.refusals.admitted(&s.key);
+        // A refused create fails the sync: the work queue tries it again, rate-limited.
+        if let Some(status) = refused {
+            s.failed = Some(status);
         }
         s.active -= missing as i32;
         if let Some(e) = self.expectations.get_mut(&s.key) {
@@ -523,8 +519,8 @@ impl JobController {
         }
     }
 
-    fn sync(&mut self, key: &str, obj: Arc<Object>, ctx: &mut Ctx) -> Action {
-        let Object::Job(job) = &*obj else { return Action::AwaitChange };
+    fn sync(&mut self, key: &str, obj: Arc<Object>, ctx: &mut Ctx) -> Synced {
+        let Object::Job(job) = &*obj else { return Ok(Action::AwaitChange) };
         let mut job = Job::clone(job);
         let pods: Vec<Pod> =
             self.pods.owned_by(&job.metadata.uid).into_iter().filter_map(|p| p.as_pod()).cloned().collect();
@@ -534,7 +530,7 @@ impl JobController {
             for pod in pods.iter().filter(|p| has_finalizer(p)) {
                 self.release(pod, ctx);
             }
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let now = ctx.now;
         let old_status = job.status.clone();
@@ -577,6 +573,7 @@ impl JobController {
             uncounted,
             released: BTreeSet::new(),
             requeue: None,
+            failed: None,
             lane: Lane { succeeded, failed, ..Default::default() },
             job: job.clone(),
             pods: pods.clone(),
@@ -675,10 +672,13 @@ impl JobController {
         self.track_and_finish(&mut s, finished, &old_status, ctx);
         self.backoff.insert(key.to_string(), s.record);
         self.lanes.insert(key.to_string(), s.lane.clone());
-        match s.requeue {
+        if let Some(status) = s.failed {
+            return Err(status);
+        }
+        Ok(match s.requeue {
             Some(d) => Action::RequeueAfter(d),
             None => Action::AwaitChange,
-        }
+        })
     }
 
     /// Counts finished pods through `uncountedTerminatedPods`, removes their finalizers, and
@@ -803,17 +803,16 @@ impl Reconciler for JobController {
         keys
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         if let Some(pod_key) = key.strip_prefix(ORPHAN_POD_PREFIX) {
             self.release_orphan(pod_key, ctx);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         let Some(obj) = self.jobs.cache.get(key).cloned() else {
             self.expectations.remove(key);
             self.backoff.remove(key);
-            self.refusals.admitted(key);
             self.lanes.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
         self.sync(key, obj, ctx)
     }

@@ -3,6 +3,7 @@
 //! kind), turns every change into a key in its work queue, and reconciles one key at a time:
 //! it compares what is desired with what is, and acts only through the API server.
 
+pub mod claim;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
@@ -15,6 +16,7 @@ pub mod lane;
 pub mod namespace;
 pub mod node_lifecycle;
 pub mod pods;
+pub mod replica_set_status;
 pub mod replicaset;
 pub mod serviceaccount;
 pub mod taint_eviction;
@@ -83,16 +85,26 @@ pub fn owner_key(o: &Object, kind: &str) -> Vec<String> {
 /// takes them. Below a millisecond a run costs nothing, so small clusters never wait.
 const WORK_PER_OBJECT_MICROS: u64 = 5;
 
-/// What a reconcile asks for next.
-/// When a key whose sync found the API unreachable is tried again.
-const UNREACHABLE_RETRY: Duration = Duration::seconds(1);
-
+/// What a successful reconcile asks for next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Nothing more until something changes.
     AwaitChange,
     /// Look again after this long, even if nothing changes.
     RequeueAfter(Duration),
+}
+
+/// What a reconcile came to: what it asks for next, or why it failed (a request refused or
+/// unanswered). The loop retries a failed key after its work queue's rate limiter's delay, and
+/// forgets the key's failures once a sync of it succeeds, as client-go's controllers do.
+pub type Synced = Result<Action, crate::apiserver::Status>;
+
+/// A delete's or update's outcome, where the object being gone already is as good as done.
+pub fn done_unless_failed<T>(result: Result<T, crate::apiserver::Status>) -> Result<(), crate::apiserver::Status> {
+    match result {
+        Err(status) if status.code != 404 => Err(status),
+        _ => Ok(()),
+    }
 }
 
 /// The part of a controller that is specific to it.
@@ -104,7 +116,7 @@ pub trait Reconciler: 'static {
     /// Called once the informers have listed: rebuild anything derived from their caches.
     fn on_start(&mut self) {}
     /// Brings one object's actual state towards its desired state.
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action;
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced;
     /// Whether it has work under way beyond its ready queue (e.g. a namespace it is emptying
     /// while it waits to look again), so that "run until settled" waits for it.
     fn busy(&self) -> bool {
@@ -256,14 +268,17 @@ impl Component for ControllerLoop {
         let mut work = 0;
         while let Some((key, cause)) = self.queue.pop() {
             ctx.cause = cause;
-            let refused = ctx.api.refused_requests();
-            let action = self.reconciler.reconcile(&key, ctx);
+            let synced = self.reconciler.reconcile(&key, ctx);
             work += self.reconciler.work() as u64;
-            match action {
-                // The API was unreachable: the work queue retries the key (rate-limited).
-                _ if ctx.api.refused_requests() > refused => self.queue.add_after(&key, ctx.now + UNREACHABLE_RETRY),
-                Action::RequeueAfter(d) => self.queue.add_after(&key, ctx.now + d),
-                Action::AwaitChange => {}
+            match synced {
+                Ok(action) => {
+                    self.queue.forget(&key);
+                    if let Action::RequeueAfter(d) = action {
+                        self.queue.add_after(&key, ctx.now + d);
+                    }
+                }
+                // Tried again later, the later the more often it failed in a row.
+                Err(_) => self.queue.add_rate_limited(&key, ctx.now),
             }
         }
         ctx.cause = None;

@@ -9,11 +9,11 @@
 //! longest grace period; once the namespace is empty it removes its finalizer, and the API
 //! server deletes the namespace.
 
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::namespace::NamespaceCondition;
 use crate::api::{Kind, Namespace, Object};
 use crate::apiserver::admission::NAMESPACE_FINALIZER;
-use crate::apiserver::{Propagation, Reply, Request};
+use crate::apiserver::{Propagation, Reply, Request, Status};
 use crate::client::component::{Ctx, Delta, Informer};
 use crate::record::WatchEventType;
 use crate::sim::Duration;
@@ -121,19 +121,19 @@ pub fn update_conditions(ns: &mut Namespace, remaining: &Remaining, now: crate::
     changed
 }
 
-fn list(ctx: &mut Ctx, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
-    match ctx.call(Request::list(kind, namespace)) {
-        Ok(Reply::List { items, .. }) => items,
-        _ => Vec::new(),
+fn list(ctx: &mut Ctx, kind: Kind, namespace: &str) -> Result<Vec<Arc<Object>>, Status> {
+    match ctx.call(Request::list(kind, namespace))? {
+        Reply::List { items, .. } => Ok(items),
+        _ => Ok(Vec::new()),
     }
 }
 
 impl NamespaceController {
     /// Deletes everything in the namespace and reports what is still there afterwards.
-    fn delete_all_content(&mut self, namespace: &str, ctx: &mut Ctx) -> Remaining {
+    fn delete_all_content(&mut self, namespace: &str, ctx: &mut Ctx) -> Result<Remaining, Status> {
         let mut remaining = Remaining::default();
         for kind in Kind::ALL.iter().copied().filter(|k| k.info().namespaced) {
-            let items = list(ctx, kind, namespace);
+            let items = list(ctx, kind, namespace)?;
             if items.is_empty() {
                 continue;
             }
@@ -150,9 +150,9 @@ impl NamespaceController {
             for object in doomed {
                 let mut req = Request::delete(kind, namespace, object.name());
                 req.propagation = Some(Propagation::Background);
-                let _ = ctx.call(req);
+                super::done_unless_failed(ctx.call(req))?;
             }
-            let left = list(ctx, kind, namespace);
+            let left = list(ctx, kind, namespace)?;
             if left.is_empty() {
                 continue;
             }
@@ -168,7 +168,7 @@ impl NamespaceController {
             }
             remaining.estimate = remaining.estimate.max(estimate);
         }
-        remaining
+        Ok(remaining)
     }
 }
 
@@ -197,47 +197,41 @@ impl Reconciler for NamespaceController {
         })
     }
 
-    fn reconcile(&mut self, name: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, name: &str, ctx: &mut Ctx) -> Synced {
         if self.changed.remove(name) {
-            return Action::RequeueAfter(DELETION_GRACE_PERIOD);
+            return Ok(Action::RequeueAfter(DELETION_GRACE_PERIOD));
         }
         let Some(Object::Namespace(ns)) = self.namespaces.get("", name).map(|o| (**o).clone()) else {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
         if ns.metadata.deletion_timestamp.is_none() || !ns.spec.finalizers.iter().any(|f| f == NAMESPACE_FINALIZER) {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
-        let remaining = self.delete_all_content(name, ctx);
+        let remaining = self.delete_all_content(name, ctx)?;
         let mut updated = ns.clone();
         updated.status.phase = "Terminating".into();
         if update_conditions(&mut updated, &remaining, ctx.now) {
             updated.metadata.resource_version.clear();
-            match ctx.call_object(Request::update_status(Object::Namespace(updated))) {
-                Ok(stored) => {
-                    updated = match &*stored {
-                        Object::Namespace(n) => n.clone(),
-                        _ => return Action::AwaitChange,
-                    };
-                    self.namespaces.assume(stored);
-                }
-                Err(_) => return Action::RequeueAfter(Duration::seconds(1)),
-            }
+            let stored = ctx.call_object(Request::update_status(Object::Namespace(updated)))?;
+            updated = match &*stored {
+                Object::Namespace(n) => n.clone(),
+                _ => return Ok(Action::AwaitChange),
+            };
+            self.namespaces.assume(stored);
         }
         if !remaining.objects.is_empty() {
             // Upstream looks again after half the estimate, plus a second.
             let wait = (remaining.estimate / 2 + 1).max(1) as u64;
             ctx.decide(|| format!("namespace {name}: content remains, looking again in {wait}s"));
-            return Action::RequeueAfter(Duration::seconds(wait));
+            return Ok(Action::RequeueAfter(Duration::seconds(wait)));
         }
         // Empty: remove the `kubernetes` finalizer (upstream's `finalize` subresource), and the
         // API server deletes the namespace once no finalizer is left.
         ctx.decide(|| format!("namespace {name} is empty: removing its {NAMESPACE_FINALIZER} finalizer"));
         updated.spec.finalizers.retain(|f| f != NAMESPACE_FINALIZER);
         updated.metadata.resource_version.clear();
-        if ctx.call(Request::update(Object::Namespace(updated))).is_err() {
-            return Action::RequeueAfter(Duration::seconds(1));
-        }
-        Action::AwaitChange
+        ctx.call(Request::update(Object::Namespace(updated)))?;
+        Ok(Action::AwaitChange)
     }
 }
 

@@ -4,11 +4,11 @@
 //! heartbeats come back, it lifts the taints again. A cordoned node gets the
 //! `unschedulable:NoSchedule` taint for as long as it stays cordoned.
 
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::node::{Node, Taint};
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, Object};
-use crate::apiserver::Request;
+use crate::apiserver::{Request, Status};
 use crate::client::component::{Ctx, Delta, Informer};
 use crate::sim::{Duration, Time};
 use std::collections::BTreeSet;
@@ -62,7 +62,7 @@ impl NodeLifecycleController {
         lease.max(status).or(node.metadata.creation_timestamp).unwrap_or_default()
     }
 
-    fn update_node(&mut self, node: Node, status_only: bool, ctx: &mut Ctx) -> Option<Node> {
+    fn update_node(&mut self, node: Node, status_only: bool, ctx: &mut Ctx) -> Result<Option<Node>, Status> {
         let mut n = node;
         n.metadata.resource_version.clear();
         let req = if status_only {
@@ -78,15 +78,15 @@ impl NodeLifecycleController {
                     self.lost_contact = true;
                     self.heard_again = false;
                 }
-                return None;
+                return Err(status);
             }
         };
         self.nodes.assume(stored.clone());
-        stored.as_node().cloned()
+        Ok(stored.as_node().cloned())
     }
 
     /// Ready=False on every pod of the node, with the event that says why.
-    fn mark_pods_not_ready(&mut self, node: &str, ctx: &mut Ctx) {
+    fn mark_pods_not_ready(&mut self, node: &str, ctx: &mut Ctx) -> Result<(), Status> {
         let pods: Vec<_> = self
             .pods
             .cache
@@ -107,10 +107,13 @@ impl NodeLifecycleController {
                 c.status = "False".into();
             }
             updated.metadata.resource_version.clear();
-            if ctx.call(Request::update_status(Object::Pod(updated))).is_ok() {
-                ctx.event(&object, "", "Warning", "NodeNotReady", "Node is not ready".into());
+            match ctx.call(Request::update_status(Object::Pod(updated))) {
+                Ok(_) => ctx.event(&object, "", "Warning", "NodeNotReady", "Node is not ready".into()),
+                Err(status) if status.code == 404 => {}
+                Err(status) => return Err(status),
             }
         }
+        Ok(())
     }
 }
 
@@ -132,12 +135,24 @@ impl Reconciler for NodeLifecycleController {
         }
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
+        // Upstream's node health monitor is a loop over every node each period, not a work
+        // queue: a pass whose writes fail is not retried sooner, it is made again next period.
+        match self.monitor(key, ctx) {
+            Err(_) => Ok(Action::RequeueAfter(MONITOR_PERIOD)),
+            done => done,
+        }
+    }
+}
+
+impl NodeLifecycleController {
+    /// One pass of the health monitor over node `key`.
+    fn monitor(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
         let Some(object) = self.nodes.cache.get(key).cloned() else {
             self.registered.remove(key);
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         };
-        let Some(node) = object.as_node() else { return Action::AwaitChange };
+        let Some(node) = object.as_node() else { return Ok(Action::AwaitChange) };
         // A node seen for the first time (its name is copied only then).
         if !self.registered.contains(key) {
             self.registered.insert(key.to_string());
@@ -159,7 +174,7 @@ impl Reconciler for NodeLifecycleController {
         // counts from that moment at the earliest.
         if self.lost_contact {
             if !self.heard_again {
-                return Action::RequeueAfter(MONITOR_PERIOD);
+                return Ok(Action::RequeueAfter(MONITOR_PERIOD));
             }
             self.lost_contact = false;
             self.contact_since = ctx.now;
@@ -178,9 +193,9 @@ impl Reconciler for NodeLifecycleController {
                     c.message = "Kubelet stopped posting node status.".into();
                     c.last_transition_time = Some(ctx.now);
                 }
-                if let Some(updated) = self.update_node(n, true, ctx) {
+                if let Some(updated) = self.update_node(n, true, ctx)? {
                     ctx.event(&object, "", "Normal", "NodeNotReady", format!("Node {key} status is now: NodeNotReady"));
-                    self.mark_pods_not_ready(key, ctx);
+                    self.mark_pods_not_ready(key, ctx)?;
                     let mut n = updated;
                     n.spec.taints.retain(|t| t.key != NOT_READY);
                     for effect in ["NoSchedule", "NoExecute"] {
@@ -193,7 +208,7 @@ impl Reconciler for NodeLifecycleController {
                             });
                         }
                     }
-                    self.update_node(n, false, ctx);
+                    self.update_node(n, false, ctx)?;
                 }
             }
         } else if ready == "True" {
@@ -204,7 +219,7 @@ impl Reconciler for NodeLifecycleController {
                 }));
                 let mut n = node.clone();
                 n.spec.taints.retain(|t| t.key != UNREACHABLE && t.key != NOT_READY);
-                self.update_node(n, false, ctx);
+                self.update_node(n, false, ctx)?;
             }
         } else if ready == "False" && !has_taint(node, NOT_READY, "NoExecute") {
             let mut n = node.clone();
@@ -216,22 +231,19 @@ impl Reconciler for NodeLifecycleController {
                     time_added: Some(ctx.now),
                 });
             }
-            self.update_node(n, false, ctx);
+            self.update_node(n, false, ctx)?;
         }
-        self.sync_unschedulable_taint(key, ctx);
-        Action::RequeueAfter(MONITOR_PERIOD)
+        self.sync_unschedulable_taint(key, ctx)?;
+        Ok(Action::RequeueAfter(MONITOR_PERIOD))
     }
-}
-
-impl NodeLifecycleController {
     /// A cordoned node (`spec.unschedulable`) carries the `unschedulable:NoSchedule` taint, and
     /// only then (upstream's NoSchedule tainting pass). The update names the cached
     /// resourceVersion, so it never overwrites a change it has not seen; a conflict is retried.
-    fn sync_unschedulable_taint(&mut self, key: &str, ctx: &mut Ctx) {
-        let Some(node) = self.nodes.cache.get(key).and_then(|o| o.as_node()) else { return };
+    fn sync_unschedulable_taint(&mut self, key: &str, ctx: &mut Ctx) -> Result<(), Status> {
+        let Some(node) = self.nodes.cache.get(key).and_then(|o| o.as_node()) else { return Ok(()) };
         let tainted = has_taint(node, UNSCHEDULABLE, "NoSchedule");
         if tainted == node.spec.unschedulable {
-            return;
+            return Ok(());
         }
         // Copied only when the taint is to change (every node is checked every five seconds).
         let mut n = node.clone();
@@ -245,9 +257,9 @@ impl NodeLifecycleController {
         } else {
             n.spec.taints.retain(|t| !(t.key == UNSCHEDULABLE && t.effect == "NoSchedule"));
         }
-        if let Ok(stored) = ctx.call_object(Request::update(Object::Node(Box::new(n)))) {
-            self.nodes.assume(stored);
-        }
+        let stored = ctx.call_object(Request::update(Object::Node(Box::new(n))))?;
+        self.nodes.assume(stored);
+        Ok(())
     }
 }
 

@@ -51,16 +51,20 @@ pub fn is_available(pod: &Pod, min_ready: Duration, now: Time) -> bool {
 }
 
 /// Creates `pod` through the API for `owner`, reporting `SuccessfulCreate` or `FailedCreate`
-/// on the owner as the workload controllers do; whether the pod was made.
-pub fn create_reporting(ctx: &mut crate::client::component::Ctx, owner: &std::sync::Arc<Object>, pod: Pod) -> bool {
+/// on the owner as the workload controllers do; the refusal, if it was refused.
+pub fn create_reporting(
+    ctx: &mut crate::client::component::Ctx,
+    owner: &std::sync::Arc<Object>,
+    pod: Pod,
+) -> Result<(), crate::apiserver::Status> {
     match ctx.call_object(crate::apiserver::Request::create(Object::Pod(pod))) {
         Ok(p) => {
             ctx.event(owner, "", "Normal", "SuccessfulCreate", ["Created pod: ", p.name()].concat());
-            true
+            Ok(())
         }
         Err(status) => {
             ctx.event(owner, "", "Warning", "FailedCreate", format!("Error creating: {}", status.message));
-            false
+            Err(status)
         }
     }
 }

@@ -4,7 +4,7 @@
 //! `kube-root-ca.crt` ConfigMap holding the cluster's CA certificate, which the projected
 //! `kube-api-access-*` volume of every pod mounts as `ca.crt`.
 
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::{ConfigMap, Kind, Object, ObjectMeta, ServiceAccount};
 use crate::apiserver::Request;
 use crate::client::component::{Ctx, Delta, Informer};
@@ -84,14 +84,14 @@ impl Reconciler for ServiceAccountController {
         }
     }
 
-    fn reconcile(&mut self, namespace: &str, ctx: &mut Ctx) -> Action {
+    fn reconcile(&mut self, namespace: &str, ctx: &mut Ctx) -> Synced {
         // Nothing is created in a namespace that is not Active (one being deleted refuses it).
         let active = self.namespaces.get("", namespace).and_then(|o| match &**o {
             Object::Namespace(ns) => Some(ns.status.phase == "Active" && ns.metadata.deletion_timestamp.is_none()),
             _ => None,
         });
         if active != Some(true) {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
         if self.accounts.get(namespace, DEFAULT_SERVICE_ACCOUNT).is_none() {
             let account = ServiceAccount {
@@ -102,8 +102,11 @@ impl Reconciler for ServiceAccountController {
                 },
                 ..Default::default()
             };
-            if let Ok(stored) = ctx.call_object(Request::create(Object::ServiceAccount(account))) {
-                self.accounts.assume(stored);
+            // Made meanwhile by someone else is as good as made.
+            match ctx.call_object(Request::create(Object::ServiceAccount(account))) {
+                Ok(stored) => self.accounts.assume(stored),
+                Err(status) if status.code == 409 => {}
+                Err(status) => return Err(status),
             }
         }
         let wanted = root_ca_config_map(namespace);
@@ -118,11 +121,13 @@ impl Reconciler for ServiceAccountController {
             _ => None,
         };
         if let Some(request) = request {
-            if let Ok(stored) = ctx.call_object(request) {
-                self.config_maps.assume(stored);
+            match ctx.call_object(request) {
+                Ok(stored) => self.config_maps.assume(stored),
+                Err(status) if status.code == 409 => {}
+                Err(status) => return Err(status),
             }
         }
-        Action::AwaitChange
+        Ok(Action::AwaitChange)
     }
 }
 

@@ -2,7 +2,7 @@
 //! are evicted at once; pods that tolerate it for `tolerationSeconds` are evicted when that
 //! time has passed since the taint was added.
 
-use super::{Action, Reconciler};
+use super::{Action, Reconciler, Synced};
 use crate::api::helpers::tolerations::tolerates;
 use crate::api::pod::{PodCondition, set_condition};
 use crate::api::{Kind, Object, Pod};
@@ -88,17 +88,19 @@ impl Reconciler for TaintEvictionController {
         }
     }
 
-    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Action {
-        let Some(object) = self.pods.cache.get(key).cloned() else { return Action::AwaitChange };
-        let Some(pod) = object.as_pod() else { return Action::AwaitChange };
+    fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
+        let Some(object) = self.pods.cache.get(key).cloned() else { return Ok(Action::AwaitChange) };
+        let Some(pod) = object.as_pod() else { return Ok(Action::AwaitChange) };
         if pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() {
-            return Action::AwaitChange;
+            return Ok(Action::AwaitChange);
         }
-        let Some(node_object) = self.nodes.get("", &pod.spec.node_name).cloned() else { return Action::AwaitChange };
-        let Some(node) = node_object.as_node() else { return Action::AwaitChange };
+        let Some(node_object) = self.nodes.get("", &pod.spec.node_name).cloned() else {
+            return Ok(Action::AwaitChange);
+        };
+        let Some(node) = node_object.as_node() else { return Ok(Action::AwaitChange) };
         match eviction_time(pod, &node.spec.taints, ctx.now) {
-            None => Action::AwaitChange,
-            Some(at) if at > ctx.now => Action::RequeueAfter(at.since(ctx.now)),
+            None => Ok(Action::AwaitChange),
+            Some(at) if at > ctx.now => Ok(Action::RequeueAfter(at.since(ctx.now))),
             Some(_) => {
                 let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
                 ctx.cause = Some(ctx.decide(|| {
@@ -114,10 +116,14 @@ impl Reconciler for TaintEvictionController {
                 };
                 set_condition(&mut Arc::make_mut(&mut updated.status).conditions, cond, ctx.now);
                 updated.metadata.resource_version.clear();
-                let _ = ctx.call(Request::update_status(Object::Pod(updated)));
+                super::done_unless_failed(ctx.call(Request::update_status(Object::Pod(updated))))?;
                 ctx.event(&object, "", "Normal", "TaintManagerEviction", format!("Marking for deletion Pod {name}"));
-                let _ = ctx.call(Request::delete(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name));
-                Action::AwaitChange
+                super::done_unless_failed(ctx.call(Request::delete(
+                    Kind::Pod,
+                    &pod.metadata.namespace,
+                    &pod.metadata.name,
+                )))?;
+                Ok(Action::AwaitChange)
             }
         }
     }

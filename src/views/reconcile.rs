@@ -808,9 +808,10 @@ mod tests {
         let view = rs_view(&s, &rs);
         let turn = view.turns.iter().find(|t| t.action == "create 1").expect("a replacement");
         assert_eq!((turn.want, turn.have), (Some(3), Some(2)));
-        // The controller first lets go of the pod (its own PUT drops the owner reference); the
-        // watch bringing that change back wakes the turn that replaces it.
-        assert_eq!(turn.trigger, format!("watch: MODIFIED pod/{pod}, after replicaset-controller's PUT"));
+        // The label change wakes the turn: the controller lets go of the pod (its PUT drops the
+        // owner reference) and, one short, creates its replacement in the same sync.
+        assert_eq!(turn.trigger, format!("watch: MODIFIED pod/{pod}, after kubectl's PATCH"));
+        assert!(turn.writes.iter().any(|w| w.starts_with("POST pods/")), "{:?}", turn.writes);
         assert!(view.idle);
     }
 
