@@ -264,6 +264,12 @@ impl Reconciler for ReplicaSetController {
             return Ok(Action::AwaitChange);
         };
         let Some(rs) = rs_obj.as_replica_set() else { return Ok(Action::AwaitChange) };
+        // Without a selector it could own no pod it made (validation refuses such a ReplicaSet;
+        // only a write straight to etcd stores one): making pods would never end.
+        if rs.spec.selector.as_ref().is_none_or(|s| s.match_labels.is_empty() && s.match_expressions.is_empty()) {
+            ctx.decide(|| format!("ReplicaSet {key} has no selector: it cannot tell its pods, so none is made"));
+            return Ok(Action::AwaitChange);
+        }
         // Read before the pods: a change seen after this still counts towards them.
         let needs_sync = self.expectations.satisfied(key, ctx.now);
         let (pods, looked_at) = self.claim_pods(&rs_obj, rs, ctx)?;
@@ -377,5 +383,14 @@ mod tests {
         assert_eq!((web.len(), debug.len()), (3, 1));
         assert!(debug[0].meta().owner_references.is_empty());
         assert!(web.iter().all(|p| p.controller_ref().is_some()));
+    }
+
+    #[test]
+    fn a_replicaset_without_a_selector_written_to_etcd_makes_no_pods() {
+        let mut s = crate::shell::Session::new(1);
+        let body = r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"r"},"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}"#;
+        s.execute(&crate::shell::Command::new(&format!("etcdctl put /registry/replicasets/default/r '{body}'")));
+        s.execute(&crate::shell::Command::new("sleep 1m"));
+        assert!(s.cluster.objects(crate::api::Kind::Pod, "default").is_empty(), "it would make pods without end");
     }
 }
