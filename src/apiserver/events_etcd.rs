@@ -49,6 +49,7 @@ struct Introduction {
 
 impl Reported {
     pub fn new(
+        api: &ApiServer,
         ctx: &Ctx,
         involved: &Arc<Object>,
         field_path: &str,
@@ -56,7 +57,7 @@ impl Reported {
         reason: Cow<'static, str>,
         message: String,
     ) -> Self {
-        let introduction = (!ctx.api.knows_reporter(ctx.me)).then(|| Introduction {
+        let introduction = (!api.knows_reporter(ctx.me)).then(|| Introduction {
             user: ctx.user.to_string(),
             source: ctx.recorder.source.clone(),
             correlates: ctx.recorder.correlates(),
@@ -72,7 +73,7 @@ impl Reported {
             reason,
             message,
             now: ctx.now,
-            namespace_exists: ctx.api.namespace_exists(namespace),
+            namespace_exists: api.namespace_exists(namespace),
         }
     }
 }

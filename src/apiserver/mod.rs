@@ -185,7 +185,12 @@ impl ApiServer {
 
     /// Read-only access to the store, for views of the cluster that are not API clients
     /// (the page's panels, time travel, `etcdctl get`).
-    pub fn etcd(&self) -> &Etcd {
+    /// The store's current revision (every answer carries it as a resourceVersion).
+    pub fn revision(&self) -> crate::etcd::Revision {
+        self.etcd.revision()
+    }
+
+    pub(in crate::apiserver) fn etcd(&self) -> &Etcd {
         &self.etcd
     }
 
@@ -250,7 +255,7 @@ impl ApiServer {
     }
 
     /// The stored object at `kind/namespace/name`, without a request (for views).
-    pub fn peek(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
+    pub(in crate::apiserver) fn peek(&self, kind: Kind, namespace: &str, name: &str) -> Option<Arc<Object>> {
         if let (Kind::Event, Some(events)) = (kind, &self.events) {
             return events.borrow_mut().here().api.peek(kind, namespace, name);
         }
@@ -259,7 +264,7 @@ impl ApiServer {
     }
 
     /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
-    pub fn peek_list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+    pub(in crate::apiserver) fn peek_list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
         if let (Kind::Event, Some(events)) = (kind, &self.events) {
             return events.borrow_mut().here().api.peek_list(kind, namespace);
         }

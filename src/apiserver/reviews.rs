@@ -114,7 +114,7 @@ mod tests {
                 "spec": {"resourceAttributes": {"namespace": "default", "verb": verb, "resource": "pods"}}})
         };
         s.cluster.acting_as = Some(crate::apiserver::authorization::Identity::of("jane", &[]));
-        let revision = s.cluster.api().etcd().revision();
+        let revision = s.cluster.inspect().etcd().revision();
         let allowed =
             |s: &mut Session, verb: &str| match s.cluster.request(review(Kind::SelfSubjectAccessReview, ask(verb))) {
                 Ok(reply) => match reply.object().as_deref() {
@@ -125,7 +125,7 @@ mod tests {
             };
         assert!(allowed(&mut s, "list"));
         assert!(!allowed(&mut s, "delete"));
-        assert_eq!(s.cluster.api().etcd().revision(), revision, "a review is never stored");
+        assert_eq!(s.cluster.inspect().etcd().revision(), revision, "a review is never stored");
     }
 
     #[test]

@@ -51,12 +51,14 @@ pub trait Component: Any {
     }
 }
 
-/// What a component gets while it runs: the clock, the API, chance, and the record.
+/// What a component gets while it runs: the clock, the API, chance, and the record. The API
+/// server itself stays out of reach: a component can only send it requests (`call`) and read
+/// the watches it opened (through its informers).
 pub struct Ctx<'a> {
     pub now: Time,
     pub me: ComponentId,
     pub user: &'a str,
-    pub api: &'a mut ApiServer,
+    api: &'a mut ApiServer,
     /// This component's own stream of chance.
     pub rng: &'a mut Rng,
     /// The API server's stream (uids, generated names), used by the requests this component sends.
@@ -67,7 +69,28 @@ pub struct Ctx<'a> {
     pub cause: Option<Seq>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context component `me` runs in, acting as `user`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        now: Time,
+        me: ComponentId,
+        user: &'a str,
+        api: &'a mut ApiServer,
+        rng: &'a mut Rng,
+        api_rng: &'a mut Rng,
+        record: &'a mut Record,
+        recorder: &'a mut EventRecorder,
+    ) -> Ctx<'a> {
+        Ctx { now, me, user, api, rng, api_rng, record, recorder, cause: None }
+    }
+
+    /// The API server, for the client library's own plumbing (draining the watches informers
+    /// opened); never a component's.
+    pub(in crate::client) fn watches(&mut self) -> &mut ApiServer {
+        self.api
+    }
+
     pub fn call(&mut self, req: Request) -> Result<Reply, Status> {
         let mut env = Env {
             now: self.now,
@@ -93,7 +116,7 @@ impl Ctx<'_> {
         } else {
             Happening::Decision { text: String::new() }
         };
-        let revision = self.api.etcd().revision();
+        let revision = self.api.revision();
         self.record.push(self.now, revision, self.me, self.cause, what)
     }
 
@@ -111,8 +134,9 @@ impl Ctx<'_> {
     ) {
         let reason = reason.into();
         if self.api.keeps_events_apart() {
-            let report =
-                crate::apiserver::events_etcd::Reported::new(self, involved, field_path, type_, reason, message);
+            let report = crate::apiserver::events_etcd::Reported::new(
+                self.api, self, involved, field_path, type_, reason, message,
+            );
             self.api.report_event(report, self.record.enabled);
             return;
         }
@@ -212,9 +236,9 @@ impl Informer {
     }
 
     /// Closes its watch (the cache stays as it was): its owner no longer needs the objects.
-    pub fn stop(&mut self, api: &mut ApiServer) {
+    pub fn stop(&mut self, ctx: &mut Ctx) {
         if let Some(id) = self.watch.take() {
-            api.close_watch(id);
+            ctx.api.close_watch(id);
         }
     }
 
@@ -240,9 +264,9 @@ impl Informer {
     }
 
     /// Applies every waiting notification to the cache and returns them.
-    pub fn sync(&mut self, api: &mut ApiServer) -> Vec<Delta> {
+    pub fn sync(&mut self, ctx: &mut Ctx) -> Vec<Delta> {
         let Some(id) = self.watch else { return Vec::new() };
-        let events = api.drain_watch(id);
+        let events = ctx.api.drain_watch(id);
         let mut deltas = Vec::with_capacity(events.len());
         for ev in events {
             // A watch delivers each change once, in order.
@@ -257,9 +281,9 @@ impl Informer {
     }
 
     /// Where this cache disagrees with the API's current state (empty when in sync).
-    pub fn differences(&self, api: &ApiServer) -> Vec<String> {
-        let truth: BTreeMap<String, String> = api
-            .peek_list(self.kind, &self.namespace)
+    pub fn differences(&self, store: crate::apiserver::inspect::Inspect) -> Vec<String> {
+        let truth: BTreeMap<String, String> = store
+            .list(self.kind, &self.namespace)
             .into_iter()
             .filter(|o| self.fields.as_ref().is_none_or(|f| f.matches(o)))
             .map(|o| (cache_key(o.namespace(), o.name()), o.meta().resource_version.clone()))

@@ -7,7 +7,8 @@
 //! back when it is done.
 
 use crate::api::Kind;
-use crate::apiserver::{ApiServer, WatchEvent, WatchId};
+use crate::apiserver::{WatchEvent, WatchId};
+use crate::client::component::Ctx;
 use crate::client::component::{Delta, Informer, Lending};
 use crate::etcd::lookup_key::LookupKey;
 use crate::record::ComponentId;
@@ -62,7 +63,8 @@ impl SharedInformer {
     /// Takes every member's waiting notifications: each change is applied to the cache once,
     /// and queued for every member that was told of it, with the old version that member
     /// knew.
-    pub fn sync(&mut self, api: &mut ApiServer) {
+    pub fn sync(&mut self, ctx: &mut Ctx) {
+        let api = ctx.watches();
         // Every open watch holds the same changes (each opens right after a sync, when the
         // others hold none): when one holds nothing, there is nothing to do.
         let open = self.members.iter().find_map(|m| m.watch.filter(|w| api.watch_is_open(*w)));
@@ -140,7 +142,7 @@ impl SharedInformer {
 mod tests {
     use super::*;
     use crate::api::{ConfigMap, Object};
-    use crate::apiserver::Request;
+    use crate::apiserver::{ApiServer, Request};
     use crate::client::component::{Ctx, EventRecorder};
     use crate::record::{Happening, Record, WatchEventType};
     use crate::sim::{Rng, Time};
@@ -171,17 +173,16 @@ mod tests {
         /// Runs `f` as component `me`.
         fn as_component<R>(&mut self, me: u32, f: impl FnOnce(&mut Ctx) -> R) -> R {
             let mut rng = Rng::stream(1, "me");
-            let mut ctx = Ctx {
-                now: Time::ZERO,
-                me: ComponentId(me),
-                user: "system:admin",
-                api: &mut self.api,
-                rng: &mut rng,
-                api_rng: &mut self.rng,
-                record: &mut self.record,
-                recorder: &mut self.recorder,
-                cause: None,
-            };
+            let mut ctx = Ctx::new(
+                Time::ZERO,
+                ComponentId(me),
+                "system:admin",
+                &mut self.api,
+                &mut rng,
+                &mut self.rng,
+                &mut self.record,
+                &mut self.recorder,
+            );
             f(&mut ctx)
         }
     }
@@ -198,7 +199,7 @@ mod tests {
     fn start(world: &mut World, shared: &mut SharedInformer, me: u32) -> Informer {
         let mut informer = Informer::new(Kind::ConfigMap);
         world.as_component(me, |ctx| {
-            shared.sync(ctx.api);
+            shared.sync(ctx);
             shared.lend(ctx.me, &mut informer);
             informer.start(ctx).unwrap();
             shared.join(ctx.me, &informer);
@@ -215,7 +216,7 @@ mod tests {
         let mut shared = shared.borrow_mut();
         let (_a, _b) = (start(&mut world, &mut shared, 5), start(&mut world, &mut shared, 6));
         world.as_component(7, |ctx| ctx.call(Request::create(config_map("cm", "1"))).unwrap());
-        shared.sync(&mut world.api);
+        world.as_component(0, |ctx| shared.sync(ctx));
         assert!(shared.cache().get("default", "cm").is_some());
         let (a, b) = (shared.take_pending(ComponentId(5)), shared.take_pending(ComponentId(6)));
         assert_eq!((a.len(), b.len()), (1, 1));
@@ -241,7 +242,7 @@ mod tests {
         let before = shared.cache().get("default", "cm").cloned().unwrap();
         // Controller 5 runs: it updates the ConfigMap and assumes its write.
         world.as_component(5, |ctx| {
-            shared.sync(ctx.api);
+            shared.sync(ctx);
             shared.lend(ctx.me, &mut a);
             let mut cm = (*before).clone();
             if let Object::ConfigMap(c) = &mut cm {
@@ -251,7 +252,7 @@ mod tests {
             a.assume(stored);
             shared.give_back(&mut a);
         });
-        shared.sync(&mut world.api);
+        world.as_component(0, |ctx| shared.sync(ctx));
         let (mine, theirs) = (shared.take_pending(ComponentId(5)), shared.take_pending(ComponentId(6)));
         let old = |d: &Delta| d.old.clone().unwrap();
         // The writer already held its write; the other still knew the version before.

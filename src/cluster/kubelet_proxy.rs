@@ -69,7 +69,7 @@ impl Cluster {
 
     /// Whether the stream is still open (see [`crate::apiserver::ApiServer::stream_open`]).
     pub fn stream_open(&self, target: &ConnectTarget, same_instance: bool) -> bool {
-        self.api().stream_open(target, same_instance)
+        self.api.stream_open(target, same_instance)
     }
 
     /// Lines the attached terminal shows of a container's own shell (the echo of what was

@@ -327,10 +327,6 @@ impl Cluster {
         &self.config
     }
 
-    pub fn api(&self) -> &ApiServer {
-        &self.api
-    }
-
     /// The read-only window on the store for what only looks (views, etcdctl, lesson checks,
     /// invariant tests); see [`crate::apiserver::inspect`].
     pub fn inspect(&self) -> crate::apiserver::inspect::Inspect<'_> {
@@ -479,17 +475,16 @@ impl Cluster {
         slot.started = true;
         let next = {
             let slot = &mut self.slots[idx as usize];
-            let mut ctx = Ctx {
-                now: self.now,
-                me: ComponentId(idx),
-                user: &slot.user,
-                api: &mut self.api,
-                rng: &mut slot.rng,
-                api_rng: &mut self.api_rng,
-                record: &mut self.record,
-                recorder: &mut slot.recorder,
-                cause: None,
-            };
+            let mut ctx = Ctx::new(
+                self.now,
+                ComponentId(idx),
+                &slot.user,
+                &mut self.api,
+                &mut slot.rng,
+                &mut self.api_rng,
+                &mut self.record,
+                &mut slot.recorder,
+            );
             if started { component.run(&mut ctx) } else { component.start(&mut ctx) }
         };
         // A kubelet that started containers leaves what their commands print for the cluster
@@ -654,7 +649,7 @@ impl Cluster {
 
     /// Every stored object of a kind (all namespaces when `namespace` is empty), for views.
     pub fn objects(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
-        self.api.peek_list(kind, namespace)
+        self.inspect().list(kind, namespace)
     }
 
     /// Checks what must always hold, returning every violation:
@@ -664,7 +659,7 @@ impl Cluster {
     pub fn check_invariants(&self, settled: bool) -> Vec<String> {
         let mut problems = Vec::new();
         let mut uids = std::collections::HashSet::new();
-        check_versions(self.api.etcd(), &mut problems, &mut uids);
+        check_versions(self.inspect().etcd(), &mut problems, &mut uids);
         // Events kept apart have resourceVersions of their own etcd's.
         self.api.with_events_etcd(|etcd| check_versions(etcd, &mut problems, &mut uids));
         for node in self.objects(Kind::Node, "").iter().filter_map(|n| n.as_node().cloned()) {
@@ -695,7 +690,7 @@ impl Cluster {
             }
         }
         if settled {
-            for (key, kv) in self.api.etcd().range("/registry/") {
+            for (key, kv) in self.inspect().etcd().range("/registry/") {
                 let meta = kv.value.meta();
                 if meta.deletion_timestamp.is_some() {
                     continue;
@@ -711,7 +706,7 @@ impl Cluster {
             }
             for slot in self.slots.iter().filter(|s| s.running && s.started) {
                 for informer in slot.component.iter().flat_map(|c| c.informers()) {
-                    for d in informer.differences(&self.api) {
+                    for d in informer.differences(self.inspect()) {
                         problems.push(format!("{}'s {:?} cache: {d}", slot.name, informer.kind));
                     }
                 }
@@ -910,7 +905,7 @@ mod tests {
         }
         fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
             self.runs += 1;
-            self.seen += self.informer.sync(ctx.api).len();
+            self.seen += self.informer.sync(ctx).len();
             self.until = Some(ctx.now + Duration::millis(10));
             None
         }

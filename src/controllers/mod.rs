@@ -175,11 +175,11 @@ impl ControllerLoop {
             match self.shared.get(i).and_then(Option::as_ref) {
                 Some(shared) => {
                     let mut shared = shared.borrow_mut();
-                    shared.sync(ctx.api);
+                    shared.sync(ctx);
                     deltas.extend(shared.take_pending(ctx.me).into_iter().map(|d| (i, d)));
                     shared.lend(ctx.me, informer);
                 }
-                None => deltas.extend(informer.sync(ctx.api).into_iter().map(|d| (i, d))),
+                None => deltas.extend(informer.sync(ctx).into_iter().map(|d| (i, d))),
             }
         }
         for (i, delta) in deltas {
@@ -220,7 +220,7 @@ impl ControllerLoop {
                 Some(shared) => {
                     let mut shared = shared.borrow_mut();
                     // The other members' changes so far are theirs; the list replaces the cache.
-                    shared.sync(ctx.api);
+                    shared.sync(ctx);
                     shared.lend(me, informer);
                     let _ = informer.start(ctx);
                     shared.join(me, informer);

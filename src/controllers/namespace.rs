@@ -266,7 +266,7 @@ mod tests {
     }
 
     fn namespace(cluster: &Cluster, name: &str) -> Option<Namespace> {
-        match cluster.api().peek(Kind::Namespace, "", name).as_deref() {
+        match cluster.inspect().get(Kind::Namespace, "", name).as_deref() {
             Some(Object::Namespace(ns)) => Some(ns.clone()),
             _ => None,
         }

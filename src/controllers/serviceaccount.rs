@@ -156,8 +156,8 @@ mod tests {
         cluster.request(namespace("team-a")).unwrap();
         cluster.settle(Duration::seconds(5));
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system", "team-a"] {
-            assert!(cluster.api().peek(Kind::ServiceAccount, ns, "default").is_some(), "no default SA in {ns}");
-            let cm = cluster.api().peek(Kind::ConfigMap, ns, ROOT_CA_CONFIGMAP);
+            assert!(cluster.inspect().get(Kind::ServiceAccount, ns, "default").is_some(), "no default SA in {ns}");
+            let cm = cluster.inspect().get(Kind::ConfigMap, ns, ROOT_CA_CONFIGMAP);
             let Some(Object::ConfigMap(cm)) = cm.as_deref() else { panic!("no {ROOT_CA_CONFIGMAP} in {ns}") };
             assert!(cm.data["ca.crt"].starts_with("-----BEGIN CERTIFICATE-----\n"));
         }
@@ -190,10 +190,10 @@ mod tests {
     #[test]
     fn a_deleted_default_service_account_comes_back() {
         let mut cluster = cluster();
-        let before = cluster.api().peek(Kind::ServiceAccount, "default", "default").unwrap().meta().uid.clone();
+        let before = cluster.inspect().get(Kind::ServiceAccount, "default", "default").unwrap().meta().uid.clone();
         cluster.request(Request::delete(Kind::ServiceAccount, "default", "default")).unwrap();
         cluster.settle(Duration::seconds(5));
-        let after = cluster.api().peek(Kind::ServiceAccount, "default", "default").expect("re-created");
+        let after = cluster.inspect().get(Kind::ServiceAccount, "default", "default").expect("re-created");
         assert_ne!(after.meta().uid, before);
     }
 
@@ -201,7 +201,7 @@ mod tests {
     fn an_edited_root_ca_config_map_is_put_back() {
         let mut cluster = cluster();
         let Some(Object::ConfigMap(mut cm)) =
-            cluster.api().peek(Kind::ConfigMap, "default", ROOT_CA_CONFIGMAP).as_deref().cloned()
+            cluster.inspect().get(Kind::ConfigMap, "default", ROOT_CA_CONFIGMAP).as_deref().cloned()
         else {
             panic!("no root CA ConfigMap")
         };
@@ -209,7 +209,7 @@ mod tests {
         cluster.request(Request::update(Object::ConfigMap(cm))).unwrap();
         cluster.settle(Duration::seconds(5));
         let Some(Object::ConfigMap(cm)) =
-            cluster.api().peek(Kind::ConfigMap, "default", ROOT_CA_CONFIGMAP).as_deref().cloned()
+            cluster.inspect().get(Kind::ConfigMap, "default", ROOT_CA_CONFIGMAP).as_deref().cloned()
         else {
             panic!("no root CA ConfigMap")
         };

@@ -55,7 +55,7 @@ impl Component for CoreDns {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        let deltas = [self.services.sync(ctx.api), self.slices.sync(ctx.api)];
+        let deltas = [self.services.sync(ctx), self.slices.sync(ctx)];
         let mut zone = self.network.zone_mut();
         for d in deltas.iter().flatten() {
             zone.apply(d.type_, &d.object, d.old.as_ref());

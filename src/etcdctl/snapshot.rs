@@ -310,7 +310,7 @@ pub fn restore_into(cluster: &mut Cluster, snapshot: &StoreSnapshot) -> usize {
                 api.publish_direct(change, &format!("snapshot restore: {key}"), env);
             }
         }
-        let revision = api.etcd().revision();
+        let revision = api.revision();
         api.etcd_bypass().compact(revision);
     });
     count

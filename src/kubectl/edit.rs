@@ -345,14 +345,14 @@ spec:
     #[test]
     fn unchanged_empty_and_renamed_edits_send_nothing() {
         let (mut s, text) = opened();
-        let before = s.cluster.api().etcd().revision();
+        let before = s.cluster.inspect().etcd().revision();
         let unchanged = save(&mut s.cluster, &text, &format!("# my note\n{text}"));
         assert_eq!(unchanged.output.stdout, "Edit cancelled, no changes made.\n");
         assert!(unchanged.replay.is_none());
         assert_eq!(save(&mut s.cluster, &text, "# nothing\n").output.stdout, "Edit cancelled, saved file was empty.\n");
         let renamed = save(&mut s.cluster, &text, &text.replace("  name: web\n", "  name: web2\n"));
         assert_eq!(renamed.output.stderr, "error: At least one of apiVersion, kind and name was changed\n");
-        assert_eq!(s.cluster.api().etcd().revision(), before);
+        assert_eq!(s.cluster.inspect().etcd().revision(), before);
     }
 
     #[test]

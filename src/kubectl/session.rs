@@ -266,6 +266,6 @@ mod tests {
             out.stdout,
             "Session ended, resume using 'kubectl attach t -c t -i -t' command when the pod is running\npod \"t\" deleted\n"
         );
-        assert!(s.cluster.api().peek(crate::api::Kind::Pod, "default", "t").is_none());
+        assert!(s.cluster.inspect().get(crate::api::Kind::Pod, "default", "t").is_none());
     }
 }

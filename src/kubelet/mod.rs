@@ -310,7 +310,7 @@ impl Kubelet {
             if informer.watch_id().is_none() {
                 let _ = informer.start(ctx);
             } else {
-                let _ = informer.sync(ctx.api);
+                let _ = informer.sync(ctx);
             }
         }
     }
@@ -330,7 +330,7 @@ impl Kubelet {
     /// them in order, each once).
     fn sync_pods(&mut self, ctx: &mut Ctx) -> Vec<String> {
         let mut touched = Vec::new();
-        for d in self.pods.sync(ctx.api) {
+        for d in self.pods.sync(ctx) {
             let key = cache_key(d.object.namespace(), d.object.name());
             match self.causes.get_mut(&key) {
                 Some(seq) => *seq = d.seq,

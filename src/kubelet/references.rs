@@ -44,11 +44,10 @@ impl References {
 
     /// Drops a pod's references: the watch of an object no pod refers to any more closes.
     pub fn unregister(&mut self, pod_key: &str, ctx: &mut Ctx) {
-        let api = &mut *ctx.api;
         self.watched.retain(|_, w| {
             w.pods.remove(pod_key);
             if w.pods.is_empty() {
-                w.informer.stop(api);
+                w.informer.stop(ctx);
             }
             !w.pods.is_empty()
         });
@@ -65,7 +64,7 @@ impl References {
                 }
                 continue;
             }
-            if !w.informer.sync(ctx.api).is_empty() {
+            if !w.informer.sync(ctx).is_empty() {
                 touched.extend(w.pods.iter().cloned());
             }
         }

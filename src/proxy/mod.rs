@@ -199,7 +199,7 @@ impl KubeProxy {
 
     /// Takes what the watches brought; syncs the rules when the rate limit allows.
     fn sync(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        let changed = !self.services.sync(ctx.api).is_empty() | !self.slices.sync(ctx.api).is_empty();
+        let changed = !self.services.sync(ctx).is_empty() | !self.slices.sync(ctx).is_empty();
         self.dirty |= changed;
         let full = SYNC_BURST * MIN_SYNC_PERIOD.as_millis();
         self.credit_ms = (self.credit_ms + ctx.now.since(self.last_refill).as_millis()).min(full);

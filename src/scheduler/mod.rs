@@ -104,7 +104,7 @@ impl Scheduler {
     }
 
     fn sync_nodes(&mut self, ctx: &mut Ctx) {
-        let deltas = self.nodes.sync(ctx.api);
+        let deltas = self.nodes.sync(ctx);
         let mut last_cause = None;
         for d in deltas {
             let name = d.object.name().to_string();
@@ -141,7 +141,7 @@ impl Scheduler {
     }
 
     fn sync_pods(&mut self, ctx: &mut Ctx) {
-        for d in self.pods.sync(ctx.api) {
+        for d in self.pods.sync(ctx) {
             let key = cache_key(d.object.namespace(), d.object.name());
             let pod = d.object.as_pod();
             let gone = d.type_ == WatchEventType::Deleted || pod.is_none_or(Pod::is_terminal);
