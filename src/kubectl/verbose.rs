@@ -31,12 +31,17 @@ fn header(now: Time, seq: u64, site: &str) -> String {
 /// A klog line's severity and time, `I1121 10:00:00.000123`: the virtual time, its
 /// microseconds made distinct by the line's number `seq`.
 pub(crate) fn stamp(now: Time, seq: u64) -> String {
+    stamp_at(now, seq * 37 % 1000)
+}
+
+/// A klog line's severity and time, `micros` microseconds into the virtual time's millisecond.
+pub(crate) fn stamp_at(now: Time, micros: u64) -> String {
     let rfc = now.rfc3339();
     // 2026-01-01T00:01:00Z
     let (date, time) = rfc.split_once('T').unwrap_or(("", ""));
     let month_day: String = date.split('-').skip(1).collect();
     let hms = time.trim_end_matches('Z');
-    let micros = (now.0 % 1000) * 1000 + seq * 37 % 1000;
+    let micros = (now.0 % 1000) * 1000 + micros.min(999);
     format!("I{month_day} {hms}.{micros:06}")
 }
 

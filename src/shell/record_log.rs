@@ -5,8 +5,9 @@
 
 use crate::apiserver::Status;
 use crate::cluster::Cluster;
-use crate::kubectl::verbose::{query_escape, quote, stamp};
+use crate::kubectl::verbose::{query_escape, quote, stamp_at};
 use crate::record::{ComponentId, Entry, Happening};
+use crate::sim::Time;
 
 /// How many lines `sim record` prints when not told.
 pub const DEFAULT_LAST: usize = 20;
@@ -74,7 +75,7 @@ fn line(cluster: &Cluster, entry: &Entry) -> Option<(ComponentId, String)> {
         Happening::Decision { .. } => return None,
     };
     let short = short_name(cluster.component_name(who));
-    Some((who, format!("{} {short}] {text}", stamp(entry.time, entry.seq))))
+    Some((who, format!("{short}] {text}")))
 }
 
 /// `sim record [COMPONENT] [--last N]`: the lines, or the usage error.
@@ -99,17 +100,24 @@ pub fn run(cluster: &Cluster, args: &[String]) -> Result<String, String> {
     {
         return Err(format!("sim record: no component named \"{f}\"\n{HELP}"));
     }
-    let mut lines: Vec<String> = cluster
+    let mut lines: Vec<(Time, String)> = cluster
         .record
         .entries()
         .rev()
-        .filter_map(|e| line(cluster, e))
-        .filter(|(who, _)| filter.as_deref().is_none_or(|f| names(f, &short_name(cluster.component_name(*who)))))
-        .map(|(_, text)| text)
+        .filter_map(|e| Some((e.time, line(cluster, e)?)))
+        .filter(|(_, (who, _))| filter.as_deref().is_none_or(|f| names(f, &short_name(cluster.component_name(*who)))))
+        .map(|(time, (_, text))| (time, text))
         .take(last)
         .collect();
     lines.reverse();
-    Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+    // Lines of one millisecond are told apart by their microseconds, in order.
+    let mut out = String::new();
+    let mut same_ms = (Time(u64::MAX), 0);
+    for (time, text) in lines {
+        same_ms = if same_ms.0 == time { (time, same_ms.1 + 1) } else { (time, 0) };
+        out.push_str(&format!("{} {text}\n", stamp_at(time, same_ms.1)));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
