@@ -195,12 +195,7 @@ impl Cluster {
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        // CoreDNS's RBAC came later to the simulation than the objects around it: its uids are
-        // drawn from a stream of their own, so every other object's uid, name and address
-        // stays what it was.
-        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "kubeadm coredns rbac"));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        cluster.api_rng = api_rng;
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
