@@ -131,6 +131,12 @@ pub struct Cluster {
 /// minute keeps it in that window and off every step's path.
 pub const LEASE_SWEEP: Duration = Duration::minutes(1);
 
+/// When a job that runs at every multiple of `every` and was next due at `next` is due again,
+/// if it is due by `now`: the next multiple after `now`.
+fn due(now: Time, next: Time, every: Duration) -> Option<Time> {
+    (now >= next).then(|| Time((now.0 / every.0).saturating_add(1).saturating_mul(every.0)))
+}
+
 /// That no two objects in `etcd` share a resourceVersion and none is newer than the store (or
 /// than the revision that wrote it); collects their uids.
 fn check_versions(etcd: &crate::etcd::Etcd, problems: &mut Vec<String>, uids: &mut std::collections::HashSet<String>) {
@@ -511,28 +517,24 @@ impl Cluster {
         self.advance_clock(target);
     }
 
-    /// Moves the clock to `to` (never back), and lets etcd delete the keys whose lease ran out
-    /// when a sweep is due.
+    /// Moves the clock to `to` (never back), and runs the API server's housekeeping that is due:
+    /// the etcd compactor's round, etcd's sweep of keys whose lease ran out.
     fn advance_clock(&mut self, to: Time) {
         self.now = self.now.max(to);
-        if self.now >= self.next_compaction {
-            let interval = crate::apiserver::compactor::COMPACTION_INTERVAL;
-            self.next_compaction = Time((self.now.0 / interval.0).saturating_add(1).saturating_mul(interval.0));
-            let mut env = Env {
-                now: self.now,
-                rng: &mut self.api_rng,
-                record: &mut self.record,
-                actor: ComponentId::API_SERVER,
-                user: "system:apiserver",
-                cause: None,
-                identity: None,
-            };
-            self.api.compact_history(&mut env);
+        if let Some(next) = due(self.now, self.next_compaction, crate::apiserver::compactor::COMPACTION_INTERVAL) {
+            self.next_compaction = next;
+            self.as_api_server(|api, env| api.compact_history(env));
         }
-        if self.now < self.next_lease_sweep {
-            return;
+        if let Some(next) = due(self.now, self.next_lease_sweep, LEASE_SWEEP) {
+            self.next_lease_sweep = next;
+            if self.as_api_server(|api, env| api.expire_events(env)) > 0 {
+                self.schedule_woken();
+            }
         }
-        self.next_lease_sweep = Time((self.now.0 / LEASE_SWEEP.0).saturating_add(1).saturating_mul(LEASE_SWEEP.0));
+    }
+
+    /// Runs `f` as the API server's own housekeeping (no request caused it).
+    fn as_api_server<R>(&mut self, f: impl FnOnce(&mut ApiServer, &mut Env) -> R) -> R {
         let mut env = Env {
             now: self.now,
             rng: &mut self.api_rng,
@@ -542,9 +544,7 @@ impl Cluster {
             cause: None,
             identity: None,
         };
-        if self.api.expire_events(&mut env) > 0 {
-            self.schedule_woken();
-        }
+        f(&mut self.api, &mut env)
     }
 
     /// One move toward `deadline`, for commands that wait and look between moves (`rollout
