@@ -63,10 +63,12 @@ fn transcript_manifests() -> Vec<String> {
     out
 }
 
-/// The raw string literals of src/bootstrap.rs: its built-in manifests.
+/// The default cluster's built-in manifests (`src/cluster/manifests/`).
 fn bootstrap_manifests() -> Vec<String> {
-    let source = include_str!("../src/cluster/bootstrap.rs");
-    source.split("r#\"").skip(1).filter_map(|rest| rest.split_once("\"#")).map(|(text, _)| text.to_string()).collect()
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cluster/manifests");
+    let mut files: Vec<_> = std::fs::read_dir(dir).expect("the manifests folder").flatten().map(|e| e.path()).collect();
+    files.sort();
+    files.into_iter().map(|f| std::fs::read_to_string(f).expect("a manifest")).collect()
 }
 
 #[test]
