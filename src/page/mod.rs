@@ -11,6 +11,8 @@
 
 pub mod action;
 pub mod journal;
+pub mod sim;
+pub mod snapshot;
 pub mod state;
 pub mod terminal;
 pub mod update;

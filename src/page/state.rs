@@ -64,7 +64,7 @@ pub struct EventFilter {
 }
 
 /// A view opened from the map.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Detail {
     /// The scheduler's decision for a pod (`namespace/name`), or its latest.
     Scheduler(Option<String>),
