@@ -61,7 +61,7 @@ pub struct WorkloadRow {
     pub age: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     #[serde(with = "time_ms")]
     pub now: Time,

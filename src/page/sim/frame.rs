@@ -74,7 +74,7 @@ pub struct RecordDelta {
 }
 
 /// Everything the page draws for one frame.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
     /// The record's last entry: what is drawn from the cluster moves when it moves.
     pub last_seq: Seq,

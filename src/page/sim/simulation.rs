@@ -50,6 +50,19 @@ impl Simulation {
         &mut self.session
     }
 
+    /// Measures `Advance`'s budget with this clock from now on.
+    pub fn set_real_clock(&mut self, real_ms: fn() -> f64) {
+        self.real_ms = real_ms;
+    }
+
+    /// The record's last entry and the revisions time travel reaches (the oldest kept, the
+    /// present): what every frame starts with, cheap to read, so the page can tell whether
+    /// its map's board must be built again before asking for one.
+    pub fn moment(&self) -> (Seq, (i64, i64)) {
+        let etcd = self.session.cluster.inspect().etcd();
+        (self.session.cluster.record.last_seq(), (etcd.compacted_revision().max(1), etcd.revision()))
+    }
+
     /// What the frames carry now.
     pub fn query(&self) -> &FrameQuery {
         &self.query
@@ -57,8 +70,17 @@ impl Simulation {
 
     /// Answers one request: does what it asks, then builds the frame.
     pub fn answer(&mut self, request: SimRequest) -> SimReply {
+        let mut reply = self.apply(request);
+        reply.frame = self.frame();
+        reply
+    }
+
+    /// Does what a request asks, without building a frame (the page on the main thread draws
+    /// its own frame when it renders): the reply's frame is left empty.
+    pub fn apply(&mut self, request: SimRequest) -> SimReply {
         let mut output = None;
         let mut replayed = None;
+        let mut ended = None;
         match request {
             SimRequest::Run { line, stdin, beside } => {
                 let command = Command { line, heredoc: stdin.map(|body| ("EOF".to_string(), body)) };
@@ -75,6 +97,8 @@ impl Simulation {
                     budget_ms,
                     self.real_ms,
                 );
+                // A container shell's session ends when its container stops.
+                ended = self.session.poll().map(|out| CommandOutput::from(&out));
             }
             SimRequest::Settle => {
                 let out = self.session.execute_beside(&Command::new(SETTLE_COMMAND));
@@ -94,8 +118,7 @@ impl Simulation {
             SimRequest::View(query) => self.query = query,
             SimRequest::Frame => {}
         }
-        let ended = self.session.poll().map(|out| CommandOutput::from(&out));
-        SimReply { output, replayed, ended, frame: self.frame() }
+        SimReply { output, replayed, ended, frame: Frame::default() }
     }
 
     /// The frame as the query asks, with the record's entries since the previous frame.

@@ -63,7 +63,7 @@ pub struct RequestLine {
 }
 
 /// Everything the map draws that is not moving: the layout and what each box says.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Board {
     pub layout: Layout,
     pub request: Option<RequestLine>,

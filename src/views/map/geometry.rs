@@ -159,7 +159,7 @@ pub struct MapSpec {
     pub lanes: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     pub width: f64,
     pub height: f64,
