@@ -3,7 +3,7 @@
 //! expire an hour after their last write as the API server's etcd leases make them.
 
 use kubeloop::api::Kind;
-use kubeloop::shell::journal::{Entry, Journal, JournalError};
+use kubeloop::page::journal::{Entry, Journal, JournalError};
 use kubeloop::shell::{Command, Session};
 use kubeloop::sim::limits::{COMMAND_TIME_CAP, JOURNAL_TIME_CAP};
 use kubeloop::sim::{Duration, Time};

@@ -3,7 +3,7 @@
 //! No real sleeps: the app starts paused and tests move virtual time with its own controls.
 #![cfg(target_arch = "wasm32")]
 
-use kubeloop::shell::journal::Journal;
+use kubeloop::page::journal::Journal;
 use kubeloop::shell::{Session, parse_transcript};
 use kubeloop::ui::{App, AppProps};
 use wasm_bindgen::JsCast;

@@ -6,7 +6,7 @@
 //! Run as `cargo test --target wasm32-unknown-unknown --test web_storage`.
 #![cfg(target_arch = "wasm32")]
 
-use kubeloop::shell::journal::{Entry, Journal};
+use kubeloop::page::journal::{Entry, Journal};
 use kubeloop::ui::storage::load_for_page;
 use kubeloop::ui::{App, AppProps};
 use wasm_bindgen::JsCast;

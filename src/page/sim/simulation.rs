@@ -128,9 +128,10 @@ impl Simulation {
         frame
     }
 
-    /// The frame as `query` asks, leaving the record's cursor where it is (the page's
-    /// in-thread drawing, which asks for another moment or view on each render).
+    /// The frame as `query` asks, without the record's delta and leaving its cursor where it
+    /// is: the page's in-thread drawing, which renders often and whose map reads the record
+    /// through its flow.
     pub fn peek_frame(&self, query: &FrameQuery) -> Frame {
-        frame_of(&self.session, query, self.cursor)
+        frame_of(&self.session, query, self.session.cluster.record.last_seq())
     }
 }
