@@ -68,7 +68,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::LessonGo(step) => {
             if let Some(p) = state.lesson.progress.as_mut() {
-                p.go_to(step, &state.sim.borrow().session());
+                p.go_to(step, state.sim.borrow().session());
             }
             state.evaluate();
             fx.push(Effect::Redraw);
@@ -176,12 +176,8 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
                 None => (Some(crate::api::Kind::Pod), target.clone()),
             };
             if let Some(kind) = kind {
-                state.inspected = Some(crate::views::overview::inspect(
-                    &mut state.sim.borrow_mut().session_mut(),
-                    kind,
-                    "default",
-                    &name,
-                ));
+                state.inspected =
+                    Some(crate::views::overview::inspect(state.sim.borrow_mut().session_mut(), kind, "default", &name));
             }
             fx.push(Effect::Redraw);
         }
@@ -350,7 +346,7 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
     match key {
         Key::Tab => {
             fx.push(Effect::KeyHandled);
-            let done = crate::shell::completion::complete(&state.sim.borrow().session(), &value);
+            let done = crate::shell::completion::complete(state.sim.borrow().session(), &value);
             fx.push(Effect::SetInput(done.line.clone()));
             if !done.candidates.is_empty() {
                 let lines = state.lines();
