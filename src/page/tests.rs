@@ -423,3 +423,19 @@ fn at_a_container_shell_lines_go_to_it_after_its_prompt_and_ctrl_d_leaves_it() {
     assert!(fx.contains(&Effect::KeyHandled));
     assert!(s.prompt().is_none(), "Ctrl-D at an empty prompt leaves the shell");
 }
+
+#[test]
+fn the_page_sends_its_commands_to_the_simulation_and_draws_the_frame_a_simulation_would_send() {
+    use crate::page::sim::{FrameQuery, SimRequest, Simulation};
+    let create = "kubectl create deployment web --image=nginx --replicas=2";
+    let mut page = sandbox();
+    enter(&mut page, create);
+    update(&mut page, Action::Settle);
+    update(&mut page, Action::Step);
+    let mut sim = Simulation::new(1);
+    sim.answer(SimRequest::Run { line: create.into(), stdin: None, beside: false });
+    sim.answer(SimRequest::Settle);
+    sim.answer(SimRequest::Step);
+    let query = FrameQuery { board: true, sequence: true, detail: Some(Detail::Etcd), ..FrameQuery::default() };
+    assert_eq!(page.sim.borrow().peek_frame(&query), sim.peek_frame(&query));
+}
