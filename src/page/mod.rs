@@ -11,8 +11,7 @@
 //!
 //! Still by reference (marked where it happens; a worker would need them as frame data):
 //! the map's flow (tokens and captions read the record in place) and the teaching-pace tick
-//! that waits on it, the scheduler's decision view (its tables hold `'static` plugin names),
-//! and the reducer's own reads and writes for live `kubectl get -w`, `kubectl edit`, tab
+//! that waits on it, and the reducer's own reads and writes for live `kubectl get -w`, `kubectl edit`, tab
 //! completion, the inspector, follow, export and the lesson's checks.
 
 pub mod action;

@@ -16,8 +16,8 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterPaneProps {
-    /// The simulation, by reference: only for the map's flow and the scheduler's decision
-    /// view, which are not drawn from frames yet. Everything else comes from the frame.
+    /// The simulation, by reference: only for the map's flow, which is not drawn from frames
+    /// yet. Everything else comes from the frame.
     pub session: Shared,
     /// The frame's sequence diagram (while an apply is followed).
     pub sequence: Option<Rc<Sequence>>,
@@ -72,7 +72,7 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                 </section>
             }
             if let Some(open) = props.detail.clone() {
-                <DetailPanel session={props.session.clone()} last_seq={props.last_seq} {open}
+                <DetailPanel last_seq={props.last_seq} {open}
                     frame={props.detail_frame.clone()} dispatch={d.clone()} />
             }
             <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
@@ -93,17 +93,14 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
-    /// By reference, for the scheduler's decision view only (its tables are not frame data).
-    pub session: Shared,
     pub last_seq: u64,
     pub open: Detail,
-    /// The view as the frame carries it (etcd's, a controller's loop).
+    /// The view as the frame carries it (the scheduler's decision, etcd's, a controller's loop).
     pub frame: Option<Rc<DetailFrame>>,
     pub dispatch: Callback<Action>,
 }
 
-/// The view opened from the map: etcd's and a controller's loop drawn from the frame, the
-/// scheduler's decision still from the session by reference.
+/// The view opened from the map, drawn from the frame.
 #[function_component(DetailPanel)]
 pub fn detail_panel(props: &DetailProps) -> Html {
     let d = &props.dispatch;
@@ -111,16 +108,11 @@ pub fn detail_panel(props: &DetailProps) -> Html {
     let close_button =
         html! { <button class="small" onclick={d.reform(|_: MouseEvent| Action::Detail(None))}>{"close"}</button> };
     let body = match &props.open {
-        Detail::Scheduler(pod) => {
-            let sim = props.session.0.borrow();
-            let cluster = &sim.session().cluster;
-            let scheduler = cluster.component::<crate::scheduler::Scheduler>();
-            let table = scheduler.and_then(|s| match pod {
-                Some(key) => s.decision(key).cloned(),
-                None => s.decisions().last().cloned(),
-            });
-            let pods: Vec<String> =
-                scheduler.map(|s| s.decisions().rev().map(|t| t.pod.clone()).collect()).unwrap_or_default();
+        Detail::Scheduler(_) => {
+            let (pods, table) = match props.frame.as_deref() {
+                Some(DetailFrame::Scheduler(view)) => (view.pods.clone(), view.table.clone()),
+                _ => (Vec::new(), None),
+            };
             let chosen = table.as_ref().map(|t| t.pod.clone()).unwrap_or_default();
             let on_pod = {
                 let d = d.clone();

@@ -3,6 +3,7 @@
 //! sequence diagram and the view opened from the map. Built from the session through its
 //! read-only paths (the inspection handle, the record), never through the API.
 
+use super::scheduler::{SchedulerFrame, scheduler_frame};
 use crate::page::snapshot::{Snapshot, snapshot_at};
 use crate::page::state::Detail;
 use crate::record::{Entry, Happening, Seq};
@@ -44,9 +45,8 @@ pub enum DetailFrame {
         name: String,
         view: Option<ReconcileView>,
     },
-    /// The scheduler's decisions: still drawn from the session by reference (its tables hold
-    /// the plugins' `'static` names), so the frame only says it is open.
-    Scheduler(Option<String>),
+    /// The scheduler's decision for a pod.
+    Scheduler(SchedulerFrame),
 }
 
 /// One record entry, as the page's flow and captions will need it.
@@ -101,7 +101,7 @@ pub fn frame_of(session: &Session, query: &FrameQuery, after: Seq) -> Frame {
             name: name.clone(),
             view: crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()),
         },
-        Detail::Scheduler(pod) => DetailFrame::Scheduler(pod.clone()),
+        Detail::Scheduler(pod) => DetailFrame::Scheduler(scheduler_frame(cluster, pod.as_deref())),
     });
     Frame {
         last_seq: cluster.record.last_seq(),

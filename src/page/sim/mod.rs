@@ -6,10 +6,12 @@
 
 pub mod frame;
 pub mod request;
+pub mod scheduler;
 pub mod simulation;
 
 pub use frame::{DetailFrame, Frame, FrameQuery, RecordDelta, RecordLine, frame_of};
 pub use request::{CommandOutput, LessonSource, SimReply, SimRequest};
+pub use scheduler::SchedulerFrame;
 pub use simulation::Simulation;
 
 #[cfg(test)]

@@ -123,3 +123,18 @@ fn reset_starts_a_fresh_cluster_of_the_seed() {
     assert!(fresh.snapshot.workloads.is_empty());
     assert_eq!(fresh.snapshot, Simulation::new(2).peek_frame(&FrameQuery::default()).snapshot);
 }
+
+#[test]
+fn the_schedulers_decision_crosses_as_data_with_its_plugin_names_intact() {
+    let mut sim = Simulation::new(4);
+    sim.answer(run(CREATE));
+    sim.answer(SimRequest::Settle);
+    let query = FrameQuery { detail: Some(Detail::Scheduler(None)), ..FrameQuery::default() };
+    let reply = sim.answer(SimRequest::View(query));
+    let Some(DetailFrame::Scheduler(view)) = &reply.frame.detail else { panic!("{:?}", reply.frame.detail) };
+    let table = view.table.as_ref().expect("the latest decision");
+    assert!(view.pods.len() >= 2 && view.pods.contains(&table.pod), "{:?}", view.pods);
+    assert!(table.filters.contains(&"NodeResourcesFit"), "{:?}", table.filters);
+    let back: SimReply = serde_json::from_str(&serde_json::to_string(&reply).unwrap()).unwrap();
+    assert_eq!(back, reply);
+}
