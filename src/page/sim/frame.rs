@@ -137,6 +137,10 @@ fn record_delta(session: &Session, after: Seq) -> RecordDelta {
                     cluster.component_name(*to)
                 ),
                 Happening::Decision { text } => text.clone(),
+                // Kinds of entry added since (main's kubelet calls) read as they debug-print
+                // until they get their own words here.
+                #[allow(unreachable_patterns)]
+                other => format!("{other:?}"),
             },
         })
         .collect();
