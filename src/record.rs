@@ -24,7 +24,7 @@ impl ComponentId {
 }
 
 /// The API server's request pipeline, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Stage {
     Authentication,
     Authorization,

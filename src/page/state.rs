@@ -7,6 +7,7 @@ use crate::editor::errors::Mark;
 use crate::kubectl::watch::LiveWatch;
 use crate::lessons::{CheckResult, Lesson, Progress};
 use crate::page::journal::Journal;
+use crate::page::sim::{LessonSource, Simulation};
 use crate::shell::Session;
 use crate::views::flow::Flow;
 use crate::views::overview::{ChainStep, Inspection};
@@ -64,7 +65,7 @@ pub struct EventFilter {
 }
 
 /// A view opened from the map.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Detail {
     /// The scheduler's decision for a pod (`namespace/name`), or its latest.
     Scheduler(Option<String>),
@@ -122,6 +123,8 @@ pub struct LessonState {
     pub results: Vec<CheckResult>,
     /// The course's index or a lesson is beside the sandbox.
     pub beside: bool,
+    /// The lesson's Markdown, for the simulation to replay a session of it.
+    pub source: Option<LessonSource>,
 }
 
 /// The manifest editor's state as the page keeps it (its text lives in the editor itself).
@@ -139,8 +142,10 @@ pub struct EditorState {
 /// Everything the page holds.
 pub struct PageState {
     pub seed: u64,
-    /// The simulated cluster and the terminal's shell, shared with the map's animation.
-    pub session: Rc<RefCell<Session>>,
+    /// The simulation (the cluster and the terminal's shell), answering in this thread: the
+    /// page sends it requests and draws its frames. Shared with the map's animation, which
+    /// still reads the record by reference (see `crate::page::sim`).
+    pub sim: Rc<RefCell<Simulation>>,
     /// What the student did, to save and replay.
     pub journal: Rc<RefCell<Journal>>,
     /// The messages the map tells, one hop at a time.
@@ -201,10 +206,14 @@ impl PageState {
             }
             p
         });
+        let source = match (&config.lesson, &config.lesson_source, &lesson) {
+            (Some(id), Some(Ok(text)), Some(_)) => Some(LessonSource { id: id.clone(), markdown: text.to_string() }),
+            _ => None,
+        };
         let flow = Flow::new(session.cluster.record.last_seq());
         let mut state = PageState {
             seed,
-            session: Rc::new(RefCell::new(session)),
+            sim: Rc::new(RefCell::new(Simulation::from_session(session))),
             journal: Rc::new(RefCell::new(journal)),
             flow: Rc::new(RefCell::new(flow)),
             live_watch: None,
@@ -225,6 +234,7 @@ impl PageState {
                 problem: loaded.err(),
                 progress,
                 results: Vec::new(),
+                source,
             },
             editor: EditorState {
                 example: crate::views::examples::EXAMPLES[0].id,
@@ -249,16 +259,17 @@ impl PageState {
 
     /// The terminal's prompt: a container shell's while attached to one.
     pub fn prompt(&self) -> Option<String> {
-        self.session.borrow().prompt().map(String::from)
+        self.sim.borrow().session().prompt().map(String::from)
     }
 
     /// Looks at the lesson's checks against the cluster as it is now (they leave no trace).
     pub fn evaluate(&mut self) {
         let Some(l) = &self.lesson.lesson else { return };
         let Some(p) = self.lesson.progress.as_mut() else { return };
-        let mut s = self.session.borrow_mut();
-        let eval = p.evaluate(l, &mut s);
-        self.lesson.results = if eval.step_complete { p.check(l, &mut s) } else { eval.results };
+        let mut sim = self.sim.borrow_mut();
+        let s = sim.session_mut();
+        let eval = p.evaluate(l, s);
+        self.lesson.results = if eval.step_complete { p.check(l, s) } else { eval.results };
         self.journal.borrow_mut().progress = Some(p.to_json());
     }
 
@@ -276,9 +287,7 @@ impl PageState {
 
     /// The etcd revisions time travel reaches: the oldest kept, and the present.
     pub fn revisions(&self) -> (i64, i64) {
-        let s = self.session.borrow();
-        let etcd = s.cluster.inspect().etcd();
-        (etcd.compacted_revision().max(1), etcd.revision())
+        self.sim.borrow().moment().1
     }
 }
 

@@ -6,7 +6,7 @@ use crate::kubectl::Output;
 pub const SCROLLBACK: usize = 400;
 
 /// One line of the terminal's scrollback.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Line {
     Command(String),
     /// A line typed at a container shell's prompt, shown after that prompt (`/ # hostname`).

@@ -124,9 +124,9 @@ fn choosing_a_speed_leaves_the_teaching_pace_and_choosing_teaching_goes_back() {
 fn pause_and_play_toggle_the_clock_and_a_paused_tick_changes_nothing() {
     let mut s = sandbox();
     assert!(!s.clock.playing);
-    let now = s.session.borrow().cluster.now();
+    let now = s.sim.borrow().session().cluster.now();
     assert!(update(&mut s, Action::Tick).is_empty());
-    assert_eq!(s.session.borrow().cluster.now(), now);
+    assert_eq!(s.sim.borrow().session().cluster.now(), now);
     update(&mut s, Action::TogglePlay);
     assert!(s.clock.playing);
     update(&mut s, Action::Shortcut(' '));
@@ -138,9 +138,9 @@ fn a_tick_at_a_chosen_speed_moves_virtual_time_by_the_tick_times_the_speed() {
     let mut s = sandbox();
     update(&mut s, Action::Speed("2".into()));
     update(&mut s, Action::TogglePlay);
-    let before = s.session.borrow().cluster.now();
+    let before = s.sim.borrow().session().cluster.now();
     let fx = update(&mut s, Action::Tick);
-    let moved = s.session.borrow().cluster.now().since(before);
+    let moved = s.sim.borrow().session().cluster.now().since(before);
     assert_eq!(moved, crate::sim::Duration(u64::from(update::TICK_MS) * 2));
     assert_eq!(fx, vec![Effect::RedrawIfDue]);
     assert_eq!(s.clock.ticks, 1);
@@ -154,7 +154,7 @@ fn the_clock_saves_the_session_every_two_seconds_of_ticks() {
     let saves =
         (0..2 * update::TICKS_PER_S).flat_map(|_| update(&mut s, Action::Tick)).filter(|e| *e == Effect::Save).count();
     assert_eq!(saves, 1);
-    assert_eq!(s.journal.borrow().now, s.session.borrow().cluster.now().0);
+    assert_eq!(s.journal.borrow().now, s.sim.borrow().session().cluster.now().0);
 }
 
 #[test]
@@ -170,9 +170,9 @@ fn changing_the_pace_starts_the_clocks_count_afresh() {
 #[test]
 fn step_runs_one_component_and_is_kept_in_the_journal() {
     let mut s = sandbox();
-    let seq = s.session.borrow().cluster.record.last_seq();
+    let seq = s.sim.borrow().session().cluster.record.last_seq();
     let fx = update(&mut s, Action::Step);
-    assert!(s.session.borrow().cluster.record.last_seq() >= seq);
+    assert!(s.sim.borrow().session().cluster.record.last_seq() >= seq);
     assert_eq!(s.journal.borrow().entries.len(), 1);
     assert!(fx.contains(&Effect::Save));
 }
@@ -422,4 +422,20 @@ fn at_a_container_shell_lines_go_to_it_after_its_prompt_and_ctrl_d_leaves_it() {
     let fx = update(&mut s, Action::TerminalKey(Key::CtrlD, String::new()));
     assert!(fx.contains(&Effect::KeyHandled));
     assert!(s.prompt().is_none(), "Ctrl-D at an empty prompt leaves the shell");
+}
+
+#[test]
+fn the_page_sends_its_commands_to_the_simulation_and_draws_the_frame_a_simulation_would_send() {
+    use crate::page::sim::{FrameQuery, SimRequest, Simulation};
+    let create = "kubectl create deployment web --image=nginx --replicas=2";
+    let mut page = sandbox();
+    enter(&mut page, create);
+    update(&mut page, Action::Settle);
+    update(&mut page, Action::Step);
+    let mut sim = Simulation::new(1);
+    sim.answer(SimRequest::Run { line: create.into(), stdin: None, beside: false });
+    sim.answer(SimRequest::Settle);
+    sim.answer(SimRequest::Step);
+    let query = FrameQuery { board: true, sequence: true, detail: Some(Detail::Etcd), ..FrameQuery::default() };
+    assert_eq!(page.sim.borrow().peek_frame(&query), sim.peek_frame(&query));
 }

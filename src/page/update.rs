@@ -2,11 +2,12 @@
 //! it asks of the simulated session, and returns what the browser must then do.
 
 use super::action::{Action, Effect, Key, ManifestAction};
-use super::state::{Detail, PageState, replay};
+use super::state::{Detail, PageState};
 use super::terminal::{Editing, Line, edit_as_get, push_output, trim};
 use crate::cluster::Cluster;
 use crate::page::journal::Journal;
-use crate::shell::{Command, Session};
+use crate::page::sim::SimRequest;
+use crate::shell::Command;
 use crate::sim::Duration;
 use std::rc::Rc;
 
@@ -67,7 +68,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::LessonGo(step) => {
             if let Some(p) = state.lesson.progress.as_mut() {
-                p.go_to(step, &state.session.borrow());
+                p.go_to(step, state.sim.borrow().session());
             }
             state.evaluate();
             fx.push(Effect::Redraw);
@@ -88,9 +89,9 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::Step => {
-            let now = state.session.borrow().cluster.now();
+            let now = state.sim.borrow().session().cluster.now();
             state.journal.borrow_mut().step(now);
-            state.session.borrow_mut().cluster.step();
+            state.sim.borrow_mut().apply(SimRequest::Step);
             poll_watch(state);
             state.evaluate();
             save(state, fx);
@@ -100,7 +101,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             run(state, "sim settle".into(), Command::new("sim settle"), fx);
             // Skipping to settled skips the story too: the map shows the settled cluster now
             // rather than telling every hop of the way at the teaching pace.
-            state.flow.borrow_mut().skip(&state.session.borrow().cluster);
+            state.flow.borrow_mut().skip(&state.sim.borrow().session().cluster);
         }
         Action::TogglePlay => {
             state.clock.playing = !state.clock.playing;
@@ -135,7 +136,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::Share);
         }
         Action::Export => {
-            let objects = crate::shell::export::objects(&state.session.borrow().cluster);
+            let objects = crate::shell::export::objects(&state.sim.borrow().session().cluster);
             fx.push(Effect::Download {
                 file: "kubeloop-export.yaml".into(),
                 text: crate::shell::export::to_file(&objects),
@@ -147,7 +148,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::Redraw);
         }
         Action::Reset => {
-            *state.session.borrow_mut() = Session::new(state.seed);
+            state.sim.borrow_mut().apply(SimRequest::Reset { seed: state.seed });
             *state.journal.borrow_mut() = Journal::new(state.seed);
             state.lines().clear();
             save(state, fx);
@@ -157,11 +158,10 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Load(loaded) => {
             if let Some(j) = loaded {
-                let mut lines = Vec::new();
-                let session = replay(&j, state.lesson.lesson.as_deref(), &mut lines);
-                *state.session.borrow_mut() = session;
+                let lesson = state.lesson.source.clone();
+                let reply = state.sim.borrow_mut().apply(SimRequest::Load { journal: j.clone(), lesson });
                 *state.journal.borrow_mut() = j;
-                state.terminal.lines = Rc::new(lines);
+                state.terminal.lines = Rc::new(reply.replayed.unwrap_or_default());
             }
             fx.push(Effect::Redraw);
         }
@@ -177,7 +177,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             };
             if let Some(kind) = kind {
                 state.inspected =
-                    Some(crate::views::overview::inspect(&mut state.session.borrow_mut(), kind, "default", &name));
+                    Some(crate::views::overview::inspect(state.sim.borrow_mut().session_mut(), kind, "default", &name));
             }
             fx.push(Effect::Redraw);
         }
@@ -192,7 +192,8 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Follow => {
             state.clock.playing = false;
-            state.following = Some(crate::views::overview::follow_latest_write(&state.session.borrow().cluster, 300));
+            state.following =
+                Some(crate::views::overview::follow_latest_write(&state.sim.borrow().session().cluster, 300));
             fx.push(Effect::Redraw);
         }
         Action::Unfollow => {
@@ -253,7 +254,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
 
 /// Sets the journal's clock and asks for it to be saved.
 fn save(state: &mut PageState, fx: &mut Vec<Effect>) {
-    state.journal.borrow_mut().now = state.session.borrow().cluster.now().0;
+    state.journal.borrow_mut().now = state.sim.borrow().session().cluster.now().0;
     fx.push(Effect::Save);
 }
 
@@ -263,9 +264,13 @@ fn tick(state: &mut PageState, fx: &mut Vec<Effect>) {
     if !state.clock.playing {
         return;
     }
+    let mut ended = None;
     if state.clock.teaching {
         let pace = crate::views::flow::Pace::teaching(state.clock.presenter);
-        let mut s = state.session.borrow_mut();
+        // By reference still: at the teaching pace the clock waits on the map's flow, which
+        // reads the record in place (a worker would run to the next recorded hop instead).
+        let mut sim = state.sim.borrow_mut();
+        let s = sim.session_mut();
         let mut f = state.flow.borrow_mut();
         let target = s.cluster.now() + Duration(u64::from(TICK_MS) * TEACHING_IDLE_SPEED);
         let mut steps = 0;
@@ -278,14 +283,17 @@ fn tick(state: &mut PageState, fx: &mut Vec<Effect>) {
         let speed_pct = clock_key(state).1;
         let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
         let real_ms = state.real_ms;
-        advance_within(&mut state.session.borrow_mut().cluster, step, BUDGET_MS, real_ms);
-        let now = state.session.borrow().cluster.now().0;
+        let mut sim = state.sim.borrow_mut();
+        sim.set_real_clock(real_ms);
+        ended = sim.apply(SimRequest::Advance { virtual_ms: step.0, budget_ms: BUDGET_MS }).ended;
+        let now = sim.session().cluster.now().0;
+        drop(sim);
         state.clock.meter.observe(real_ms(), now);
     }
     state.clock.ticks += 1;
     poll_watch(state);
     // A container shell's session ends when its container stops.
-    let ended = state.session.borrow_mut().poll();
+    let ended = ended.map(|o| o.to_output()).or_else(|| state.sim.borrow_mut().session_mut().poll());
     if let Some(out) = ended {
         push_output(state.lines(), &out);
         fx.push(Effect::Redraw);
@@ -314,10 +322,18 @@ pub fn advance_within(cluster: &mut Cluster, d: Duration, budget_ms: f64, real_m
     }
 }
 
+/// Runs a command in the simulation (`beside`: from a page control, as from a second
+/// terminal) and returns what it printed.
+fn execute(state: &PageState, command: &Command, beside: bool) -> crate::kubectl::Output {
+    let stdin = command.heredoc.as_ref().map(|(_, body)| body.clone());
+    let request = SimRequest::Run { line: command.line.clone(), stdin, beside };
+    state.sim.borrow_mut().apply(request).output.map(|o| o.to_output()).unwrap_or_default()
+}
+
 /// The rows a live `kubectl get -w` has for the terminal now.
 fn poll_watch(state: &mut PageState) {
     let Some(w) = state.live_watch.as_mut() else { return };
-    let rows = w.poll(&mut state.session.borrow_mut().cluster);
+    let rows = w.poll(&mut state.sim.borrow_mut().session_mut().cluster);
     if !rows.is_empty() {
         let lines = Rc::make_mut(&mut state.terminal.lines);
         lines.push(Line::Out(rows.trim_end().to_string()));
@@ -330,7 +346,7 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
     match key {
         Key::Tab => {
             fx.push(Effect::KeyHandled);
-            let done = crate::shell::completion::complete(&state.session.borrow(), &value);
+            let done = crate::shell::completion::complete(state.sim.borrow().session(), &value);
             fx.push(Effect::SetInput(done.line.clone()));
             if !done.candidates.is_empty() {
                 let lines = state.lines();
@@ -342,7 +358,7 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
         Key::CtrlC => {
             fx.push(Effect::KeyHandled);
             if let Some(watch) = state.live_watch.take() {
-                watch.stop(&mut state.session.borrow_mut().cluster);
+                watch.stop(&mut state.sim.borrow_mut().session_mut().cluster);
             }
             let line = match state.prompt() {
                 Some(prompt) => Line::Typed(format!("{prompt}{value}^C")),
@@ -389,12 +405,12 @@ fn typed(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Ef
         run(state, shown, command, fx);
         return;
     };
-    let now = state.session.borrow().cluster.now();
+    let now = state.sim.borrow().session().cluster.now();
     // An empty line changes nothing (and an empty journal entry is a step).
     if !command.line.trim().is_empty() {
         state.journal.borrow_mut().command(now, &command);
     }
-    let out = state.session.borrow_mut().execute(&command);
+    let out = execute(state, &command, false);
     state.evaluate();
     save(state, fx);
     let lines = state.lines();
@@ -411,7 +427,7 @@ fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effe
     let words = crate::shell::split_words(&command.line).unwrap_or_default();
     let live = match words.split_first() {
         Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
-            crate::kubectl::start_live_watch(&mut state.session.borrow_mut().cluster, rest)
+            crate::kubectl::start_live_watch(&mut state.sim.borrow_mut().session_mut().cluster, rest)
         }
         _ => None,
     };
@@ -421,7 +437,7 @@ fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effe
             Ok((out, watch)) => {
                 push_output(state.lines(), &out);
                 if let Some(old) = state.live_watch.replace(watch) {
-                    old.stop(&mut state.session.borrow_mut().cluster);
+                    old.stop(&mut state.sim.borrow_mut().session_mut().cluster);
                 }
             }
             Err(out) => push_output(state.lines(), &out),
@@ -432,10 +448,10 @@ fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effe
     if let Some(get) = edit_as_get(&command.line) {
         // The object's YAML opens in the editor (what was opened is kept), and saving sends
         // what changed since as a patch, as kubectl edit does.
-        let now = state.session.borrow().cluster.now();
+        let now = state.sim.borrow().session().cluster.now();
         let get = Command::new(&get);
         state.journal.borrow_mut().command_beside(now, &get, beside);
-        let out = state.session.borrow_mut().execute_beside(&get);
+        let out = execute(state, &get, true);
         state.lines().push(Line::Command(shown));
         if out.code == 0 {
             let opened = format!("{}{}", crate::kubectl::edit::HEADER, out.stdout);
@@ -452,9 +468,9 @@ fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effe
         fx.push(Effect::Redraw);
         return;
     }
-    let now = state.session.borrow().cluster.now();
+    let now = state.sim.borrow().session().cluster.now();
     state.journal.borrow_mut().command_beside(now, &command, beside);
-    let out = state.session.borrow_mut().execute_beside(&command);
+    let out = execute(state, &command, true);
     state.evaluate();
     save(state, fx);
     let lines = state.lines();
@@ -468,8 +484,8 @@ fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effe
 /// has an object open, what changed goes as a patch); a failure marks the lines it points at.
 fn manifest(state: &mut PageState, action: ManifestAction, text: String, fx: &mut Vec<Effect>) {
     if let (Some(open), ManifestAction::Apply) = (state.editor.editing.clone(), action) {
-        let now = state.session.borrow().cluster.now();
-        let saved = crate::kubectl::edit::save(&mut state.session.borrow_mut().cluster, &open.opened, &text);
+        let now = state.sim.borrow().session().cluster.now();
+        let saved = crate::kubectl::edit::save(&mut state.sim.borrow_mut().session_mut().cluster, &open.opened, &text);
         // The session keeps the request the save sent, so that it replays.
         if let Some(replay) = &saved.replay {
             let beside = state.prompt().is_some();
@@ -491,10 +507,10 @@ fn manifest(state: &mut PageState, action: ManifestAction, text: String, fx: &mu
     }
     let line = action.command_line();
     let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
-    let now = state.session.borrow().cluster.now();
+    let now = state.sim.borrow().session().cluster.now();
     let beside = state.prompt().is_some();
     state.journal.borrow_mut().command_beside(now, &command, beside);
-    let out = state.session.borrow_mut().execute_beside(&command);
+    let out = execute(state, &command, true);
     state.evaluate();
     save(state, fx);
     let ok = out.code == 0;

@@ -5,16 +5,24 @@ use super::map::{self, Shared, SharedBoard, SharedFlow};
 use super::panels::{EventFilter, EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
 use super::view::Snapshot;
 use super::{etcd_view, reconcile_view, scheduler_view, sequence};
+use crate::page::sim::DetailFrame;
 use crate::page::{Action, Detail};
-use crate::shell::{Command, Session};
+use crate::shell::Command;
 use crate::views::overview::{ChainStep, Inspection};
+use crate::views::sequence::Sequence;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterPaneProps {
+    /// The simulation, by reference: only for the map's flow, which is not drawn from frames
+    /// yet. Everything else comes from the frame.
     pub session: Shared,
+    /// The frame's sequence diagram (while an apply is followed).
+    pub sequence: Option<Rc<Sequence>>,
+    /// The frame's view opened from the map.
+    pub detail_frame: Option<Rc<DetailFrame>>,
     pub flow: SharedFlow,
     pub board: SharedBoard,
     /// The record's last entry: what is drawn from the cluster itself redraws when it moves.
@@ -59,12 +67,13 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                 <FollowChain {chain} on_close={d.reform(|()| Action::Unfollow)} on_step={d.reform(Action::FollowStep)} />
                 <section class="panel sequence-panel" aria-label="The followed apply as a sequence diagram">
                     <h2>{"The sequence of the last apply "}<span class="muted">{"(choose a step: the map lights its hop and shows the cluster as it was)"}</span></h2>
-                    <sequence::SequenceView sequence={crate::views::sequence::sequence(&props.session.0.borrow().cluster, 160)}
+                    <sequence::SequenceView sequence={props.sequence.as_deref().cloned().unwrap_or_default()}
                         selected={props.spotlight} on_select={d.reform(|(seq, rev)| Action::SequenceSelect(seq, rev))} />
                 </section>
             }
             if let Some(open) = props.detail.clone() {
-                <DetailPanel session={props.session.clone()} last_seq={props.last_seq} {open} dispatch={d.clone()} />
+                <DetailPanel last_seq={props.last_seq} {open}
+                    frame={props.detail_frame.clone()} dispatch={d.clone()} />
             }
             <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
             <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
@@ -84,30 +93,26 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
-    pub session: Shared,
     pub last_seq: u64,
     pub open: Detail,
+    /// The view as the frame carries it (the scheduler's decision, etcd's, a controller's loop).
+    pub frame: Option<Rc<DetailFrame>>,
     pub dispatch: Callback<Action>,
 }
 
-/// The view opened from the map, drawn from the cluster as it is.
+/// The view opened from the map, drawn from the frame.
 #[function_component(DetailPanel)]
 pub fn detail_panel(props: &DetailProps) -> Html {
     let d = &props.dispatch;
     let close = d.reform(|()| Action::Detail(None));
     let close_button =
         html! { <button class="small" onclick={d.reform(|_: MouseEvent| Action::Detail(None))}>{"close"}</button> };
-    let session: &Session = &props.session.0.borrow();
-    let cluster = &session.cluster;
     let body = match &props.open {
-        Detail::Scheduler(pod) => {
-            let scheduler = cluster.component::<crate::scheduler::Scheduler>();
-            let table = scheduler.and_then(|s| match pod {
-                Some(key) => s.decision(key).cloned(),
-                None => s.decisions().last().cloned(),
-            });
-            let pods: Vec<String> =
-                scheduler.map(|s| s.decisions().rev().map(|t| t.pod.clone()).collect()).unwrap_or_default();
+        Detail::Scheduler(_) => {
+            let (pods, table) = match props.frame.as_deref() {
+                Some(DetailFrame::Scheduler(view)) => (view.pods.clone(), view.table.clone()),
+                _ => (Vec::new(), None),
+            };
             let chosen = table.as_ref().map(|t| t.pod.clone()).unwrap_or_default();
             let on_pod = {
                 let d = d.clone();
@@ -136,10 +141,12 @@ pub fn detail_panel(props: &DetailProps) -> Html {
         Detail::Etcd => html! {
             <>
             <header><h2>{"etcd: revision, keys and the latest writes"}</h2>{close_button}</header>
-            <etcd_view::EtcdPanel view={crate::views::etcd::etcd_view(cluster, 10)} />
+            if let Some(DetailFrame::Etcd(view)) = props.frame.as_deref() {
+                <etcd_view::EtcdPanel view={view.clone()} />
+            }
             </>
         },
-        Detail::Controller(name, object) => {
+        Detail::Controller(name, _) => {
             let on_pick = {
                 let name = name.clone();
                 d.reform(move |key: String| Action::Detail(Some(Detail::Controller(name.clone(), Some(key)))))
@@ -147,9 +154,9 @@ pub fn detail_panel(props: &DetailProps) -> Html {
             html! {
                 <>
                 <header><h2>{format!("{name}: its reconciliation loop")}</h2></header>
-                { match crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()) {
-                    Some(view) => html! { <reconcile_view::ReconcileLoop {view} on_close={close} {on_pick} /> },
-                    None => html! { <><p class="muted">{format!("{name} has not acted yet.")}</p>{close_button}</> },
+                { match props.frame.as_deref() {
+                    Some(DetailFrame::Controller { view: Some(view), .. }) => html! { <reconcile_view::ReconcileLoop view={view.clone()} on_close={close} {on_pick} /> },
+                    _ => html! { <><p class="muted">{format!("{name} has not acted yet.")}</p>{close_button}</> },
                 } }
                 </>
             }

@@ -70,7 +70,7 @@ fn write(w: &Write) -> Html {
     html! {
         <li data-revision={w.revision.to_string()}>
             <span class="etcd-write-rev">{w.revision}</span>
-            <span class={classes!("etcd-op", w.op.to_lowercase())}>{w.op}</span>
+            <span class={classes!("etcd-op", w.op.to_lowercase())}>{w.op.to_string()}</span>
             <code class="etcd-key">{&w.key}</code>
             <span class="etcd-by">{format!("by {}", w.by)}</span>
         </li>

@@ -5,7 +5,7 @@
 //! the tokens.
 
 use super::clock::now_ms;
-use crate::shell::Session;
+use crate::page::sim::Simulation;
 use crate::views::flow::{Flow, Pace};
 use crate::views::map::{self as geo, Board, Layout, Rect, fit};
 use std::cell::{Cell, RefCell};
@@ -14,9 +14,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use yew::prelude::*;
 
-/// The page's session, compared by identity (it is one for the page's life).
+/// The page's simulation, compared by identity (it is one for the page's life). By reference:
+/// the map's flow reads the record in place (it is not drawn from frames yet).
 #[derive(Clone)]
-pub struct Shared(pub Rc<RefCell<Session>>);
+pub struct Shared(pub Rc<RefCell<Simulation>>);
 
 impl PartialEq for Shared {
     fn eq(&self, other: &Self) -> bool {
@@ -84,7 +85,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
         let (flow, session) = (props.flow.0.clone(), props.session.0.clone());
         use_effect_with(props.spotlight, move |spot| {
             if let (Some(seq), Ok(s), Ok(mut f)) = (*spot, session.try_borrow(), flow.try_borrow_mut()) {
-                f.spotlight(&s.cluster, seq, now_ms());
+                f.spotlight(&s.session().cluster, seq, now_ms());
             }
         });
     }
@@ -105,7 +106,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
             };
             *slot.borrow_mut() = Some(Closure::new(move |_: f64| {
                 let moved = match (flow.try_borrow(), session.try_borrow()) {
-                    (Ok(f), Ok(s)) => !f.idle() || s.cluster.record.last_seq() != f.cursor(),
+                    (Ok(f), Ok(s)) => !f.idle() || s.session().cluster.record.last_seq() != f.cursor(),
                     _ => false,
                 };
                 if moved {
@@ -127,7 +128,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
     let (tokens, lights, caption, passed_over) = {
         let mut f = props.flow.0.borrow_mut();
         if let Ok(s) = props.session.0.try_borrow() {
-            f.frame(&s.cluster, now_ms(), pace(props.speed, props.teaching, props.slow_motion));
+            f.frame(&s.session().cluster, now_ms(), pace(props.speed, props.teaching, props.slow_motion));
         }
         let messages = f.messages();
         (layout.tokens(messages, *reduced.borrow()), layout.lights(messages), f.caption().to_string(), f.passed_over())
@@ -386,11 +387,11 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
         let restarts = (p.restarts > 0).then(|| format!("↻{}", p.restarts));
         if nl.listed {
             html! {
-                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick} {onkeydown}
+                <g class={classes!("pod", p.class.clone())} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick} {onkeydown}
                     tabindex="0" role="button" aria-label={format!("{title}; open it in the inspector")}>
                     <title>{title.clone()}</title>
                     <circle cx={n(x)} cy={n(y)} r="8" />
-                    <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph}</text>
+                    <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph.to_string()}</text>
                     <text class="pod-name" x={n(x + 14.0)} y={n(y + 4.5)}>{fit(&p.name, nl.pods.w * 0.56, 12.0)}</text>
                     <text class="pod-status" x={n(nl.pods.right() - 2.0)} y={n(y + 4.5)}>
                         {format!("{}{}", fit(&p.status, nl.pods.w * 0.32, 11.0), restarts.map(|r| format!(" {r}")).unwrap_or_default())}
@@ -399,14 +400,14 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
             }
         } else if nl.tile {
             // Many nodes: a pod is a dot, nothing more (hundreds of them redraw often).
-            html! { <circle class={classes!("pod", p.class)} cx={n(x)} cy={n(y)} r="3.6" /> }
+            html! { <circle class={classes!("pod", p.class.clone())} cx={n(x)} cy={n(y)} r="3.6" /> }
         } else {
             let radius = 8.0;
             html! {
-                <g class={classes!("pod", p.class)} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
+                <g class={classes!("pod", p.class.clone())} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
                     <title>{title}</title>
                     <circle cx={n(x)} cy={n(y)} r={n(radius)} />
-                    if !nl.tile { <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph}</text> }
+                    if !nl.tile { <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph.to_string()}</text> }
                 </g>
             }
         }

@@ -22,6 +22,7 @@ mod terminal;
 pub mod view;
 
 use crate::page::journal::Journal;
+use crate::page::sim::FrameQuery;
 use crate::page::update::{TICK_MS, clock_key};
 use crate::page::{Action, Effect, PageConfig, PageState, update};
 use gloo_timers::callback::Interval;
@@ -241,9 +242,10 @@ pub fn app(props: &AppProps) -> Html {
     // reads this mark as "time to first interactive cluster".
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let page = state.borrow();
-    let session = page.session.clone();
-    let (oldest, latest) = page.revisions();
-    let snap = Rc::new(view::snapshot_at(&session.borrow(), page.past));
+    // The page draws one frame from the simulation (here answering in this thread): what moved
+    // is read first, so that the map's board is asked for only when it must be built again.
+    let sim = page.sim.clone();
+    let (last_seq, (oldest, latest)) = sim.borrow().moment();
     let c = &page.clock;
     // At the teaching pace the map shows the cluster as of the hop on it: the simulation is a
     // step ahead, and the picture must not give away what the story has not told yet.
@@ -253,28 +255,37 @@ pub fn app(props: &AppProps) -> Html {
         None if c.teaching && c.playing => page.flow.borrow().revision(),
         None => None,
     };
-    let last_seq = session.borrow().cluster.record.last_seq();
     // Built again only when the cluster moved or another moment is shown — and, while the
     // clock runs, at most a few times a second: the tokens move every frame on their own, and a
     // big cluster's board is costly to build and draw.
-    let board = {
-        let key = (last_seq, latest, shown);
-        let now = clock::now_ms();
-        let mut memo = board_memo.borrow_mut();
-        match &*memo {
-            Some((k, _, b)) if *k == key => b.clone(),
-            Some((k, built, b)) if c.playing && k.2 == key.2 && now - built < BOARD_MS => b.clone(),
-            _ => {
-                let b = map::SharedBoard(Rc::new(crate::views::map::board_at(&session.borrow().cluster, shown)));
-                *memo = Some((key, now, b.clone()));
-                b
-            }
+    let key = (last_seq, latest, shown);
+    let now = clock::now_ms();
+    let kept = match &*board_memo.borrow() {
+        Some((k, _, b)) if *k == key => Some(b.clone()),
+        Some((k, built, b)) if c.playing && k.2 == key.2 && now - built < BOARD_MS => Some(b.clone()),
+        _ => None,
+    };
+    let query = FrameQuery {
+        past: page.past,
+        board: kept.is_none(),
+        board_at: shown,
+        sequence: page.following.is_some(),
+        detail: page.detail.clone(),
+    };
+    let frame = sim.borrow().peek_frame(&query);
+    let board = match (kept, frame.board) {
+        (Some(b), _) => b,
+        (None, built) => {
+            let b = map::SharedBoard(Rc::new(built.unwrap_or_default()));
+            *board_memo.borrow_mut() = Some((key, now, b.clone()));
+            b
         }
     };
+    let snap = Rc::new(frame.snapshot);
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let shortfall = (c.playing && !c.teaching).then(|| c.meter.shortfall(c.speed)).flatten();
     // Attached to a container's shell, the terminal shows that shell's prompt.
-    let prompt = page.prompt();
+    let prompt = frame.prompt;
     let attached = prompt.is_some();
     let prompt = prompt.as_deref().unwrap_or("$ ").trim_end().to_string();
     let (shared, link, left_out) = persist.seen();
@@ -309,7 +320,8 @@ pub fn app(props: &AppProps) -> Html {
                     <terminal::TerminalPane lines={page.terminal.lines.clone()} {prompt} {attached}
                         input={terminal_input} on_key={(*on_key).clone()} />
                 </section>
-                <cluster_pane::ClusterPane session={map::Shared(session.clone())} flow={map::SharedFlow(page.flow.clone())}
+                <cluster_pane::ClusterPane session={map::Shared(sim.clone())}
+                    sequence={frame.sequence.map(Rc::new)} detail_frame={frame.detail.map(Rc::new)} flow={map::SharedFlow(page.flow.clone())}
                     {board} {last_seq} {snap} speed={c.speed} teaching={c.teaching} presenter={c.presenter}
                     spotlight={page.spotlight} inspected={page.inspected.clone()} following={page.following.clone()}
                     detail={page.detail.clone()} event_filter={page.event_filter.clone()} highlight={page.highlight.clone()}

@@ -7,7 +7,7 @@ use crate::record::{Entry, Happening};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the etcd panel shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EtcdView {
     /// The store's revision: one more for every write, whatever the key.
     pub revision: Revision,
@@ -22,7 +22,7 @@ pub struct EtcdView {
 }
 
 /// The keys under one `/registry/<resource>/` prefix.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceGroup {
     /// The resource's plural name as it appears in the key: `pods`, `deployments`, `nodes`.
     pub resource: String,
@@ -40,14 +40,14 @@ impl ResourceGroup {
 }
 
 /// One write to etcd.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Write {
     /// The revision the write made.
     pub revision: Revision,
     pub key: String,
     /// `PUT` or `DELETE`, as etcd calls them (a graceful `kubectl delete` first writes a PUT:
     /// the object marked for deletion).
-    pub op: &'static str,
+    pub op: std::borrow::Cow<'static, str>,
     /// The component whose request made the write (its name on the page).
     pub by: String,
 }
@@ -121,7 +121,7 @@ fn writes(cluster: &Cluster, recent: usize) -> Vec<Write> {
                         ChangeKind::Put => "PUT",
                         ChangeKind::Delete => "DELETE",
                     };
-                    found.push(Write { revision: c.revision, key: key.clone(), op, by: by.to_string() });
+                    found.push(Write { revision: c.revision, key: key.clone(), op: op.into(), by: by.to_string() });
                 }
             }
             // The history is compacted: trust the record alone, when the request moved the
@@ -131,7 +131,7 @@ fn writes(cluster: &Cluster, recent: usize) -> Vec<Write> {
                     Happening::Request { method: "DELETE", .. } => "DELETE",
                     _ => "PUT",
                 };
-                found.push(Write { revision: entry.revision, key: key.clone(), op, by: by.to_string() });
+                found.push(Write { revision: entry.revision, key: key.clone(), op: op.into(), by: by.to_string() });
             }
             Err(_) => {}
         }
@@ -209,7 +209,7 @@ mod tests {
         let all = etcd_view(&s.cluster, 500).writes;
         let created = all.iter().rev().find(|w| w.key == "/registry/pods/default/web").expect("the pod's creation");
         assert_eq!(
-            (created.op, created.by.as_str()),
+            (&*created.op, created.by.as_str()),
             ("PUT", s.cluster.component_name(crate::record::ComponentId::USER))
         );
         let bound = all.iter().find(|w| w.key == "/registry/pods/default/web" && w.by.contains("scheduler"));

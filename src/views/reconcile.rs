@@ -13,7 +13,7 @@ use crate::sim::{Duration, Time};
 use std::collections::{BTreeSet, HashMap};
 
 /// What the loop panel shows for one controller.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReconcileView {
     /// The controller's name: `replicaset-controller`.
     pub controller: String,
@@ -36,7 +36,7 @@ pub struct ReconcileView {
 }
 
 /// One turn of the loop: woken by a change, it compared and acted (or found nothing to do).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Turn {
     /// The record entry that began the turn (its decision, or its first request).
     pub seq: Seq,

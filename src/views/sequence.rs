@@ -11,14 +11,14 @@ use crate::record::{ComponentId, Entry, Happening, Seq};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The diagram: lanes left to right, steps top to bottom.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sequence {
     pub lanes: Vec<Lane>,
     pub steps: Vec<SeqStep>,
 }
 
 /// One swimlane: a component, or etcd, or a node's container runtime.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Lane {
     /// `kubectl`, `kube-apiserver`, `etcd`, `replicaset-controller`, `kube-scheduler`,
     /// `kubelet/worker-2`, `containerd/worker-2`, `kube-proxy/worker-1`.
@@ -28,7 +28,7 @@ pub struct Lane {
 }
 
 /// One numbered arrow (or, when `from == to`, a note on one lane).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SeqStep {
     /// From 1, top to bottom.
     pub n: usize,

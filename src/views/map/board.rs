@@ -32,17 +32,18 @@ pub const LEGEND: &[(&str, &str, &str)] = &[
 ];
 
 /// One pod as a node box draws it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PodMark {
     pub name: String,
     pub status: String,
-    pub class: &'static str,
-    pub glyph: &'static str,
+    /// Owned when it comes from a frame (the wire has no `'static` strings).
+    pub class: std::borrow::Cow<'static, str>,
+    pub glyph: std::borrow::Cow<'static, str>,
     pub ready: String,
     pub restarts: i32,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeView {
     pub name: String,
     pub status: String,
@@ -54,7 +55,7 @@ pub struct NodeView {
 }
 
 /// The latest API request, as the API server's box shows it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RequestLine {
     pub text: String,
     pub refused_at: Option<Stage>,
@@ -62,7 +63,7 @@ pub struct RequestLine {
 }
 
 /// Everything the map draws that is not moving: the layout and what each box says.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Board {
     pub layout: Layout,
     pub request: Option<RequestLine>,
@@ -164,8 +165,8 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
             name: pod.metadata.name.clone(),
             ready: format!("{}/{}", summary.ready, summary.total),
             status: summary.status,
-            class,
-            glyph,
+            class: class.into(),
+            glyph: glyph.into(),
             restarts: summary.restarts,
         });
     }
@@ -231,7 +232,7 @@ mod tests {
         let b = board(&s.cluster);
         let webs: Vec<&PodMark> = b.nodes.iter().flat_map(|n| &n.pods).filter(|p| p.name.starts_with("web-")).collect();
         assert_eq!(webs.len(), 3);
-        assert!(webs.iter().all(|p| (p.class, p.glyph, p.ready.as_str()) == ("running", "▶", "1/1")), "{webs:?}");
+        assert!(webs.iter().all(|p| (&*p.class, &*p.glyph, p.ready.as_str()) == ("running", "▶", "1/1")), "{webs:?}");
         let lanes: Vec<&str> = b.lanes.iter().map(|(n, _)| n.as_str()).collect();
         assert!(lanes.contains(&"deployment-controller") && lanes.contains(&"replicaset-controller"), "{lanes:?}");
         assert_eq!(b.layout.lanes.len(), b.lanes.len().min(MAX_LANES));

@@ -20,7 +20,7 @@ const DOT: f64 = 19.0;
 const ROW: f64 = 20.0;
 const TILE_DOT: f64 = 9.0;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rect {
     pub x: f64,
     pub y: f64,
@@ -97,7 +97,7 @@ pub const LANE_COLUMNS: usize = 3;
 pub const MAX_LANES: usize = 9;
 
 /// A worker (or control-plane) node as the map draws it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeLayout {
     pub name: String,
     pub rect: Rect,
@@ -131,7 +131,7 @@ impl NodeLayout {
 
 /// One connection that really exists, drawn as a line a message can travel. Requests go from
 /// `from` to `to`; answers and watch notifications come back the other way.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Edge {
     pub from: String,
     pub to: String,
@@ -159,7 +159,7 @@ pub struct MapSpec {
     pub lanes: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     pub width: f64,
     pub height: f64,

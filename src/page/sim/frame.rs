@@ -1,0 +1,148 @@
+//! One frame: everything the page draws, as plain data — the tables and node cards, the map's
+//! board, the record's entries since the last frame, the revisions time travel reaches, the
+//! sequence diagram and the view opened from the map. Built from the session through its
+//! read-only paths (the inspection handle, the record), never through the API.
+
+use super::scheduler::{SchedulerFrame, scheduler_frame};
+use crate::page::snapshot::{Snapshot, snapshot_at};
+use crate::page::state::Detail;
+use crate::record::{Entry, Happening, Seq};
+use crate::shell::Session;
+use crate::views::etcd::EtcdView;
+use crate::views::map::Board;
+use crate::views::reconcile::ReconcileView;
+use crate::views::sequence::Sequence;
+use serde::{Deserialize, Serialize};
+
+/// The most record entries one frame carries; older ones in the delta are counted, not sent.
+pub const RECORD_LINES: usize = 256;
+/// The most steps the sequence diagram draws.
+pub const SEQUENCE_STEPS: usize = 160;
+/// The latest etcd writes its view lists.
+pub const ETCD_WRITES: usize = 10;
+
+/// What the page wants the frames to carry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FrameQuery {
+    /// Time travel: the revision the tables show, when not the present.
+    pub past: Option<i64>,
+    /// Build the map's board…
+    pub board: bool,
+    /// …as of this revision (else the present).
+    pub board_at: Option<i64>,
+    /// Draw the latest apply's sequence diagram.
+    pub sequence: bool,
+    /// The view opened from the map.
+    pub detail: Option<Detail>,
+}
+
+/// The view opened from the map, as data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum DetailFrame {
+    Etcd(EtcdView),
+    /// A controller's loop (None: it has not acted yet).
+    Controller {
+        name: String,
+        view: Option<ReconcileView>,
+    },
+    /// The scheduler's decision for a pod.
+    Scheduler(SchedulerFrame),
+}
+
+/// One record entry, as the page's flow and captions will need it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordLine {
+    pub seq: Seq,
+    pub time_ms: u64,
+    pub revision: i64,
+    /// The component that acted, by name.
+    pub actor: String,
+    pub cause: Option<Seq>,
+    /// `POST /api/v1/namespaces/default/pods 201`, `watch: ADDED pod/web-x → kube-scheduler`,
+    /// or the component's own words.
+    pub text: String,
+}
+
+/// The record's entries since the previous frame.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordDelta {
+    /// The last entry the previous frame had (the delta starts after it).
+    pub after: Seq,
+    /// Entries since then not carried (more than [`RECORD_LINES`]).
+    pub skipped: u64,
+    pub lines: Vec<RecordLine>,
+}
+
+/// Everything the page draws for one frame.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The record's last entry: what is drawn from the cluster moves when it moves.
+    pub last_seq: Seq,
+    /// The revisions time travel reaches: the oldest kept, and the present.
+    pub revisions: (i64, i64),
+    /// The terminal's prompt while attached to a container's shell.
+    pub prompt: Option<String>,
+    pub snapshot: Snapshot,
+    /// The map's board, when the query asked for one.
+    pub board: Option<Board>,
+    pub sequence: Option<Sequence>,
+    pub detail: Option<DetailFrame>,
+    pub records: RecordDelta,
+}
+
+/// The frame for `session` as `query` asks, with the record's entries after `after`.
+pub fn frame_of(session: &Session, query: &FrameQuery, after: Seq) -> Frame {
+    let cluster = &session.cluster;
+    let etcd = cluster.inspect().etcd();
+    let revisions = (etcd.compacted_revision().max(1), etcd.revision());
+    let detail = query.detail.as_ref().map(|d| match d {
+        Detail::Etcd => DetailFrame::Etcd(crate::views::etcd::etcd_view(cluster, ETCD_WRITES)),
+        Detail::Controller(name, object) => DetailFrame::Controller {
+            name: name.clone(),
+            view: crate::views::reconcile::reconcile_view(cluster, name, object.as_deref()),
+        },
+        Detail::Scheduler(pod) => DetailFrame::Scheduler(scheduler_frame(cluster, pod.as_deref())),
+    });
+    Frame {
+        last_seq: cluster.record.last_seq(),
+        revisions,
+        prompt: session.prompt().map(String::from),
+        snapshot: snapshot_at(session, query.past),
+        board: query.board.then(|| crate::views::map::board_at(cluster, query.board_at)),
+        sequence: query.sequence.then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
+        detail,
+        records: record_delta(session, after),
+    }
+}
+
+/// The record's entries after `after`, the latest [`RECORD_LINES`] of them.
+fn record_delta(session: &Session, after: Seq) -> RecordDelta {
+    let cluster = &session.cluster;
+    let fresh: Vec<&Entry> = cluster.record.since(after).collect();
+    let skipped = fresh.len().saturating_sub(RECORD_LINES);
+    let lines = fresh[skipped..]
+        .iter()
+        .map(|e| RecordLine {
+            seq: e.seq,
+            time_ms: e.time.0,
+            revision: e.revision,
+            actor: cluster.component_name(e.actor).to_string(),
+            cause: e.cause,
+            text: match &e.what {
+                Happening::Request { method, path, code, .. } => format!("{method} {path} {code}"),
+                Happening::Notify { to, event, kind, name, .. } => format!(
+                    "watch: {} {}/{name} → {}",
+                    event.as_str(),
+                    kind.info().resource,
+                    cluster.component_name(*to)
+                ),
+                Happening::Decision { text } => text.clone(),
+                // Kinds of entry added since (main's kubelet calls) read as they debug-print
+                // until they get their own words here.
+                #[allow(unreachable_patterns)]
+                other => format!("{other:?}"),
+            },
+        })
+        .collect();
+    RecordDelta { after, skipped: skipped as u64, lines }
+}
