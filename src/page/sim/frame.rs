@@ -137,10 +137,9 @@ fn record_delta(session: &Session, after: Seq) -> RecordDelta {
                     cluster.component_name(*to)
                 ),
                 Happening::Decision { text } => text.clone(),
-                // Kinds of entry added since (main's kubelet calls) read as they debug-print
-                // until they get their own words here.
-                #[allow(unreachable_patterns)]
-                other => format!("{other:?}"),
+                Happening::KubeletCall { to, method, path } => {
+                    format!("{method} {path} → {}", cluster.component_name(*to))
+                }
             },
         })
         .collect();
