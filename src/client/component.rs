@@ -8,7 +8,7 @@ use crate::record::{ComponentId, Happening, Record, Seq, WatchEventType};
 use crate::sim::{Rng, Time};
 pub use crate::util::fast_keys::join;
 use std::any::Any;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 pub use crate::client::event_recorder::EventRecorder;
@@ -156,11 +156,6 @@ pub fn cache_key(namespace: &str, name: &str) -> String {
     join(&crate::etcd::lookup_key::cache_parts(namespace, name))
 }
 
-/// The owner index's key for the objects of `namespace` that have no controller.
-fn orphans_key(namespace: &str) -> String {
-    join(&["orphans of ", namespace])
-}
-
 /// One change an informer saw.
 #[derive(Clone, Debug)]
 pub struct Delta {
@@ -180,8 +175,11 @@ pub struct Informer {
     fields: Option<FieldSelector>,
     watch: Option<WatchId>,
     pub cache: ObjectCache,
-    /// Each key shared with the cache.
-    by_owner: HashMap<String, BTreeSet<Arc<str>>, FastKeys>,
+    /// The objects by their controller's uid, each under its key (shared with the cache): a
+    /// sync reads an owner's objects here without looking each up again.
+    by_owner: HashMap<String, BTreeMap<Arc<str>, Arc<Object>>, FastKeys>,
+    /// The objects with no controller, by namespace, likewise.
+    orphans: HashMap<String, BTreeMap<Arc<str>, Arc<Object>>, FastKeys>,
     /// The revision of the last change seen: every notification must be newer.
     last_revision: crate::etcd::Revision,
     /// Scratch space for building cache keys.
@@ -211,6 +209,7 @@ impl Informer {
             watch: None,
             cache: ObjectCache::new(),
             by_owner: HashMap::default(),
+            orphans: HashMap::default(),
             last_revision: 0,
             key_buf: String::new(),
             lending: None,
@@ -252,6 +251,7 @@ impl Informer {
         self.last_revision = revision;
         self.cache.clear();
         self.by_owner.clear();
+        self.orphans.clear();
         for o in items {
             self.put(o);
         }
@@ -327,6 +327,7 @@ impl Informer {
     pub(crate) fn swap_cache(&mut self, other: &mut Informer) {
         std::mem::swap(&mut self.cache, &mut other.cache);
         std::mem::swap(&mut self.by_owner, &mut other.by_owner);
+        std::mem::swap(&mut self.orphans, &mut other.orphans);
         std::mem::swap(&mut self.last_revision, &mut other.last_revision);
         std::mem::swap(&mut self.lending, &mut other.lending);
     }
@@ -353,13 +354,22 @@ impl Informer {
         }
     }
 
-    /// The owner index's key for an object: its controller's uid or, with no controller, its
-    /// namespace's orphans (a uid holds no space).
-    fn owner_uid(object: &Object) -> std::borrow::Cow<'_, str> {
-        match object.controller_ref() {
-            Some(o) => std::borrow::Cow::Borrowed(o.uid.as_str()),
-            None => std::borrow::Cow::Owned(orphans_key(object.namespace())),
+    /// The owner index an object belongs in: its controller's objects, or its namespace's
+    /// orphans.
+    fn index_of<'s>(
+        by_owner: &'s mut HashMap<String, BTreeMap<Arc<str>, Arc<Object>>, FastKeys>,
+        orphans: &'s mut HashMap<String, BTreeMap<Arc<str>, Arc<Object>>, FastKeys>,
+        object: &Object,
+    ) -> &'s mut BTreeMap<Arc<str>, Arc<Object>> {
+        let (map, key) = match object.controller_ref() {
+            Some(o) => (by_owner, o.uid.as_str()),
+            None => (orphans, object.namespace()),
+        };
+        // Found without building a key; a new owner's entry takes one.
+        if !map.contains_key(key) {
+            map.insert(key.to_string(), BTreeMap::new());
         }
+        map.get_mut(key).expect("just inserted")
     }
 
     fn put(&mut self, object: Arc<Object>) -> Option<Arc<Object>> {
@@ -374,27 +384,34 @@ impl Informer {
         key.push_str(object.name());
         match self.cache.get_mut(&key) {
             Some(slot) => {
-                // An update: the key is known; the owner index changes only if the owner did.
+                // An update: the key is known; the object moves in the owner index only if its
+                // controller changed.
                 let old = std::mem::replace(slot, object);
+                let object = slot.clone();
                 // Most writes leave the owner references as they were, shared between the two
                 // versions: then the owner is the same without reading either list.
-                if !Shared::ptr_eq(&old.meta().owner_references, &slot.meta().owner_references) {
-                    // (Two orphans of one namespace share their key: no key is built for them.)
-                    let moved = match (old.controller_ref(), slot.controller_ref()) {
+                let moved = !Shared::ptr_eq(&old.meta().owner_references, &object.meta().owner_references)
+                    && match (old.controller_ref(), object.controller_ref()) {
                         (None, None) => false,
                         (Some(a), Some(b)) => a.uid != b.uid,
                         _ => true,
                     };
-                    if moved {
-                        let (old_owner, new_owner) = (Self::owner_uid(&old), Self::owner_uid(slot));
-                        let new_owner = new_owner.into_owned();
-                        let shared = match self.by_owner.get_mut(&*old_owner).and_then(|set| set.take(key.as_str())) {
-                            Some(shared) => shared,
-                            None => Arc::from(key.as_str()),
-                        };
-                        self.by_owner.entry(new_owner).or_default().insert(shared);
+                if !moved {
+                    // Same owner: the index's entry takes the new version in place.
+                    if let Some(entry) =
+                        Self::index_of(&mut self.by_owner, &mut self.orphans, &object).get_mut(key.as_str())
+                    {
+                        *entry = object;
                     }
+                    self.key_buf = key;
+                    return Some(old);
                 }
+                let shared =
+                    match Self::index_of(&mut self.by_owner, &mut self.orphans, &old).remove_entry(key.as_str()) {
+                        Some((shared, _)) => shared,
+                        None => Arc::from(key.as_str()),
+                    };
+                Self::index_of(&mut self.by_owner, &mut self.orphans, &object).insert(shared, object);
                 self.key_buf = key;
                 Some(old)
             }
@@ -402,15 +419,7 @@ impl Informer {
                 // A new key: one shared copy for the cache and the owner index.
                 let shared: Arc<str> = Arc::from(key.as_str());
                 self.key_buf = key;
-                let owner = Self::owner_uid(&object);
-                match self.by_owner.get_mut(&*owner) {
-                    Some(set) => {
-                        set.insert(shared.clone());
-                    }
-                    None => {
-                        self.by_owner.insert(owner.to_string(), BTreeSet::from([shared.clone()]));
-                    }
-                }
+                Self::index_of(&mut self.by_owner, &mut self.orphans, &object).insert(shared.clone(), object.clone());
                 self.cache.insert_shared(shared, object);
                 None
             }
@@ -420,20 +429,18 @@ impl Informer {
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
         let key = cache_key(namespace, name);
         let old = self.cache.remove(&key)?;
-        if let Some(set) = self.by_owner.get_mut(&*Self::owner_uid(&old)) {
-            set.remove(key.as_str());
-        }
+        Self::index_of(&mut self.by_owner, &mut self.orphans, &old).remove(key.as_str());
         Some(old)
     }
 
     /// The objects whose controller has this uid, in key order.
     pub fn owned_by(&self, uid: &str) -> Vec<&Arc<Object>> {
-        self.by_owner.get(uid).into_iter().flatten().filter_map(|k| self.cache.get(k)).collect()
+        self.by_owner.get(uid).into_iter().flat_map(|m| m.values()).collect()
     }
 
     /// The objects of `namespace` with no controller, in key order (what a controller may adopt).
     pub fn orphans_in(&self, namespace: &str) -> Vec<&Arc<Object>> {
-        self.owned_by(&orphans_key(namespace))
+        self.orphans.get(namespace).into_iter().flat_map(|m| m.values()).collect()
     }
 }
 
