@@ -9,13 +9,13 @@ use kubeloop::record::WatchEventType;
 use kubeloop::shell::{Command, Session};
 use std::collections::BTreeMap;
 
-/// Enough pods for several batches of reports (256 each) to go to the events thread, a read of
-/// Events in the middle that calls the storage back, and more reports after it.
+/// Enough pods for several batches of Event writes (256 each) to go to the events thread, a read of
+/// Events in the middle that calls the storage back, and more batches after it.
 const SCRIPT: &str = r#"
 kubectl create deployment web --image=nginx:1.25 --replicas=120
 sleep 20s
 kubectl get events --field-selector reason=Scheduled -o name
-kubectl scale deployment web --replicas=150
+kubectl scale deployment web --replicas=200
 kubectl create deployment broken --image=nginx:no-such-tag --replicas=2
 sleep 40s
 kubectl get deployments
@@ -41,7 +41,7 @@ fn events_stored_on_their_thread_are_exactly_those_stored_at_once() {
     let mut threaded = session(true, false);
     let transcript = at_once.transcript(SCRIPT);
     assert_eq!(threaded.transcript(SCRIPT), transcript);
-    assert!(threaded.cluster.inspect().events_sent_away() > 2, "the reports went to the events thread");
+    assert!(threaded.cluster.inspect().events_sent_away() > 2, "the writes went to the events thread");
     assert_eq!(at_once.cluster.inspect().events_sent_away(), 0);
     let stored = events(&at_once);
     assert!(stored.len() > 600, "{} Events", stored.len());

@@ -274,8 +274,24 @@ impl ApiServer {
 
     /// Answers one request.
     pub fn handle(&mut self, req: Request, env: &mut Env) -> Result<Reply, Status> {
+        let what = Self::happening(&req, env.record.enabled);
+        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
+        let result = if self.etcd_down {
+            Err((Stage::Storage, Self::refused()))
+        } else {
+            match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
+                Ok(()) => self.process(req, env, seq),
+                Err(status) => Err((Stage::Storage, status)),
+            }
+        };
+        Self::note_answer(env.record, seq, self.etcd.revision(), &result);
+        result.map(|(_, reply)| reply).map_err(|(_, status)| status)
+    }
+
+    /// The record entry of a request, before it is answered (a blank one without a record).
+    pub(super) fn happening(req: &Request, enabled: bool) -> Happening {
         // Without a record (large benchmarks) nothing is kept, so nothing is copied for it.
-        let what = if env.record.enabled {
+        if enabled {
             Happening::Request {
                 method: req.verb.method(),
                 verb: req.verb.as_str(),
@@ -294,21 +310,15 @@ impl ApiServer {
             }
         } else {
             Happening::Decision { text: String::new() }
-        };
-        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
-        let result = if self.etcd_down {
-            Err((Stage::Storage, Self::refused()))
-        } else {
-            match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
-                Ok(()) => self.process(req, env, seq),
-                Err(status) => Err((Stage::Storage, status)),
-            }
-        };
-        let revision = self.etcd.revision();
-        if let Some(entry) = env.record.get_mut(seq) {
+        }
+    }
+
+    /// Fills in a request's record entry with its answer.
+    pub(super) fn note_answer(record: &mut Record, seq: Seq, revision: Revision, result: &StageResult<(u16, Reply)>) {
+        if let Some(entry) = record.get_mut(seq) {
             entry.revision = revision;
             if let Happening::Request { code, failed_at, message, name, .. } = &mut entry.what {
-                match &result {
+                match result {
                     Ok((c, reply)) => {
                         *code = *c;
                         if let Reply::Object(o) = reply {
@@ -325,7 +335,6 @@ impl ApiServer {
                 }
             }
         }
-        result.map(|(_, reply)| reply).map_err(|(_, status)| status)
     }
 
     fn process(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
