@@ -132,3 +132,21 @@ EOF"#;
     assert!(run(&mut s, "kubectl delete event hello").contains("event \"hello\" deleted"));
     assert!(!run(&mut s, "kubectl get events").contains("Hello"));
 }
+
+#[test]
+fn watches_on_events_are_numbered_among_the_api_servers_own() {
+    let mut s = session(true, false);
+    let mut watch = |kind| match s.cluster.request(Request::watch(kind, "default")) {
+        Ok(Reply::Watch { id, .. }) => id,
+        other => panic!("no watch: {other:?}"),
+    };
+    let (pods, events, more_pods) = (watch(Kind::Pod), watch(Kind::Event), watch(Kind::Pod));
+    assert!(pods < events && events < more_pods, "{pods} {events} {more_pods}");
+    run(&mut s, "kubectl run web --image=nginx:1.25");
+    run(&mut s, "sleep 10s");
+    let seen = |s: &mut Session, id| s.cluster.with_api(|api, _| api.drain_watch(id));
+    let on_events = seen(&mut s, events);
+    assert!(!on_events.is_empty() && on_events.iter().all(|n| n.object.kind() == Kind::Event));
+    assert!(seen(&mut s, more_pods).iter().all(|n| n.object.kind() == Kind::Pod));
+    assert!(!seen(&mut s, pods).is_empty());
+}

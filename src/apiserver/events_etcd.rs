@@ -7,7 +7,7 @@
 //! are made on a thread of their own, and any request that reads Events waits until every write
 //! sent before it is stored.
 
-use super::{ApiServer, Body, Env, Reply, Request, StageResult, WatchId};
+use super::{ApiServer, Body, Env, Reply, Request, StageResult};
 use crate::api::{Event, Object};
 use crate::etcd::Etcd;
 use crate::record::{ComponentId, Record, Seq};
@@ -15,8 +15,6 @@ use crate::sim::{Rng, Time};
 #[cfg(not(target_arch = "wasm32"))]
 use std::sync::mpsc;
 
-/// The watches of the events storage, as the API server numbers them: above all of its own.
-pub const WATCH_IDS: WatchId = 1 << 30;
 /// How many writes go to the events thread at once.
 const BATCH: usize = 256;
 

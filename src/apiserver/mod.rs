@@ -78,6 +78,9 @@ pub struct ApiServer {
     /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Any read of it, even a
     /// view's `peek`, may first have to wait for its thread to hand it back: hence the cell.
     events: Option<std::cell::RefCell<events_etcd::EventsEtcd>>,
+    /// The watches the events storage serves, by the number this server gave each (in its own
+    /// sequence) → the storage's number for it.
+    events_watches: std::collections::BTreeMap<WatchId, WatchId>,
     /// For the events storage: whether the namespace of the request it is given exists, as the
     /// API server in front of it found (NamespaceLifecycle admission).
     namespace_verdict: Option<bool>,
@@ -211,7 +214,7 @@ impl ApiServer {
 
     /// The events storage, here, and the number of one of its watches.
     fn events_watch(&self, id: WatchId) -> Option<(std::cell::RefMut<'_, events_etcd::EventsEtcd>, WatchId)> {
-        let local = id.checked_sub(events_etcd::WATCH_IDS)?;
+        let local = *self.events_watches.get(&id)?;
         Some((self.events.as_ref()?.borrow_mut(), local))
     }
 
@@ -400,12 +403,16 @@ impl ApiServer {
         }
         // Whoever asked was judged here; the storage holds no roles to judge them by.
         let identity = env.identity.take();
-        let answer = events.get_mut().here().api.answer_with_namespace(exists, req, env, seq);
+        let side = &mut events.get_mut().here().api;
+        let answer = side.answer_with_namespace(exists, req, env, seq);
         env.identity = identity;
-        answer.map(|(code, reply)| match reply {
-            Reply::Watch { id, revision } => (code, Reply::Watch { id: id + events_etcd::WATCH_IDS, revision }),
-            reply => (code, reply),
-        })
+        let (code, reply) = answer?;
+        let Reply::Watch { id: local, revision } = reply else { return Ok((code, reply)) };
+        // The watch gets a number among this server's own, which it answers for through the map.
+        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, Self::refused())) };
+        let id = self.watches.number_elsewhere(env.actor, filter);
+        self.events_watches.insert(id, local);
+        Ok((code, Reply::Watch { id, revision }))
     }
 
     /// ComponentStatus: each control-plane component probed (here: is its static pod in
