@@ -9,13 +9,13 @@ use kubeloop::record::WatchEventType;
 use kubeloop::shell::{Command, Session};
 use std::collections::BTreeMap;
 
-/// Enough pods for several batches of reports (256 each) to go to the events thread, a read of
-/// Events in the middle that calls the storage back, and more reports after it.
+/// Enough pods for several batches of Event writes (256 each) to go to the events thread, a read of
+/// Events in the middle that calls the storage back, and more batches after it.
 const SCRIPT: &str = r#"
 kubectl create deployment web --image=nginx:1.25 --replicas=120
 sleep 20s
 kubectl get events --field-selector reason=Scheduled -o name
-kubectl scale deployment web --replicas=150
+kubectl scale deployment web --replicas=200
 kubectl create deployment broken --image=nginx:no-such-tag --replicas=2
 sleep 40s
 kubectl get deployments
@@ -41,7 +41,7 @@ fn events_stored_on_their_thread_are_exactly_those_stored_at_once() {
     let mut threaded = session(true, false);
     let transcript = at_once.transcript(SCRIPT);
     assert_eq!(threaded.transcript(SCRIPT), transcript);
-    assert!(threaded.cluster.inspect().events_sent_away() > 2, "the reports went to the events thread");
+    assert!(threaded.cluster.inspect().events_sent_away() > 2, "the writes went to the events thread");
     assert_eq!(at_once.cluster.inspect().events_sent_away(), 0);
     let stored = events(&at_once);
     assert!(stored.len() > 600, "{} Events", stored.len());
@@ -131,4 +131,22 @@ EOF"#;
     assert!(run(&mut s, "kubectl get events").contains("Hello"));
     assert!(run(&mut s, "kubectl delete event hello").contains("event \"hello\" deleted"));
     assert!(!run(&mut s, "kubectl get events").contains("Hello"));
+}
+
+#[test]
+fn watches_on_events_are_numbered_among_the_api_servers_own() {
+    let mut s = session(true, false);
+    let mut watch = |kind| match s.cluster.request(Request::watch(kind, "default")) {
+        Ok(Reply::Watch { id, .. }) => id,
+        other => panic!("no watch: {other:?}"),
+    };
+    let (pods, events, more_pods) = (watch(Kind::Pod), watch(Kind::Event), watch(Kind::Pod));
+    assert!(pods < events && events < more_pods, "{pods} {events} {more_pods}");
+    run(&mut s, "kubectl run web --image=nginx:1.25");
+    run(&mut s, "sleep 10s");
+    let seen = |s: &mut Session, id| s.cluster.with_api(|api, _| api.drain_watch(id));
+    let on_events = seen(&mut s, events);
+    assert!(!on_events.is_empty() && on_events.iter().all(|n| n.object.kind() == Kind::Event));
+    assert!(seen(&mut s, more_pods).iter().all(|n| n.object.kind() == Kind::Pod));
+    assert!(!seen(&mut s, pods).is_empty());
 }

@@ -1,138 +1,92 @@
 //! Events kept in an etcd of their own, as large clusters run kube-apiserver
 //! (`--etcd-servers-overrides=/events#…`), so the cluster's busiest stream of writes does not
-//! share a store with everything else; and the components' event broadcasters writing there
-//! without waiting for the reply, as upstream's do. Where the platform has threads, no record is
-//! kept and nothing watches Events, those writes are made on a thread of their own, and any
-//! request that reads Events waits until every event reported before it is stored.
+//! share a store with everything else; and the components' event sinks writing there without
+//! waiting for the reply, as upstream's broadcasters do. Each component correlates its own
+//! events (its recorder, in the client library); what arrives here are plain writes of Events.
+//! Where the platform has threads, no record is kept and nothing watches Events, those writes
+//! are made on a thread of their own, and any request that reads Events waits until every write
+//! sent before it is stored.
 
-use super::{ApiServer, Body, Env, Reply, Request, StageResult, Status, WatchId};
-use crate::api::shared::Shared;
-use crate::api::{EventSource, Object};
-use crate::client::component::Ctx;
-use crate::client::event_recorder::{EventRecorder, Report};
+use super::{ApiServer, Body, Env, Reply, Request, StageResult};
+use crate::api::{Event, Object};
 use crate::etcd::Etcd;
 use crate::record::{ComponentId, Record, Seq};
 use crate::sim::{Rng, Time};
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 #[cfg(not(target_arch = "wasm32"))]
 use std::sync::mpsc;
 
-/// The watches of the events storage, as the API server numbers them: above all of its own.
-pub const WATCH_IDS: WatchId = 1 << 30;
-/// How many reports go to the events thread at once.
+/// How many writes go to the events thread at once.
 const BATCH: usize = 256;
 
-/// An event a component reported, on its way to the events storage.
-pub struct Reported {
+/// What a component's event sink sends: a first report's Event to create, or a repeat's to
+/// update — and, if it is not stored (its first report was dropped, or it expired), to create
+/// as it stands (client-go's `recordToSink`).
+#[derive(Clone, Debug)]
+pub enum EventWrite {
+    Create(Event),
+    UpdateElseCreate(Event),
+}
+
+impl EventWrite {
+    /// The Event written.
+    pub fn event(&self) -> &Event {
+        match self {
+            EventWrite::Create(e) | EventWrite::UpdateElseCreate(e) => e,
+        }
+    }
+
+    /// Sends the write's requests through `call`: the create, or the update and, if it fails,
+    /// the create.
+    pub fn send<T, E>(self, mut call: impl FnMut(Request) -> Result<T, E>) -> Result<T, E> {
+        match self {
+            EventWrite::Create(event) => call(Request::create(Object::Event(event))),
+            EventWrite::UpdateElseCreate(event) => call(Request::update(Object::Event(event.clone())))
+                .or_else(|_| call(Request::create(Object::Event(event)))),
+        }
+    }
+}
+
+/// A write on its way to the events storage.
+struct Written {
     actor: ComponentId,
-    /// Who reports, the first time it does.
-    introduction: Option<Introduction>,
-    involved: Arc<Object>,
-    field_path: String,
-    type_: &'static str,
-    reason: Cow<'static, str>,
-    message: String,
+    user: String,
+    write: EventWrite,
     now: Time,
     /// Whether the Event's namespace exists: NamespaceLifecycle admission, judged where the
     /// namespaces are.
     namespace_exists: bool,
 }
 
-/// A component, as its recorder in the events storage needs to know it.
-struct Introduction {
-    user: String,
-    source: Shared<EventSource>,
-    correlates: bool,
-}
-
-impl Reported {
-    pub fn new(
-        api: &ApiServer,
-        ctx: &Ctx,
-        involved: &Arc<Object>,
-        field_path: &str,
-        type_: &'static str,
-        reason: Cow<'static, str>,
-        message: String,
-    ) -> Self {
-        let introduction = (!api.knows_reporter(ctx.me)).then(|| Introduction {
-            user: ctx.user.to_string(),
-            source: ctx.recorder.source.clone(),
-            correlates: ctx.recorder.correlates(),
-        });
-        let namespace = involved.namespace();
-        let namespace = if namespace.is_empty() { "default" } else { namespace };
-        Reported {
-            actor: ctx.me,
-            introduction,
-            involved: involved.clone(),
-            field_path: field_path.to_string(),
-            type_,
-            reason,
-            message,
-            now: ctx.now,
-            namespace_exists: api.namespace_exists(namespace),
-        }
-    }
-}
-
-/// The events storage: an API server of its own over the events etcd, and each component's
-/// event recorder (its correlator's state).
+/// The events storage: an API server of its own over the events etcd.
 pub(super) struct EventsSide {
     pub(super) api: ApiServer,
-    recorders: BTreeMap<ComponentId, (EventRecorder, String)>,
-    /// Uids of the Events components report.
+    /// Uids of the Events components write.
     rng: Rng,
     /// Its own writes are not the cluster's record.
     record: Record,
-    /// The millisecond of the last report, and how many came before it in that millisecond:
-    /// Event names sort in the order they were reported.
-    order: (Time, u64),
 }
 
 impl EventsSide {
     fn new(seed: u64) -> Self {
-        EventsSide {
-            api: ApiServer::new(),
-            recorders: BTreeMap::new(),
-            rng: Rng::stream(seed, "etcd-events"),
-            record: Record::with_enabled(false),
-            order: (Time::ZERO, 0),
-        }
+        EventsSide { api: ApiServer::new(), rng: Rng::stream(seed, "etcd-events"), record: Record::with_enabled(false) }
     }
 
-    /// Correlates one report with its component's recorder and stores what gets through.
-    fn take(&mut self, reported: Reported) {
-        let Reported { actor, introduction, involved, field_path, type_, reason, message, now, namespace_exists } =
-            reported;
-        let EventsSide { api, recorders, rng, record, order } = self;
-        *order = if order.0 == now { (now, order.1 + 1) } else { (now, 0) };
-        if let Some(Introduction { user, source, correlates }) = introduction {
-            let recorder = EventRecorder::reporting_as(source);
-            let recorder = if correlates { recorder } else { recorder.without_correlation() };
-            recorders.entry(actor).or_insert((recorder, user));
-        }
-        let Some((recorder, user)) = recorders.get_mut(&actor) else { return };
-        let report = Report { involved: &involved, field_path: &field_path, type_, reason: &reason, message };
-        recorder.report(report, now, order.1, &mut |req| {
-            let mut env = Env { now, rng, record, actor, user, cause: None, identity: None };
-            let (_, reply) = api.answer_with_namespace(namespace_exists, req, &mut env, 0).map_err(|(_, s)| s)?;
-            reply.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
-        });
+    /// Stores one write: its status code, or where and why it was refused.
+    fn take(&mut self, written: Written) -> StageResult<(u16, Reply)> {
+        let Written { actor, user, write, now, namespace_exists } = written;
+        let EventsSide { api, rng, record } = self;
+        let mut env = Env { now, rng, record, actor, user: &user, cause: None, identity: None };
+        write.send(|req| api.answer_with_namespace(namespace_exists, req, &mut env, 0))
     }
 }
 
 /// Where the events storage is: here, or on its thread with reports on their way.
 pub struct EventsEtcd {
     side: Option<Box<EventsSide>>,
-    /// Reports not yet sent to the thread.
-    pending: Vec<Reported>,
-    /// Components whose recorder the storage has.
-    introduced: BTreeSet<ComponentId>,
+    /// Writes not yet sent to the thread.
+    pending: Vec<Written>,
     worker: Option<Worker>,
-    /// How many batches of reports went to the thread.
+    /// How many batches of writes went to the thread.
     batches: usize,
     seed: u64,
 }
@@ -159,36 +113,27 @@ enum Worker {}
 enum Message {
     /// The storage, to keep until asked for it back.
     Take(Box<EventsSide>),
-    Reports(Vec<Reported>),
+    Writes(Vec<Written>),
     /// Send the storage back once everything before this is stored.
     Return,
 }
 
 impl EventsEtcd {
     pub(super) fn new(seed: u64) -> Self {
-        EventsEtcd {
-            side: Some(Box::new(EventsSide::new(seed))),
-            pending: Vec::new(),
-            introduced: BTreeSet::new(),
-            worker: None,
-            batches: 0,
-            seed,
-        }
+        EventsEtcd { side: Some(Box::new(EventsSide::new(seed))), pending: Vec::new(), worker: None, batches: 0, seed }
     }
 
-    pub(super) fn knows(&self, actor: ComponentId) -> bool {
-        self.introduced.contains(&actor)
-    }
-
-    /// The storage, here, with every report made so far stored.
+    /// The storage, here, with every write sent so far stored.
     pub(super) fn here(&mut self) -> &mut EventsSide {
         if self.side.is_none() {
             self.call_back();
         }
         let seed = self.seed;
         let side = self.side.get_or_insert_with(|| Box::new(EventsSide::new(seed)));
-        for reported in self.pending.drain(..) {
-            side.take(reported);
+        for written in self.pending.drain(..) {
+            // Nobody waits for a deferred write's answer (a refused one is lost, as upstream's
+            // sink drops what the server refuses).
+            let _ = side.take(written);
         }
         side
     }
@@ -198,24 +143,22 @@ impl EventsEtcd {
         self.side.as_deref_mut()
     }
 
-    /// Takes a component's report: stored now, or sent to the thread with others when
-    /// `may_defer` (no record is kept) and nothing watches Events.
-    pub(super) fn report(&mut self, reported: Reported, may_defer: bool) {
-        if reported.introduction.is_some() {
-            self.introduced.insert(reported.actor);
-        }
+    /// Takes a component's write: stored now (its answer), or sent to the thread with others
+    /// when `may_defer` (no record is kept) and nothing watches Events (`None`).
+    fn write(&mut self, written: Written, may_defer: bool) -> Option<StageResult<(u16, Reply)>> {
         let unwatched = self.side.as_ref().is_none_or(|side| !side.api.watches.any_open());
         if may_defer && THREADS && unwatched {
-            self.pending.push(reported);
+            self.pending.push(written);
             if self.pending.len() >= BATCH {
                 self.send_away();
             }
+            None
         } else {
-            self.here().take(reported);
+            Some(self.here().take(written))
         }
     }
 
-    /// Sends the storage (if here) and the pending reports to the thread, starting it the first
+    /// Sends the storage (if here) and the pending writes to the thread, starting it the first
     /// time; stores them here if there is no thread to be had.
     fn send_away(&mut self) {
         if self.worker.is_none() {
@@ -233,12 +176,12 @@ impl EventsEtcd {
                 return;
             }
         }
-        let reports = std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH));
-        match worker.send(Message::Reports(reports)) {
+        let writes = std::mem::replace(&mut self.pending, Vec::with_capacity(BATCH));
+        match worker.send(Message::Writes(writes)) {
             Ok(()) => self.batches += 1,
             Err(message) => {
-                if let Message::Reports(reports) = message {
-                    self.pending = reports;
+                if let Message::Writes(writes) = message {
+                    self.pending = writes;
                 }
                 self.lost();
             }
@@ -248,21 +191,20 @@ impl EventsEtcd {
     /// Brings the storage back from its thread, with everything sent there stored.
     fn call_back(&mut self) {
         let Some(worker) = &self.worker else { return };
-        let reports = std::mem::take(&mut self.pending);
-        let _ = worker.send(Message::Reports(reports));
+        let writes = std::mem::take(&mut self.pending);
+        let _ = worker.send(Message::Writes(writes));
         match worker.call_back() {
             Some(side) => self.side = Some(side),
             None => self.lost(),
         }
     }
 
-    /// The thread is gone (it cannot panic on a report, but if it did), and the storage it held
-    /// with it: the storage starts afresh, and components introduce themselves again.
+    /// The thread is gone (it cannot panic on a write, but if it did), and the storage it held
+    /// with it: the storage starts afresh.
     fn lost(&mut self) {
         self.worker = None;
         if self.side.is_none() {
             self.side = Some(Box::new(EventsSide::new(self.seed)));
-            self.introduced.clear();
         }
     }
 }
@@ -294,9 +236,11 @@ impl Worker {
                 for message in inbox {
                     match message {
                         Message::Take(s) => side = Some(s),
-                        Message::Reports(reports) => {
+                        Message::Writes(writes) => {
                             let Some(side) = side.as_mut() else { continue };
-                            reports.into_iter().for_each(|r| side.take(r));
+                            writes.into_iter().for_each(|w| {
+                                let _ = side.take(w);
+                            });
                         }
                         Message::Return => {
                             let _ = reply.send(side.take());
@@ -346,10 +290,6 @@ impl ApiServer {
         self.events.is_some()
     }
 
-    fn knows_reporter(&self, actor: ComponentId) -> bool {
-        self.events.as_ref().is_some_and(|e| e.borrow().knows(actor))
-    }
-
     /// The events storage's answer to `req`, whose namespace the API server in front of it
     /// found to exist or not (the storage holds no namespaces for NamespaceLifecycle to look at).
     pub(super) fn answer_with_namespace(
@@ -370,12 +310,33 @@ impl ApiServer {
         self.etcd.get(&crate::etcd::lookup_key::LookupKey::etcd("namespaces", "", namespace)).is_some()
     }
 
-    /// Takes an event a component reported, for the events storage; `record` says whether the
-    /// cluster keeps a record (its writes are then made at once).
-    pub fn report_event(&mut self, reported: Reported, record: bool) {
-        if let Some(events) = &mut self.events {
-            self.events_oldest_lease.get_or_insert(reported.now);
-            events.get_mut().report(reported, !record);
+    /// A component's event sink writing an Event to the events storage without waiting for the
+    /// answer: kept in the record as the request it starts with (update or create), and stored
+    /// at once where the cluster keeps a record or Events are watched, else on the events thread.
+    /// Without an events storage the write's requests are handled as any other.
+    pub fn send_event(&mut self, write: EventWrite, env: &mut Env) {
+        if self.events.is_none() {
+            let _ = write.send(|req| self.handle(req, env));
+            return;
+        }
+        let what = if env.record.enabled {
+            let first = match &write {
+                EventWrite::Create(e) => Request::create(Object::Event(e.clone())),
+                EventWrite::UpdateElseCreate(e) => Request::update(Object::Event(e.clone())),
+            };
+            Self::happening(&first, true)
+        } else {
+            crate::record::Happening::Decision { text: String::new() }
+        };
+        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
+        let namespace = &write.event().metadata.namespace;
+        let namespace_exists = self.namespace_exists(namespace);
+        let Some(events) = &mut self.events else { return };
+        self.events_oldest_lease.get_or_insert(env.now);
+        let written = Written { actor: env.actor, user: env.user.to_string(), write, now: env.now, namespace_exists };
+        if let Some(answer) = events.get_mut().write(written, !env.record.enabled) {
+            let revision = self.etcd.revision();
+            Self::note_answer(env.record, seq, revision, &answer);
         }
     }
 

@@ -78,6 +78,9 @@ pub struct ApiServer {
     /// Events' own etcd, when they are kept apart (see [`events_etcd`]). Any read of it, even a
     /// view's `peek`, may first have to wait for its thread to hand it back: hence the cell.
     events: Option<std::cell::RefCell<events_etcd::EventsEtcd>>,
+    /// The watches the events storage serves, by the number this server gave each (in its own
+    /// sequence) → the storage's number for it.
+    events_watches: std::collections::BTreeMap<WatchId, WatchId>,
     /// For the events storage: whether the namespace of the request it is given exists, as the
     /// API server in front of it found (NamespaceLifecycle admission).
     namespace_verdict: Option<bool>,
@@ -211,7 +214,7 @@ impl ApiServer {
 
     /// The events storage, here, and the number of one of its watches.
     fn events_watch(&self, id: WatchId) -> Option<(std::cell::RefMut<'_, events_etcd::EventsEtcd>, WatchId)> {
-        let local = id.checked_sub(events_etcd::WATCH_IDS)?;
+        let local = *self.events_watches.get(&id)?;
         Some((self.events.as_ref()?.borrow_mut(), local))
     }
 
@@ -274,8 +277,24 @@ impl ApiServer {
 
     /// Answers one request.
     pub fn handle(&mut self, req: Request, env: &mut Env) -> Result<Reply, Status> {
+        let what = Self::happening(&req, env.record.enabled);
+        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
+        let result = if self.etcd_down {
+            Err((Stage::Storage, Self::refused()))
+        } else {
+            match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
+                Ok(()) => self.process(req, env, seq),
+                Err(status) => Err((Stage::Storage, status)),
+            }
+        };
+        Self::note_answer(env.record, seq, self.etcd.revision(), &result);
+        result.map(|(_, reply)| reply).map_err(|(_, status)| status)
+    }
+
+    /// The record entry of a request, before it is answered (a blank one without a record).
+    pub(super) fn happening(req: &Request, enabled: bool) -> Happening {
         // Without a record (large benchmarks) nothing is kept, so nothing is copied for it.
-        let what = if env.record.enabled {
+        if enabled {
             Happening::Request {
                 method: req.verb.method(),
                 verb: req.verb.as_str(),
@@ -294,21 +313,15 @@ impl ApiServer {
             }
         } else {
             Happening::Decision { text: String::new() }
-        };
-        let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
-        let result = if self.etcd_down {
-            Err((Stage::Storage, Self::refused()))
-        } else {
-            match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
-                Ok(()) => self.process(req, env, seq),
-                Err(status) => Err((Stage::Storage, status)),
-            }
-        };
-        let revision = self.etcd.revision();
-        if let Some(entry) = env.record.get_mut(seq) {
+        }
+    }
+
+    /// Fills in a request's record entry with its answer.
+    pub(super) fn note_answer(record: &mut Record, seq: Seq, revision: Revision, result: &StageResult<(u16, Reply)>) {
+        if let Some(entry) = record.get_mut(seq) {
             entry.revision = revision;
             if let Happening::Request { code, failed_at, message, name, .. } = &mut entry.what {
-                match &result {
+                match result {
                     Ok((c, reply)) => {
                         *code = *c;
                         if let Reply::Object(o) = reply {
@@ -325,7 +338,6 @@ impl ApiServer {
                 }
             }
         }
-        result.map(|(_, reply)| reply).map_err(|(_, status)| status)
     }
 
     fn process(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
@@ -391,12 +403,16 @@ impl ApiServer {
         }
         // Whoever asked was judged here; the storage holds no roles to judge them by.
         let identity = env.identity.take();
-        let answer = events.get_mut().here().api.answer_with_namespace(exists, req, env, seq);
+        let side = &mut events.get_mut().here().api;
+        let answer = side.answer_with_namespace(exists, req, env, seq);
         env.identity = identity;
-        answer.map(|(code, reply)| match reply {
-            Reply::Watch { id, revision } => (code, Reply::Watch { id: id + events_etcd::WATCH_IDS, revision }),
-            reply => (code, reply),
-        })
+        let (code, reply) = answer?;
+        let Reply::Watch { id: local, revision } = reply else { return Ok((code, reply)) };
+        // The watch gets a number among this server's own, which it answers for through the map.
+        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, Self::refused())) };
+        let id = self.watches.number_elsewhere(env.actor, filter);
+        self.events_watches.insert(id, local);
+        Ok((code, Reply::Watch { id, revision }))
     }
 
     /// ComponentStatus: each control-plane component probed (here: is its static pod in

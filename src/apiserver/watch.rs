@@ -94,6 +94,14 @@ impl Watches {
         id
     }
 
+    /// Numbers a watch another store serves (the events etcd's) in this sequence: it is never
+    /// delivered to here, and its number is never another's.
+    pub fn number_elsewhere(&mut self, owner: ComponentId, filter: WatchFilter) -> WatchId {
+        let id = self.watchers.len();
+        self.watchers.push(Watcher { owner, filter, queue: Vec::new(), open: false });
+        id
+    }
+
     pub fn close(&mut self, id: WatchId) {
         if let Some(w) = self.watchers.get_mut(id) {
             w.open = false;

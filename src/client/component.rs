@@ -121,9 +121,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// Reports an Event about `involved`, through the component's event recorder and its
-    /// correlator (see [`EventRecorder::report`]). Where the API server keeps Events in an
-    /// etcd of their own, the report goes to its events storage instead, which correlates it
-    /// with the component's recorder there (see [`crate::apiserver::events_etcd`]).
+    /// correlator (see [`EventRecorder::report`]), which sends what gets through as requests.
+    /// Where the API server keeps Events in an etcd of their own, the sink does not wait for
+    /// the answer (see [`crate::apiserver::events_etcd`]): the recorder remembers the Event it
+    /// sent.
     pub fn event(
         &mut self,
         involved: &Arc<Object>,
@@ -133,20 +134,26 @@ impl<'a> Ctx<'a> {
         message: String,
     ) {
         let reason = reason.into();
-        if self.api.keeps_events_apart() {
-            let report = crate::apiserver::events_etcd::Reported::new(
-                self.api, self, involved, field_path, type_, reason, message,
-            );
-            self.api.report_event(report, self.record.enabled);
-            return;
-        }
         let Ctx { now, me, user, api, api_rng, record, recorder, cause, .. } = self;
         let report = crate::client::event_recorder::Report { involved, field_path, type_, reason: &reason, message };
-        // Event names sort in the order they were reported: by the record entry each is made at.
-        let order = record.last_seq();
-        recorder.report(report, *now, order, &mut |req| {
+        let apart = api.keeps_events_apart();
+        // Event names sort in the order they were reported: by the record entry each is made at;
+        // or, when the sink does not wait for its writes, by component and then report within
+        // the millisecond (a thousand of each before two names could meet).
+        let order =
+            if apart { u64::from(me.0) * 1000 + recorder.count_in_milli(*now) % 1000 } else { record.last_seq() };
+        recorder.report(report, *now, order, &mut |write| {
             let mut env = Env { now: *now, rng: api_rng, record, actor: *me, user, cause: *cause, identity: None };
-            api.handle(req, &mut env)?.object().ok_or_else(|| Status::bad_request("the API answered without an object"))
+            if apart {
+                let sent = Arc::new(Object::Event(write.event().clone()));
+                api.send_event(write, &mut env);
+                return Ok(sent);
+            }
+            write.send(|req| {
+                api.handle(req, &mut env)?
+                    .object()
+                    .ok_or_else(|| Status::bad_request("the API answered without an object"))
+            })
         });
     }
 }

@@ -6,7 +6,8 @@
 
 use crate::api::shared::Shared;
 use crate::api::{Event, EventSource, Object, ObjectMeta, ObjectReference};
-use crate::apiserver::{Request, Status};
+use crate::apiserver::Status;
+use crate::apiserver::events_etcd::EventWrite;
 use crate::client::object_cache::FastKeys;
 use crate::sim::{Duration, Time};
 use crate::util::sort::StableSort;
@@ -44,6 +45,8 @@ pub struct EventRecorder {
     similar: HashMap<u64, Similar, FastKeys>,
     /// Per object, its spam filter budget.
     budgets: HashMap<u64, Budget, FastKeys>,
+    /// The millisecond of its last report, and how many it made before in that millisecond.
+    this_milli: (Time, u64),
 }
 
 impl Default for EventRecorder {
@@ -164,6 +167,7 @@ impl EventRecorder {
             seen: HashMap::default(),
             similar: HashMap::default(),
             budgets: HashMap::default(),
+            this_milli: (Time::ZERO, 0),
         }
     }
 
@@ -172,6 +176,15 @@ impl EventRecorder {
     pub fn without_correlation(mut self) -> Self {
         self.correlate = false;
         self
+    }
+
+    /// How many reports this recorder made before in the millisecond of `now` (counting this
+    /// one): with the component's number, what orders and tells apart the names of Events
+    /// made in one millisecond when their writes are not waited for (no record entry then
+    /// separates them).
+    pub fn count_in_milli(&mut self, now: Time) -> u64 {
+        self.this_milli = if self.this_milli.0 == now { (now, self.this_milli.1 + 1) } else { (now, 0) };
+        self.this_milli.1
     }
 
     /// Whether events pass the correlator's aggregation and spam filter.
@@ -191,7 +204,7 @@ impl EventRecorder {
         report: Report,
         now: Time,
         order: u64,
-        send: &mut dyn FnMut(Request) -> Result<Arc<Object>, Status>,
+        send: &mut dyn FnMut(EventWrite) -> Result<Arc<Object>, Status>,
     ) {
         let Report { involved, field_path, type_, reason, message } = report;
         let meta = involved.meta();
@@ -225,9 +238,9 @@ impl EventRecorder {
         }
         let stored = if is_repeat {
             // Never stored (its first report was dropped) or gone since: created as it stands.
-            send(Request::update(Object::Event(event.clone()))).or_else(|_| send(Request::create(Object::Event(event))))
+            send(EventWrite::UpdateElseCreate(event))
         } else {
-            send(Request::create(Object::Event(event)))
+            send(EventWrite::Create(event))
         };
         if let Ok(stored) = stored {
             self.remember(key, stored);
