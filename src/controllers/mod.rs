@@ -21,9 +21,6 @@ pub mod replicaset;
 pub mod serviceaccount;
 pub mod taint_eviction;
 
-// Old paths, kept while branches written against them land.
-pub use crate::client::{shared_informer, workqueue};
-
 use crate::api::Object;
 use crate::client::component::{Component, Ctx, Delta, Informer};
 use crate::client::shared_informer::{InformerFactory, Shared};

@@ -19,9 +19,6 @@ use std::collections::BTreeMap;
 pub use crate::util::command_line::{Command, parse_script, parse_transcript, shell_quote, split_words};
 use crate::util::command_line::{heredoc_body, heredoc_word};
 
-// The old path of the text filters, kept while branches written against it land.
-pub use crate::util::pipes;
-
 /// How long the cluster has been running when a session starts.
 pub const BOOT_TIME: Duration = Duration::seconds(60);
 
