@@ -41,7 +41,9 @@ const CHAIN = [
   ['kube-apiserver → deployment-controller', (t) => t.from === 'kube-apiserver' && t.to === 'deployment-controller'],
   ['kube-apiserver → replicaset-controller', (t) => t.from === 'kube-apiserver' && t.to === 'replicaset-controller'],
   ['kube-apiserver → kube-scheduler', (t) => t.from === 'kube-apiserver' && t.to === 'kube-scheduler'],
-  ['kube-apiserver → a kubelet', (t) => t.from === 'kube-apiserver' && t.to.startsWith('kubelet/')],
+  // The pod reaching the kubelet it was bound to (kubelets also watch Services, which the
+  // example's Service reaches first).
+  ['kube-apiserver → a kubelet (the pod)', (t) => t.from === 'kube-apiserver' && t.to.startsWith('kubelet/') && /\bpod\//.test(t.label)],
 ];
 
 // The text panels no token may cover.
