@@ -436,7 +436,17 @@ impl Informer {
     fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
         let key = cache_key(namespace, name);
         let old = self.cache.remove(&key)?;
-        Self::index_of(&mut self.by_owner, &mut self.orphans, &old).remove(key.as_str());
+        let (map, owner) = match old.controller_ref() {
+            Some(o) => (&mut self.by_owner, o.uid.as_str()),
+            None => (&mut self.orphans, old.namespace()),
+        };
+        // An owner whose last object went leaves the index with it.
+        if let Some(objects) = map.get_mut(owner) {
+            objects.remove(key.as_str());
+            if objects.is_empty() {
+                map.remove(owner);
+            }
+        }
         Some(old)
     }
 
