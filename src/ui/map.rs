@@ -161,8 +161,10 @@ pub fn architecture_map(props: &MapProps) -> Html {
                 transform={format!("translate({x:.1} {y:.1})")}>
                 <circle r="7" />
                 if t.count > 1 { <text class="count" x="0" y="3.5">{t.count.min(99).to_string()}</text> }
-                <rect class="label-bg" x={n(lx)} y="-28" width={n(wide)} height="21" rx="10" />
-                <text class="label" x={n(lx + 8.0)} y="-13">{label}</text>
+                if !label.is_empty() {
+                    <rect class="label-bg" x={n(lx)} y="-28" width={n(wide)} height="21" rx="10" />
+                    <text class="label" x={n(lx + 8.0)} y="-13">{label}</text>
+                }
             </g>
         }
     });

@@ -5,6 +5,9 @@ use super::{Layout, Point};
 use crate::record::Stage;
 use crate::views::flow::{Message, Place};
 
+/// How near two tokens must be (in both directions) for one label to serve both.
+const LABEL_CLEARANCE: f64 = 14.0;
+
 impl Layout {
     /// Where each message is now, as tokens: messages on the same edge, going the same way
     /// and close together, merge into one token with a count.
@@ -49,6 +52,18 @@ impl Layout {
         for t in &mut tokens {
             if t.ids.len() > 1 {
                 t.label = format!("×{} {}", t.count, t.class.plural());
+            }
+        }
+        // Tokens on different edges can sit on one another where the edges share a way (a
+        // notification fanning out to every node's kube-proxy and kubelet): the same words
+        // there are written once, on the first, so the labels do not pile up unreadably.
+        for i in 1..tokens.len() {
+            let (before, rest) = tokens.split_at_mut(i);
+            let t = &mut rest[0];
+            let near =
+                |o: &Token| (o.at.0 - t.at.0).abs() < LABEL_CLEARANCE && (o.at.1 - t.at.1).abs() < LABEL_CLEARANCE;
+            if before.iter().any(|o| o.label == t.label && near(o)) {
+                t.label.clear();
             }
         }
         tokens
@@ -181,5 +196,34 @@ mod tests {
         let tokens = map.tokens(&[a, b, far], false);
         assert_eq!(tokens.len(), 2, "{tokens:#?}");
         assert_eq!((tokens[0].count, tokens[0].label.as_str(), tokens[0].ids.clone()), (2, "×2 requests", vec![1, 2]));
+    }
+
+    #[test]
+    fn one_notification_fanning_out_to_every_node_is_labelled_once_where_its_tokens_meet() {
+        let map = layout(&spec(3, 0));
+        let to = |id: u64, place: Place| {
+            let mut m = message(Place::ApiServer, place, 0, false, 0.02);
+            m.id = id;
+            m.label = "watch: ADDED service/web".into();
+            m
+        };
+        let nodes = ["worker-0", "worker-1", "worker-2"];
+        let messages: Vec<_> =
+            nodes.iter().enumerate().map(|(i, n)| to(i as u64 + 1, Place::Kubelet(n.to_string()))).collect();
+        let tokens = map.tokens(&messages, false);
+        assert_eq!(tokens.len(), 3, "one token for each receiver: {tokens:#?}");
+        let labelled: Vec<_> = tokens.iter().filter(|t| !t.label.is_empty()).collect();
+        assert_eq!(labelled.len(), 1, "still on their shared way out of the API server: {tokens:#?}");
+        let arrived: Vec<_> = messages
+            .into_iter()
+            .map(|mut m| {
+                m.progress = 1.0;
+                m
+            })
+            .collect();
+        assert!(
+            map.tokens(&arrived, false).iter().all(|t| !t.label.is_empty()),
+            "apart at their nodes, each is labelled"
+        );
     }
 }
