@@ -5,8 +5,9 @@ use super::{Layout, Point};
 use crate::record::Stage;
 use crate::views::flow::{Message, Place};
 
-/// How near two tokens must be (in both directions) for one label to serve both.
-const LABEL_CLEARANCE: f64 = 14.0;
+/// How near two tokens must be (in both directions) for one label to serve both: about a
+/// label's height.
+const LABEL_CLEARANCE: f64 = 24.0;
 
 impl Layout {
     /// Where each message is now, as tokens: messages on the same edge, going the same way
