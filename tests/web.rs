@@ -607,7 +607,7 @@ fn messages(root: &Element) -> Vec<(String, String, String)> {
         .filter_map(|i| found.item(i)?.dyn_into::<Element>().ok())
         .map(|m| {
             let attr = |name: &str| m.get_attribute(name).unwrap_or_default();
-            let label = m.query_selector(".label").ok().flatten().and_then(|l| l.text_content()).unwrap_or_default();
+            let label = m.get_attribute("data-label").unwrap_or_default();
             (attr("data-from"), attr("data-to"), label)
         })
         .collect()

@@ -157,11 +157,11 @@ pub fn architecture_map(props: &MapProps) -> Html {
         let flip = x + wide > geo::WIDTH - 4.0;
         let lx = if flip { -wide - 6.0 } else { 10.0 };
         html! {
-            <g class={t.class.css()} key={t.ids[0]} data-from={t.from.clone()} data-to={t.to.clone()} data-count={t.count.to_string()}
+            <g class={t.class.css()} key={t.ids[0]} data-from={t.from.clone()} data-to={t.to.clone()} data-count={t.count.to_string()} data-label={t.label.clone()}
                 transform={format!("translate({x:.1} {y:.1})")}>
                 <circle r="7" />
                 if t.count > 1 { <text class="count" x="0" y="3.5">{t.count.min(99).to_string()}</text> }
-                if !label.is_empty() {
+                if t.labelled {
                     <rect class="label-bg" x={n(lx)} y="-28" width={n(wide)} height="21" rx="10" />
                     <text class="label" x={n(lx + 8.0)} y="-13">{label}</text>
                 }

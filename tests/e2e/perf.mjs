@@ -133,7 +133,7 @@ async function main() {
       const frame = (t) => {
         deltas.push(t - last);
         last = t;
-        for (const m of document.querySelectorAll('#map .token')) ids.add(m.getAttribute('data-from') + '>' + m.getAttribute('data-to') + ':' + (m.querySelector('.label')?.textContent ?? ''));
+        for (const m of document.querySelectorAll('#map .token')) ids.add(m.getAttribute('data-from') + '>' + m.getAttribute('data-to') + ':' + (m.getAttribute('data-label') ?? ''));
         if (t < end) requestAnimationFrame(frame);
         else resolve({ deltas, messages: ids.size, sample: [...ids].slice(0, 6) });
       };

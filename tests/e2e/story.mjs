@@ -89,7 +89,7 @@ async function main() {
         const box = (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; };
         const tokens = [...document.querySelectorAll('#map .token')].map((g) => ({
           from: g.getAttribute('data-from'), to: g.getAttribute('data-to'),
-          label: g.querySelector('.label')?.textContent ?? '', box: box(g),
+          label: g.getAttribute('data-label') ?? '', box: box(g),
         }));
         const texts = panels.flatMap((sel) => [...document.querySelectorAll(sel)].map((e) => ({ sel, box: box(e) })));
         const statuses = [...document.querySelectorAll('#map .pod[data-pod^="web-"]')].map((p) => p.getAttribute('data-status'));

@@ -47,6 +47,7 @@ impl Layout {
                 to,
                 class,
                 label: m.label.clone(),
+                labelled: true,
                 count: m.count,
             });
         }
@@ -57,14 +58,14 @@ impl Layout {
         }
         // Tokens on different edges can sit on one another where the edges share a way (a
         // notification fanning out to every node's kube-proxy and kubelet): the same words
-        // there are written once, on the first, so the labels do not pile up unreadably.
+        // there are shown once, on the first, so the labels do not pile up unreadably.
         for i in 1..tokens.len() {
             let (before, rest) = tokens.split_at_mut(i);
             let t = &mut rest[0];
             let near =
                 |o: &Token| (o.at.0 - t.at.0).abs() < LABEL_CLEARANCE && (o.at.1 - t.at.1).abs() < LABEL_CLEARANCE;
-            if before.iter().any(|o| o.label == t.label && near(o)) {
-                t.label.clear();
+            if before.iter().any(|o| o.labelled && o.label == t.label && near(o)) {
+                t.labelled = false;
             }
         }
         tokens
@@ -137,6 +138,8 @@ pub struct Token {
     pub to: String,
     pub class: TokenClass,
     pub label: String,
+    /// Whether its label is shown (not when a token just beside it shows the same words).
+    pub labelled: bool,
     pub count: u32,
 }
 
@@ -213,7 +216,7 @@ mod tests {
             nodes.iter().enumerate().map(|(i, n)| to(i as u64 + 1, Place::Kubelet(n.to_string()))).collect();
         let tokens = map.tokens(&messages, false);
         assert_eq!(tokens.len(), 3, "one token for each receiver: {tokens:#?}");
-        let labelled: Vec<_> = tokens.iter().filter(|t| !t.label.is_empty()).collect();
+        let labelled: Vec<_> = tokens.iter().filter(|t| t.labelled).collect();
         assert_eq!(labelled.len(), 1, "still on their shared way out of the API server: {tokens:#?}");
         let arrived: Vec<_> = messages
             .into_iter()
