@@ -3,6 +3,7 @@
 
 use super::state::{Detail, EventFilter, StorageStatus};
 use crate::page::journal::Journal;
+use crate::page::sim::{SimReply, SimRequest};
 use crate::shell::Command;
 
 /// What the editor's buttons ask kubectl to do with its text.
@@ -40,7 +41,14 @@ pub enum Key {
 /// Something that happens to the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// The clock's tick (every `TICK_MS` of real time while playing).
+    /// The page is mounted: the simulation replays its journal.
+    Open,
+    /// The simulation answered request `id`.
+    Reply(u64, Box<SimReply>),
+    /// The simulation's worker stopped, and why: the page carries on in its own thread.
+    SimFailed(String),
+    /// The clock's tick (every `TICK_MS` of real time while playing, and while messages
+    /// still travel the map).
     Tick,
     /// A key pressed in the terminal, with the input line's text.
     TerminalKey(Key, String),
@@ -127,4 +135,6 @@ pub enum Effect {
     KeyHandled,
     /// Take `#…` off the page's address.
     ClearAddressHash,
+    /// Send request `id` to the simulation; its reply comes back as `Action::Reply`.
+    Ask(u64, SimRequest),
 }

@@ -1,18 +1,22 @@
-//! What the page holds: the session it drives (and its journal, for saving and replay), the
-//! terminal, the clock's settings, the lesson, the editor's outcome, what the student opened
-//! (inspector, followed apply, a view from the map, a past revision) and the storage's status.
+//! What the page holds: the latest frame the simulation sent (and the journal it keeps, for
+//! saving), the terminal, the clock's settings, the lesson, the editor's outcome, what the
+//! student opened (inspector, followed apply, a view from the map, a past revision), the
+//! storage's status, and the requests on their way to the simulation.
 
 use super::terminal::{Editing, Line, push_output};
 use crate::editor::errors::Mark;
-use crate::kubectl::watch::LiveWatch;
 use crate::lessons::{CheckResult, Lesson, Progress};
 use crate::page::journal::Journal;
-use crate::page::sim::{LessonSource, Simulation};
+use crate::page::sim::{ClockSettings, DetailFrame, FlowFrame, FrameQuery, LessonSource};
+use crate::page::snapshot::Snapshot;
+use crate::record::Seq;
 use crate::shell::Session;
-use crate::views::flow::Flow;
+use crate::views::map::Board;
 use crate::views::overview::{ChainStep, Inspection};
+use crate::views::sequence::Sequence;
 use crate::views::speed::SpeedMeter;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The speeds the page offers, with their labels (the teaching pace aside).
@@ -139,19 +143,67 @@ pub struct EditorState {
     pub result: Option<(bool, String)>,
 }
 
+/// What the simulation's frames last said: what the page draws.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    /// A first frame has come.
+    pub ready: bool,
+    pub last_seq: Seq,
+    /// Virtual milliseconds since the cluster started.
+    pub time_ms: u64,
+    /// The revisions time travel reaches: the oldest kept, and the present.
+    pub revisions: (i64, i64),
+    /// The terminal's prompt while attached to a container's shell.
+    pub prompt: Option<String>,
+    pub snapshot: Rc<Snapshot>,
+    pub board: Rc<Board>,
+    pub flow: Rc<FlowFrame>,
+    pub sequence: Option<Rc<Sequence>>,
+    pub detail: Option<Rc<DetailFrame>>,
+}
+
+/// What the page does with a request's reply once it comes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pending {
+    /// The clock's tick.
+    Tick,
+    /// A command run as if typed, echoed as `shown`.
+    Run { shown: String },
+    /// A line typed at a container shell's prompt.
+    Typed { prompt: String, shown: String },
+    /// An editor button, with the line it ran and the editor's text.
+    Manifest { action: super::ManifestAction, line: String, text: String },
+    /// `kubectl edit`'s save, with the editor's text.
+    EditSave { text: String },
+    /// Tab completion.
+    Complete,
+    /// A replayed session: its terminal replaces the page's.
+    Load,
+    /// The export button.
+    Export,
+    /// The journal changed: it is saved once the reply brings it.
+    Save,
+    /// Anything else: the frame, the journal and the lesson are all the reply brings.
+    Other,
+}
+
 /// Everything the page holds.
 pub struct PageState {
     pub seed: u64,
-    /// The simulation (the cluster and the terminal's shell), answering in this thread: the
-    /// page sends it requests and draws its frames. Shared with the map's animation, which
-    /// still reads the record by reference (see `crate::page::sim`).
-    pub sim: Rc<RefCell<Simulation>>,
-    /// What the student did, to save and replay.
+    /// The journal as the simulation keeps it (each reply brings it when it changed): what the
+    /// page saves and shares.
     pub journal: Rc<RefCell<Journal>>,
-    /// The messages the map tells, one hop at a time.
-    pub flow: Rc<RefCell<Flow>>,
-    /// A `kubectl get -w` left open: its rows arrive as the clock runs, until Ctrl-C.
-    pub live_watch: Option<LiveWatch>,
+    /// What the latest frames said.
+    pub view: View,
+    /// Requests sent and not yet answered, by id, with what to do with each reply.
+    pub pending: BTreeMap<u64, Pending>,
+    pub next_request: u64,
+    /// The frame query and clock settings the simulation was last told.
+    pub told: Option<(FrameQuery, ClockSettings)>,
+    /// The lesson's step the address asked for (from 1), until the simulation opens it.
+    pub open_step: Option<usize>,
+    /// Why the simulation stopped answering (its worker failed), until it answers again.
+    pub failure: Option<String>,
     pub terminal: Terminal,
     pub clock: ClockState,
     pub lesson: LessonState,
@@ -171,17 +223,15 @@ pub struct PageState {
     pub detail: Option<Detail>,
     /// Time travel: the etcd revision shown, when not the present.
     pub past: Option<i64>,
-    /// Real milliseconds (the clock's budget per tick and its meter; never the simulation's).
+    /// Real milliseconds (the clock's meter and the map's animation; never the simulation's).
     pub real_ms: fn() -> f64,
 }
 
-/// A clock that never moves: budgets never run out (native use and tests).
-pub fn no_real_clock() -> f64 {
-    0.0
-}
+pub use crate::page::sim::simulation::no_real_clock;
 
 impl PageState {
-    /// The page as it opens: the lesson read, the session replayed from its journal.
+    /// The page as it opens: the lesson read and the journal chosen; the simulation replays
+    /// it when the page sends `Action::Open`.
     pub fn new(config: PageConfig) -> PageState {
         let loaded = load_lesson(config.lesson.as_deref(), config.lesson_source.as_ref());
         let lesson = loaded.as_ref().ok().cloned().flatten();
@@ -192,32 +242,20 @@ impl PageState {
             (None, Some(j)) if j.lesson.is_none() => j,
             (None, _) => Journal::new(seed),
         };
-        let mut lines = Vec::new();
-        let session = if journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none() {
-            Session::new(seed)
-        } else {
-            replay(&journal, lesson.as_deref(), &mut lines)
-        };
-        let progress = lesson.as_ref().map(|l| {
-            let saved = journal.progress.as_deref().and_then(|p| Progress::from_json(p, l));
-            let mut p = saved.unwrap_or_else(|| Progress::new(l, &session));
-            if let Some(n) = config.step {
-                p.go_to(n.saturating_sub(1), &session);
-            }
-            p
-        });
         let source = match (&config.lesson, &config.lesson_source, &lesson) {
             (Some(id), Some(Ok(text)), Some(_)) => Some(LessonSource { id: id.clone(), markdown: text.to_string() }),
             _ => None,
         };
-        let flow = Flow::new(session.cluster.record.last_seq());
-        let mut state = PageState {
+        PageState {
             seed,
-            sim: Rc::new(RefCell::new(Simulation::from_session(session))),
             journal: Rc::new(RefCell::new(journal)),
-            flow: Rc::new(RefCell::new(flow)),
-            live_watch: None,
-            terminal: Terminal { lines: Rc::new(lines), ..Terminal::default() },
+            view: View::default(),
+            pending: BTreeMap::new(),
+            next_request: 1,
+            told: None,
+            open_step: config.step,
+            failure: None,
+            terminal: Terminal::default(),
             clock: ClockState {
                 playing: !config.start_paused,
                 speed: 1.0,
@@ -232,7 +270,7 @@ impl PageState {
                 beside: lesson.is_some() || config.show_index || config.lesson.is_some(),
                 lesson,
                 problem: loaded.err(),
-                progress,
+                progress: None,
                 results: Vec::new(),
                 source,
             },
@@ -252,32 +290,12 @@ impl PageState {
             detail: None,
             past: None,
             real_ms: no_real_clock,
-        };
-        state.evaluate_if_unseen();
-        state
+        }
     }
 
     /// The terminal's prompt: a container shell's while attached to one.
     pub fn prompt(&self) -> Option<String> {
-        self.sim.borrow().session().prompt().map(String::from)
-    }
-
-    /// Looks at the lesson's checks against the cluster as it is now (they leave no trace).
-    pub fn evaluate(&mut self) {
-        let Some(l) = &self.lesson.lesson else { return };
-        let Some(p) = self.lesson.progress.as_mut() else { return };
-        let mut sim = self.sim.borrow_mut();
-        let s = sim.session_mut();
-        let eval = p.evaluate(l, s);
-        self.lesson.results = if eval.step_complete { p.check(l, s) } else { eval.results };
-        self.journal.borrow_mut().progress = Some(p.to_json());
-    }
-
-    /// Evaluates the lesson's checks when nothing has been said about them yet.
-    pub fn evaluate_if_unseen(&mut self) {
-        if self.lesson.lesson.is_some() && self.lesson.results.is_empty() {
-            self.evaluate();
-        }
+        self.view.prompt.clone()
     }
 
     /// The terminal's scrollback, to append to.
@@ -287,7 +305,29 @@ impl PageState {
 
     /// The etcd revisions time travel reaches: the oldest kept, and the present.
     pub fn revisions(&self) -> (i64, i64) {
-        self.sim.borrow().moment().1
+        self.view.revisions
+    }
+
+    /// What the frames must carry, as the page's state asks.
+    pub fn frame_query(&self) -> FrameQuery {
+        FrameQuery {
+            past: self.past,
+            board: true,
+            board_at: None,
+            sequence: self.following.is_some(),
+            detail: self.detail.clone(),
+        }
+    }
+
+    /// The clock as the simulation must know it.
+    pub fn clock_settings(&self) -> ClockSettings {
+        let c = &self.clock;
+        ClockSettings { playing: c.playing, speed: c.speed, teaching: c.teaching, presenter: c.presenter }
+    }
+
+    /// Whether a tick's request is on its way.
+    pub fn ticking(&self) -> bool {
+        self.pending.values().any(|p| *p == Pending::Tick)
     }
 }
 

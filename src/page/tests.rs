@@ -5,13 +5,18 @@ use super::*;
 use crate::shell::Command;
 use std::rc::Rc;
 
-fn sandbox() -> PageState {
-    PageState::new(PageConfig { seed: 1, start_paused: true, ..PageConfig::default() })
+fn sandbox() -> Driver {
+    Driver::open(PageConfig { seed: 1, start_paused: true, ..PageConfig::default() })
 }
 
-fn lesson() -> PageState {
+/// The page's update with the simulation's replies fed back (`Driver`).
+fn update(page: &mut Driver, action: Action) -> Vec<Effect> {
+    page.update(action)
+}
+
+fn lesson() -> Driver {
     let source: Rc<str> = Rc::from(include_str!("../../lessons/03-reconcile.md"));
-    PageState::new(PageConfig {
+    Driver::open(PageConfig {
         seed: 1,
         start_paused: true,
         lesson: Some("03-reconcile".into()),
@@ -20,11 +25,11 @@ fn lesson() -> PageState {
     })
 }
 
-fn enter(state: &mut PageState, line: &str) -> Vec<Effect> {
+fn enter(state: &mut Driver, line: &str) -> Vec<Effect> {
     update(state, Action::TerminalKey(Key::Enter, line.into()))
 }
 
-fn lines(state: &PageState) -> Vec<Line> {
+fn lines(state: &Driver) -> Vec<Line> {
     state.terminal.lines.to_vec()
 }
 
@@ -55,7 +60,7 @@ fn the_arrows_recall_the_history_and_go_back_to_an_empty_line() {
     let mut s = sandbox();
     enter(&mut s, "kubectl get nodes");
     enter(&mut s, "kubectl get pods");
-    let up = |s: &mut PageState| update(s, Action::TerminalKey(Key::Up, String::new()));
+    let up = |s: &mut Driver| update(s, Action::TerminalKey(Key::Up, String::new()));
     assert!(up(&mut s).contains(&Effect::SetInput("kubectl get pods".into())));
     assert!(up(&mut s).contains(&Effect::SetInput("kubectl get nodes".into())));
     assert!(up(&mut s).contains(&Effect::SetInput("kubectl get nodes".into())));
@@ -92,9 +97,9 @@ fn ctrl_d_outside_a_container_shell_is_left_to_the_browser() {
 fn a_live_watch_stays_open_and_ctrl_c_stops_it() {
     let mut s = sandbox();
     enter(&mut s, "kubectl get pods -w");
-    assert!(s.live_watch.is_some());
+    assert!(s.sim.watching());
     update(&mut s, Action::TerminalKey(Key::CtrlC, String::new()));
-    assert!(s.live_watch.is_none());
+    assert!(!s.sim.watching());
 }
 
 #[test]
@@ -124,9 +129,9 @@ fn choosing_a_speed_leaves_the_teaching_pace_and_choosing_teaching_goes_back() {
 fn pause_and_play_toggle_the_clock_and_a_paused_tick_changes_nothing() {
     let mut s = sandbox();
     assert!(!s.clock.playing);
-    let now = s.sim.borrow().session().cluster.now();
+    let now = s.sim.session().cluster.now();
     assert!(update(&mut s, Action::Tick).is_empty());
-    assert_eq!(s.sim.borrow().session().cluster.now(), now);
+    assert_eq!(s.sim.session().cluster.now(), now);
     update(&mut s, Action::TogglePlay);
     assert!(s.clock.playing);
     update(&mut s, Action::Shortcut(' '));
@@ -138,9 +143,9 @@ fn a_tick_at_a_chosen_speed_moves_virtual_time_by_the_tick_times_the_speed() {
     let mut s = sandbox();
     update(&mut s, Action::Speed("2".into()));
     update(&mut s, Action::TogglePlay);
-    let before = s.sim.borrow().session().cluster.now();
+    let before = s.sim.session().cluster.now();
     let fx = update(&mut s, Action::Tick);
-    let moved = s.sim.borrow().session().cluster.now().since(before);
+    let moved = s.sim.session().cluster.now().since(before);
     assert_eq!(moved, crate::sim::Duration(u64::from(update::TICK_MS) * 2));
     assert_eq!(fx, vec![Effect::RedrawIfDue]);
     assert_eq!(s.clock.ticks, 1);
@@ -154,7 +159,7 @@ fn the_clock_saves_the_session_every_two_seconds_of_ticks() {
     let saves =
         (0..2 * update::TICKS_PER_S).flat_map(|_| update(&mut s, Action::Tick)).filter(|e| *e == Effect::Save).count();
     assert_eq!(saves, 1);
-    assert_eq!(s.journal.borrow().now, s.sim.borrow().session().cluster.now().0);
+    assert_eq!(s.journal.borrow().now, s.sim.session().cluster.now().0);
 }
 
 #[test]
@@ -170,9 +175,9 @@ fn changing_the_pace_starts_the_clocks_count_afresh() {
 #[test]
 fn step_runs_one_component_and_is_kept_in_the_journal() {
     let mut s = sandbox();
-    let seq = s.sim.borrow().session().cluster.record.last_seq();
+    let seq = s.sim.session().cluster.record.last_seq();
     let fx = update(&mut s, Action::Step);
-    assert!(s.sim.borrow().session().cluster.record.last_seq() >= seq);
+    assert!(s.sim.session().cluster.record.last_seq() >= seq);
     assert_eq!(s.journal.borrow().entries.len(), 1);
     assert!(fx.contains(&Effect::Save));
 }
@@ -189,7 +194,7 @@ fn skip_to_settled_runs_sim_settle_and_skips_the_maps_story() {
     );
     update(&mut s, Action::Shortcut('s'));
     assert!(lines(&s).contains(&Line::Command("sim settle".into())));
-    assert!(s.flow.borrow().idle(), "the map has nothing left to tell");
+    assert!(s.view.flow.messages.is_empty(), "the map has nothing left to tell");
 }
 
 #[test]
@@ -340,7 +345,7 @@ fn a_page_opened_with_a_saved_session_shows_its_commands() {
     let mut s = sandbox();
     enter(&mut s, "kubectl run web --image=nginx");
     let journal = s.journal.borrow().clone();
-    let reopened = PageState::new(PageConfig { seed: 1, journal: Some(journal), ..PageConfig::default() });
+    let reopened = Driver::open(PageConfig { seed: 1, journal: Some(journal), ..PageConfig::default() });
     assert_eq!(lines(&reopened)[0], Line::Command("kubectl run web --image=nginx".into()));
     assert!(reopened.clock.playing);
 }
@@ -348,7 +353,7 @@ fn a_page_opened_with_a_saved_session_shows_its_commands() {
 #[test]
 fn a_refused_shared_session_is_said_from_the_start_and_a_failed_save_replaces_it() {
     let refused = StorageStatus::Refused("it is not a session".into());
-    let mut s = PageState::new(PageConfig { seed: 1, storage: refused.clone(), ..PageConfig::default() });
+    let mut s = Driver::open(PageConfig { seed: 1, storage: refused.clone(), ..PageConfig::default() });
     assert_eq!(s.storage, refused);
     let fx = update(&mut s, Action::Storage(StorageStatus::Full { bytes: 9000 }));
     assert_eq!(s.storage, StorageStatus::Full { bytes: 9000 });
@@ -384,7 +389,7 @@ fn a_lessons_manifest_goes_to_the_editor_and_its_command_runs_in_the_terminal() 
 
 #[test]
 fn a_lesson_that_could_not_be_fetched_says_why_beside_the_index() {
-    let s = PageState::new(PageConfig {
+    let s = Driver::open(PageConfig {
         seed: 1,
         lesson: Some("99-missing".into()),
         lesson_source: Some(Err("404 Not Found".into())),
@@ -433,9 +438,9 @@ fn the_page_sends_its_commands_to_the_simulation_and_draws_the_frame_a_simulatio
     update(&mut page, Action::Settle);
     update(&mut page, Action::Step);
     let mut sim = Simulation::new(1);
-    sim.answer(SimRequest::Run { line: create.into(), stdin: None, beside: false });
+    sim.answer(SimRequest::Run { line: create.into(), stdin: None, to_shell: false });
     sim.answer(SimRequest::Settle);
     sim.answer(SimRequest::Step);
     let query = FrameQuery { board: true, sequence: true, detail: Some(Detail::Etcd), ..FrameQuery::default() };
-    assert_eq!(page.sim.borrow().peek_frame(&query), sim.peek_frame(&query));
+    assert_eq!(page.sim.peek_frame(&query), sim.peek_frame(&query));
 }

@@ -1,43 +1,39 @@
-//! The one function that changes the page: it applies an action to the state, running what
-//! it asks of the simulated session, and returns what the browser must then do.
+//! The one function that changes the page: it applies an action to the state and returns what
+//! the browser must then do — among it the requests for the simulation (`Effect::Ask`), whose
+//! replies come back as `Action::Reply`. The page never reads the simulation in place: in a
+//! worker or in the page's own thread, it answers only by reply.
 
 use super::action::{Action, Effect, Key, ManifestAction};
-use super::state::{Detail, PageState};
-use super::terminal::{Editing, Line, edit_as_get, push_output, trim};
-use crate::cluster::Cluster;
+use super::state::{Detail, PageState, Pending};
+use super::terminal::{Editing, Line, push_output, trim};
 use crate::page::journal::Journal;
-use crate::page::sim::SimRequest;
-use crate::shell::Command;
-use crate::sim::Duration;
+use crate::page::sim::{JournalChange, SimReply, SimRequest};
 use std::rc::Rc;
 
-/// Real milliseconds between clock ticks. Short, so the simulation's budget per tick
-/// (`BUDGET_MS`) comes round often.
-pub const TICK_MS: u32 = 20;
+pub use crate::page::sim::simulation::TICK_MS;
 /// Ticks in one real second.
 pub const TICKS_PER_S: u32 = 1000 / TICK_MS;
-/// Real milliseconds a tick may spend running components (the rest of a 16.7 ms frame draws).
-pub const BUDGET_MS: f64 = 6.0;
-/// At the teaching pace, while the map has nothing to show, virtual time runs this many times
-/// faster than real time until something happens (a pull of a few seconds takes that long).
-const TEACHING_IDLE_SPEED: u64 = 1;
 
 /// Applies `action` to the page's state; returns what the shell must do, in order.
 pub fn update(state: &mut PageState, action: Action) -> Vec<Effect> {
     let before = clock_key(state);
     let mut fx = Vec::new();
-    let tick = action == Action::Tick;
+    let quiet = matches!(action, Action::Tick | Action::Reply(..));
     apply(state, action, &mut fx);
     if clock_key(state) != before {
         // A new speed, a pause or the teaching pace: the clock and its meter start afresh.
         state.clock.meter.reset();
         state.clock.ticks = 0;
     }
-    if !tick {
-        state.evaluate_if_unseen();
-        if !fx.contains(&Effect::Redraw) && redraws_after(&fx) {
-            fx.push(Effect::Redraw);
-        }
+    // The simulation hears of a new view or clock before anything else is asked of it.
+    let settings = (state.frame_query(), state.clock_settings());
+    if state.told.as_ref() != Some(&settings) && state.view.ready {
+        state.told = Some(settings.clone());
+        let (query, clock) = settings;
+        fx.insert(0, ask(state, SimRequest::Settings { query, clock }, Pending::Other));
+    }
+    if !quiet && !fx.contains(&Effect::Redraw) && redraws_after(&fx) {
+        fx.push(Effect::Redraw);
     }
     fx
 }
@@ -49,15 +45,49 @@ pub fn clock_key(state: &PageState) -> (bool, u64, bool, bool) {
 }
 
 /// A student's action redraws the page, unless all it did was drive the editor or the
-/// terminal's line (which draw themselves), or nothing.
+/// terminal's line (which draw themselves), ask the simulation something, or nothing.
 fn redraws_after(fx: &[Effect]) -> bool {
     fx.iter().any(|e| {
-        !matches!(e, Effect::SetEditorText(_) | Effect::FocusEditor | Effect::SetInput(_) | Effect::KeyHandled)
+        !matches!(
+            e,
+            Effect::SetEditorText(_) | Effect::FocusEditor | Effect::SetInput(_) | Effect::KeyHandled | Effect::Ask(..)
+        )
     })
+}
+
+/// The effect that sends `request`, noting what to do with its reply.
+fn ask(state: &mut PageState, request: SimRequest, then: Pending) -> Effect {
+    let id = state.next_request;
+    state.next_request += 1;
+    state.pending.insert(id, then);
+    Effect::Ask(id, request)
 }
 
 fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
     match action {
+        Action::Open => {
+            // The simulation replays the page's journal (a fresh cluster when it is empty).
+            let settings = (state.frame_query(), state.clock_settings());
+            state.told = Some(settings.clone());
+            let (query, clock) = settings;
+            let journal = state.journal.borrow().clone();
+            let load = SimRequest::Load { journal, lesson: state.lesson.source.clone(), step: state.open_step.take() };
+            fx.push(ask(state, SimRequest::Settings { query, clock }, Pending::Other));
+            fx.push(ask(state, load, Pending::Load));
+        }
+        Action::Reply(id, reply) => {
+            let then = state.pending.remove(&id).unwrap_or(Pending::Other);
+            replied(state, then, *reply, fx);
+        }
+        Action::SimFailed(why) => {
+            // The worker stopped: the page answers in its own thread from now on, replaying
+            // the journal it holds.
+            state.failure = Some(why);
+            state.pending.clear();
+            state.told = None;
+            fx.push(Effect::Redraw);
+            apply(state, Action::Open, fx);
+        }
         Action::Tick => tick(state, fx),
         Action::TerminalKey(key, value) => terminal_key(state, key, value, fx),
         Action::Run(shown, command) => run(state, shown, command, fx),
@@ -66,13 +96,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::SetEditorText(text));
             fx.push(Effect::FocusEditor);
         }
-        Action::LessonGo(step) => {
-            if let Some(p) = state.lesson.progress.as_mut() {
-                p.go_to(step, state.sim.borrow().session());
-            }
-            state.evaluate();
-            fx.push(Effect::Redraw);
-        }
+        Action::LessonGo(step) => fx.push(ask(state, SimRequest::LessonGo(step), Pending::Other)),
         Action::Manifest(action, text) => manifest(state, action, text, fx),
         Action::EditorTyped => {
             // Typing clears the marks; the editor redraws itself otherwise.
@@ -88,20 +112,10 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
                 fx.push(Effect::Redraw);
             }
         }
-        Action::Step => {
-            let now = state.sim.borrow().session().cluster.now();
-            state.journal.borrow_mut().step(now);
-            state.sim.borrow_mut().apply(SimRequest::Step);
-            poll_watch(state);
-            state.evaluate();
-            save(state, fx);
-            fx.push(Effect::Redraw);
-        }
+        Action::Step => fx.push(ask(state, SimRequest::Step, Pending::Save)),
         Action::Settle => {
-            run(state, "sim settle".into(), Command::new("sim settle"), fx);
-            // Skipping to settled skips the story too: the map shows the settled cluster now
-            // rather than telling every hop of the way at the teaching pace.
-            state.flow.borrow_mut().skip(&state.sim.borrow().session().cluster);
+            let shown = "sim settle".to_string();
+            fx.push(ask(state, SimRequest::Settle, Pending::Run { shown }));
         }
         Action::TogglePlay => {
             state.clock.playing = !state.clock.playing;
@@ -135,23 +149,15 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             save(state, fx);
             fx.push(Effect::Share);
         }
-        Action::Export => {
-            let objects = crate::shell::export::objects(&state.sim.borrow().session().cluster);
-            fx.push(Effect::Download {
-                file: "kubeloop-export.yaml".into(),
-                text: crate::shell::export::to_file(&objects),
-                note: format!("kubeloop-export.yaml: {} object(s) you created, for kubectl apply -f", objects.len()),
-            });
-        }
+        Action::Export => fx.push(ask(state, SimRequest::Export, Pending::Export)),
         Action::Note(note) => {
             state.share_note = note;
             fx.push(Effect::Redraw);
         }
         Action::Reset => {
-            state.sim.borrow_mut().apply(SimRequest::Reset { seed: state.seed });
+            fx.push(ask(state, SimRequest::Reset { seed: state.seed }, Pending::Save));
             *state.journal.borrow_mut() = Journal::new(state.seed);
             state.lines().clear();
-            save(state, fx);
             fx.push(Effect::ClearAddressHash);
             state.share_note.clear();
             fx.push(Effect::Redraw);
@@ -159,9 +165,8 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         Action::Load(loaded) => {
             if let Some(j) = loaded {
                 let lesson = state.lesson.source.clone();
-                let reply = state.sim.borrow_mut().apply(SimRequest::Load { journal: j.clone(), lesson });
-                *state.journal.borrow_mut() = j;
-                state.terminal.lines = Rc::new(reply.replayed.unwrap_or_default());
+                *state.journal.borrow_mut() = j.clone();
+                fx.push(ask(state, SimRequest::Load { journal: j, lesson, step: None }, Pending::Load));
             }
             fx.push(Effect::Redraw);
         }
@@ -169,18 +174,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             state.storage = status;
             fx.push(Effect::Redraw);
         }
-        Action::Inspect(target) => {
-            // `kind/name`, or a bare pod name from the pod table.
-            let (kind, name) = match target.split_once('/') {
-                Some((k, n)) => (crate::api::Kind::from_resource_arg(k), n.to_string()),
-                None => (Some(crate::api::Kind::Pod), target.clone()),
-            };
-            if let Some(kind) = kind {
-                state.inspected =
-                    Some(crate::views::overview::inspect(state.sim.borrow_mut().session_mut(), kind, "default", &name));
-            }
-            fx.push(Effect::Redraw);
-        }
+        Action::Inspect(target) => fx.push(ask(state, SimRequest::Inspect(target), Pending::Other)),
         Action::CloseInspector => {
             state.inspected = None;
             fx.push(Effect::Redraw);
@@ -192,8 +186,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::Follow => {
             state.clock.playing = false;
-            state.following =
-                Some(crate::views::overview::follow_latest_write(&state.sim.borrow().session().cluster, 300));
+            fx.push(ask(state, SimRequest::Follow, Pending::Other));
             fx.push(Effect::Redraw);
         }
         Action::Unfollow => {
@@ -203,6 +196,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
         }
         Action::FollowStep(seq) => {
             state.spotlight = Some(seq);
+            spotlight(state, seq, fx);
             fx.push(Effect::Redraw);
         }
         Action::SequenceSelect(seq, revision) => {
@@ -211,6 +205,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             state.spotlight = Some(seq);
             state.clock.playing = false;
             state.past = Some(revision);
+            spotlight(state, seq, fx);
             fx.push(Effect::Redraw);
         }
         Action::FilterEvents(filter) => {
@@ -252,93 +247,209 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
     }
 }
 
+/// The followed step's message travels the map again, alone.
+fn spotlight(state: &mut PageState, seq: u64, fx: &mut Vec<Effect>) {
+    let now_ms = (state.real_ms)();
+    fx.push(ask(state, SimRequest::Spotlight { seq, now_ms }, Pending::Other));
+}
+
 /// Sets the journal's clock and asks for it to be saved.
 fn save(state: &mut PageState, fx: &mut Vec<Effect>) {
-    state.journal.borrow_mut().now = state.sim.borrow().session().cluster.now().0;
+    state.journal.borrow_mut().now = state.view.time_ms;
     fx.push(Effect::Save);
 }
 
-/// The clock's tick: virtual time moves on by the tick times the speed, or, at the teaching
-/// pace, only while the map has nothing left to show.
+/// The clock's tick: the simulation is asked to move on, unless it has not answered the
+/// previous tick yet (a busy simulation is never sent a queue of ticks to catch up on).
 fn tick(state: &mut PageState, fx: &mut Vec<Effect>) {
-    if !state.clock.playing {
+    if !state.view.ready || state.ticking() {
         return;
     }
-    let mut ended = None;
-    if state.clock.teaching {
-        let pace = crate::views::flow::Pace::teaching(state.clock.presenter);
-        // By reference still: at the teaching pace the clock waits on the map's flow, which
-        // reads the record in place (a worker would run to the next recorded hop instead).
-        let mut sim = state.sim.borrow_mut();
-        let s = sim.session_mut();
-        let mut f = state.flow.borrow_mut();
-        let target = s.cluster.now() + Duration(u64::from(TICK_MS) * TEACHING_IDLE_SPEED);
-        let mut steps = 0;
-        while f.idle() && s.cluster.now() < target && steps < 2000 {
-            s.cluster.step_toward(target);
-            f.absorb(&s.cluster, pace);
-            steps += 1;
-        }
-    } else {
-        let speed_pct = clock_key(state).1;
-        let step = Duration((u64::from(TICK_MS) * speed_pct / 100).max(1));
-        let real_ms = state.real_ms;
-        let mut sim = state.sim.borrow_mut();
-        sim.set_real_clock(real_ms);
-        ended = sim.apply(SimRequest::Advance { virtual_ms: step.0, budget_ms: BUDGET_MS }).ended;
-        let now = sim.session().cluster.now().0;
-        drop(sim);
-        state.clock.meter.observe(real_ms(), now);
+    // Paused with nothing on its way across the map, there is nothing to ask.
+    let now_ms = (state.real_ms)();
+    if !state.clock.playing && !state.view.flow.busy && !state.view.flow.moving(now_ms) {
+        return;
     }
-    state.clock.ticks += 1;
-    poll_watch(state);
-    // A container shell's session ends when its container stops.
-    let ended = ended.map(|o| o.to_output()).or_else(|| state.sim.borrow_mut().session_mut().poll());
-    if let Some(out) = ended {
-        push_output(state.lines(), &out);
-        fx.push(Effect::Redraw);
-    }
-    let ticks = state.clock.ticks;
-    if ticks % TICKS_PER_S == 0 {
-        state.evaluate();
-    }
-    if ticks % (2 * TICKS_PER_S) == 0 {
-        save(state, fx);
-    }
-    fx.push(Effect::RedrawIfDue);
+    fx.push(ask(state, SimRequest::Tick { now_ms }, Pending::Tick));
 }
 
-/// Runs what is due within `d` of virtual time, as `Cluster::advance` does, unless that takes
-/// more than `budget_ms` of real time (`real_ms`): then the clock stops where the work
-/// stopped, and the next tick carries on from there.
-pub fn advance_within(cluster: &mut Cluster, d: Duration, budget_ms: f64, real_ms: fn() -> f64) {
-    let target = cluster.now() + d;
-    let end = real_ms() + budget_ms;
-    while cluster.now() < target {
-        cluster.step_toward(target);
-        if real_ms() >= end {
-            break;
+/// A reply came: the frame, journal and lesson it brings are kept, and what was asked is
+/// carried on.
+fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<Effect>) {
+    let redraw = take_frame(state, &reply);
+    if let Some(change) = reply.journal {
+        let mut journal = state.journal.borrow_mut();
+        let now = journal.now;
+        let appended = matches!(change, JournalChange::Append { .. });
+        change.apply_to(&mut journal);
+        if appended {
+            journal.now = journal.now.max(now);
         }
     }
-}
-
-/// Runs a command in the simulation (`beside`: from a page control, as from a second
-/// terminal) and returns what it printed.
-fn execute(state: &PageState, command: &Command, beside: bool) -> crate::kubectl::Output {
-    let stdin = command.heredoc.as_ref().map(|(_, body)| body.clone());
-    let request = SimRequest::Run { line: command.line.clone(), stdin, beside };
-    state.sim.borrow_mut().apply(request).output.map(|o| o.to_output()).unwrap_or_default()
-}
-
-/// The rows a live `kubectl get -w` has for the terminal now.
-fn poll_watch(state: &mut PageState) {
-    let Some(w) = state.live_watch.as_mut() else { return };
-    let rows = w.poll(&mut state.sim.borrow_mut().session_mut().cluster);
-    if !rows.is_empty() {
-        let lines = Rc::make_mut(&mut state.terminal.lines);
+    let mut changed = redraw;
+    if let Some(l) = reply.lesson {
+        state.lesson.progress = Some(l.progress);
+        state.lesson.results = l.results;
+        changed = true;
+    }
+    if let Some(rows) = &reply.watch_rows {
+        let lines = state.lines();
         lines.push(Line::Out(rows.trim_end().to_string()));
         trim(lines);
+        changed = true;
     }
+    // A container shell's session ends when its container stops.
+    if let Some(out) = &reply.ended {
+        push_output(state.lines(), &out.to_output());
+        changed = true;
+    }
+    if let Some(view) = reply.inspection {
+        state.inspected = Some(view);
+        changed = true;
+    }
+    if let Some(chain) = reply.following {
+        state.following = Some(chain);
+        changed = true;
+    }
+    let out = reply.output.map(|o| o.to_output());
+    match then {
+        Pending::Tick => {
+            state.clock.ticks += 1;
+            if state.clock.playing && !state.clock.teaching {
+                state.clock.meter.observe((state.real_ms)(), state.view.time_ms);
+            }
+            if state.clock.ticks % (2 * TICKS_PER_S) == 0 {
+                save(state, fx);
+            }
+            if changed {
+                fx.push(Effect::RedrawIfDue);
+            }
+            return;
+        }
+        Pending::Load => {
+            if let Some(lines) = reply.replayed {
+                state.terminal.lines = Rc::new(lines);
+            }
+        }
+        Pending::Run { shown } => {
+            state.lines().push(Line::Command(shown));
+            if let Some(opened) = reply.opened {
+                fx.push(Effect::SetEditorText(opened.text.clone()));
+                fx.push(Effect::FocusEditor);
+                state.lines().push(Line::Out(format!(
+                    "Editing {} in the manifest editor: change it, then press \"save edit\" (like kubectl edit, it sends what you changed as a patch).",
+                    opened.what
+                )));
+                state.editor.editing = Some(Rc::new(Editing { what: opened.what, opened: opened.text }));
+            }
+            if let Some(out) = &out {
+                push_output(state.lines(), out);
+            }
+            if !reply.watching {
+                save(state, fx);
+            }
+        }
+        Pending::Typed { prompt, shown } => {
+            let lines = state.lines();
+            lines.push(Line::Typed(format!("{prompt}{shown}")));
+            if let Some(out) = &out {
+                push_output(lines, out);
+            }
+            save(state, fx);
+        }
+        Pending::Manifest { action, line, text } => {
+            let out = out.unwrap_or_default();
+            let ok = out.code == 0;
+            let shown = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
+            let lines = state.lines();
+            lines.push(Line::Command(format!("{line} < manifest.yaml")));
+            lines.push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
+            if ok && action != ManifestAction::DryRun {
+                state.editor.editing = None;
+            }
+            state.editor.marks =
+                Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) });
+            state.editor.result = Some((ok, shown));
+            save(state, fx);
+        }
+        Pending::EditSave { text } => {
+            let out = out.unwrap_or_default();
+            let ok = out.code == 0;
+            let shown = out.combined().trim_end().to_string();
+            state.lines().push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
+            if ok {
+                state.editor.editing = None;
+            }
+            state.editor.marks =
+                Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) });
+            state.editor.result = Some((ok, shown));
+            save(state, fx);
+        }
+        Pending::Complete => {
+            if let Some(done) = reply.completion {
+                fx.push(Effect::SetInput(done.line.clone()));
+                if !done.candidates.is_empty() {
+                    let lines = state.lines();
+                    lines.push(Line::Command(done.line));
+                    lines.push(Line::Out(done.candidates.join("  ")));
+                }
+            }
+        }
+        Pending::Export => {
+            if let Some(file) = reply.export {
+                fx.push(Effect::Download {
+                    file: "kubeloop-export.yaml".into(),
+                    text: file.text,
+                    note: format!("kubeloop-export.yaml: {} object(s) you created, for kubectl apply -f", file.objects),
+                });
+            }
+        }
+        Pending::Save => save(state, fx),
+        Pending::Other => {
+            if changed {
+                fx.push(Effect::Redraw);
+            }
+            return;
+        }
+    }
+    fx.push(Effect::Redraw);
+}
+
+/// Keeps what the reply's frame brings; true when something drawn changed.
+fn take_frame(state: &mut PageState, reply: &SimReply) -> bool {
+    let f = &reply.frame;
+    let v = &mut state.view;
+    let mut changed = !v.ready || v.last_seq != f.last_seq || v.time_ms != f.time_ms || v.prompt != f.prompt;
+    v.ready = true;
+    v.last_seq = f.last_seq;
+    v.time_ms = f.time_ms;
+    v.revisions = f.revisions;
+    v.prompt = f.prompt.clone();
+    if let Some(s) = &f.snapshot {
+        v.snapshot = Rc::new(s.clone());
+        changed = true;
+    }
+    if let Some(b) = &f.board {
+        if *v.board != *b {
+            v.board = Rc::new(b.clone());
+            changed = true;
+        }
+    }
+    if *v.flow != f.flow {
+        v.flow = Rc::new(f.flow.clone());
+        changed = true;
+    }
+    let sequence = f.sequence.clone().map(Rc::new);
+    if v.sequence != sequence {
+        v.sequence = sequence;
+        changed = true;
+    }
+    let detail = f.detail.clone().map(Rc::new);
+    if v.detail != detail {
+        v.detail = detail;
+        changed = true;
+    }
+    changed
 }
 
 /// A key in the terminal's input line, whose text is `value`.
@@ -346,20 +457,11 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
     match key {
         Key::Tab => {
             fx.push(Effect::KeyHandled);
-            let done = crate::shell::completion::complete(state.sim.borrow().session(), &value);
-            fx.push(Effect::SetInput(done.line.clone()));
-            if !done.candidates.is_empty() {
-                let lines = state.lines();
-                lines.push(Line::Command(done.line));
-                lines.push(Line::Out(done.candidates.join("  ")));
-                fx.push(Effect::Redraw);
-            }
+            fx.push(ask(state, SimRequest::Complete(value), Pending::Complete));
         }
         Key::CtrlC => {
             fx.push(Effect::KeyHandled);
-            if let Some(watch) = state.live_watch.take() {
-                watch.stop(&mut state.sim.borrow_mut().session_mut().cluster);
-            }
+            fx.push(ask(state, SimRequest::Interrupt, Pending::Other));
             let line = match state.prompt() {
                 Some(prompt) => Line::Typed(format!("{prompt}{value}^C")),
                 None => Line::Command(format!("{value}^C")),
@@ -373,7 +475,7 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
         Key::CtrlD => {
             if value.is_empty() && state.prompt().is_some() {
                 fx.push(Effect::KeyHandled);
-                typed(state, "exit".into(), Command::new("exit"), fx);
+                typed(state, "exit".into(), fx);
             }
         }
         Key::Enter => {
@@ -386,8 +488,12 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
                 state.terminal.history.push(value.clone());
             }
             state.terminal.cursor = state.terminal.history.len();
-            let command = Command::new(&value);
-            typed(state, value, command, fx);
+            if state.prompt().is_some() {
+                typed(state, value, fx);
+            } else {
+                let command = crate::shell::Command::new(&value);
+                run(state, value, command, fx);
+            }
         }
         Key::Up | Key::Down => {
             fx.push(Effect::KeyHandled);
@@ -398,130 +504,31 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
     }
 }
 
-/// A line typed in the terminal: to the container's shell while attached to one (shown
-/// after its prompt), else run as any command.
-fn typed(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effect>) {
-    let Some(prompt) = state.prompt() else {
-        run(state, shown, command, fx);
-        return;
-    };
-    let now = state.sim.borrow().session().cluster.now();
-    // An empty line changes nothing (and an empty journal entry is a step).
-    if !command.line.trim().is_empty() {
-        state.journal.borrow_mut().command(now, &command);
-    }
-    let out = execute(state, &command, false);
-    state.evaluate();
-    save(state, fx);
-    let lines = state.lines();
-    lines.push(Line::Typed(format!("{prompt}{shown}")));
-    push_output(lines, &out);
-    fx.push(Effect::Redraw);
+/// A line typed at the prompt of the container shell the terminal is attached to.
+fn typed(state: &mut PageState, line: String, fx: &mut Vec<Effect>) {
+    let prompt = state.prompt().unwrap_or_default();
+    let request = SimRequest::Run { line: line.clone(), stdin: None, to_shell: true };
+    fx.push(ask(state, request, Pending::Typed { prompt, shown: line }));
 }
 
 /// Runs a command as if typed, echoing it (as `shown`) and its output in the terminal. While
 /// the terminal is attached to a container's shell, it runs beside it, as a second terminal
 /// would. `kubectl get -w` stays open; `kubectl edit` opens the object in the editor.
-fn run(state: &mut PageState, shown: String, command: Command, fx: &mut Vec<Effect>) {
-    let beside = state.prompt().is_some();
-    let words = crate::shell::split_words(&command.line).unwrap_or_default();
-    let live = match words.split_first() {
-        Some((program, rest)) if (program == "kubectl" || program == "k") && !command.line.contains('|') => {
-            crate::kubectl::start_live_watch(&mut state.sim.borrow_mut().session_mut().cluster, rest)
-        }
-        _ => None,
-    };
-    if let Some(started) = live {
-        state.lines().push(Line::Command(shown));
-        match started {
-            Ok((out, watch)) => {
-                push_output(state.lines(), &out);
-                if let Some(old) = state.live_watch.replace(watch) {
-                    old.stop(&mut state.sim.borrow_mut().session_mut().cluster);
-                }
-            }
-            Err(out) => push_output(state.lines(), &out),
-        }
-        fx.push(Effect::Redraw);
-        return;
-    }
-    if let Some(get) = edit_as_get(&command.line) {
-        // The object's YAML opens in the editor (what was opened is kept), and saving sends
-        // what changed since as a patch, as kubectl edit does.
-        let now = state.sim.borrow().session().cluster.now();
-        let get = Command::new(&get);
-        state.journal.borrow_mut().command_beside(now, &get, beside);
-        let out = execute(state, &get, true);
-        state.lines().push(Line::Command(shown));
-        if out.code == 0 {
-            let opened = format!("{}{}", crate::kubectl::edit::HEADER, out.stdout);
-            fx.push(Effect::SetEditorText(opened.clone()));
-            fx.push(Effect::FocusEditor);
-            let what = command.line.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
-            state.lines().push(Line::Out(format!(
-                "Editing {what} in the manifest editor: change it, then press \"save edit\" (like kubectl edit, it sends what you changed as a patch)."
-            )));
-            state.editor.editing = Some(Rc::new(Editing { what, opened }));
-        } else {
-            push_output(state.lines(), &out);
-        }
-        fx.push(Effect::Redraw);
-        return;
-    }
-    let now = state.sim.borrow().session().cluster.now();
-    state.journal.borrow_mut().command_beside(now, &command, beside);
-    let out = execute(state, &command, true);
-    state.evaluate();
-    save(state, fx);
-    let lines = state.lines();
-    lines.push(Line::Command(shown));
-    push_output(lines, &out);
-    poll_watch(state);
-    fx.push(Effect::Redraw);
+fn run(state: &mut PageState, shown: String, command: crate::shell::Command, fx: &mut Vec<Effect>) {
+    let stdin = command.heredoc.map(|(_, body)| body);
+    let request = SimRequest::Run { line: command.line, stdin, to_shell: false };
+    fx.push(ask(state, request, Pending::Run { shown }));
 }
 
 /// The editor's buttons: its text goes to kubectl on standard input (or, while `kubectl edit`
 /// has an object open, what changed goes as a patch); a failure marks the lines it points at.
 fn manifest(state: &mut PageState, action: ManifestAction, text: String, fx: &mut Vec<Effect>) {
     if let (Some(open), ManifestAction::Apply) = (state.editor.editing.clone(), action) {
-        let now = state.sim.borrow().session().cluster.now();
-        let saved = crate::kubectl::edit::save(&mut state.sim.borrow_mut().session_mut().cluster, &open.opened, &text);
-        // The session keeps the request the save sent, so that it replays.
-        if let Some(replay) = &saved.replay {
-            let beside = state.prompt().is_some();
-            state.journal.borrow_mut().command_beside(now, replay, beside);
-        }
-        state.evaluate();
-        save(state, fx);
-        let out = saved.output;
-        let ok = out.code == 0;
-        let shown = out.combined().trim_end().to_string();
-        state.lines().push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
-        if ok {
-            state.editor.editing = None;
-        }
-        state.editor.marks = Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) });
-        state.editor.result = Some((ok, shown));
-        fx.push(Effect::Redraw);
+        let request = SimRequest::EditSave { opened: open.opened.clone(), text: text.clone() };
+        fx.push(ask(state, request, Pending::EditSave { text }));
         return;
     }
     let line = action.command_line();
-    let command = Command { line: line.clone(), heredoc: Some(("EOF".into(), text.clone())) };
-    let now = state.sim.borrow().session().cluster.now();
-    let beside = state.prompt().is_some();
-    state.journal.borrow_mut().command_beside(now, &command, beside);
-    let out = execute(state, &command, true);
-    state.evaluate();
-    save(state, fx);
-    let ok = out.code == 0;
-    let shown = if ok { out.stdout.trim_end().to_string() } else { out.combined().trim_end().to_string() };
-    let lines = state.lines();
-    lines.push(Line::Command(format!("{line} < manifest.yaml")));
-    lines.push(if ok { Line::Out(shown.clone()) } else { Line::Err(shown.clone()) });
-    if ok && action != ManifestAction::DryRun {
-        state.editor.editing = None;
-    }
-    state.editor.marks = Rc::new(if ok { Vec::new() } else { crate::editor::errors::locate(&text, &out.stderr) });
-    state.editor.result = Some((ok, shown));
-    fx.push(Effect::Redraw);
+    let request = SimRequest::Run { line: line.clone(), stdin: Some(text.clone()), to_shell: false };
+    fx.push(ask(state, request, Pending::Manifest { action, line, text }));
 }

@@ -8,7 +8,7 @@ use crate::util::sort::StableSort;
 
 /// What Tab does to a line: the line extended by the candidates' common prefix, and the
 /// candidates themselves (more than one: the terminal lists them).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Completion {
     pub line: String,
     pub candidates: Vec<String>,

@@ -1,7 +1,7 @@
 //! The cluster's pane: the inspector, the control plane's map (with the followed apply and
 //! the view a click on it opened), the nodes, the workloads, the pods and the events.
 
-use super::map::{self, Shared, SharedBoard, SharedFlow};
+use super::map::{self, SharedBoard, SharedFlow};
 use super::panels::{EventFilter, EventList, FollowChain, Inspector, NodeMap, PodTable, WorkloadTable};
 use super::view::Snapshot;
 use super::{etcd_view, reconcile_view, scheduler_view, sequence};
@@ -16,9 +16,6 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterPaneProps {
-    /// The simulation, by reference: only for the map's flow, which is not drawn from frames
-    /// yet. Everything else comes from the frame.
-    pub session: Shared,
     /// The frame's sequence diagram (while an apply is followed).
     pub sequence: Option<Rc<Sequence>>,
     /// The frame's view opened from the map.
@@ -28,9 +25,7 @@ pub struct ClusterPaneProps {
     /// The record's last entry: what is drawn from the cluster itself redraws when it moves.
     pub last_seq: u64,
     pub snap: Rc<Snapshot>,
-    pub speed: f64,
     pub teaching: bool,
-    pub presenter: bool,
     pub spotlight: Option<u64>,
     pub inspected: Option<Inspection>,
     pub following: Option<Vec<ChainStep>>,
@@ -59,9 +54,8 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                 <button id="follow-apply" class="small" onclick={d.reform(|_: MouseEvent| Action::Follow)}
                     title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
             </h2>
-            <map::ArchitectureMap session={props.session.clone()} flow={props.flow.clone()}
-                board={props.board.clone()} speed={props.speed} teaching={props.teaching} slow_motion={props.presenter}
-                spotlight={props.spotlight} on_pick={d.reform(Action::Pick)} />
+            <map::ArchitectureMap flow={props.flow.clone()} board={props.board.clone()} teaching={props.teaching}
+                on_pick={d.reform(Action::Pick)} />
             <map::MapLegend />
             if let Some(chain) = props.following.clone() {
                 <FollowChain {chain} on_close={d.reform(|()| Action::Unfollow)} on_step={d.reform(Action::FollowStep)} />

@@ -5,8 +5,7 @@
 //! the tokens.
 
 use super::clock::now_ms;
-use crate::page::sim::Simulation;
-use crate::views::flow::{Flow, Pace};
+use crate::page::sim::FlowFrame;
 use crate::views::map::{self as geo, Board, Layout, Rect, fit};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -14,21 +13,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use yew::prelude::*;
 
-/// The page's simulation, compared by identity (it is one for the page's life). By reference:
-/// the map's flow reads the record in place (it is not drawn from frames yet).
+/// The map's messages as the latest frame has them, compared by identity (a new frame's
+/// messages are a new one).
 #[derive(Clone)]
-pub struct Shared(pub Rc<RefCell<Simulation>>);
-
-impl PartialEq for Shared {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// The messages on their way, shared with the clock (at the teaching pace the simulation waits
-/// for them), compared by identity.
-#[derive(Clone)]
-pub struct SharedFlow(pub Rc<RefCell<Flow>>);
+pub struct SharedFlow(pub Rc<FlowFrame>);
 
 impl PartialEq for SharedFlow {
     fn eq(&self, other: &Self) -> bool {
@@ -47,23 +35,11 @@ impl PartialEq for SharedBoard {
     }
 }
 
-/// How fast messages go: the teaching pace, or one that follows the clock's speed.
-pub fn pace(speed: f64, teaching: bool, slow_motion: bool) -> Pace {
-    if teaching { Pace::teaching(slow_motion) } else { Pace::new(speed, slow_motion) }
-}
-
 #[derive(Properties, PartialEq)]
 pub struct MapProps {
-    pub session: Shared,
     pub flow: SharedFlow,
     pub board: SharedBoard,
-    pub speed: f64,
     pub teaching: bool,
-    /// Presenter mode: slow motion.
-    pub slow_motion: bool,
-    /// A record entry whose message to send now, alone (the followed step of a chain).
-    #[prop_or_default]
-    pub spotlight: Option<u64>,
     /// Opens an object (`pod/NAME`) or a view (`scheduler`, `etcd`, `controller/NAME`).
     #[prop_or_default]
     pub on_pick: Callback<String>,
@@ -80,18 +56,12 @@ fn reduced_motion() -> bool {
 pub fn architecture_map(props: &MapProps) -> Html {
     let reduced = use_mut_ref(reduced_motion);
     let redraw = use_force_update();
-    // Following a chain: each step the student moves to sends its message again.
+    // The animation loop: a frame is drawn while messages travel. The simulation says when
+    // each left; the page moves them on by itself, every animation frame.
+    let current = use_mut_ref(|| props.flow.0.clone());
+    *current.borrow_mut() = props.flow.0.clone();
     {
-        let (flow, session) = (props.flow.0.clone(), props.session.0.clone());
-        use_effect_with(props.spotlight, move |spot| {
-            if let (Some(seq), Ok(s), Ok(mut f)) = (*spot, session.try_borrow(), flow.try_borrow_mut()) {
-                f.spotlight(&s.session().cluster, seq, now_ms());
-            }
-        });
-    }
-    // The animation loop: a frame is drawn while messages travel or the record moved.
-    {
-        let (flow, session, redraw) = (props.flow.0.clone(), props.session.0.clone(), redraw.clone());
+        let (current, redraw) = (current.clone(), redraw.clone());
         use_effect_with((), move |_| {
             type Frame = Closure<dyn FnMut(f64)>;
             let slot: Rc<RefCell<Option<Frame>>> = Rc::new(RefCell::new(None));
@@ -104,14 +74,14 @@ pub fn architecture_map(props: &MapProps) -> Html {
                     .and_then(|f| web_sys::window()?.request_animation_frame(f.as_ref().unchecked_ref()).ok());
                 pending.set(id);
             };
+            // One more frame after the last message arrives, so it leaves the map.
+            let was_moving = Cell::new(false);
             *slot.borrow_mut() = Some(Closure::new(move |_: f64| {
-                let moved = match (flow.try_borrow(), session.try_borrow()) {
-                    (Ok(f), Ok(s)) => !f.idle() || s.session().cluster.record.last_seq() != f.cursor(),
-                    _ => false,
-                };
-                if moved {
+                let moving = current.try_borrow().is_ok_and(|f| f.moving(now_ms()));
+                if moving || was_moving.get() {
                     redraw.force_update();
                 }
+                was_moving.set(moving);
                 request(&again, &pending2);
             }));
             request(&slot, &pending);
@@ -125,14 +95,10 @@ pub fn architecture_map(props: &MapProps) -> Html {
     }
 
     let layout = &props.board.0.layout;
-    let (tokens, lights, caption, passed_over) = {
-        let mut f = props.flow.0.borrow_mut();
-        if let Ok(s) = props.session.0.try_borrow() {
-            f.frame(&s.session().cluster, now_ms(), pace(props.speed, props.teaching, props.slow_motion));
-        }
-        let messages = f.messages();
-        (layout.tokens(messages, *reduced.borrow()), layout.lights(messages), f.caption().to_string(), f.passed_over())
-    };
+    let flow = &props.flow.0;
+    let messages = flow.at(now_ms());
+    let (tokens, lights, caption, passed_over) =
+        (layout.tokens(&messages, *reduced.borrow()), layout.lights(&messages), flow.caption.clone(), flow.passed_over);
     let stage_lights = layout.stages.iter().enumerate().filter_map(|(i, (stage, r))| {
         let refused = lights.refused_at == Some(*stage);
         (i < lights.stages_reached).then(|| {

@@ -22,17 +22,14 @@ mod terminal;
 pub mod view;
 
 use crate::page::journal::Journal;
-use crate::page::sim::FrameQuery;
-use crate::page::update::{TICK_MS, clock_key};
+use crate::page::sim::{SimReply, SimRequest, Simulation};
+use crate::page::update::TICK_MS;
 use crate::page::{Action, Effect, PageConfig, PageState, update};
 use gloo_timers::callback::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
-
-/// Real milliseconds between two builds of the map's board while the clock runs.
-const BOARD_MS: f64 = 200.0;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct AppProps {
@@ -74,9 +71,28 @@ fn storage_key(lesson: Option<&str>) -> String {
     }
 }
 
+/// Where the page's requests go (in this thread, for now).
+#[derive(Clone, Default)]
+struct Port {
+    sim: Rc<RefCell<Option<Simulation>>>,
+}
+
+impl Port {
+    fn ask(&self, _id: u64, request: SimRequest) -> Option<SimReply> {
+        let mut sim = self.sim.borrow_mut();
+        let sim = sim.get_or_insert_with(|| {
+            let mut s = Simulation::new(1);
+            s.set_real_clock(clock::now_ms, crate::page::sim::simulation::THREAD_BUDGET_MS);
+            s
+        });
+        Some(sim.answer(request))
+    }
+}
+
 /// The page's state and what the shell needs to carry out an update's effects.
 struct Shell {
     state: Rc<RefCell<PageState>>,
+    port: Port,
     redraw: UseForceUpdateHandle,
     redraws: Rc<RefCell<clock::Redraws>>,
     editor: NodeRef,
@@ -88,14 +104,14 @@ impl Shell {
     /// Applies an action, then does what it asks in the browser (and the actions that follow
     /// from that: what the share and export buttons said). True when a key was handled.
     fn dispatch(&self, action: Action) -> bool {
-        let mut queue = vec![action];
+        let mut queue = std::collections::VecDeque::from([action]);
         let mut handled = false;
-        while let Some(action) = queue.pop() {
+        while let Some(action) = queue.pop_front() {
             let effects = update(&mut self.state.borrow_mut(), action);
             for effect in effects {
                 handled |= effect == Effect::KeyHandled;
                 if let Some(next) = self.perform(effect) {
-                    queue.push(next);
+                    queue.push_back(next);
                 }
             }
         }
@@ -139,6 +155,8 @@ impl Shell {
                 }
             }
             Effect::KeyHandled => {}
+            // In this thread the reply comes at once; from the worker, later (`Port`).
+            Effect::Ask(id, request) => return self.port.ask(id, request).map(|r| Action::Reply(id, Box::new(r))),
             Effect::ClearAddressHash => {
                 if let Some(location) = web_sys::window().map(|w| w.location()) {
                     let _ = location.set_hash("");
@@ -187,6 +205,7 @@ pub fn app(props: &AppProps) -> Html {
     let shell = {
         let shell = Shell {
             state: state.clone(),
+            port: Port::default(),
             redraw: redraw.clone(),
             redraws: redraws.clone(),
             editor: editor.clone(),
@@ -209,16 +228,19 @@ pub fn app(props: &AppProps) -> Html {
         move |_| Callback::from(move |action: Action| shell.dispatch(action))
     });
     let on_load = dispatch.reform(Action::Load);
-
-    // The clock: while playing, a tick every TICK_MS; its pace changes start it afresh.
+    // The simulation replays the page's journal (in this thread, before the first drawing).
     {
         let shell = shell.clone();
-        let key = clock_key(&state.borrow());
-        use_effect_with(key, move |(playing, ..)| {
-            let interval = playing.then(|| {
-                Interval::new(TICK_MS, move || {
-                    shell.dispatch(Action::Tick);
-                })
+        use_mut_ref(move || shell.dispatch(Action::Open));
+    }
+
+    // The clock: a tick every TICK_MS, for the page's life (the update asks the simulation
+    // to move on only while it plays or messages still travel the map).
+    {
+        let shell = shell.clone();
+        use_effect_with((), move |_| {
+            let interval = Interval::new(TICK_MS, move || {
+                shell.dispatch(Action::Tick);
             });
             move || drop(interval)
         });
@@ -236,56 +258,18 @@ pub fn app(props: &AppProps) -> Html {
             move || drop(listener)
         });
     }
-    let board_memo = use_mut_ref(|| None::<((u64, i64, Option<i64>), f64, map::SharedBoard)>);
-
     // The first snapshot is on the page and the terminal takes commands: the end-to-end check
     // reads this mark as "time to first interactive cluster".
     use_effect_with((), |_| clock::mark("kubeloop-interactive"));
     let page = state.borrow();
-    // The page draws one frame from the simulation (here answering in this thread): what moved
-    // is read first, so that the map's board is asked for only when it must be built again.
-    let sim = page.sim.clone();
-    let (last_seq, (oldest, latest)) = sim.borrow().moment();
     let c = &page.clock;
-    // At the teaching pace the map shows the cluster as of the hop on it: the simulation is a
-    // step ahead, and the picture must not give away what the story has not told yet.
-    // Paused, the student looks at the cluster as it is.
-    let shown = match page.past {
-        Some(rev) => Some(rev),
-        None if c.teaching && c.playing => page.flow.borrow().revision(),
-        None => None,
-    };
-    // Built again only when the cluster moved or another moment is shown — and, while the
-    // clock runs, at most a few times a second: the tokens move every frame on their own, and a
-    // big cluster's board is costly to build and draw.
-    let key = (last_seq, latest, shown);
-    let now = clock::now_ms();
-    let kept = match &*board_memo.borrow() {
-        Some((k, _, b)) if *k == key => Some(b.clone()),
-        Some((k, built, b)) if c.playing && k.2 == key.2 && now - built < BOARD_MS => Some(b.clone()),
-        _ => None,
-    };
-    let query = FrameQuery {
-        past: page.past,
-        board: kept.is_none(),
-        board_at: shown,
-        sequence: page.following.is_some(),
-        detail: page.detail.clone(),
-    };
-    let frame = sim.borrow().peek_frame(&query);
-    let board = match (kept, frame.board) {
-        (Some(b), _) => b,
-        (None, built) => {
-            let b = map::SharedBoard(Rc::new(built.unwrap_or_default()));
-            *board_memo.borrow_mut() = Some((key, now, b.clone()));
-            b
-        }
-    };
-    let snap = Rc::new(frame.snapshot);
+    let view = &page.view;
+    let (oldest, latest) = view.revisions;
+    let snap = view.snapshot.clone();
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let shortfall = (c.playing && !c.teaching).then(|| c.meter.shortfall(c.speed)).flatten();
     // Attached to a container's shell, the terminal shows that shell's prompt.
-    let prompt = frame.prompt;
+    let prompt = view.prompt.clone();
     let attached = prompt.is_some();
     let prompt = prompt.as_deref().unwrap_or("$ ").trim_end().to_string();
     let (shared, link, left_out) = persist.seen();
@@ -320,9 +304,9 @@ pub fn app(props: &AppProps) -> Html {
                     <terminal::TerminalPane lines={page.terminal.lines.clone()} {prompt} {attached}
                         input={terminal_input} on_key={(*on_key).clone()} />
                 </section>
-                <cluster_pane::ClusterPane session={map::Shared(sim.clone())}
-                    sequence={frame.sequence.map(Rc::new)} detail_frame={frame.detail.map(Rc::new)} flow={map::SharedFlow(page.flow.clone())}
-                    {board} {last_seq} {snap} speed={c.speed} teaching={c.teaching} presenter={c.presenter}
+                <cluster_pane::ClusterPane
+                    sequence={view.sequence.clone()} detail_frame={view.detail.clone()} flow={map::SharedFlow(view.flow.clone())}
+                    board={map::SharedBoard(view.board.clone())} last_seq={view.last_seq} {snap} teaching={c.teaching}
                     spotlight={page.spotlight} inspected={page.inspected.clone()} following={page.following.clone()}
                     detail={page.detail.clone()} event_filter={page.event_filter.clone()} highlight={page.highlight.clone()}
                     {dispatch} />

@@ -11,7 +11,7 @@ use crate::record::{ComponentId, Entry, Happening, Seq, Stage};
 use std::collections::VecDeque;
 
 /// A box on the map where a message starts or ends.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Place {
     Kubectl,
     ApiServer,
@@ -50,7 +50,7 @@ impl Place {
 }
 
 /// One message on its way.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     /// The first record entry it stands for: unique among messages, a key for the page.
     pub id: Seq,

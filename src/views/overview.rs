@@ -120,7 +120,7 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
 
 /// One object as the page's inspector shows it: its YAML (`kubectl get -o yaml`), its
 /// `kubectl describe`, its owners up the chain (Deployment → ReplicaSet → Pod) and its events.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Inspection {
     pub title: String,
     pub yaml: String,
@@ -155,7 +155,7 @@ pub fn inspect(session: &mut crate::shell::Session, kind: Kind, namespace: &str,
 }
 
 /// One link of a causal chain, captioned in plain words.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChainStep {
     /// The record entry it is.
     pub seq: crate::record::Seq,

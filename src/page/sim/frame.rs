@@ -9,6 +9,7 @@ use crate::page::state::Detail;
 use crate::record::{Entry, Happening, Seq};
 use crate::shell::Session;
 use crate::views::etcd::EtcdView;
+use crate::views::flow::Message;
 use crate::views::map::Board;
 use crate::views::reconcile::ReconcileView;
 use crate::views::sequence::Sequence;
@@ -73,18 +74,58 @@ pub struct RecordDelta {
     pub lines: Vec<RecordLine>,
 }
 
+/// The map's messages as of the frame: each with the real time it left, so the page moves it
+/// on every animation frame by itself until it arrives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowFrame {
+    pub messages: Vec<Message>,
+    /// Real milliseconds a message takes from sender to receiver.
+    pub travel_ms: f64,
+    /// The sentence of the latest hop to leave.
+    pub caption: String,
+    /// Background entries the teaching pace passed over since its last hop left.
+    pub passed_over: u64,
+    /// Messages wait to leave, or travel: the page keeps asking for frames, even paused.
+    pub busy: bool,
+}
+
+impl FlowFrame {
+    /// The messages still on their way at `now_ms`, each with its progress (0 as it leaves,
+    /// 1 as it arrives).
+    pub fn at(&self, now_ms: f64) -> Vec<Message> {
+        let travel = self.travel_ms.max(1.0);
+        self.messages
+            .iter()
+            .filter(|m| now_ms - m.started_ms < travel)
+            .map(|m| Message { progress: ((now_ms - m.started_ms) / travel).clamp(0.0, 1.0), ..m.clone() })
+            .collect()
+    }
+
+    /// Whether a message is still on its way at `now_ms`.
+    pub fn moving(&self, now_ms: f64) -> bool {
+        let travel = self.travel_ms.max(1.0);
+        self.messages.iter().any(|m| now_ms - m.started_ms < travel)
+    }
+}
+
 /// Everything the page draws for one frame.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
     /// The record's last entry: what is drawn from the cluster moves when it moves.
     pub last_seq: Seq,
+    /// Virtual time, in milliseconds since the cluster started.
+    pub time_ms: u64,
     /// The revisions time travel reaches: the oldest kept, and the present.
     pub revisions: (i64, i64),
     /// The terminal's prompt while attached to a container's shell.
     pub prompt: Option<String>,
-    pub snapshot: Snapshot,
-    /// The map's board, when the query asked for one.
+    /// The tables and node cards (None: unchanged since the previous frame).
+    pub snapshot: Option<Snapshot>,
+    /// The map's board, when the query asked for one (from the simulation's own frames:
+    /// None when unchanged).
     pub board: Option<Board>,
+    /// The map's messages (the simulation's own frames only).
+    pub flow: FlowFrame,
     pub sequence: Option<Sequence>,
     pub detail: Option<DetailFrame>,
     pub records: RecordDelta,
@@ -105,13 +146,15 @@ pub fn frame_of(session: &Session, query: &FrameQuery, after: Seq) -> Frame {
     });
     Frame {
         last_seq: cluster.record.last_seq(),
+        time_ms: cluster.now().0,
         revisions,
         prompt: session.prompt().map(String::from),
-        snapshot: snapshot_at(session, query.past),
+        snapshot: Some(snapshot_at(session, query.past)),
         board: query.board.then(|| crate::views::map::board_at(cluster, query.board_at)),
         sequence: query.sequence.then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
         detail,
         records: record_delta(session, after),
+        flow: FlowFrame::default(),
     }
 }
 

@@ -1,9 +1,12 @@
 //! What the page asks of the simulation, and what comes back: plain data, serializable, so
-//! that it can cross `postMessage` to a worker.
+//! that it crosses `postMessage` to the worker the simulation runs in.
 
 use super::frame::{Frame, FrameQuery};
+use crate::lessons::{CheckResult, Progress};
 use crate::page::journal::Journal;
 use crate::page::terminal::Line;
+use crate::shell::completion::Completion;
+use crate::views::overview::{ChainStep, Inspection};
 use serde::{Deserialize, Serialize};
 
 /// A lesson as the simulation needs it to replay a session of it: its id and Markdown.
@@ -13,26 +16,67 @@ pub struct LessonSource {
     pub markdown: String,
 }
 
+/// The page's clock as the simulation must know it: whether it plays, how fast, and whether
+/// at the teaching pace (where virtual time waits for the map's story).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockSettings {
+    pub playing: bool,
+    /// Virtual time per real time, when not at the teaching pace.
+    pub speed: f64,
+    pub teaching: bool,
+    /// Presenter mode's slow motion.
+    pub presenter: bool,
+}
+
+impl Default for ClockSettings {
+    fn default() -> Self {
+        ClockSettings { playing: false, speed: 1.0, teaching: false, presenter: false }
+    }
+}
+
 /// What the page asks the simulation to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SimRequest {
+    /// Replays a saved session (of a lesson, when it is given) in place of this one, and opens
+    /// the lesson at `step` (from 1) when given. A journal with nothing in it is a fresh
+    /// cluster of its seed.
+    Load { journal: Journal, lesson: Option<LessonSource>, step: Option<usize> },
+    /// A fresh cluster of this seed (and a fresh journal).
+    Reset { seed: u64 },
     /// Runs a command line, with `stdin` as its standard input when given (the editor's
-    /// text). `beside`: from a page control, as from a second terminal, so a container shell
-    /// the terminal is attached to does not see it.
-    Run { line: String, stdin: Option<String>, beside: bool },
+    /// text), and keeps it in the journal. `to_shell`: typed at the prompt of the container
+    /// shell the terminal is attached to, which sees it; otherwise it runs beside that shell,
+    /// as from a second terminal, and may open a live `kubectl get -w` or a `kubectl edit`.
+    Run { line: String, stdin: Option<String>, to_shell: bool },
+    /// `kubectl edit`'s save: what changed between the text opened and the editor's text
+    /// goes as a patch.
+    EditSave { opened: String, text: String },
     /// Runs the next component that is due.
     Step,
-    /// Moves virtual time on by `virtual_ms`, unless that takes more than `budget_ms` of real
-    /// time: then the clock stops where the work stopped (the next request carries on).
-    Advance { virtual_ms: u64, budget_ms: f64 },
-    /// Runs virtual time until the cluster has nothing left to do (`sim settle`).
+    /// Runs virtual time until the cluster has nothing left to do (`sim settle`), and the
+    /// map's story skips to the present.
     Settle,
-    /// A fresh cluster of this seed.
-    Reset { seed: u64 },
-    /// Replays a saved session (of a lesson, when it is given) in place of this one.
-    Load { journal: Journal, lesson: Option<LessonSource> },
-    /// What the next frames carry: the moment shown, the map's board, the views opened.
-    View(FrameQuery),
+    /// The page's animation clock is at `now_ms` (real milliseconds, the page's own clock):
+    /// when playing, virtual time moves on by a tick of the chosen speed (within a budget of
+    /// real time), or, at the teaching pace, as far as the map's next hop; the map's messages
+    /// move on; a live watch's rows come in.
+    Tick { now_ms: f64 },
+    /// What the frames carry (the moment shown, the views opened) and how the clock runs.
+    Settings { query: FrameQuery, clock: ClockSettings },
+    /// The inspector on `kind/name` (or a bare pod name).
+    Inspect(String),
+    /// The chain the latest kubectl write set off.
+    Follow,
+    /// Sends the message of one record entry across the map at once, alone.
+    Spotlight { seq: u64, now_ms: f64 },
+    /// Tab completion of the input line.
+    Complete(String),
+    /// Ctrl-C: a live `kubectl get -w` stops.
+    Interrupt,
+    /// The lesson's step chosen (from 0).
+    LessonGo(usize),
+    /// The objects the student created, as a file for `kubectl apply -f`.
+    Export,
     /// Nothing done: just the frame.
     Frame,
 }
@@ -70,13 +114,73 @@ impl CommandOutput {
     }
 }
 
-/// The simulation's answer: what a command printed (or a replay showed), and the frame to draw.
+/// `kubectl edit` opened an object: its YAML as opened, and what was asked for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Opened {
+    pub what: String,
+    pub text: String,
+}
+
+/// The file the export button offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportFile {
+    pub text: String,
+    pub objects: usize,
+}
+
+/// What changed in the simulation's journal, for the page's copy (which it saves, and may
+/// compact in place: entries are only ever added, so the page's edits of earlier ones stay).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum JournalChange {
+    /// A new journal (a session loaded, a reset).
+    Replace(Journal),
+    /// Entries added at the end, and the lesson's progress as it now stands.
+    Append { entries: Vec<crate::page::journal::Entry>, progress: Option<String> },
+}
+
+impl JournalChange {
+    /// The page's copy brought up to date.
+    pub fn apply_to(self, copy: &mut Journal) {
+        match self {
+            JournalChange::Replace(journal) => *copy = journal,
+            JournalChange::Append { entries, progress } => {
+                copy.entries.extend(entries);
+                copy.progress = progress;
+            }
+        }
+    }
+}
+
+/// The lesson's progress and what its checks say now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LessonFrame {
+    pub progress: Progress,
+    pub results: Vec<CheckResult>,
+}
+
+/// The simulation's answer: what a command printed (or a replay showed), what the page asked
+/// to see, the journal and the lesson when they changed, and the frame to draw.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimReply {
     pub output: Option<CommandOutput>,
+    /// A live `kubectl get -w` started (its first rows are the output); its further rows
+    /// come as `watch_rows`.
+    pub watching: bool,
+    /// Rows a live watch printed since the last reply.
+    pub watch_rows: Option<String>,
+    /// `kubectl edit` opened this in the editor.
+    pub opened: Option<Opened>,
     /// A replayed session's terminal: its commands and what they printed.
     pub replayed: Option<Vec<Line>>,
     /// A container shell's session that ended as time passed: what kubectl printed then.
     pub ended: Option<CommandOutput>,
+    pub completion: Option<Completion>,
+    pub inspection: Option<Inspection>,
+    pub following: Option<Vec<ChainStep>>,
+    pub export: Option<ExportFile>,
+    /// What changed in the journal since the last reply.
+    pub journal: Option<JournalChange>,
+    /// The lesson, when its progress or results changed since the last reply.
+    pub lesson: Option<LessonFrame>,
     pub frame: Frame,
 }

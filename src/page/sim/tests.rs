@@ -5,6 +5,7 @@ use super::*;
 use crate::page::journal::Journal;
 use crate::page::state::Detail;
 use crate::shell::{Command, Session};
+use crate::views::flow::Place;
 
 const CREATE: &str = "kubectl create deployment web --image=nginx --replicas=2";
 
@@ -19,37 +20,43 @@ fn everything() -> FrameQuery {
 }
 
 fn run(line: &str) -> SimRequest {
-    SimRequest::Run { line: line.into(), stdin: None, beside: false }
+    SimRequest::Run { line: line.into(), stdin: None, to_shell: false }
+}
+
+/// The frames carry `query`, and the clock plays at `speed` (a tick of 20 ms moves virtual
+/// time on by 20 ms × speed).
+fn settings(query: FrameQuery, speed: f64) -> SimRequest {
+    SimRequest::Settings { query, clock: ClockSettings { playing: speed > 0.0, speed, ..ClockSettings::default() } }
+}
+
+/// A frame as `frame_of` builds it: without the map's messages, which only the simulation's
+/// own frames carry.
+fn still(frame: &Frame) -> Frame {
+    Frame { flow: FlowFrame::default(), ..frame.clone() }
 }
 
 #[test]
 fn the_same_requests_give_the_same_frame_as_driving_the_session_directly() {
     let mut sim = Simulation::new(7);
     let start = sim.session().cluster.record.last_seq();
-    sim.answer(SimRequest::View(everything()));
+    sim.answer(settings(everything(), 100.0));
     let created = sim.answer(run(CREATE));
     assert_eq!(created.output.as_ref().map(|o| o.code), Some(0), "{created:?}");
-    sim.answer(SimRequest::Settle);
-    let reply = sim.answer(SimRequest::Advance { virtual_ms: 2_000, budget_ms: 6.0 });
+    let settled = sim.answer(SimRequest::Settle);
+    assert!(settled.frame.board.is_some(), "the map's board changed");
+    let reply = sim.answer(SimRequest::Tick { now_ms: 0.0 });
 
     let mut direct = Session::new(7);
     direct.execute(&Command::new(CREATE));
     direct.execute_beside(&Command::new("sim settle"));
-    crate::page::update::advance_within(
-        &mut direct.cluster,
-        crate::sim::Duration(2_000),
-        6.0,
-        crate::page::state::no_real_clock,
-    );
+    simulation::advance_within(&mut direct.cluster, crate::sim::Duration(2_000), 6.0, simulation::no_real_clock);
     let expected = frame_of(&direct, &everything(), reply.frame.records.after);
-    assert_eq!(reply.frame, expected);
+    // Settled, the record did not move in those two seconds: the board is not sent again.
+    assert_eq!(still(&reply.frame), Frame { board: None, ..expected });
     assert!(reply.frame.records.after > start, "each frame carries only what the last did not");
-    assert!(
-        reply.frame.snapshot.pods.iter().filter(|p| p.status == "Running").count() == 2,
-        "{:?}",
-        reply.frame.snapshot.pods
-    );
-    assert!(reply.frame.board.is_some() && reply.frame.sequence.is_some());
+    let pods = &reply.frame.snapshot.as_ref().expect("the tables changed").pods;
+    assert!(pods.iter().filter(|p| p.status == "Running").count() == 2, "{pods:?}");
+    assert!(reply.frame.sequence.is_some());
     assert!(matches!(&reply.frame.detail, Some(DetailFrame::Controller { view: Some(_), .. })));
 }
 
@@ -71,13 +78,13 @@ fn each_frame_carries_the_record_entries_since_the_previous_one() {
 #[test]
 fn a_frame_round_trips_through_json_unchanged() {
     let mut sim = Simulation::new(3);
-    sim.answer(SimRequest::View(everything()));
+    sim.answer(settings(everything(), 0.0));
     sim.answer(run(CREATE));
     let reply = sim.answer(SimRequest::Settle);
     let text = serde_json::to_string(&reply).expect("a reply serializes");
     let back: SimReply = serde_json::from_str(&text).expect("and reads back");
     assert_eq!(back, reply);
-    let etcd = sim.answer(SimRequest::View(FrameQuery { detail: Some(Detail::Etcd), past: Some(3), ..everything() }));
+    let etcd = sim.answer(settings(FrameQuery { detail: Some(Detail::Etcd), past: Some(3), ..everything() }, 0.0));
     let back: SimReply = serde_json::from_str(&serde_json::to_string(&etcd).unwrap()).unwrap();
     assert_eq!(back, etcd);
 }
@@ -86,13 +93,21 @@ fn a_frame_round_trips_through_json_unchanged() {
 fn a_request_round_trips_through_json_unchanged() {
     let requests = vec![
         run(CREATE),
-        SimRequest::Run { line: "kubectl apply -f -".into(), stdin: Some("kind: Pod\n".into()), beside: true },
+        SimRequest::Run { line: "kubectl apply -f -".into(), stdin: Some("kind: Pod\n".into()), to_shell: true },
+        SimRequest::EditSave { opened: "a: 1\n".into(), text: "a: 2\n".into() },
         SimRequest::Step,
-        SimRequest::Advance { virtual_ms: 20, budget_ms: 6.0 },
+        SimRequest::Tick { now_ms: 20.5 },
         SimRequest::Settle,
         SimRequest::Reset { seed: 9 },
-        SimRequest::Load { journal: Journal::new(4), lesson: None },
-        SimRequest::View(everything()),
+        SimRequest::Load { journal: Journal::new(4), lesson: None, step: Some(2) },
+        settings(everything(), 2.0),
+        SimRequest::Inspect("pod/web".into()),
+        SimRequest::Follow,
+        SimRequest::Spotlight { seq: 12, now_ms: 1.5 },
+        SimRequest::Complete("kubectl get no".into()),
+        SimRequest::Interrupt,
+        SimRequest::LessonGo(1),
+        SimRequest::Export,
         SimRequest::Frame,
     ];
     let text = serde_json::to_string(&requests).unwrap();
@@ -101,15 +116,16 @@ fn a_request_round_trips_through_json_unchanged() {
 
 #[test]
 fn a_loaded_journal_replays_to_the_same_frame_as_the_session_it_was_kept_from() {
-    let mut journal = Journal::new(5);
     let mut kept = Simulation::new(5);
-    journal.command(kept.session().cluster.now(), &Command::new(CREATE));
     kept.answer(run(CREATE));
-    kept.answer(SimRequest::Advance { virtual_ms: 3_000, budget_ms: 6.0 });
+    kept.answer(settings(FrameQuery::default(), 100.0));
+    kept.answer(SimRequest::Tick { now_ms: 0.0 });
+    let mut journal = kept.journal().clone();
+    assert_eq!(journal.entries.len(), 1, "the simulation keeps the commands it ran");
     journal.now = kept.session().cluster.now().0;
 
     let mut other = Simulation::new(1);
-    let reply = other.answer(SimRequest::Load { journal, lesson: None });
+    let reply = other.answer(SimRequest::Load { journal, lesson: None, step: None });
     let replayed = reply.replayed.expect("a load shows the replayed terminal");
     assert!(replayed.iter().any(|l| matches!(l, crate::page::Line::Command(c) if c == CREATE)), "{replayed:?}");
     assert_eq!(other.peek_frame(&everything()).snapshot, kept.peek_frame(&everything()).snapshot);
@@ -119,9 +135,11 @@ fn a_loaded_journal_replays_to_the_same_frame_as_the_session_it_was_kept_from() 
 fn reset_starts_a_fresh_cluster_of_the_seed() {
     let mut sim = Simulation::new(2);
     sim.answer(run(CREATE));
-    let fresh = sim.answer(SimRequest::Reset { seed: 2 }).frame;
-    assert!(fresh.snapshot.workloads.is_empty());
-    assert_eq!(fresh.snapshot, Simulation::new(2).peek_frame(&FrameQuery::default()).snapshot);
+    let reply = sim.answer(SimRequest::Reset { seed: 2 });
+    let fresh = reply.frame.snapshot.expect("a new cluster's tables");
+    assert!(fresh.workloads.is_empty());
+    assert_eq!(Some(fresh), Simulation::new(2).peek_frame(&FrameQuery::default()).snapshot);
+    assert_eq!(reply.journal, Some(JournalChange::Replace(Journal::new(2))), "and a fresh journal");
 }
 
 #[test]
@@ -130,11 +148,100 @@ fn the_schedulers_decision_crosses_as_data_with_its_plugin_names_intact() {
     sim.answer(run(CREATE));
     sim.answer(SimRequest::Settle);
     let query = FrameQuery { detail: Some(Detail::Scheduler(None)), ..FrameQuery::default() };
-    let reply = sim.answer(SimRequest::View(query));
+    let reply = sim.answer(settings(query, 0.0));
     let Some(DetailFrame::Scheduler(view)) = &reply.frame.detail else { panic!("{:?}", reply.frame.detail) };
     let table = view.table.as_ref().expect("the latest decision");
     assert!(view.pods.len() >= 2 && view.pods.contains(&table.pod), "{:?}", view.pods);
     assert!(table.filters.contains(&"NodeResourcesFit"), "{:?}", table.filters);
     let back: SimReply = serde_json::from_str(&serde_json::to_string(&reply).unwrap()).unwrap();
     assert_eq!(back, reply);
+}
+
+#[test]
+fn the_journal_and_the_tables_come_only_when_they_changed() {
+    let mut sim = Simulation::new(1);
+    let created = sim.answer(run(CREATE));
+    assert!(
+        matches!(&created.journal, Some(JournalChange::Replace(j)) if j.entries.len() == 1),
+        "{:?}",
+        created.journal
+    );
+    assert!(created.frame.snapshot.is_some());
+    let again = sim.answer(SimRequest::Frame);
+    assert_eq!(again.journal, None, "nothing was run since");
+    assert_eq!(again.frame.snapshot, None, "nothing moved since");
+    assert_eq!(again.frame.board, None);
+}
+
+#[test]
+fn a_command_sends_its_message_at_once_and_a_paused_tick_moves_messages_but_not_virtual_time() {
+    let mut sim = Simulation::new(1);
+    sim.answer(settings(FrameQuery::default(), 0.0));
+    let created = sim.answer(run(CREATE));
+    let flow = &created.frame.flow;
+    let post = flow.messages.iter().find(|m| m.from == Place::Kubectl).expect("the POST leaves kubectl at once");
+    assert_eq!(post.started_ms, 0.0);
+    assert!(flow.busy && flow.moving(flow.travel_ms / 2.0));
+    assert!(!flow.moving(flow.travel_ms));
+    let halfway = flow.at(flow.travel_ms / 2.0);
+    assert!(halfway.iter().all(|m| (m.progress - 0.5).abs() < 1e-9), "{halfway:?}");
+    let before = sim.now();
+    let later = sim.answer(SimRequest::Tick { now_ms: 10_000.0 });
+    assert_eq!(sim.now(), before, "paused");
+    assert!(later.frame.flow.messages.iter().all(|m| m.started_ms > 0.0), "the arrived ones left, others departed");
+}
+
+#[test]
+fn at_the_teaching_pace_a_tick_runs_only_until_the_map_has_a_hop_to_show() {
+    let mut sim = Simulation::new(1);
+    let teaching = ClockSettings { playing: true, teaching: true, ..ClockSettings::default() };
+    sim.answer(SimRequest::Settings { query: FrameQuery::default(), clock: teaching });
+    sim.answer(run(CREATE));
+    let first = sim.answer(SimRequest::Tick { now_ms: 0.0 });
+    assert_eq!(first.frame.flow.messages.len(), 1, "one hop at a time: {:?}", first.frame.flow.messages);
+    assert!(!first.frame.flow.caption.is_empty(), "each with its sentence");
+    let seq = sim.session().cluster.record.last_seq();
+    sim.answer(SimRequest::Tick { now_ms: 100.0 });
+    assert_eq!(sim.session().cluster.record.last_seq(), seq, "the simulation waits while the hop travels");
+}
+
+#[test]
+fn a_live_watch_sends_its_rows_as_time_passes_until_interrupted() {
+    let mut sim = Simulation::new(1);
+    let started = sim.answer(run("kubectl get pods -w"));
+    assert!(started.watching && sim.watching());
+    sim.answer(run(CREATE));
+    sim.answer(settings(FrameQuery::default(), 10.0));
+    let rows: String =
+        (0..20).filter_map(|i| sim.answer(SimRequest::Tick { now_ms: f64::from(i) * 20.0 }).watch_rows).collect();
+    assert!(rows.contains("web-"), "{rows}");
+    sim.answer(SimRequest::Interrupt);
+    assert!(!sim.watching());
+}
+
+#[test]
+fn kubectl_edit_opens_the_object_and_its_save_is_kept_as_the_patch_it_sent() {
+    let mut sim = Simulation::new(1);
+    sim.answer(run(CREATE));
+    let opened = sim.answer(run("kubectl edit deployment web")).opened.expect("the object opens");
+    assert_eq!(opened.what, "deployment web");
+    let text = opened.text.replace("replicas: 2", "replicas: 3");
+    let saved = sim.answer(SimRequest::EditSave { opened: opened.text, text });
+    assert_eq!(saved.output.as_ref().map(|o| o.code), Some(0), "{saved:?}");
+    let Some(JournalChange::Append { entries, .. }) = saved.journal else { panic!("{:?}", saved.journal) };
+    assert!(entries.len() == 1 && entries[0].line.contains("patch"), "{entries:?}");
+}
+
+#[test]
+fn completion_the_inspector_follow_and_export_answer_as_data() {
+    let mut sim = Simulation::new(1);
+    let done = sim.answer(SimRequest::Complete("kubectl get no".into())).completion.unwrap();
+    assert!(done.line.starts_with("kubectl get node"), "{done:?}");
+    sim.answer(run("kubectl run web --image=nginx"));
+    let view = sim.answer(SimRequest::Inspect("pod/web".into())).inspection.unwrap();
+    assert_eq!(view.title, "pod/web");
+    assert!(!sim.answer(SimRequest::Follow).following.unwrap().is_empty());
+    let file = sim.answer(SimRequest::Export).export.unwrap();
+    assert_eq!(file.objects, 1);
+    assert!(file.text.contains("name: web"));
 }
