@@ -316,6 +316,7 @@ impl PageState {
             board_at: None,
             sequence: self.following.is_some(),
             detail: self.detail.clone(),
+            records: false,
         }
     }
 

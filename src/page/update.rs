@@ -439,15 +439,19 @@ fn take_frame(state: &mut PageState, reply: &SimReply) -> bool {
         v.flow = Rc::new(f.flow.clone());
         changed = true;
     }
-    let sequence = f.sequence.clone().map(Rc::new);
-    if v.sequence != sequence {
-        v.sequence = sequence;
-        changed = true;
-    }
-    let detail = f.detail.clone().map(Rc::new);
-    if v.detail != detail {
-        v.detail = detail;
-        changed = true;
+    // The sequence and the view under the map come with the tables (when they changed); the
+    // page shows them while the student has them open.
+    if f.snapshot.is_some() {
+        let sequence = f.sequence.clone().map(Rc::new);
+        if v.sequence != sequence {
+            v.sequence = sequence;
+            changed = true;
+        }
+        let detail = f.detail.clone().map(Rc::new);
+        if v.detail != detail {
+            v.detail = detail;
+            changed = true;
+        }
     }
     changed
 }

@@ -35,6 +35,17 @@ pub struct FrameQuery {
     pub sequence: bool,
     /// The view opened from the map.
     pub detail: Option<Detail>,
+    /// Carry the record's entries since the previous frame.
+    #[serde(default)]
+    pub records: bool,
+}
+
+/// Which of a frame's costly parts to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// The tables and node cards, and the views that go with them (sequence, detail).
+    pub tables: bool,
+    pub board: bool,
 }
 
 /// The view opened from the map, as data.
@@ -133,10 +144,16 @@ pub struct Frame {
 
 /// The frame for `session` as `query` asks, with the record's entries after `after`.
 pub fn frame_of(session: &Session, query: &FrameQuery, after: Seq) -> Frame {
+    frame_parts(session, query, after, Parts { tables: true, board: true })
+}
+
+/// The frame for `session` as `query` asks, with only `parts` of its costly parts (the rest
+/// None: unchanged since the previous frame).
+pub fn frame_parts(session: &Session, query: &FrameQuery, after: Seq, parts: Parts) -> Frame {
     let cluster = &session.cluster;
     let etcd = cluster.inspect().etcd();
     let revisions = (etcd.compacted_revision().max(1), etcd.revision());
-    let detail = query.detail.as_ref().map(|d| match d {
+    let detail = query.detail.as_ref().filter(|_| parts.tables).map(|d| match d {
         Detail::Etcd => DetailFrame::Etcd(crate::views::etcd::etcd_view(cluster, ETCD_WRITES)),
         Detail::Controller(name, object) => DetailFrame::Controller {
             name: name.clone(),
@@ -149,11 +166,12 @@ pub fn frame_of(session: &Session, query: &FrameQuery, after: Seq) -> Frame {
         time_ms: cluster.now().0,
         revisions,
         prompt: session.prompt().map(String::from),
-        snapshot: Some(snapshot_at(session, query.past)),
-        board: query.board.then(|| crate::views::map::board_at(cluster, query.board_at)),
-        sequence: query.sequence.then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
+        snapshot: parts.tables.then(|| snapshot_at(session, query.past)),
+        board: (parts.board && query.board).then(|| crate::views::map::board_at(cluster, query.board_at)),
+        sequence: (parts.tables && query.sequence)
+            .then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
         detail,
-        records: record_delta(session, after),
+        records: if query.records { record_delta(session, after) } else { RecordDelta { after, ..RecordDelta::default() } },
         flow: FlowFrame::default(),
     }
 }

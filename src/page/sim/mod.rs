@@ -9,7 +9,7 @@ pub mod request;
 pub mod scheduler;
 pub mod simulation;
 
-pub use frame::{DetailFrame, FlowFrame, Frame, FrameQuery, RecordDelta, RecordLine, frame_of};
+pub use frame::{DetailFrame, FlowFrame, Frame, FrameQuery, Parts, RecordDelta, RecordLine, frame_of, frame_parts};
 pub use request::{
     ClockSettings, CommandOutput, ExportFile, JournalChange, LessonFrame, LessonSource, Opened, SimReply, SimRequest,
 };

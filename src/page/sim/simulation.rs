@@ -3,7 +3,7 @@
 //! `SimRequest` with a `SimReply`. This is what runs in the page's Web Worker (and, where no
 //! worker can serve, in the page's own thread); the page never reads it in place.
 
-use super::frame::{FlowFrame, Frame, FrameQuery, frame_of};
+use super::frame::{FlowFrame, Frame, FrameQuery, Parts, frame_of, frame_parts};
 use super::request::{
     ClockSettings, CommandOutput, ExportFile, JournalChange, LessonFrame, Opened, SimReply, SimRequest,
 };
@@ -484,15 +484,13 @@ impl Simulation {
             Some((k, at)) if playing && k.2 == self.query.past && now - at < SNAPSHOT_MS => false,
             _ => true,
         };
-        let query = FrameQuery { board, board_at: shown, ..self.query.clone() };
-        let mut frame = frame_of(&self.session, &query, self.cursor);
+        let query = FrameQuery { board: true, board_at: shown, ..self.query.clone() };
+        let mut frame = frame_parts(&self.session, &query, self.cursor, Parts { tables: snapshot, board });
         if board {
             self.sent.board = Some((board_key, now));
         }
         if snapshot {
             self.sent.snapshot = Some((snapshot_key, now));
-        } else {
-            frame.snapshot = None;
         }
         frame.flow = FlowFrame {
             messages: self.flow.messages().to_vec(),

@@ -16,6 +16,7 @@ fn everything() -> FrameQuery {
         board_at: None,
         sequence: true,
         detail: Some(Detail::Controller("replicaset-controller".into(), None)),
+        records: true,
     }
 }
 
@@ -63,6 +64,7 @@ fn the_same_requests_give_the_same_frame_as_driving_the_session_directly() {
 #[test]
 fn each_frame_carries_the_record_entries_since_the_previous_one() {
     let mut sim = Simulation::new(1);
+    sim.answer(settings(FrameQuery { records: true, ..FrameQuery::default() }, 0.0));
     let first = sim.answer(run(CREATE)).frame;
     assert!(!first.records.lines.is_empty());
     assert!(
