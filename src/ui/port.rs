@@ -84,7 +84,8 @@ impl Port {
     /// Starts a worker when it can (module workers supported, the module's JS glue URL known,
     /// `allow_worker`), else answers in this thread. `on_reply(id, reply)` gets the worker's
     /// replies, in the order sent. `on_failure(message)` is called if the worker dies (a
-    /// trap/panic inside it, or it cannot load): from then on the port answers in-thread.
+    /// trap/panic inside it, or it cannot load): from then on the port answers in-thread. The
+    /// requests then in flight are never answered. Neither callback is called during `ask`.
     pub fn start(allow_worker: bool, on_reply: Rc<dyn Fn(u64, SimReply)>, on_failure: Rc<dyn Fn(String)>) -> Port {
         let inner = Rc::new(RefCell::new(Inner {
             worker: None,
@@ -101,12 +102,13 @@ impl Port {
             }
         }
         let port = Port { inner };
-        port.show();
+        show(port.in_worker());
         port
     }
 
     /// Sends request `id`. In this thread: answered at once, returned as Some(reply) (on_reply
-    /// is NOT called). In the worker: None now; on_reply(id, reply) later.
+    /// is NOT called). In the worker: None now; on_reply(id, reply) later (or, should the worker
+    /// fail first, never: on_failure is called instead).
     pub fn ask(&self, id: u64, request: SimRequest) -> Option<SimReply> {
         let mut inner = self.inner.borrow_mut();
         if let Some(live) = &inner.worker {
@@ -119,9 +121,10 @@ impl Port {
                     return None;
                 }
                 Err(why) => {
-                    // From now on this thread answers; the page hears of it once this call is over.
-                    drop(inner);
-                    fail_later(Rc::downgrade(&self.inner), why);
+                    // This thread answers from now on; the page hears of it once this call is over.
+                    if let Some(on_failure) = retire(&mut inner, &why) {
+                        let _ = Timeout::new(0, move || on_failure(why)).forget();
+                    }
                     return None;
                 }
             }
@@ -143,13 +146,9 @@ impl Port {
     pub fn last_costs(&self) -> Option<Costs> {
         self.inner.borrow().last_costs
     }
-
-    /// Tells the tests where the simulation runs: `<html data-sim="worker|thread">`.
-    fn show(&self) {
-        show(self.in_worker());
-    }
 }
 
+/// Tells the tests where the simulation runs: `<html data-sim="worker|thread">`.
 fn show(in_worker: bool) {
     if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
         let _ = root.set_attribute("data-sim", if in_worker { "worker" } else { "thread" });
@@ -213,10 +212,9 @@ fn spawn(port: Weak<RefCell<Inner>>) -> Result<Live, String> {
     let start = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&start, &"module".into(), &wasm_bindgen::module());
     let _ = js_sys::Reflect::set(&start, &"glue".into(), &JsValue::from_str(&glue));
-    let live =
+    let mut live =
         Live { worker, script_url, answered: false, deadline: None, _on_message: on_message, _on_error: on_error };
     live.worker.post_message(&start).map_err(|e| describe(&e))?;
-    let mut live = live;
     live.deadline = Some(Timeout::new(LOAD_MS, move || {
         fail(&port, format!("the worker did not load within {} s", LOAD_MS / 1000));
     }));
@@ -276,21 +274,27 @@ fn heard(port: &Weak<RefCell<Inner>>, data: JsValue) {
 /// Gives up on the worker: this thread answers from now on, and the page is told.
 fn fail(port: &Weak<RefCell<Inner>>, why: String) {
     let Some(inner) = port.upgrade() else { return };
-    let on_failure = {
-        let Ok(mut inner) = inner.try_borrow_mut() else {
-            // Called while the port is in use: try again once it is not.
-            return fail_later(port.clone(), why);
-        };
-        let Some(live) = inner.worker.take() else { return };
-        inner.in_flight = 0;
-        live.worker.terminate();
-        // The worker's listeners may be running this very call: let them go after it.
-        let _ = Timeout::new(0, move || drop(live)).forget();
-        inner.on_failure.clone()
+    let Ok(mut borrowed) = inner.try_borrow_mut() else {
+        // Called while the port is in use: try again once it is not.
+        return fail_later(port.clone(), why);
     };
+    let on_failure = retire(&mut borrowed, &why);
+    drop(borrowed);
+    if let Some(on_failure) = on_failure {
+        on_failure(why);
+    }
+}
+
+/// Stops the worker (its requests in flight are lost); what to tell, unless it was stopped already.
+fn retire(inner: &mut Inner, why: &str) -> Option<Rc<dyn Fn(String)>> {
+    let live = inner.worker.take()?;
+    inner.in_flight = 0;
+    live.worker.terminate();
+    // The worker's listeners may be running this very call: let them go after it.
+    let _ = Timeout::new(0, move || drop(live)).forget();
     log(&format!("kubeloop: the simulation runs in the page from now on ({why})"));
     show(false);
-    on_failure(why);
+    Some(inner.on_failure.clone())
 }
 
 /// `fail`, once the current call is over.
