@@ -13,6 +13,7 @@ pub mod lesson;
 pub mod manifest;
 pub mod map;
 pub mod panels;
+pub mod port;
 pub mod reconcile_view;
 pub mod scheduler_view;
 pub mod sequence;

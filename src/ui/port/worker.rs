@@ -1,0 +1,98 @@
+//! The worker's side of the port: the same wasm module, started by `worker.js` in a Web Worker,
+//! keeps its own `Simulation` and answers each request `{id, request}` with `{id, reply}` (JSON).
+
+use crate::page::sim::{SimReply, SimRequest, Simulation};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// The worker's simulation, made on the first request.
+    static SIMULATION: RefCell<Option<Simulation>> = const { RefCell::new(None) };
+}
+
+/// A request as the page posts it.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Asked<R> {
+    pub id: u64,
+    pub request: R,
+}
+
+/// An answer as the worker posts it back: the reply, or why there is none (the port then
+/// gives up on the worker), and what answering cost in the worker.
+#[derive(Deserialize)]
+pub(super) struct Answer {
+    pub id: u64,
+    #[serde(default)]
+    pub reply: Option<SimReply>,
+    #[serde(default)]
+    pub failed: Option<String>,
+    /// Real milliseconds the simulation took to answer (frame included)…
+    #[serde(default)]
+    pub answer_ms: f64,
+    /// …and to write its reply as JSON.
+    #[serde(default)]
+    pub encode_ms: f64,
+}
+
+/// True in a worker (no window): the module's `main` then leaves the page alone.
+pub fn in_worker() -> bool {
+    web_sys::window().is_none()
+}
+
+/// This thread's clock in real milliseconds: the window's `performance.now()`, or the worker's.
+pub(super) fn thread_now() -> f64 {
+    let performance = match web_sys::window() {
+        Some(window) => window.performance(),
+        None => js_sys::global().dyn_into::<web_sys::WorkerGlobalScope>().ok().and_then(|w| w.performance()),
+    };
+    performance.map_or(0.0, |p| p.now())
+}
+
+/// Answers one request, `{"id":…,"request":…}`, with `{"id":…,"reply":…,"answer_ms":…,"encode_ms":…}`
+/// (or `{"id":…,"failed":…}` when the request cannot be read or the reply written).
+#[wasm_bindgen]
+pub fn worker_answer(json: &str) -> String {
+    let asked: Asked<SimRequest> = match serde_json::from_str(json) {
+        Ok(asked) => asked,
+        Err(e) => return failed(id_of(json), &format!("the worker could not read a request: {e}")),
+    };
+    let start = thread_now();
+    let reply = SIMULATION.with(|cell| {
+        let mut simulation = cell.borrow_mut();
+        let simulation = simulation.get_or_insert_with(|| Simulation::new(1).with_real_clock(thread_now));
+        simulation.answer(asked.request)
+    });
+    let answered = thread_now();
+    match serde_json::to_string(&reply) {
+        Ok(reply) => {
+            let encode_ms = thread_now() - answered;
+            format!(
+                r#"{{"id":{},"answer_ms":{},"encode_ms":{},"reply":{reply}}}"#,
+                asked.id,
+                finite(answered - start),
+                finite(encode_ms)
+            )
+        }
+        Err(e) => failed(asked.id, &format!("the worker could not write a reply: {e}")),
+    }
+}
+
+fn failed(id: u64, why: &str) -> String {
+    let why = serde_json::to_string(why).unwrap_or_else(|_| "\"the worker failed\"".into());
+    format!(r#"{{"id":{id},"failed":{why}}}"#)
+}
+
+/// The request's id, read loosely (for the answer to a request that cannot be read).
+fn id_of(json: &str) -> u64 {
+    #[derive(Deserialize)]
+    struct Id {
+        id: u64,
+    }
+    serde_json::from_str::<Id>(json).map_or(0, |i| i.id)
+}
+
+/// A number JSON can carry.
+fn finite(ms: f64) -> f64 {
+    if ms.is_finite() { ms } else { 0.0 }
+}
