@@ -2,9 +2,8 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    // In the simulation's worker the module only answers requests (src/ui/port.rs); `?porttest`
-    // runs the port alone, for tests/e2e/worker.mjs.
-    if kubeloop::ui::port::in_worker() || kubeloop::ui::port::probe::start_if_asked() {
+    // In the simulation's worker the module only answers requests (src/ui/port.rs).
+    if kubeloop::ui::port::in_worker() {
         return;
     }
     kubeloop::ui::start();

@@ -23,6 +23,7 @@ fn props() -> AppProps {
         step: None,
         show_index: false,
         embed: false,
+        worker: false,
     }
 }
 

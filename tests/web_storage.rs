@@ -28,6 +28,7 @@ fn props(journal: Option<Journal>) -> AppProps {
         step: None,
         show_index: false,
         embed: false,
+        worker: false,
     }
 }
 

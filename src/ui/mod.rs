@@ -23,7 +23,6 @@ mod terminal;
 pub mod view;
 
 use crate::page::journal::Journal;
-use crate::page::sim::{SimReply, SimRequest, Simulation};
 use crate::page::update::TICK_MS;
 use crate::page::{Action, Effect, PageConfig, PageState, update};
 use gloo_timers::callback::Interval;
@@ -60,6 +59,10 @@ pub struct AppProps {
     /// Embedded in another page (`?embed`): no header chrome.
     #[prop_or(false)]
     pub embed: bool,
+    /// Run the simulation in a Web Worker when the browser can (`?worker=0`: in the page's
+    /// own thread, as the tests do).
+    #[prop_or(false)]
+    pub worker: bool,
 }
 
 /// Where the page keeps the session between visits (a lesson's under its own key).
@@ -72,28 +75,10 @@ fn storage_key(lesson: Option<&str>) -> String {
     }
 }
 
-/// Where the page's requests go (in this thread, for now).
-#[derive(Clone, Default)]
-struct Port {
-    sim: Rc<RefCell<Option<Simulation>>>,
-}
-
-impl Port {
-    fn ask(&self, _id: u64, request: SimRequest) -> Option<SimReply> {
-        let mut sim = self.sim.borrow_mut();
-        let sim = sim.get_or_insert_with(|| {
-            let mut s = Simulation::new(1);
-            s.set_real_clock(clock::now_ms, crate::page::sim::simulation::THREAD_BUDGET_MS);
-            s
-        });
-        Some(sim.answer(request))
-    }
-}
-
 /// The page's state and what the shell needs to carry out an update's effects.
 struct Shell {
     state: Rc<RefCell<PageState>>,
-    port: Port,
+    port: port::Port,
     redraw: UseForceUpdateHandle,
     redraws: Rc<RefCell<clock::Redraws>>,
     editor: NodeRef,
@@ -203,17 +188,42 @@ pub fn app(props: &AppProps) -> Html {
     }
     let editor = use_node_ref();
     let terminal_input = use_node_ref();
+    // The shell, once made, for the port's replies (which come later, from the worker).
+    let reach = use_mut_ref(std::rc::Weak::<Shell>::new);
     let shell = {
-        let shell = Shell {
-            state: state.clone(),
-            port: Port::default(),
-            redraw: redraw.clone(),
-            redraws: redraws.clone(),
-            editor: editor.clone(),
-            input: terminal_input.clone(),
-            persist,
+        let on_reply = {
+            let reach = reach.clone();
+            Rc::new(move |id: u64, reply: crate::page::sim::SimReply| {
+                let shell = reach.borrow().upgrade();
+                if let Some(shell) = shell {
+                    shell.dispatch(Action::Reply(id, Box::new(reply)));
+                }
+            }) as Rc<dyn Fn(u64, crate::page::sim::SimReply)>
         };
-        use_memo((), move |_| shell)
+        let on_failure = {
+            let reach = reach.clone();
+            Rc::new(move |why: String| {
+                let shell = reach.borrow().upgrade();
+                if let Some(shell) = shell {
+                    shell.dispatch(Action::SimFailed(why));
+                }
+            }) as Rc<dyn Fn(String)>
+        };
+        let worker = props.worker;
+        let (state, redraw, redraws) = (state.clone(), redraw.clone(), redraws.clone());
+        let (editor, input) = (editor.clone(), terminal_input.clone());
+        // Made once: the port starts the worker (or not) for the page's life.
+        let shell = use_memo((), move |_| Shell {
+            state,
+            port: port::Port::start(worker, on_reply, on_failure),
+            redraw,
+            redraws,
+            editor,
+            input,
+            persist,
+        });
+        *reach.borrow_mut() = Rc::downgrade(&shell);
+        shell
     };
     let dispatch = use_memo((), {
         let shell = shell.clone();
@@ -261,7 +271,12 @@ pub fn app(props: &AppProps) -> Html {
     }
     // The first snapshot is on the page and the terminal takes commands: the end-to-end check
     // reads this mark as "time to first interactive cluster".
-    use_effect_with((), |_| clock::mark("kubeloop-interactive"));
+    use_effect_with(state.borrow().view.ready, |ready| {
+        if *ready {
+            take_over_shell();
+            clock::mark("kubeloop-interactive");
+        }
+    });
     let page = state.borrow();
     let c = &page.clock;
     let view = &page.view;
@@ -376,6 +391,7 @@ fn url_props() -> AppProps {
         step: None,
         show_index: false,
         embed: false,
+        worker: true,
     };
     for pair in search.trim_start_matches('?').split('&') {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -386,6 +402,7 @@ fn url_props() -> AppProps {
             "step" => props.step = v.parse().ok(),
             "lessons" => props.show_index = true,
             "embed" => props.embed = v != "0" && v != "false",
+            "worker" => props.worker = v != "0" && v != "false",
             _ => {}
         }
     }
@@ -398,13 +415,41 @@ fn saved_journal(lesson: Option<&str>) -> Option<Journal> {
     storage::load_for_page(lesson)
 }
 
-/// Takes the page's shell (`#shell` in index.html, the first screen drawn before the module had
-/// loaded) off the page once the app is mounted in its place. Yew's `render()` empties the body
-/// and draws the app's first frame in a microtask of this same task, so no frame is painted
-/// between the shell and the app; this removes the shell should it still be there.
+/// The element the app is drawn in: hidden behind the page's shell (`#shell` in index.html,
+/// the first screen drawn before the module had loaded) until the simulation's first frame.
+const APP_ROOT: &str = "app-root";
+
+/// Shows the app in place of the page's shell, once it has a cluster to draw: in this thread at
+/// once; from a worker when its first frame comes (the shell's progress says "Starting the
+/// cluster…" meanwhile). Both are in place in one task, so no frame shows neither.
 fn take_over_shell() {
-    if let Some(shell) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("shell")) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Some(root) = document.get_element_by_id(APP_ROOT) {
+        let _ = root.remove_attribute("hidden");
+    }
+    if let Some(shell) = document.get_element_by_id("shell") {
         shell.remove();
+    }
+}
+
+/// The app's element, added to the page's body (hidden until it takes over from the shell).
+fn app_root() -> Option<web_sys::Element> {
+    let document = web_sys::window()?.document()?;
+    let root = document.create_element("div").ok()?;
+    root.set_id(APP_ROOT);
+    root.set_attribute("hidden", "").ok()?;
+    document.body()?.append_child(&root).ok()?;
+    Some(root)
+}
+
+fn mount(props: AppProps) {
+    match app_root() {
+        Some(root) => {
+            yew::Renderer::<App>::with_root_and_props(root, props).render();
+        }
+        None => {
+            yew::Renderer::<App>::with_props(props).render();
+        }
     }
 }
 
@@ -418,14 +463,10 @@ pub fn start() {
     // A saved visit is picked up unless the address asks for another seed.
     props.journal = saved_journal(props.lesson.as_deref()).filter(|j| !asked_seed || j.seed == props.seed);
     match props.lesson.clone() {
-        None => {
-            yew::Renderer::<App>::with_props(props).render();
-            take_over_shell();
-        }
+        None => mount(props),
         Some(id) => wasm_bindgen_futures::spawn_local(async move {
             props.lesson_source = Some(fetch_lesson(&id).await);
-            yew::Renderer::<App>::with_props(props).render();
-            take_over_shell();
+            mount(props);
         }),
     }
 }

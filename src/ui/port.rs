@@ -2,7 +2,6 @@
 //! main thread stays free while the cluster works), or, when no worker can serve, a `Simulation`
 //! in this thread. Requests and replies cross as JSON strings.
 
-pub mod probe;
 mod worker;
 
 pub use worker::{in_worker, worker_answer};
@@ -129,7 +128,11 @@ impl Port {
                 }
             }
         }
-        let local = inner.local.get_or_insert_with(|| Simulation::new(1).with_real_clock(thread_now));
+        let local = inner.local.get_or_insert_with(|| {
+            let mut s = Simulation::new(1);
+            s.set_real_clock(thread_now, crate::page::sim::simulation::THREAD_BUDGET_MS);
+            s
+        });
         Some(local.answer(request))
     }
 

@@ -168,10 +168,13 @@ pub fn frame_parts(session: &Session, query: &FrameQuery, after: Seq, parts: Par
         prompt: session.prompt().map(String::from),
         snapshot: parts.tables.then(|| snapshot_at(session, query.past)),
         board: (parts.board && query.board).then(|| crate::views::map::board_at(cluster, query.board_at)),
-        sequence: (parts.tables && query.sequence)
-            .then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
+        sequence: (parts.tables && query.sequence).then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
         detail,
-        records: if query.records { record_delta(session, after) } else { RecordDelta { after, ..RecordDelta::default() } },
+        records: if query.records {
+            record_delta(session, after)
+        } else {
+            RecordDelta { after, ..RecordDelta::default() }
+        },
         flow: FlowFrame::default(),
     }
 }

@@ -60,7 +60,11 @@ pub fn worker_answer(json: &str) -> String {
     let start = thread_now();
     let reply = SIMULATION.with(|cell| {
         let mut simulation = cell.borrow_mut();
-        let simulation = simulation.get_or_insert_with(|| Simulation::new(1).with_real_clock(thread_now));
+        let simulation = simulation.get_or_insert_with(|| {
+            let mut s = Simulation::new(1);
+            s.set_real_clock(thread_now, crate::page::sim::simulation::WORKER_BUDGET_MS);
+            s
+        });
         simulation.answer(asked.request)
     });
     let answered = thread_now();
