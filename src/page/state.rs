@@ -326,6 +326,19 @@ impl PageState {
         ClockSettings { playing: c.playing, speed: c.speed, teaching: c.teaching, presenter: c.presenter }
     }
 
+    /// The command the simulation is running, as the terminal shows it, while its reply is
+    /// on its way (a worker busy with a big cluster may take a moment).
+    pub fn running(&self) -> Option<String> {
+        self.pending.values().find_map(|p| match p {
+            Pending::Run { shown } => Some(format!("$ {shown}")),
+            Pending::Typed { prompt, shown } => Some(format!("{prompt}{shown}")),
+            Pending::Manifest { line, .. } => Some(format!("$ {line} < manifest.yaml")),
+            Pending::EditSave { .. } => Some("saving the edit".to_string()),
+            Pending::Load => Some("replaying the session".to_string()),
+            _ => None,
+        })
+    }
+
     /// Whether a tick's request is on its way.
     pub fn ticking(&self) -> bool {
         self.pending.values().any(|p| *p == Pending::Tick)

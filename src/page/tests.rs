@@ -2,6 +2,7 @@
 //! the browser.
 
 use super::*;
+use crate::page::sim::SimRequest;
 use crate::shell::Command;
 use std::rc::Rc;
 
@@ -443,4 +444,42 @@ fn the_page_sends_its_commands_to_the_simulation_and_draws_the_frame_a_simulatio
     sim.answer(SimRequest::Step);
     let query = FrameQuery { board: true, sequence: true, detail: Some(Detail::Etcd), ..FrameQuery::default() };
     assert_eq!(page.sim.peek_frame(&query), sim.peek_frame(&query));
+}
+
+#[test]
+fn a_command_shows_as_running_until_its_reply_comes() {
+    let mut s = sandbox();
+    let fx = crate::page::update::update(&mut s.state, Action::TerminalKey(Key::Enter, "kubectl get nodes".into()));
+    let Some(Effect::Ask(id, request)) = fx.iter().find(|e| matches!(e, Effect::Ask(..))).cloned() else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(s.running().as_deref(), Some("$ kubectl get nodes"));
+    assert!(lines(&s).is_empty(), "its output comes with the reply");
+    let reply = s.sim.answer(request);
+    crate::page::update::update(&mut s.state, Action::Reply(id, Box::new(reply)));
+    assert_eq!(s.running(), None);
+    assert_eq!(lines(&s)[0], Line::Command("kubectl get nodes".into()));
+}
+
+#[test]
+fn a_tick_is_not_asked_for_while_the_last_one_is_unanswered() {
+    let mut s = sandbox();
+    update(&mut s, Action::TogglePlay);
+    let first = crate::page::update::update(&mut s.state, Action::Tick);
+    assert!(first.iter().any(|e| matches!(e, Effect::Ask(_, SimRequest::Tick { .. }))), "{first:?}");
+    let second = crate::page::update::update(&mut s.state, Action::Tick);
+    assert!(second.is_empty(), "a busy simulation is not sent a queue of ticks: {second:?}");
+}
+
+#[test]
+fn when_the_worker_fails_the_page_says_so_and_replays_its_journal_in_a_new_simulation() {
+    let mut s = sandbox();
+    enter(&mut s, "kubectl create deployment web --image=nginx");
+    s.sim = crate::page::sim::Simulation::new(99);
+    update(&mut s, Action::SimFailed("the worker failed: unreachable".into()));
+    assert_eq!(s.failure.as_deref(), Some("the worker failed: unreachable"));
+    assert_eq!(s.sim.journal().entries.len(), 1, "the journal was replayed");
+    let out = update(&mut s, Action::TerminalKey(Key::Enter, "kubectl get deployments".into()));
+    assert!(out.contains(&Effect::Redraw));
+    assert!(lines(&s).iter().any(|l| matches!(l, Line::Out(o) if o.contains("web"))), "{:?}", lines(&s));
 }

@@ -305,6 +305,11 @@ pub fn app(props: &AppProps) -> Html {
                 if !page.share_note.is_empty() {
                     <p id="share-note" class="share-note" role="status">{page.share_note.clone()}</p>
                 }
+                if let Some(why) = page.failure.clone() {
+                    <p id="sim-note" class="share-note" role="status">
+                        {format!("The simulation's worker stopped ({why}); it runs in this page now, your session replayed.")}
+                    </p>
+                }
                 <storage::StorageBanner handle={persist} status={page.storage.clone()} {shared} {link} {left_out}
                     journal={storage::SharedJournal(page.journal.clone())} {on_load} />
             </header>
@@ -317,7 +322,7 @@ pub fn app(props: &AppProps) -> Html {
                 <section class="panel editor" aria-labelledby="editor-title">
                     <editor_pane::EditorPane area={editor} example={e.example} marks={e.marks.clone()}
                         editing={e.editing.clone()} result={e.result.clone()} dispatch={dispatch.clone()} />
-                    <terminal::TerminalPane lines={page.terminal.lines.clone()} {prompt} {attached}
+                    <terminal::TerminalPane lines={page.terminal.lines.clone()} {prompt} {attached} running={page.running()}
                         input={terminal_input} on_key={(*on_key).clone()} />
                 </section>
                 <cluster_pane::ClusterPane

@@ -12,6 +12,9 @@ pub struct TerminalProps {
     /// `$`, or a container shell's prompt while attached to one.
     pub prompt: String,
     pub attached: bool,
+    /// A command the simulation is still running, as shown.
+    #[prop_or_default]
+    pub running: Option<String>,
     pub input: NodeRef,
     /// Sends a key's action; true when the page handled the key (the browser then does not).
     pub on_key: Callback<Action, bool>,
@@ -54,6 +57,9 @@ pub fn terminal_pane(props: &TerminalProps) -> Html {
                 Line::Out(o) => html! { <div class="out">{o}</div> },
                 Line::Err(e) => html! { <div class="err">{e}</div> },
             }) }
+            if let Some(command) = props.running.clone() {
+                <div class="cmd pending-command" id="terminal-running">{command}<span class="pending-note">{" … running"}</span></div>
+            }
             </pre>
             <div class="prompt">
                 <span id="terminal-prompt" aria-hidden="true">{props.prompt.clone()}</span>
