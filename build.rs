@@ -1,6 +1,6 @@
 //! Embeds every lesson: each `lessons/*.md` (but the README and the template) becomes an entry
 //! of `BUILTIN` in `$OUT_DIR/lessons_index.rs`, so a new lesson is a new Markdown file; its
-//! front matter's title and summary also go into `INDEX`, all the page embeds (it fetches a
+//! front matter's title, summary and track also go into `INDEX`, all the page embeds (it fetches a
 //! lesson's text when the student opens it).
 
 use std::fmt::Write as _;
@@ -30,17 +30,17 @@ fn main() {
             writeln!(code, "    ({:?}, include_str!({:?})),", format!("lessons/{name}"), path.display().to_string());
     }
     code.push_str("];\n");
-    code.push_str("/// Every built-in lesson's id, title and summary (its front matter), in file-name order.\n");
-    code.push_str("pub static INDEX: &[(&str, &str, &str)] = &[\n");
+    code.push_str("/// Every built-in lesson's id, title, summary and track (its front matter), in file-name order.\n");
+    code.push_str("pub static INDEX: &[(&str, &str, &str, &str)] = &[\n");
     for name in &names {
         let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
         let field = |key: &str| {
             front_matter(&text)
-                .find_map(|line| line.strip_prefix(key).and_then(|v| v.strip_prefix(':')).map(|v| v.trim().to_string()))
+                .find_map(|line| line.strip_prefix(key).and_then(|v| v.strip_prefix(':')).map(|v| unquote(v.trim())))
                 .unwrap_or_default()
         };
         let id = name.trim_end_matches(".md");
-        let _ = writeln!(code, "    ({id:?}, {:?}, {:?}),", field("title"), field("summary"));
+        let _ = writeln!(code, "    ({id:?}, {:?}, {:?}, {:?}),", field("title"), field("summary"), field("track"));
     }
     code.push_str("];\n");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -52,4 +52,14 @@ fn front_matter(text: &str) -> impl Iterator<Item = &str> {
     let mut lines = text.lines();
     let opened = lines.next().map(str::trim_end) == Some("---");
     lines.take_while(move |l| opened && l.trim_end() != "---")
+}
+
+/// A front matter value without the quotes around it, as the lesson parser reads it.
+fn unquote(v: &str) -> String {
+    for q in ['"', '\''] {
+        if v.len() >= 2 && v.starts_with(q) && v.ends_with(q) {
+            return v[1..v.len() - 1].to_string();
+        }
+    }
+    v.to_string()
 }

@@ -32,6 +32,42 @@ fn the_first_course_has_at_least_twelve_lessons() {
     assert!(lessons::course().len() >= 12, "{} lessons", lessons::course().len());
 }
 
+/// The track of the course's incidents: broken clusters to diagnose and fix.
+const INCIDENTS: &str = "Incidents";
+
+#[test]
+fn every_incident_starts_broken_and_ends_with_a_debrief_of_what_was_at_fault() {
+    let incidents: Vec<Lesson> = lessons::course().into_iter().filter(|l| l.track == INCIDENTS).collect();
+    assert!(incidents.len() >= 10, "{} incidents", incidents.len());
+    for lesson in incidents {
+        let fix = lesson.steps.last().expect("a lesson has steps");
+        let mut session = lesson.start();
+        let since = session.cluster.record.last_seq();
+        let at_start = lessons::check::evaluate(&fix.checks, &mut session, since);
+        assert!(
+            at_start.iter().any(|r| !r.passed),
+            "{}: the cluster is not broken at the start: {at_start:?}",
+            lesson.file
+        );
+        let debrief = fix.debrief.as_deref().unwrap_or_default();
+        assert!(debrief.len() > 100, "{}: the fix step has no debrief worth reading", lesson.file);
+        assert!(!fix.hints.is_empty() && lesson.steps[0].hints.len() >= 2, "{}: progressive hints", lesson.file);
+    }
+}
+
+#[test]
+fn the_course_index_groups_lessons_by_track_in_order() {
+    let tracks = lessons::tracks();
+    let names: Vec<&str> = tracks.iter().map(|(t, _)| *t).collect();
+    assert_eq!(names[0], "The control plane", "{names:?}");
+    assert!(names.contains(&INCIDENTS) && names.contains(&"Troubleshooting"), "{names:?}");
+    let total: usize = tracks.iter().map(|(_, l)| l.len()).sum();
+    assert_eq!(total, lessons::index().len(), "every lesson is in one track");
+    for (track, entries) in &tracks {
+        assert!(entries.iter().all(|e| e.track == *track));
+    }
+}
+
 #[test]
 fn the_template_is_a_working_lesson() {
     let text = std::fs::read_to_string("lessons/TEMPLATE.md").unwrap();
@@ -114,6 +150,15 @@ fn malformed_lessons_give_errors_naming_file_and_line() {
             "lessons/99-broken.md:4: worker-memory must be a quantity",
         ),
         (lesson_with("Just text.\n"), "lessons/99-broken.md:5: the lesson has no steps"),
+        (
+            lesson_with("```debrief\nWhy.\n```\n"),
+            "lessons/99-broken.md:5: a ```debrief block belongs in a step",
+        ),
+        (
+            lesson_with(&format!("{ok_step}```debrief\nOne.\n```\n```debrief\nTwo.\n```\n")),
+            "lessons/99-broken.md:16: step \"S\" has two ```debrief blocks",
+        ),
+        (lesson_with(&format!("{ok_step}```debrief\n```\n")), "lessons/99-broken.md:13: this ```debrief block is empty"),
         (lesson_with("## S\n```solution\nsleep 1s\n```\n"), "lessons/99-broken.md:5: step \"S\" has no ```check block"),
         (
             lesson_with("## S\n```check\nrun: kubectl get pods\nexpect: x\n```\n"),

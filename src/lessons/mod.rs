@@ -35,12 +35,34 @@ pub struct Entry {
     pub id: &'static str,
     pub title: &'static str,
     pub summary: &'static str,
+    /// The track it belongs to (the default track when its front matter names none).
+    pub track: &'static str,
 }
 
 /// The built-in course's table of contents, in order: all the page carries of the lessons
 /// until the student opens one (then it fetches `lessons/<id>.md`, see [`from_source`]).
 pub fn index() -> Vec<Entry> {
-    index::INDEX.iter().map(|&(id, title, summary)| Entry { id, title, summary }).collect()
+    index::INDEX
+        .iter()
+        .map(|&(id, title, summary, track)| Entry {
+            id,
+            title,
+            summary,
+            track: if track.is_empty() { model::DEFAULT_TRACK } else { track },
+        })
+        .collect()
+}
+
+/// The course's tracks in the order their first lesson comes, each with its lessons.
+pub fn tracks() -> Vec<(&'static str, Vec<Entry>)> {
+    let mut tracks: Vec<(&'static str, Vec<Entry>)> = Vec::new();
+    for entry in index() {
+        match tracks.iter_mut().find(|(t, _)| *t == entry.track) {
+            Some((_, entries)) => entries.push(entry),
+            None => tracks.push((entry.track, vec![entry])),
+        }
+    }
+    tracks
 }
 
 /// Whether `id` can name a lesson file: letters, digits, `-` and `_` only, so an address's
@@ -100,15 +122,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_index_carries_every_lessons_id_title_and_summary_as_its_file_says() {
+    fn the_index_carries_every_lessons_id_title_summary_and_track_as_its_file_says() {
         let course = course();
         let index = index();
         assert_eq!(index.len(), builtin().len(), "every built-in lesson is in the index");
         assert_eq!(course.len(), index.len());
         for (entry, lesson) in index.iter().zip(&course) {
             assert_eq!(
-                (entry.id, entry.title, entry.summary),
-                (lesson.id.as_str(), lesson.title.as_str(), lesson.summary.as_str())
+                (entry.id, entry.title, entry.summary, entry.track),
+                (lesson.id.as_str(), lesson.title.as_str(), lesson.summary.as_str(), lesson.track.as_str())
             );
         }
     }

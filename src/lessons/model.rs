@@ -21,6 +21,9 @@ impl fmt::Display for LessonError {
 
 impl std::error::Error for LessonError {}
 
+/// The track a lesson belongs to when its front matter names none.
+pub const DEFAULT_TRACK: &str = "The control plane";
+
 /// One lesson, read from its Markdown file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lesson {
@@ -30,6 +33,8 @@ pub struct Lesson {
     pub file: String,
     pub title: String,
     pub summary: String,
+    /// The course's track it belongs to (`track:`; [`DEFAULT_TRACK`] when not given).
+    pub track: String,
     /// The starting cluster: seed, workers and their sizes.
     pub cluster: ClusterConfig,
     /// Commands run on the fresh cluster before the student starts (```setup blocks).
@@ -72,6 +77,9 @@ pub struct Step {
     pub checks: Vec<Check>,
     /// The commands a student would run to complete the step (```solution).
     pub solution: Vec<Command>,
+    /// What happened, said once the step's checks pass (```debrief): an incident's cause, the
+    /// component that was at fault and how its events showed it.
+    pub debrief: Option<String>,
 }
 
 /// A condition on the live cluster, written in the sandbox's command language or as a pattern

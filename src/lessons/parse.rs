@@ -1,5 +1,5 @@
 //! Reads a lesson's Markdown: the front matter, `##` steps and their fenced blocks
-//! (```check, ```solution, ```hint, ```run, ```manifest, ```setup). Every mistake is a
+//! (```check, ```solution, ```hint, ```debrief, ```run, ```manifest, ```setup). Every mistake is a
 //! [`LessonError`] naming the file and line; nothing here panics on any input.
 
 use super::check::parse_check;
@@ -10,7 +10,7 @@ use crate::shell::{Command, split_words};
 use crate::util::sort::StableSort;
 
 /// The blocks a lesson gives meaning to; any other fenced block is prose.
-const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup"];
+const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup", "debrief"];
 /// Programs of the command language.
 const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear"];
 
@@ -34,6 +34,7 @@ pub fn parse(file: &str, text: &str) -> Result<Lesson, LessonError> {
         file: file.to_string(),
         title: String::new(),
         summary: String::new(),
+        track: super::model::DEFAULT_TRACK.to_string(),
         cluster: ClusterConfig::default(),
         setup: Vec::new(),
         intro: Vec::new(),
@@ -83,6 +84,7 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
         match key {
             "title" => lesson.title = value.to_string(),
             "summary" => lesson.summary = value.to_string(),
+            "track" if !value.is_empty() => lesson.track = value.to_string(),
             "seed" => {
                 c.seed = value.parse().map_err(|_| (n, format!("seed must be a whole number, not \"{value}\"")))?
             }
@@ -100,7 +102,7 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
                 return Err((
                     n,
                     format!(
-                        "unknown front matter key `{other}` (known: title, summary, seed, workers, worker-cpu, worker-memory, worker-max-pods)"
+                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, worker-cpu, worker-memory, worker-max-pods)"
                     ),
                 ));
             }
@@ -168,6 +170,7 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
                 hints: Vec::new(),
                 checks: Vec::new(),
                 solution: Vec::new(),
+                debrief: None,
             });
             i += 1;
             continue;
@@ -200,7 +203,7 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
         flush(&mut text, lesson);
         let in_step = !lesson.steps.is_empty();
         match word {
-            "check" | "solution" | "hint" if !in_step => {
+            "check" | "solution" | "hint" | "debrief" if !in_step => {
                 return Err((n, format!("a ```{word} block belongs in a step, under a `## ` heading")));
             }
             "setup" if in_step => {
@@ -225,6 +228,19 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
                 }
                 if let Some(step) = lesson.steps.last_mut() {
                     step.hints.push(hint);
+                }
+            }
+            "debrief" => {
+                let text = inner.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n").trim().to_string();
+                if text.is_empty() {
+                    return Err((n, "this ```debrief block is empty".into()));
+                }
+                match lesson.steps.last_mut() {
+                    Some(step) if step.debrief.is_some() => {
+                        return Err((n, format!("step \"{}\" has two ```debrief blocks", step.title)));
+                    }
+                    Some(step) => step.debrief = Some(text),
+                    None => {}
                 }
             }
             "setup" => lesson.setup.extend(commands(&inner, n)?),

@@ -72,6 +72,11 @@ fn parts(parts: &[Part], props: &LessonPanelProps) -> Html {
     }) }</> }
 }
 
+/// Whether step `i`'s checks have all passed.
+fn done(props: &LessonPanelProps, i: usize) -> bool {
+    props.progress.steps.get(i).is_some_and(|p| p.complete)
+}
+
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     let lesson = &props.lesson;
@@ -83,17 +88,23 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     };
     html! {
         <section id="lesson" class="panel lesson" aria-labelledby="lesson-title">
-            <p class="crumbs"><a href="?lessons">{"Lessons"}</a>{format!(" · {} of {}", (at + 1).min(total), total)}</p>
+            <p class="crumbs"><a href="?lessons">{"Lessons"}</a>{format!(" · {} · {} of {}", lesson.track, (at + 1).min(total), total)}</p>
             <h2 id="lesson-title" class="lesson-title">{&lesson.title}</h2>
             <ol class="step-dots" aria-label="Steps">
             { for lesson.steps.iter().enumerate().map(|(i, s)| {
-                let done = props.progress.steps.get(i).is_some_and(|p| p.complete);
+                let done = done(props, i);
                 let class = classes!("dot", done.then_some("done"), (i == at).then_some("current"));
                 html! { <li {class}><button class="linkish" onclick={go(i)} aria-current={(i == at).then_some("step")}
                     title={s.title.clone()}>{ if done { "✓".to_string() } else { (i + 1).to_string() } }</button></li> }
             }) }
             </ol>
             if at == 0 { <div class="intro">{parts(&lesson.intro, props)}</div> }
+            // What the step just completed taught (an incident's cause), said before the next.
+            if let Some(debrief) = at.checked_sub(1).filter(|&i| done(props, i)).and_then(|i| lesson.steps[i].debrief.as_ref()) {
+                <aside class="debrief" id="lesson-debrief" aria-label="What happened">
+                    <h4>{"What happened"}</h4>{prose(debrief)}
+                </aside>
+            }
             if let Some(step) = lesson.steps.get(at) {
                 <article class="step" data-step={at.to_string()}>
                     <h3>{&step.title}</h3>
@@ -111,7 +122,11 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                         }
                     }) }
                     </ul>
-                    { for step.hints.iter().map(|h| html! { <details class="hint"><summary>{"Hint"}</summary>{prose(h)}</details> }) }
+                    // Hints one after another: each says more than the one before.
+                    { for step.hints.iter().enumerate().map(|(i, h)| {
+                        let title = if step.hints.len() > 1 { format!("Hint {} of {}", i + 1, step.hints.len()) } else { "Hint".to_string() };
+                        html! { <details class="hint"><summary>{title}</summary>{prose(h)}</details> }
+                    }) }
                 </article>
             } else {
                 <article class="step done">
@@ -142,11 +157,16 @@ pub fn lesson_index(props: &LessonIndexProps) -> Html {
             if let Some(problem) = &props.problem {
                 <p id="lesson-problem" class="error" role="alert">{problem.clone()}</p>
             }
-            <ol class="course">
-            { for crate::lessons::index().into_iter().map(|l| html! {
-                <li><a href={format!("?lesson={}", l.id)}>{l.title}</a><p class="muted">{l.summary}</p></li>
+            { for crate::lessons::tracks().into_iter().map(|(track, lessons)| html! {
+                <section class="track" aria-label={track}>
+                    <h3>{track}<span class="muted">{format!(" · {}", lessons.len())}</span></h3>
+                    <ol class="course">
+                    { for lessons.into_iter().map(|l| html! {
+                        <li><a href={format!("?lesson={}", l.id)}>{l.title}</a><p class="muted">{l.summary}</p></li>
+                    }) }
+                    </ol>
+                </section>
             }) }
-            </ol>
         </section>
     }
 }
