@@ -150,15 +150,15 @@ fn malformed_lessons_give_errors_naming_file_and_line() {
             "lessons/99-broken.md:4: worker-memory must be a quantity",
         ),
         (lesson_with("Just text.\n"), "lessons/99-broken.md:5: the lesson has no steps"),
-        (
-            lesson_with("```debrief\nWhy.\n```\n"),
-            "lessons/99-broken.md:5: a ```debrief block belongs in a step",
-        ),
+        (lesson_with("```debrief\nWhy.\n```\n"), "lessons/99-broken.md:5: a ```debrief block belongs in a step"),
         (
             lesson_with(&format!("{ok_step}```debrief\nOne.\n```\n```debrief\nTwo.\n```\n")),
             "lessons/99-broken.md:16: step \"S\" has two ```debrief blocks",
         ),
-        (lesson_with(&format!("{ok_step}```debrief\n```\n")), "lessons/99-broken.md:13: this ```debrief block is empty"),
+        (
+            lesson_with(&format!("{ok_step}```debrief\n```\n")),
+            "lessons/99-broken.md:13: this ```debrief block is empty",
+        ),
         (lesson_with("## S\n```solution\nsleep 1s\n```\n"), "lessons/99-broken.md:5: step \"S\" has no ```check block"),
         (
             lesson_with("## S\n```check\nrun: kubectl get pods\nexpect: x\n```\n"),

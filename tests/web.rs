@@ -423,6 +423,35 @@ async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green()
 }
 
 #[wasm_bindgen_test]
+async fn an_incident_is_diagnosed_and_fixed_through_the_page_and_its_debrief_names_the_fault() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let source = include_str!("../lessons/i09-cordoned.md");
+    let props = AppProps { lesson: Some("i09-cordoned".into()), lesson_source: Some(Ok(source.into())), ..props() };
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#lesson .crumbs").contains("Incidents"), "{}", text(&root, "#lesson .crumbs"));
+    assert!(text(&root, "#lesson .intro").contains("The pager"));
+    // The hints come in order, each saying more.
+    let hints = root.query_selector_all("#lesson .hint summary").unwrap();
+    assert_eq!(hints.item(0).and_then(|h| h.text_content()).as_deref(), Some("Hint 1 of 2"));
+    // The cluster is broken: the pods wait.
+    type_command(&root, "kubectl get pods -l app=api").await;
+    assert!(text(&root, "#terminal-output").contains("Pending"));
+    assert_eq!(text(&root, "#lesson .step h3"), "Find what was left behind");
+    type_command(&root, "kubectl get nodes").await;
+    assert!(text(&root, "#terminal-output").contains("Ready,SchedulingDisabled"));
+    assert_eq!(text(&root, "#lesson .step h3"), "End the maintenance");
+    assert!(root.query_selector("#lesson-debrief").unwrap().is_none(), "the diagnosis step has nothing to debrief");
+    type_command(&root, "kubectl uncordon worker-1 worker-2 worker-3").await;
+    type_command(&root, "sleep 20s").await;
+    assert_eq!(text(&root, "#lesson .step h3"), "Lesson complete");
+    let debrief = text(&root, "#lesson-debrief");
+    assert!(debrief.contains("What happened") && debrief.contains("cordoned"), "{debrief}");
+}
+
+#[wasm_bindgen_test]
 async fn export_offers_the_applied_objects_as_yaml() {
     let root = mount().await;
     click(&root, "#apply").await;
