@@ -452,6 +452,25 @@ async fn an_incident_is_diagnosed_and_fixed_through_the_page_and_its_debrief_nam
 }
 
 #[wasm_bindgen_test]
+async fn a_prediction_is_made_through_the_page_and_shown_beside_what_the_scheduler_did() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let source = include_str!("../lessons/06-scheduler.md");
+    let props = AppProps { lesson: Some("06-scheduler".into()), lesson_source: Some(Ok(source.into())), ..props() };
+    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#lesson-predict").contains("Where will the scheduler put big?"));
+    click(&root, "#lesson-predict button.choice").await;
+    assert!(text(&root, "#lesson-predict").contains("Your prediction: worker-1"), "{}", text(&root, "#lesson-predict"));
+    type_command(&root, "kubectl apply -f big.yaml").await;
+    type_command(&root, "sleep 10s").await;
+    assert_eq!(text(&root, "#lesson .step h3"), "Read a FailedScheduling event");
+    let outcome = text(&root, "#lesson-outcome");
+    assert!(outcome.contains("You predicted worker-1") && outcome.contains("Why: The scheduler"), "{outcome}");
+}
+
+#[wasm_bindgen_test]
 async fn export_offers_the_applied_objects_as_yaml() {
     let root = mount().await;
     click(&root, "#apply").await;

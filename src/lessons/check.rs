@@ -259,6 +259,25 @@ fn indent(text: &str) -> String {
     out.join("\n")
 }
 
+/// What a command that only looks prints now (a prediction's answer), trimmed; nothing is
+/// logged or recorded.
+pub fn look(line: &str, session: &mut Session) -> String {
+    if read_only_problem(line).is_some() {
+        return String::new();
+    }
+    normalize(&session.inspect(line).combined())
+}
+
+/// The first record entry after `since` that `pattern` matches (a prediction's reason).
+pub fn first_match(pattern: &RecordPattern, session: &Session, since: Seq) -> Option<Seq> {
+    let cluster = &session.cluster;
+    cluster
+        .record
+        .since(since)
+        .find(|e| matches(pattern, &e.what, cluster.component_name(e.actor), |id| cluster.component_name(id)))
+        .map(|e| e.seq)
+}
+
 fn record(patterns: &[RecordPattern], session: &Session, since: Seq) -> (bool, String) {
     let cluster = &session.cluster;
     let mut next = 0;

@@ -11,7 +11,7 @@ pub mod parse;
 pub mod progress;
 pub mod runner;
 
-pub use model::{Check, CheckResult, Expect, Lesson, LessonError, Part, Step, Test};
+pub use model::{Check, CheckResult, Expect, Lesson, LessonError, Part, Prediction, Step, Test};
 pub use parse::parse;
 pub use progress::{Evaluation, Progress, StepProgress};
 pub use runner::{LessonRun, StepRun, run_solution};

@@ -80,6 +80,32 @@ pub struct Step {
     /// What happened, said once the step's checks pass (```debrief): an incident's cause, the
     /// component that was at fault and how its events showed it.
     pub debrief: Option<String>,
+    /// A question the student answers before the step runs (```predict).
+    pub prediction: Option<Prediction>,
+}
+
+/// Predict, then watch: a question put before the step (which node will the scheduler pick,
+/// what phase will the pod be in); once the step is complete the page shows the student's
+/// answer beside the cluster's, and the record entry that explains it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    pub question: String,
+    /// The answers offered (`choices: a | b | c`); none: the student types one.
+    pub choices: Vec<String>,
+    /// A command that only looks, whose output once the step is complete is the answer.
+    pub answer: String,
+    /// The record entry since the step began whose sentence says why (`why: PATTERN`).
+    pub why: Option<RecordPattern>,
+    /// The line of the block's opening fence.
+    pub line: usize,
+}
+
+impl Prediction {
+    /// Whether `predicted` is the answer the cluster gave (typed answers ignore case and the
+    /// spaces around them).
+    pub fn is_right(&self, predicted: &str, answer: &str) -> bool {
+        predicted.trim().eq_ignore_ascii_case(answer.trim())
+    }
 }
 
 /// A condition on the live cluster, written in the sandbox's command language or as a pattern

@@ -1,16 +1,16 @@
 //! Reads a lesson's Markdown: the front matter, `##` steps and their fenced blocks
-//! (```check, ```solution, ```hint, ```debrief, ```run, ```manifest, ```setup). Every mistake is a
+//! (```check, ```solution, ```hint, ```debrief, ```predict, ```run, ```manifest, ```setup). Every mistake is a
 //! [`LessonError`] naming the file and line; nothing here panics on any input.
 
 use super::check::parse_check;
-use super::model::{Lesson, LessonError, Part, Step};
+use super::model::{Lesson, LessonError, Part, Prediction, Step};
 use crate::api::Quantity;
 use crate::cluster::ClusterConfig;
 use crate::shell::{Command, split_words};
 use crate::util::sort::StableSort;
 
 /// The blocks a lesson gives meaning to; any other fenced block is prose.
-const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup", "debrief"];
+const BLOCKS: &[&str] = &["check", "solution", "hint", "run", "manifest", "setup", "debrief", "predict"];
 /// Programs of the command language.
 const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear"];
 
@@ -171,6 +171,7 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
                 checks: Vec::new(),
                 solution: Vec::new(),
                 debrief: None,
+                prediction: None,
             });
             i += 1;
             continue;
@@ -203,7 +204,7 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
         flush(&mut text, lesson);
         let in_step = !lesson.steps.is_empty();
         match word {
-            "check" | "solution" | "hint" | "debrief" if !in_step => {
+            "check" | "solution" | "hint" | "debrief" | "predict" if !in_step => {
                 return Err((n, format!("a ```{word} block belongs in a step, under a `## ` heading")));
             }
             "setup" if in_step => {
@@ -243,6 +244,16 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
                     None => {}
                 }
             }
+            "predict" => {
+                let prediction = parse_prediction(rest, n, &inner)?;
+                match lesson.steps.last_mut() {
+                    Some(step) if step.prediction.is_some() => {
+                        return Err((n, format!("step \"{}\" has two ```predict blocks", step.title)));
+                    }
+                    Some(step) => step.prediction = Some(prediction),
+                    None => {}
+                }
+            }
             "setup" => lesson.setup.extend(commands(&inner, n)?),
             "run" => {
                 let commands = commands(&inner, n)?;
@@ -265,6 +276,47 @@ fn body(lines: &[&str], start: usize, lesson: &mut Lesson) -> Result<(), Problem
     }
     flush(&mut text, lesson);
     Ok(())
+}
+
+/// Reads a ```predict block: the question after `predict`, then `choices: a | b | c`
+/// (optional), `answer: COMMAND` (a command that only looks) and `why: PATTERN` (optional).
+fn parse_prediction(question: &str, open: usize, lines: &[(usize, &str)]) -> Result<Prediction, Problem> {
+    if question.is_empty() {
+        return Err((open, "a ```predict block asks a question: write it after `predict`".into()));
+    }
+    let mut prediction = Prediction {
+        question: question.to_string(),
+        choices: Vec::new(),
+        answer: String::new(),
+        why: None,
+        line: open,
+    };
+    for &(n, raw) in lines {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(list) = line.strip_prefix("choices:") {
+            prediction.choices = list.split('|').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
+            if prediction.choices.len() < 2 {
+                return Err((n, "`choices:` offers at least two answers, separated by `|`".into()));
+            }
+        } else if let Some(command) = line.strip_prefix("answer:") {
+            let command = command.trim();
+            if let Some(problem) = super::check::read_only_problem(command) {
+                return Err((n, problem));
+            }
+            prediction.answer = command.to_string();
+        } else if let Some(pattern) = line.strip_prefix("why:") {
+            prediction.why = Some(super::check::parse_pattern(pattern.trim()).map_err(|e| (n, e))?);
+        } else {
+            return Err((n, format!("a ```predict block's lines are choices:, answer: or why:; not \"{line}\"")));
+        }
+    }
+    if prediction.answer.is_empty() {
+        return Err((open, "a ```predict block needs an `answer:` command that prints the answer".into()));
+    }
+    Ok(prediction)
 }
 
 /// Whether `word` is one letter away from a block's name (a typo such as ```checks).

@@ -22,6 +22,15 @@ pub struct StepProgress {
     pub complete: bool,
     /// Whether each check passed when last evaluated.
     pub checks: Vec<bool>,
+    /// The student's answer to the step's prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<String>,
+    /// The cluster's answer, read when the step was complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// The record entry that says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Seq>,
 }
 
 /// What one evaluation found.
@@ -45,7 +54,7 @@ impl Progress {
             steps: lesson
                 .steps
                 .iter()
-                .map(|s| StepProgress { complete: false, checks: vec![false; s.checks.len()] })
+                .map(|s| StepProgress { checks: vec![false; s.checks.len()], ..StepProgress::default() })
                 .collect(),
         }
     }
@@ -68,16 +77,32 @@ impl Progress {
         let step = self.step;
         let results = self.check(lesson, session);
         let all = !results.is_empty() && results.iter().all(|r| r.passed);
+        let started = self.step_started;
         if let Some(state) = self.steps.get_mut(step) {
             state.checks = results.iter().map(|r| r.passed).collect();
             if all {
                 state.complete = true;
+                // Predict, then watch: what the cluster did, and the entry that says why.
+                if let Some(p) = lesson.steps.get(step).and_then(|s| s.prediction.as_ref()) {
+                    state.answer = Some(check::look(&p.answer, session));
+                    state.why = p.why.as_ref().and_then(|w| check::first_match(w, session, started));
+                }
             }
         }
         if all {
             self.begin(step + 1, session);
         }
         Evaluation { step, results, step_complete: all, lesson_complete: self.finished() }
+    }
+
+    /// The student's answer to step `step`'s prediction, kept until the step is complete
+    /// (then it stands: no changing one's mind after the fact).
+    pub fn predict(&mut self, lesson: &Lesson, step: usize, answer: &str) {
+        let asks = lesson.steps.get(step).is_some_and(|s| s.prediction.is_some());
+        let answer = answer.trim();
+        if let Some(state) = self.steps.get_mut(step).filter(|s| asks && !s.complete && !answer.is_empty()) {
+            state.predicted = Some(answer.chars().take(200).collect());
+        }
     }
 
     /// Moves to `step` (e.g. the student goes back or skips ahead); its record checks look

@@ -12,6 +12,9 @@ pub struct StepRun {
     /// The solution's commands and their output, as `kubeloop run` prints a transcript.
     pub transcript: String,
     pub after: Vec<CheckResult>,
+    /// What is wrong with the step's prediction after the solution (its answer is not one of
+    /// its choices, or the record has no entry to say why).
+    pub prediction_problem: Option<String>,
 }
 
 impl StepRun {
@@ -44,6 +47,9 @@ impl LessonRun {
                     step.title
                 ));
             }
+            if let Some(problem) = &step.prediction_problem {
+                out.push(format!("{}: step {} \"{}\": {problem}", self.file, i + 1, step.title));
+            }
             for r in step.after.iter().filter(|r| !r.passed) {
                 out.push(format!(
                     "{}: step {} \"{}\": check \"{}\" fails after the solution: {}",
@@ -69,7 +75,21 @@ pub fn run_solution(lesson: &Lesson) -> LessonRun {
         let before = progress.check(lesson, &mut session);
         let transcript = session.run_commands(&step.solution);
         let after = progress.evaluate(lesson, &mut session).results;
-        steps.push(StepRun { title: step.title.clone(), before, transcript, after });
+        let prediction_problem = step.prediction.as_ref().and_then(|p| {
+            let done = progress.steps.get(i)?;
+            let answer = done.answer.as_deref().unwrap_or_default();
+            if answer.is_empty() {
+                return Some(format!("the prediction's answer `{}` printed nothing after the solution", p.answer));
+            }
+            if !p.choices.is_empty() && !p.choices.iter().any(|c| p.is_right(c, answer)) {
+                return Some(format!("the prediction's answer \"{answer}\" is not one of its choices {:?}", p.choices));
+            }
+            if p.why.is_some() && done.why.is_none() {
+                return Some("the prediction's `why:` matches nothing in the record of the step".to_string());
+            }
+            None
+        });
+        steps.push(StepRun { title: step.title.clone(), before, transcript, after, prediction_problem });
     }
     LessonRun { file: lesson.file.clone(), steps }
 }

@@ -60,6 +60,8 @@ pub enum Action {
     LessonManifest(String),
     /// A lesson's step chosen (from 0).
     LessonGo(usize),
+    /// The student's answer to a step's prediction (the step, from 0).
+    Predict(usize, String),
     /// An editor button, with the editor's text.
     Manifest(ManifestAction, String),
     /// The editor's text was typed into.

@@ -125,6 +125,8 @@ pub struct LessonState {
     pub problem: Option<String>,
     pub progress: Option<Progress>,
     pub results: Vec<CheckResult>,
+    /// Each step's prediction's reason, in words, once the step is complete.
+    pub reasons: Vec<Option<String>>,
     /// The course's index or a lesson is beside the sandbox.
     pub beside: bool,
     /// The lesson's Markdown, for the simulation to replay a session of it.
@@ -272,6 +274,7 @@ impl PageState {
                 problem: loaded.err(),
                 progress: None,
                 results: Vec::new(),
+                reasons: Vec::new(),
                 source,
             },
             editor: EditorState {

@@ -483,3 +483,29 @@ fn when_the_worker_fails_the_page_says_so_and_replays_its_journal_in_a_new_simul
     assert!(out.contains(&Effect::Redraw));
     assert!(lines(&s).iter().any(|l| matches!(l, Line::Out(o) if o.contains("web"))), "{:?}", lines(&s));
 }
+
+#[test]
+fn a_prediction_is_kept_then_set_beside_the_clusters_answer_and_the_reason_from_the_record() {
+    let source: Rc<str> = Rc::from(include_str!("../../lessons/06-scheduler.md"));
+    let mut s = Driver::open(PageConfig {
+        seed: 1,
+        start_paused: true,
+        lesson: Some("06-scheduler".into()),
+        lesson_source: Some(Ok(source)),
+        ..PageConfig::default()
+    });
+    update(&mut s, Action::Predict(0, "worker-2".into()));
+    assert_eq!(s.lesson.progress.as_ref().unwrap().steps[0].predicted.as_deref(), Some("worker-2"));
+    assert!(s.journal.borrow().progress.as_deref().is_some_and(|p| p.contains("worker-2")), "kept with the session");
+    enter(&mut s, "kubectl apply -f big.yaml");
+    enter(&mut s, "sleep 10s");
+    let p = s.lesson.progress.clone().unwrap();
+    assert_eq!(p.step, 1, "the step is complete");
+    let answer = p.steps[0].answer.clone().expect("the cluster's answer");
+    assert!(["worker-1", "worker-2", "worker-3"].contains(&answer.as_str()), "{answer}");
+    let reason = s.lesson.reasons[0].clone().expect("the record says why");
+    assert!(reason.contains("scheduler") && reason.contains(&answer), "{reason}");
+    // Once complete, the prediction stands.
+    update(&mut s, Action::Predict(0, "worker-3".into()));
+    assert_eq!(s.lesson.progress.as_ref().unwrap().steps[0].predicted.as_deref(), Some("worker-2"));
+}

@@ -97,6 +97,7 @@ fn apply(state: &mut PageState, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::FocusEditor);
         }
         Action::LessonGo(step) => fx.push(ask(state, SimRequest::LessonGo(step), Pending::Other)),
+        Action::Predict(step, answer) => fx.push(ask(state, SimRequest::Predict { step, answer }, Pending::Save)),
         Action::Manifest(action, text) => manifest(state, action, text, fx),
         Action::EditorTyped => {
             // Typing clears the marks; the editor redraws itself otherwise.
@@ -290,6 +291,7 @@ fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<E
     if let Some(l) = reply.lesson {
         state.lesson.progress = Some(l.progress);
         state.lesson.results = l.results;
+        state.lesson.reasons = l.reasons;
         changed = true;
     }
     if let Some(rows) = &reply.watch_rows {

@@ -37,6 +37,80 @@ pub struct LessonPanelProps {
     pub on_run: Callback<Command>,
     pub on_manifest: Callback<String>,
     pub on_go: Callback<usize>,
+    /// Each step's prediction's reason, in words, once the step is complete.
+    #[prop_or_default]
+    pub reasons: Vec<Option<String>>,
+    /// The student's answer to a step's prediction.
+    #[prop_or_default]
+    pub on_predict: Callback<(usize, String)>,
+}
+
+/// Predict, then watch: before the step, the question and its answers (or a field for one);
+/// once answered, the answer stands until the step shows what the cluster does.
+#[function_component(PredictBox)]
+fn predict_box(props: &PredictProps) -> Html {
+    let typed = use_node_ref();
+    let p = &props.prediction;
+    let step = props.step;
+    html! {
+        <div class="predict" id="lesson-predict">
+            <p class="question"><strong>{"Predict: "}</strong>{p.question.clone()}</p>
+            if let Some(answer) = props.predicted.clone() {
+                <p class="predicted">{"Your prediction: "}<strong>{answer}</strong>{". Now run the step and watch."}</p>
+            } else if p.choices.is_empty() {
+                <form class="typed" onsubmit={{
+                    let (typed, on_predict) = (typed.clone(), props.on_predict.clone());
+                    Callback::from(move |e: SubmitEvent| {
+                        e.prevent_default();
+                        if let Some(field) = typed.cast::<web_sys::HtmlInputElement>() {
+                            on_predict.emit((step, field.value()));
+                        }
+                    })
+                }}>
+                    <input ref={typed} aria-label="Your prediction" autocomplete="off" />
+                    <button class="small">{"predict"}</button>
+                </form>
+            } else {
+                <div class="choices" role="group" aria-label="Your prediction">
+                { for p.choices.iter().map(|c| {
+                    let (on_predict, choice) = (props.on_predict.clone(), c.clone());
+                    html! { <button class="small choice" onclick={Callback::from(move |_: MouseEvent| on_predict.emit((step, choice.clone())))}>{c.clone()}</button> }
+                }) }
+                </div>
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PredictProps {
+    step: usize,
+    prediction: crate::lessons::Prediction,
+    predicted: Option<String>,
+    on_predict: Callback<(usize, String)>,
+}
+
+/// What a completed step's prediction came to: the student's answer, the cluster's, and why.
+fn outcome(props: &LessonPanelProps, i: usize) -> Option<Html> {
+    let p = props.lesson.steps.get(i)?.prediction.as_ref()?;
+    let state = props.progress.steps.get(i).filter(|s| s.complete)?;
+    let answer = state.answer.clone()?;
+    let predicted = state.predicted.clone();
+    let right = predicted.as_deref().is_some_and(|x| p.is_right(x, &answer));
+    let reason = props.reasons.get(i).cloned().flatten();
+    Some(html! {
+        <aside class={classes!("debrief", "outcome", right.then_some("right"))} id="lesson-outcome" aria-label="Your prediction and what happened">
+            <h4>{p.question.clone()}</h4>
+            <p>
+                { match &predicted {
+                    Some(x) if right => format!("You predicted {x}, and so it was: {answer}."),
+                    Some(x) => format!("You predicted {x}; the cluster says {answer}."),
+                    None => format!("The cluster says {answer}."),
+                } }
+            </p>
+            if let Some(reason) = reason { <p class="why">{"Why: "}{reason}</p> }
+        </aside>
+    })
 }
 
 fn parts(parts: &[Part], props: &LessonPanelProps) -> Html {
@@ -99,7 +173,9 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             }) }
             </ol>
             if at == 0 { <div class="intro">{parts(&lesson.intro, props)}</div> }
-            // What the step just completed taught (an incident's cause), said before the next.
+            // What the step just completed came to: its prediction beside the cluster's answer,
+            // then what it taught (an incident's cause), said before the next step.
+            { at.checked_sub(1).and_then(|i| outcome(props, i)).unwrap_or_default() }
             if let Some(debrief) = at.checked_sub(1).filter(|&i| done(props, i)).and_then(|i| lesson.steps[i].debrief.as_ref()) {
                 <aside class="debrief" id="lesson-debrief" aria-label="What happened">
                     <h4>{"What happened"}</h4>{prose(debrief)}
@@ -108,6 +184,10 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             if let Some(step) = lesson.steps.get(at) {
                 <article class="step" data-step={at.to_string()}>
                     <h3>{&step.title}</h3>
+                    if let Some(prediction) = step.prediction.clone() {
+                        <PredictBox step={at} {prediction} on_predict={props.on_predict.clone()}
+                            predicted={props.progress.steps.get(at).and_then(|s| s.predicted.clone())} />
+                    }
                     {parts(&step.body, props)}
                     <ul class="checks" aria-label="Checks" aria-live="polite">
                     { for step.checks.iter().enumerate().map(|(i, c)| {
@@ -176,6 +256,8 @@ pub struct LessonPaneProps {
     pub lesson: Option<Rc<Lesson>>,
     pub progress: Option<Progress>,
     pub results: Vec<CheckResult>,
+    #[prop_or_default]
+    pub reasons: Vec<Option<String>>,
     /// Why the lesson the address named cannot be followed.
     pub problem: Option<String>,
     /// The course's index is asked for (`?lessons`, or a lesson that could not be read).
@@ -190,6 +272,7 @@ pub fn lesson_pane(props: &LessonPaneProps) -> Html {
     match (&props.lesson, &props.progress) {
         (Some(l), Some(p)) => html! {
             <LessonPanel lesson={l.clone()} progress={p.clone()} results={props.results.clone()}
+                reasons={props.reasons.clone()} on_predict={props.dispatch.reform(|(step, answer)| Action::Predict(step, answer))}
                 on_run={props.dispatch.reform(Action::LessonRun)}
                 on_manifest={props.dispatch.reform(Action::LessonManifest)}
                 on_go={props.dispatch.reform(Action::LessonGo)} />

@@ -317,7 +317,7 @@ pub fn app(props: &AppProps) -> Html {
                 <controls::TimeTravelNote {revision} {clock} dispatch={dispatch.clone()} />
             }
             <main class={classes!("layout", l.beside.then_some("with-lesson"))}>
-                <lesson::LessonPane lesson={l.lesson.clone()} progress={l.progress.clone()} results={l.results.clone()}
+                <lesson::LessonPane lesson={l.lesson.clone()} progress={l.progress.clone()} results={l.results.clone()} reasons={l.reasons.clone()}
                     problem={l.problem.clone()} index={props.show_index || props.lesson.is_some()} dispatch={dispatch.clone()} />
                 <section class="panel editor" aria-labelledby="editor-title">
                     <editor_pane::EditorPane area={editor} example={e.example} marks={e.marks.clone()}

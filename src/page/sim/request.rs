@@ -75,6 +75,8 @@ pub enum SimRequest {
     Interrupt,
     /// The lesson's step chosen (from 0).
     LessonGo(usize),
+    /// The student's answer to step `step`'s prediction.
+    Predict { step: usize, answer: String },
     /// The objects the student created, as a file for `kubectl apply -f`.
     Export,
     /// Nothing done: just the frame.
@@ -156,6 +158,9 @@ impl JournalChange {
 pub struct LessonFrame {
     pub progress: Progress,
     pub results: Vec<CheckResult>,
+    /// For each step, the sentence of the record entry that says why its prediction came out
+    /// as it did (None: no prediction, or not answered yet).
+    pub reasons: Vec<Option<String>>,
 }
 
 /// The simulation's answer: what a command printed (or a replay showed), what the page asked

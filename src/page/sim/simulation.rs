@@ -67,6 +67,8 @@ struct LessonRun {
     lesson: Rc<Lesson>,
     progress: Progress,
     results: Vec<CheckResult>,
+    /// Each step's prediction's reason, in words (see `LessonFrame::reasons`).
+    reasons: Vec<Option<String>>,
     /// When the checks were last looked at (real milliseconds).
     evaluated_ms: f64,
 }
@@ -187,8 +189,11 @@ impl Simulation {
             Some(_) => None,
         };
         self.sent.journal = Some((self.journal.entries.len(), self.journal.progress.clone()));
-        let lesson =
-            self.lesson.as_ref().map(|l| LessonFrame { progress: l.progress.clone(), results: l.results.clone() });
+        let lesson = self.lesson.as_ref().map(|l| LessonFrame {
+            progress: l.progress.clone(),
+            results: l.results.clone(),
+            reasons: l.reasons.clone(),
+        });
         if lesson != self.sent.lesson {
             reply.lesson = lesson.clone();
             self.sent.lesson = lesson;
@@ -276,6 +281,12 @@ impl Simulation {
                 self.stop_watch();
                 false
             }
+            SimRequest::Predict { step, answer } => {
+                if let Some(l) = self.lesson.as_mut() {
+                    l.progress.predict(&l.lesson, step, &answer);
+                }
+                true
+            }
             SimRequest::LessonGo(step) => {
                 if let Some(l) = self.lesson.as_mut() {
                     l.progress.go_to(step, &self.session);
@@ -320,7 +331,7 @@ impl Simulation {
             if let Some(n) = step {
                 progress.go_to(n.saturating_sub(1), &self.session);
             }
-            LessonRun { lesson, progress, results: Vec::new(), evaluated_ms: f64::NEG_INFINITY }
+            LessonRun { lesson, progress, results: Vec::new(), reasons: Vec::new(), evaluated_ms: f64::NEG_INFINITY }
         });
         reply.replayed = Some(lines);
     }
@@ -453,6 +464,13 @@ impl Simulation {
         let eval = l.progress.evaluate(&l.lesson, &mut self.session);
         l.results = if eval.step_complete { l.progress.check(&l.lesson, &mut self.session) } else { eval.results };
         self.journal.progress = Some(l.progress.to_json());
+        let cluster = &self.session.cluster;
+        l.reasons = l
+            .progress
+            .steps
+            .iter()
+            .map(|s| s.why.and_then(|seq| cluster.record.get(seq)).map(|e| crate::views::caption::caption(cluster, e)))
+            .collect();
     }
 
     /// The frame as the query asks, with the record's entries since the previous frame; the
