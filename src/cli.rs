@@ -272,12 +272,11 @@ fn lesson(args: &[String]) -> i32 {
             // `lessons/*.md` names the authoring guide too; it is not a lesson.
             for name in args[1..].iter().filter(|n| !n.ends_with("README.md")) {
                 match load(name) {
-                    Ok(l) => println!(
-                        "{}: ok, {} steps, {} checks",
-                        l.file,
-                        l.steps.len(),
-                        l.steps.iter().map(|s| s.checks.len()).sum::<usize>()
-                    ),
+                    Ok(l) => {
+                        let checks = l.steps.iter().map(|s| s.checks.len()).sum::<usize>();
+                        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+                        println!("{}: ok, {}, {}", l.file, plural(l.steps.len(), "step"), plural(checks, "check"));
+                    }
                     Err(e) => {
                         eprintln!("{e}");
                         code = 1;

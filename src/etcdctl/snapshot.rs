@@ -57,6 +57,14 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
     let reaches_etcd =
         !matches!(positionals.as_slice(), ["version", ..] | ["snapshot", "restore", ..] | [] | ["help", ..]);
     if reaches_etcd && !cluster.inspect().etcd_running() {
+        if positionals.as_slice() == ["endpoint", "health"] {
+            return Output {
+                stdout: "127.0.0.1:2379 is unhealthy: failed to commit proposal: context deadline exceeded\n".into(),
+                stderr: "Error: unhealthy cluster\n".into(),
+                code: 1,
+                ..Default::default()
+            };
+        }
         return error("context deadline exceeded");
     }
     match positionals.as_slice() {
