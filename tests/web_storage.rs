@@ -456,3 +456,62 @@ async fn hostile_input_through_the_editor_and_the_terminal_is_refused_and_the_pa
     assert!(text(&reloaded, "#terminal-output").contains("deployment.apps/keep"));
     clean(&[&root, &reloaded]);
 }
+
+/// A lesson's saved session with `done` of its `total` steps complete.
+fn lesson_session(id: &str, done: usize, total: usize) -> String {
+    let progress = kubeloop::lessons::Progress {
+        lesson: id.into(),
+        steps: (0..total)
+            .map(|i| kubeloop::lessons::StepProgress { complete: i < done, ..Default::default() })
+            .collect(),
+        ..Default::default()
+    };
+    let journal = Journal {
+        lesson: Some(id.into()),
+        progress: Some(serde_json::to_string(&progress).unwrap()),
+        ..Journal::new(1)
+    };
+    journal.to_storage()
+}
+
+#[wasm_bindgen_test]
+async fn the_index_shows_each_lessons_progress_and_a_progress_file_loads_only_what_got_further() {
+    clean(&[]);
+    local().set_item("kubeloop.lesson.01-two-halves", &lesson_session("01-two-halves", 3, 3)).unwrap();
+    local().set_item("kubeloop.lesson.03-reconcile", &lesson_session("03-reconcile", 2, 5)).unwrap();
+    let root = mount_with(AppProps { show_index: true, ..props(None) }).await;
+    assert_eq!(text(&root, "[data-lesson=\"01-two-halves\"] .badge"), "✓ done");
+    assert_eq!(text(&root, "[data-lesson=\"03-reconcile\"] .badge"), "2/5 steps");
+    assert!(!has(&root, "[data-lesson=\"06-scheduler\"] .badge"), "not started: no badge");
+    // Another computer's file: further in 03, behind in 01, and a lesson this one never opened.
+    let file = kubeloop::page::progress_file::encode(
+        &[
+            ("kubeloop.lesson.01-two-halves".to_string(), lesson_session("01-two-halves", 1, 3)),
+            ("kubeloop.lesson.03-reconcile".to_string(), lesson_session("03-reconcile", 4, 5)),
+            ("kubeloop.lesson.06-scheduler".to_string(), lesson_session("06-scheduler", 1, 4)),
+        ]
+        .into_iter()
+        .collect(),
+    );
+    let chosen = web_sys::File::new_with_str_sequence(&js_sys::Array::of1(&file.into()), "p.json").unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&chosen).unwrap();
+    let input = find(&root, "#load-progress").dyn_into::<HtmlInputElement>().unwrap();
+    input.set_files(transfer.files().as_ref());
+    input.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    for _ in 0..50 {
+        wasm_bindgen_futures::JsFuture::from(chosen.text()).await.unwrap();
+        yew::scheduler::flush().await;
+        if has(&root, "#progress-note") {
+            break;
+        }
+    }
+    assert_eq!(
+        text(&root, "#progress-note"),
+        "Loaded 2 session(s) from the file; 1 kept as this browser had them (as far or further along)."
+    );
+    assert_eq!(text(&root, "[data-lesson=\"01-two-halves\"] .badge"), "✓ done", "the further one is kept");
+    assert_eq!(text(&root, "[data-lesson=\"03-reconcile\"] .badge"), "4/5 steps");
+    assert_eq!(text(&root, "[data-lesson=\"06-scheduler\"] .badge"), "1/4 steps");
+    clean(&[&root]);
+}

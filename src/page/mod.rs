@@ -14,6 +14,7 @@
 pub mod action;
 pub mod driver;
 pub mod journal;
+pub mod progress_file;
 pub mod sim;
 pub mod snapshot;
 pub mod state;

@@ -231,21 +231,64 @@ pub struct LessonIndexProps {
 
 #[function_component(LessonIndex)]
 pub fn lesson_index(props: &LessonIndexProps) -> Html {
+    // What the progress buttons said, and a count that redraws the index after a load.
+    let note = use_state(String::new);
+    let loads = use_state(|| 0u32);
+    let download = {
+        let note = note.clone();
+        Callback::from(move |_: MouseEvent| note.set(super::course_progress::download()))
+    };
+    let load = {
+        let (note, loads) = (note.clone(), loads.clone());
+        Callback::from(move |e: Event| {
+            use wasm_bindgen::JsCast;
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+            input.set_value("");
+            let (note, loads) = (note.clone(), loads.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+                note.set(super::course_progress::load(&text.unwrap_or_default()));
+                loads.set(*loads + 1);
+            });
+        })
+    };
     html! {
-        <section id="lesson-index" class="panel lesson" aria-labelledby="lessons-title">
+        <section id="lesson-index" class="panel lesson" aria-labelledby="lessons-title" data-loads={loads.to_string()}>
             <h2 id="lessons-title">{"Lessons"}</h2>
             if let Some(problem) = &props.problem {
                 <p id="lesson-problem" class="error" role="alert">{problem.clone()}</p>
             }
-            { for crate::lessons::tracks().into_iter().map(|(track, lessons)| html! {
-                <section class="track" aria-label={track}>
-                    <h3>{track}<span class="muted">{format!(" · {}", lessons.len())}</span></h3>
-                    <ol class="course">
-                    { for lessons.into_iter().map(|l| html! {
-                        <li><a href={format!("?lesson={}", l.id)}>{l.title}</a><p class="muted">{l.summary}</p></li>
-                    }) }
-                    </ol>
-                </section>
+            <p class="progress-tools">
+                <button id="download-progress" class="small" onclick={download}
+                    title="every lesson's session and progress, and your sandbox, as one file">{"download my progress"}</button>
+                <label class="small">{"load progress file "}
+                    <input id="load-progress" type="file" accept=".json,application/json" onchange={load} /></label>
+            </p>
+            if !note.is_empty() { <p id="progress-note" class="muted" role="status">{(*note).clone()}</p> }
+            { for crate::lessons::tracks().into_iter().map(|(track, lessons)| {
+                let done = lessons.iter().filter(|l| super::course_progress::lesson(l.id).is_some_and(|(d, t)| t > 0 && d == t)).count();
+                html! {
+                    <section class="track" aria-label={track}>
+                        <h3>{track}<span class="muted">{format!(" · {} · {done} done", lessons.len())}</span></h3>
+                        <ol class="course">
+                        { for lessons.into_iter().map(|l| {
+                            let badge = match super::course_progress::lesson(l.id) {
+                                Some((d, t)) if t > 0 && d == t => Some(("done", "✓ done".to_string())),
+                                Some((d, t)) if d > 0 => Some(("partial", format!("{d}/{t} steps"))),
+                                _ => None,
+                            };
+                            html! {
+                                <li data-lesson={l.id}>
+                                    <a href={format!("?lesson={}", l.id)}>{l.title}</a>
+                                    if let Some((class, text)) = badge { <span class={classes!("badge", class)}>{text}</span> }
+                                    <p class="muted">{l.summary}</p>
+                                </li>
+                            }
+                        }) }
+                        </ol>
+                    </section>
+                }
             }) }
         </section>
     }

@@ -9,6 +9,7 @@ mod controls;
 mod editor_pane;
 pub mod etcd_view;
 pub use crate::views::examples;
+mod course_progress;
 pub mod lesson;
 pub mod manifest;
 pub mod map;

@@ -161,7 +161,7 @@ impl Handle {
     }
 }
 
-fn local_storage() -> Option<web_sys::Storage> {
+pub fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }
 
@@ -348,7 +348,12 @@ fn copy_link(text: &str) {
 /// Saves the session as a file (`kubeloop-session.json`, the saved form) through a Blob, which
 /// has no size limit a `data:` address would.
 pub fn download_session(journal: &Journal) -> Option<()> {
-    let parts = js_sys::Array::of1(&journal.to_storage().into());
+    download_json("kubeloop-session.json", &journal.to_storage())
+}
+
+/// Offers `text` as the JSON file `file`, through a Blob.
+pub fn download_json(file: &str, text: &str) -> Option<()> {
+    let parts = js_sys::Array::of1(&text.into());
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/json");
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
@@ -356,7 +361,7 @@ pub fn download_session(journal: &Journal) -> Option<()> {
     let document = web_sys::window()?.document()?;
     let link = document.create_element("a").ok()?;
     link.set_attribute("href", &url).ok()?;
-    link.set_attribute("download", "kubeloop-session.json").ok()?;
+    link.set_attribute("download", file).ok()?;
     link.set_attribute("hidden", "").ok()?;
     document.body()?.append_child(&link).ok()?;
     link.dyn_ref::<web_sys::HtmlElement>()?.click();
