@@ -148,7 +148,8 @@ pub struct EditorState {
 /// What the simulation's frames last said: what the page draws.
 #[derive(Clone, Debug, Default)]
 pub struct View {
-    /// A first frame has come.
+    /// The session is replayed and its first frame has come: the page shows it and takes
+    /// commands.
     pub ready: bool,
     pub last_seq: Seq,
     /// Virtual milliseconds since the cluster started.

@@ -509,3 +509,23 @@ fn a_prediction_is_kept_then_set_beside_the_clusters_answer_and_the_reason_from_
     update(&mut s, Action::Predict(0, "worker-3".into()));
     assert_eq!(s.lesson.progress.as_ref().unwrap().steps[0].predicted.as_deref(), Some("worker-2"));
 }
+
+#[test]
+fn the_page_is_ready_only_once_its_session_is_replayed_not_at_the_first_reply() {
+    let mut s = Driver::open(PageConfig { seed: 1, start_paused: true, ..PageConfig::default() });
+    enter(&mut s, "kubectl create deployment web --image=nginx");
+    let journal = s.journal.borrow().clone();
+    let mut page = PageState::new(PageConfig { seed: 1, journal: Some(journal), ..PageConfig::default() });
+    let fx = crate::page::update::update(&mut page, Action::Open);
+    let asks: Vec<(u64, SimRequest)> =
+        fx.into_iter().filter_map(|e| if let Effect::Ask(id, r) = e { Some((id, r)) } else { None }).collect();
+    assert!(matches!(asks.last(), Some((_, SimRequest::Load { .. }))), "{asks:?}");
+    let mut sim = crate::page::sim::Simulation::new(1);
+    let (first, settings) = asks[0].clone();
+    crate::page::update::update(&mut page, Action::Reply(first, Box::new(sim.answer(settings))));
+    assert!(!page.view.ready, "a fresh cluster's frame is not the student's session");
+    let (load, request) = asks[1].clone();
+    crate::page::update::update(&mut page, Action::Reply(load, Box::new(sim.answer(request))));
+    assert!(page.view.ready);
+    assert_eq!(page.terminal.lines[0], Line::Command("kubectl create deployment web --image=nginx".into()));
+}

@@ -329,6 +329,8 @@ fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<E
             return;
         }
         Pending::Load => {
+            // The page shows a cluster only once it is the student's: the session replayed.
+            state.view.ready = true;
             if let Some(lines) = reply.replayed {
                 state.terminal.lines = Rc::new(lines);
             }
@@ -421,8 +423,7 @@ fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<E
 fn take_frame(state: &mut PageState, reply: &SimReply) -> bool {
     let f = &reply.frame;
     let v = &mut state.view;
-    let mut changed = !v.ready || v.last_seq != f.last_seq || v.time_ms != f.time_ms || v.prompt != f.prompt;
-    v.ready = true;
+    let mut changed = v.last_seq != f.last_seq || v.time_ms != f.time_ms || v.prompt != f.prompt;
     v.last_seq = f.last_seq;
     v.time_ms = f.time_ms;
     v.revisions = f.revisions;
