@@ -179,7 +179,7 @@ pub fn read_only_problem(line: &str) -> Option<String> {
 fn command_problem(words: &[String]) -> Option<String> {
     let refuse = || {
         Some(format!(
-            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, auth can-i, rollout history, rollout status --watch=false, etcdctl, sim curl)",
+            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, auth can-i, rollout history, rollout status --watch=false, etcdctl, sim curl, cat, ls, pwd)",
             words.join(" ")
         ))
     };
@@ -203,6 +203,8 @@ fn command_problem(words: &[String]) -> Option<String> {
             if ok { None } else { refuse() }
         }
         "etcdctl" => None,
+        // The home directory's files may be read (a check runs with it read-only).
+        "cat" | "ls" | "pwd" => None,
         "sim" => match words.get(1).map(String::as_str) {
             Some("curl" | "time" | "help") => None,
             _ => refuse(),
@@ -464,5 +466,16 @@ mod tests {
         assert!(!ok);
         assert!(detail.contains("No resources found"), "{detail}");
         assert!(session.log().is_empty());
+    }
+
+    #[test]
+    fn a_check_may_read_the_home_directory_but_not_write_to_it() {
+        let mut session = Session::new(1);
+        session.execute(&crate::shell::Command::new("echo replicas: 3 > web.yaml"));
+        let (ok, _) = command("cat web.yaml", &[Expect::Contains("replicas: 3".into())], &mut session);
+        assert!(ok);
+        let (ok, detail) = command("kubectl get nodes > nodes.txt", &[Expect::Equals(String::new())], &mut session);
+        assert!(!ok && detail.contains("Read-only file system"), "{detail}");
+        assert_eq!(session.path_candidates("", false), vec!["web.yaml"], "nothing was written");
     }
 }

@@ -1,6 +1,7 @@
 //! The sandbox's command language, the same in the CLI, the page's terminal and lessons:
 //! `kubectl …`, `sleep 30s` (advance virtual time), `sim …` (the sandbox itself), comments,
-//! and heredocs (`kubectl apply -f - <<EOF`).
+//! heredocs (`kubectl apply -f - <<EOF`), redirections, and the file commands of a home
+//! directory (`cat <<EOF > web.yaml`, `ls`, `rm`: see `home` and `coreutils`).
 //!
 //! A session is its seed plus the commands it ran: replaying them rebuilds the same cluster,
 //! which is how saved state and shared links work.
@@ -43,6 +44,16 @@ sim: control the sandbox itself (not part of Kubernetes)
   sim help                this help
 
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms; at most 6h)
+
+Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB).
+  cat <<EOF > web.yaml    write a file: type its lines, then a line EOF
+  echo TEXT > FILE        also >> (add to it), 2> (errors), 2>&1, &>, < FILE
+  ls [-l] [-a], cat, rm [-f] [-r], mkdir [-p], touch, cd, pwd
+  kubectl apply -f web.yaml (or -f DIR, -R); kubectl get … -o yaml > FILE
+  kubectl apply -f https://k8s.io/examples/…   the documentation's examples the sandbox
+                          carries (controllers/nginx-deployment.yaml, pods/simple-pod.yaml,
+                          service/nginx-service.yaml, application/deployment.yaml…); it has
+                          no network for any other URL
 ";
 
 /// `echo [-n] WORDS…`: the words, then a newline unless `-n`, for pipelines such as
@@ -107,6 +118,23 @@ impl Session {
             log: Vec::new(),
             attached: None,
         }
+    }
+
+    /// The names a path being typed could complete to (`dep` → `deployment.yaml`, `k8s/`),
+    /// from the directory it names: directories end in `/`; `dirs_only` for `cd`.
+    pub fn path_candidates(&self, typed: &str, dirs_only: bool) -> Vec<String> {
+        // Listing needs only the names, not the files' text.
+        let mut names: BTreeMap<String, String> = self.files.keys().map(|k| (k.clone(), String::new())).collect();
+        let mut state = self.home.clone();
+        let fs = home::Fs { files: &mut names, state: &mut state, now: self.cluster.now() };
+        let dir_end = typed.rfind('/').map_or(0, |i| i + 1);
+        let dir = &typed[..dir_end];
+        let Ok(entries) = fs.list(if dir.is_empty() { "." } else { dir }) else { return Vec::new() };
+        entries
+            .into_iter()
+            .filter(|(_, is_dir)| *is_dir || !dirs_only)
+            .map(|(name, is_dir)| format!("{dir}{name}{}", if is_dir { "/" } else { "" }))
+            .collect()
     }
 
     /// The commands run so far, in order.
