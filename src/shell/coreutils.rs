@@ -146,6 +146,7 @@ fn ls(args: &[String], fs: &Fs, tty: bool) -> Output {
             let _ = writeln!(out.stdout, "{dir}:");
         }
         let Ok(mut entries) = fs.list(dir) else { continue };
+        entries.sort_by_cached_key(|(name, _)| collation_key(name));
         if all {
             entries.insert(0, ("..".to_string(), true));
             entries.insert(0, (".".to_string(), true));
@@ -160,6 +161,14 @@ fn ls(args: &[String], fs: &Fs, tty: bool) -> Output {
         show(&lines, &mut out);
     }
     out
+}
+
+/// The order `ls` lists names in under a UTF-8 locale (en_US.UTF-8, as most terminals run):
+/// letters and digits first, without regard to case or punctuation (`config.yaml`, `extra`,
+/// `README.txt`); the name itself breaks ties.
+fn collation_key(name: &str) -> (String, String) {
+    let letters: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    (letters, name.to_string())
 }
 
 /// The 1 KiB blocks a file takes on disk (a 4 KiB block each started), as `ls -l`'s total
@@ -357,6 +366,8 @@ mod tests {
              -rw-r--r-- 1 student student   120 Jan  1 00:00 web.yaml\n"
         );
         assert_eq!(run_in(&mut files, &mut state, "pwd").stdout, "/home/student\n");
+        files.insert("README.md".into(), String::new());
+        assert_eq!(run_in(&mut files, &mut state, "ls").stdout, "db.yaml  k8s  README.md  web.yaml\n");
         assert_eq!(
             run_in(&mut files, &mut state, "ls -z").stderr,
             "ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n"
