@@ -287,10 +287,13 @@ fn read_documents(args: &Args, io: &Io, verb: &str) -> Result<Vec<(String, Docum
     Ok(docs)
 }
 
+/// One object read from a `-f` source (named as kubectl names it), or why it could not be.
+type Sourced = Result<(String, Document), String>;
+
 /// Reads every `-f` source (a file, a directory's manifests, `-` for standard input, a URL)
 /// into its objects, in order: each one, or the error that stops it (a file that cannot be
 /// read or parsed, an object of a kind the API does not serve), so that the rest still go.
-fn read_each(args: &Args, io: &Io, verb: &str) -> Result<Vec<Result<(String, Document), String>>, String> {
+fn read_each(args: &Args, io: &Io, verb: &str) -> Result<Vec<Sourced>, String> {
     let files = args.all("filename");
     if files.is_empty() {
         return Err("error: must specify one of -f and -k".into());

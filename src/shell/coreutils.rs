@@ -204,7 +204,8 @@ fn columns(names: &[&str], one: bool) -> String {
         return names.iter().map(|n| format!("{n}\n")).collect();
     }
     let width = |n: &str| n.chars().count();
-    for cols in (1..=names.len()).rev() {
+    // No more columns than names of one character each fit (GNU ls's bound too).
+    for cols in (1..=names.len().min(80 / 3 + 1)).rev() {
         let rows = names.len().div_ceil(cols);
         let cols = names.len().div_ceil(rows);
         let widths: Vec<usize> =

@@ -17,6 +17,8 @@ pub const USER: &str = "student";
 pub const MAX_FILE_BYTES: usize = crate::apiserver::MAX_REQUEST_BODY_BYTES;
 /// The most the home directory holds, all files together.
 pub const MAX_TOTAL_BYTES: usize = 8 << 20;
+/// The most files and directories it holds (the inodes of a small file system).
+pub const MAX_ENTRIES: usize = 10_000;
 
 /// Directories that exist without being made, besides the home directory.
 const SYSTEM_DIRS: &[&str] = &["/", "/home", "/tmp"];
@@ -172,6 +174,11 @@ impl Fs<'_> {
         }
     }
 
+    /// Whether a new entry `key` would pass [`MAX_ENTRIES`].
+    fn full(&self, key: &str) -> bool {
+        !self.files.contains_key(key) && self.files.len() + self.state.dirs.len() >= MAX_ENTRIES
+    }
+
     fn total(&self) -> usize {
         self.files.values().map(String::len).sum()
     }
@@ -196,7 +203,7 @@ impl Fs<'_> {
         if new_len > MAX_FILE_BYTES {
             return Err(FsError::TooLarge);
         }
-        if self.total() - old + new_len > MAX_TOTAL_BYTES {
+        if self.total() - old + new_len > MAX_TOTAL_BYTES || self.full(&key) {
             return Err(FsError::NoSpace);
         }
         let file = self.files.entry(key.clone()).or_default();
@@ -254,6 +261,9 @@ impl Fs<'_> {
         }
         if key.starts_with('/') && !key.starts_with("/tmp/") {
             return Err(FsError::Permission);
+        }
+        if self.full(&key) {
+            return Err(FsError::NoSpace);
         }
         self.state.dirs.insert(key.clone());
         self.state.modified.insert(key, self.now);
@@ -387,6 +397,14 @@ mod tests {
                 fs.write(&format!("f{i}"), &"x".repeat(MAX_FILE_BYTES), false).unwrap();
             }
             assert_eq!(fs.write("more", &"x".repeat(MAX_FILE_BYTES), false), Err(FsError::NoSpace));
+        });
+        with(|fs| {
+            for i in 0..MAX_ENTRIES {
+                fs.write(&format!("f{i}"), "", false).unwrap();
+            }
+            assert_eq!(fs.write("one-more", "", false), Err(FsError::NoSpace));
+            assert_eq!(fs.mkdir("dir", false), Err(FsError::NoSpace));
+            assert_eq!(fs.write("f0", "still writable", false), Ok(()));
         });
     }
 
