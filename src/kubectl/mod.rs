@@ -546,6 +546,12 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
         let mut out: Vec<(Kind, Vec<String>)> = Vec::new();
         for p in positionals {
             let Some((t, n)) = p.split_once('/') else { return Err(MIXED_TYPE_FORMS.to_string()) };
+            if n.contains('/') {
+                return Err("error: arguments in resource/name form may not have more than one slash".into());
+            }
+            if t.is_empty() || n.is_empty() || t.contains(',') {
+                return Err("error: arguments in resource/name form must have a single resource and name".into());
+            }
             let kind = Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?;
             match out.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, names)) => names.push(n.to_string()),
@@ -1190,4 +1196,32 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(args: &[&str]) -> Result<Vec<(Kind, Vec<String>)>, String> {
+        resolve_targets(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_type_given_apart_and_in_type_slash_name_form_is_refused_whichever_comes_first() {
+        assert_eq!(targets(&["pod", "pod/x"]).unwrap_err(), MIXED_TYPE_FORMS);
+        assert_eq!(targets(&["pod/x", "web"]).unwrap_err(), MIXED_TYPE_FORMS);
+        assert_eq!(targets(&["pod/x", "deploy/web"]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_type_slash_name_needs_one_type_one_name_and_one_slash() {
+        let single = "error: arguments in resource/name form must have a single resource and name";
+        assert_eq!(targets(&["pods/"]).unwrap_err(), single);
+        assert_eq!(targets(&["/web"]).unwrap_err(), single);
+        assert_eq!(targets(&["po,svc/web"]).unwrap_err(), single);
+        assert_eq!(
+            targets(&["pods/web/x"]).unwrap_err(),
+            "error: arguments in resource/name form may not have more than one slash"
+        );
+    }
 }
