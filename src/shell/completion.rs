@@ -15,8 +15,9 @@ pub struct Completion {
     pub candidates: Vec<String>,
 }
 
-const PROGRAMS: &[&str] =
-    &["kubectl", "etcdctl", "sim", "sleep", "clear", "echo", "cat", "ls", "rm", "mkdir", "touch", "pwd", "cd"];
+const PROGRAMS: &[&str] = &[
+    "kubectl", "etcdctl", "sim", "sleep", "clear", "echo", "printf", "cat", "ls", "rm", "mkdir", "touch", "pwd", "cd",
+];
 const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "help"];
 const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal"];
 const SIM_POD: &[&str] = &["crash"];

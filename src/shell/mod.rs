@@ -56,20 +56,6 @@ Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB
                           no network for any other URL
 ";
 
-/// `echo [-n] WORDS…`: the words, then a newline unless `-n`, for pipelines such as
-/// `echo -n admin | base64`.
-fn echo(words: &[String]) -> String {
-    let (newline, words) = match words.first().map(String::as_str) {
-        Some("-n") => (false, &words[1..]),
-        _ => (true, words),
-    };
-    let mut out = words.join(" ");
-    if newline {
-        out.push('\n');
-    }
-    out
-}
-
 /// Where a stream of a command goes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 enum Route {
@@ -413,7 +399,8 @@ impl Session {
             "sim" => self.sim(rest),
             "etcdctl" => crate::etcdctl::snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
-            "echo" => Output { stdout: echo(rest), ..Default::default() },
+            "echo" => Output { stdout: crate::util::printing::echo(rest), ..Default::default() },
+            "printf" => Output { stdout: crate::util::printing::printf(rest), ..Default::default() },
             p if coreutils::PROGRAMS.contains(&p) => self.with_fs(|fs, _| coreutils::run(p, rest, stdin, fs, tty)),
             // A text filter reads its input from `<` or a heredoc as from a pipe (`wc -l < f`).
             _ if stdin.is_some() => match crate::util::pipes::filter(&words, stdin.unwrap_or("")) {
