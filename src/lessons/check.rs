@@ -166,6 +166,12 @@ pub fn read_only_problem(line: &str) -> Option<String> {
         };
         let words = match words.first().map(String::as_str) {
             Some("xargs") if i > 0 => &words[1..],
+            // A later stage that is a sandbox command runs (on the stage before as its input).
+            Some(p)
+                if i > 0 && (crate::shell::PROGRAMS.contains(&p) || crate::shell::coreutils::PROGRAMS.contains(&p)) =>
+            {
+                &words[..]
+            }
             _ if i > 0 => continue,
             _ => &words[..],
         };
@@ -416,6 +422,7 @@ mod tests {
             "kubectl get pods -o name | xargs kubectl describe",
             "etcdctl get /registry --prefix --keys-only",
             "sim curl http://web",
+            "kubectl get pods -o yaml | cat",
         ] {
             assert_eq!(read_only_problem(ok), None, "{ok}");
         }
@@ -425,6 +432,7 @@ mod tests {
             "kubectl rollout status deployment/web",
             "kubectl get $(kubectl scale deploy web --replicas=0)",
             "kubectl get pods -o name | xargs kubectl delete",
+            "kubectl get pods -o yaml | kubectl delete -f -",
             "sleep 5s",
             "sim node stop worker-1",
             "kubectl config set-context --current --namespace=x",

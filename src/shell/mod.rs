@@ -56,6 +56,10 @@ Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB
                           no network for any other URL
 ";
 
+/// The sandbox's own programs besides the file commands (`coreutils::PROGRAMS`): in a
+/// pipeline's later stage they read the stage before as their standard input.
+pub const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear", "echo", "printf"];
+
 /// Where a stream of a command goes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 enum Route {
@@ -231,14 +235,16 @@ impl Session {
             let result = if i == 0 {
                 self.run_simple(&text, input.as_deref(), tty)
             } else {
-                self.filter_stage(&text, input.as_deref().unwrap_or(""))
+                self.filter_stage(&text, input.as_deref().unwrap_or(""), tty)
             };
             let result = match self.route(result, &routes) {
                 Ok(result) => result,
                 Err(e) => Output { stderr: e, code: 1, ..Default::default() },
             };
             // A filter passes the command's status on; a stage that fails sets its own.
-            let filtered = i > 0 && result.code == 0 && !text.trim_start().starts_with("xargs");
+            let filtered = i > 0
+                && result.code == 0
+                && !matches!(text.split_whitespace().next(), Some(p) if p == "xargs" || PROGRAMS.contains(&p));
             out = Output {
                 stdout: result.stdout,
                 stderr: out.stderr + &result.stderr,
@@ -246,19 +252,25 @@ impl Session {
                 warnings: out.warnings + &result.warnings,
                 attach: result.attach.or(out.attach),
             };
-            if out.code == 127 && i > 0 && !matches!(text.split_whitespace().next(), Some("xargs")) {
+            let program = text.split_whitespace().next().unwrap_or("");
+            if out.code == 127 && i > 0 && program != "xargs" && !PROGRAMS.contains(&program) {
                 return Output { stdout: String::new(), ..out };
             }
         }
         out
     }
 
-    /// A later stage of a pipeline: `xargs COMMAND…`, or a text filter over `input`.
-    fn filter_stage(&mut self, stage: &str, input: &str) -> Output {
+    /// A later stage of a pipeline: a sandbox command reading `input` (`cat <<EOF | kubectl
+    /// apply -f -`), `xargs COMMAND…`, or a text filter over `input`.
+    fn filter_stage(&mut self, stage: &str, input: &str, tty: bool) -> Output {
         let words = match split_words(stage) {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
         };
+        let program = words.first().map(String::as_str).unwrap_or("");
+        if PROGRAMS.contains(&program) || coreutils::PROGRAMS.contains(&program) {
+            return self.run_simple(stage, Some(input), tty);
+        }
         if words.first().is_some_and(|w| w == "xargs") {
             let args: Vec<String> = input.split_whitespace().map(String::from).collect();
             let mut next: Vec<String> = words[1..].to_vec();
@@ -622,6 +634,17 @@ mod tests {
         let transcript = s.transcript(script);
         assert!(transcript.contains("/ # cd /tmp\n/tmp # pwd\n/tmp\n/tmp # exit\n"), "{transcript}");
         assert_eq!(Session::new(2).replay(&transcript), transcript);
+    }
+
+    #[test]
+    fn a_heredoc_piped_into_kubectl_is_its_standard_input() {
+        let mut s = Session::new(1);
+        let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: piped\n";
+        let command =
+            Command { line: "cat <<EOF | kubectl apply -f -".into(), heredoc: Some(("EOF".into(), body.into())) };
+        assert_eq!(s.execute(&command).stdout, "configmap/piped created\n");
+        s.execute(&Command::new("kubectl get cm piped -o yaml > piped.yaml"));
+        assert_eq!(s.execute(&Command::new("kubectl apply -f - < piped.yaml")).stdout, "configmap/piped configured\n");
     }
 
     #[test]
