@@ -12,13 +12,12 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const HOME: &str = "/home/student";
 /// Who owns the home directory's files (`ls -l`).
 pub const USER: &str = "student";
-/// The largest file the shell writes: what `kubectl apply` can send (the API server's limit
-/// on a request body).
-pub const MAX_FILE_BYTES: usize = crate::apiserver::MAX_REQUEST_BODY_BYTES;
+/// The largest file the shell writes (see `sim::limits`).
+pub const MAX_FILE_BYTES: usize = crate::sim::limits::HOME_MAX_FILE_BYTES;
 /// The most the home directory holds, all files together.
-pub const MAX_TOTAL_BYTES: usize = 8 << 20;
-/// The most files and directories it holds (the inodes of a small file system).
-pub const MAX_ENTRIES: usize = 10_000;
+pub const MAX_TOTAL_BYTES: usize = crate::sim::limits::HOME_MAX_TOTAL_BYTES;
+/// The most files and directories it holds.
+pub const MAX_ENTRIES: usize = crate::sim::limits::HOME_MAX_ENTRIES;
 
 /// Directories that exist without being made, besides the home directory.
 const SYSTEM_DIRS: &[&str] = &["/", "/home", "/tmp"];
@@ -387,6 +386,11 @@ mod tests {
             fs.remove("a", true).unwrap();
             assert!(!fs.exists("a/b.yaml") && !fs.exists("a"));
         });
+    }
+
+    #[test]
+    fn a_file_may_be_as_large_as_one_request_to_the_api_server() {
+        assert_eq!(MAX_FILE_BYTES, crate::apiserver::MAX_REQUEST_BODY_BYTES);
     }
 
     #[test]
