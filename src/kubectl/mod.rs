@@ -124,6 +124,10 @@ const VERBS_C: &[&str] = &["exec", "attach", "debug", "top", "edit", "autoscale"
 /// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
 /// (the page's); None when `words` is not such a command.
 pub fn start_live_watch(cluster: &mut Cluster, words: &[String]) -> Option<Result<(Output, watch::LiveWatch), Output>> {
+    // Output sent to a file (`> pods.txt`) is no live terminal: the command runs as any other.
+    if words.iter().any(|w| w.starts_with('>') || w.starts_with('<') || w.starts_with("2>") || w.starts_with("&>")) {
+        return None;
+    }
     let (verb, rest) = args::split_verb(words)?;
     if verb != "get" {
         return None;
@@ -1211,6 +1215,15 @@ mod tests {
         assert_eq!(targets(&["pod", "pod/x"]).unwrap_err(), MIXED_TYPE_FORMS);
         assert_eq!(targets(&["pod/x", "web"]).unwrap_err(), MIXED_TYPE_FORMS);
         assert_eq!(targets(&["pod/x", "deploy/web"]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_watch_whose_output_goes_to_a_file_is_not_left_open_in_the_terminal() {
+        let mut cluster = Cluster::new(crate::cluster::ClusterConfig::default());
+        let words = |line: &str| line.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(start_live_watch(&mut cluster, &words("get pods -w")).is_some());
+        assert!(start_live_watch(&mut cluster, &words("get pods -w > pods.txt")).is_none());
+        assert!(start_live_watch(&mut cluster, &words("get pods -w 2>&1")).is_none());
     }
 
     #[test]
