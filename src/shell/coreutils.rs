@@ -250,6 +250,11 @@ fn rm(args: &[String], fs: &mut Fs) -> Output {
     }
     let mut out = Output::default();
     for name in operands {
+        if matches!(name.trim_end_matches('/').rsplit('/').next(), Some("." | "..")) {
+            let _ = writeln!(out.stderr, "rm: refusing to remove '.' or '..' directory: skipping '{name}'");
+            out.code = 1;
+            continue;
+        }
         match fs.remove(name, recursive) {
             Ok(()) => {}
             Err(FsError::NotFound) if force => {}
@@ -390,6 +395,10 @@ mod tests {
         );
         assert_eq!(run_in(&mut files, &mut state, "rm a").stderr, "rm: cannot remove 'a': Is a directory\n");
         assert_eq!(run_in(&mut files, &mut state, "rm -rf a").code, 0);
+        assert_eq!(
+            run_in(&mut files, &mut state, "rm -rf .").stderr,
+            "rm: refusing to remove '.' or '..' directory: skipping '.'\n"
+        );
         assert_eq!(run_in(&mut files, &mut state, "ls").stdout, "");
     }
 }

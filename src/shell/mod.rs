@@ -61,20 +61,28 @@ Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB
 pub const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear", "echo", "printf"];
 
 /// Where a stream of a command goes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Route {
-    #[default]
-    Terminal,
+    /// Standard output: the terminal, or the next stage of the pipeline.
+    Out,
+    /// Standard error: the terminal.
+    Err,
     Null,
     File(String),
 }
 
 /// Where a stage's streams go, and the input a `<` gave it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Routes {
     stdout: Route,
     stderr: Route,
     stdin: Option<String>,
+}
+
+impl Default for Routes {
+    fn default() -> Routes {
+        Routes { stdout: Route::Out, stderr: Route::Err, stdin: None }
+    }
 }
 
 /// A sandbox session: a cluster, the files it can read, and the commands it ran.
@@ -229,7 +237,7 @@ impl Session {
                     return Output { stderr: out.stderr + &e, code: 1, warnings: out.warnings, ..Default::default() };
                 }
             };
-            let tty = i == last && routes.stdout == Route::Terminal;
+            let tty = i == last && routes.stdout == Route::Out;
             let piped = if i == 0 { stdin.map(str::to_string) } else { Some(std::mem::take(&mut out.stdout)) };
             let input = routes.stdin.clone().or(piped);
             let result = if i == 0 {
@@ -347,13 +355,13 @@ impl Session {
     fn route(&mut self, mut out: Output, routes: &Routes) -> Result<Output, String> {
         let stdout = std::mem::take(&mut out.stdout);
         // Warnings are printed to stderr before the output: they stay apart on a terminal.
-        let warnings = if routes.stderr == Route::Terminal { String::new() } else { std::mem::take(&mut out.warnings) };
+        let warnings = if routes.stderr == Route::Err { String::new() } else { std::mem::take(&mut out.warnings) };
         let stderr = warnings + &std::mem::take(&mut out.stderr);
         let mut error = String::new();
-        for (text, route, to_err) in [(stdout, &routes.stdout, false), (stderr, &routes.stderr, true)] {
+        for (text, route) in [(stdout, &routes.stdout), (stderr, &routes.stderr)] {
             match route {
-                Route::Terminal if to_err => out.stderr.push_str(&text),
-                Route::Terminal => out.stdout.push_str(&text),
+                Route::Err => out.stderr.push_str(&text),
+                Route::Out => out.stdout.push_str(&text),
                 Route::Null => {}
                 Route::File(path) => {
                     if text.is_empty() {
@@ -645,6 +653,23 @@ mod tests {
         assert_eq!(s.execute(&command).stdout, "configmap/piped created\n");
         s.execute(&Command::new("kubectl get cm piped -o yaml > piped.yaml"));
         assert_eq!(s.execute(&Command::new("kubectl apply -f - < piped.yaml")).stdout, "configmap/piped configured\n");
+    }
+
+    #[test]
+    fn errors_sent_to_standard_output_go_down_the_pipe_and_to_the_file() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("kubectl get pod nope 2>&1 | grep -c NotFound"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("1\n", ""));
+        let out = s.execute(&Command::new("kubectl get pod nope 2>&1 > out.txt"));
+        assert_eq!(out.stdout, "Error from server (NotFound): pods \"nope\" not found\n", "2>&1 took the terminal");
+        let out = s.execute(&Command::new("kubectl get pod nope > out.txt 2>&1"));
+        assert_eq!(out.combined(), "");
+        assert_eq!(
+            s.execute(&Command::new("cat out.txt")).stdout,
+            "Error from server (NotFound): pods \"nope\" not found\n"
+        );
+        let out = s.execute(&Command::new("echo oops >&2"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", "oops\n"));
     }
 
     #[test]
