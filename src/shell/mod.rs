@@ -60,6 +60,13 @@ Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB
 /// pipeline's later stage they read the stage before as their standard input.
 pub const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear", "echo", "printf"];
 
+/// Whether a word assigns a shell variable (`ETCDCTL_API=3`).
+fn is_assignment(word: &str) -> bool {
+    let Some((name, _)) = word.split_once('=') else { return false };
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Where a stream of a command goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Route {
@@ -388,6 +395,10 @@ impl Session {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
         };
+        // `NAME=value command…`: the variables are the command's environment, which none of the
+        // sandbox's programs read (`ETCDCTL_API=3 etcdctl …`, as etcd's docs write it).
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        let words = &words[assignments.min(words.len())..];
         let Some(program) = words.first().map(String::as_str) else { return Output::default() };
         if program.starts_with('#') {
             return Output::default();
@@ -670,6 +681,15 @@ mod tests {
         );
         let out = s.execute(&Command::new("echo oops >&2"));
         assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", "oops\n"));
+    }
+
+    #[test]
+    fn variables_set_before_a_command_are_its_environment_and_do_not_hide_it() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("ETCDCTL_API=3 etcdctl version"));
+        assert!(out.stdout.starts_with("etcdctl version"), "{out:?}");
+        assert_eq!(s.execute(&Command::new("A=1")).combined(), "");
+        assert!(!is_assignment("--replicas=3") && !is_assignment("1A=2") && is_assignment("_x=y"));
     }
 
     #[test]
