@@ -434,7 +434,7 @@ impl Session {
             "printf" => Output { stdout: crate::util::printing::printf(rest), ..Default::default() },
             p if coreutils::PROGRAMS.contains(&p) => self.with_fs(|fs, _| coreutils::run(p, rest, stdin, fs, tty)),
             // A text filter reads its input from `<` or a heredoc as from a pipe (`wc -l < f`).
-            _ if stdin.is_some() => match crate::util::pipes::filter(&words, stdin.unwrap_or("")) {
+            _ if stdin.is_some() => match crate::util::pipes::filter(words, stdin.unwrap_or("")) {
                 Ok(text) => Output { stdout: text, ..Default::default() },
                 Err(e) => Output { stderr: e + "\n", code: 127, ..Default::default() },
             },
