@@ -219,7 +219,8 @@ impl Session {
     }
 
     /// Runs a line: `$(...)` substitutions first, then a pipeline whose first stage is a
-    /// sandbox command and whose later stages filter its output (or `xargs` another command).
+    /// sandbox command and whose later stages filter its output, run `xargs COMMAND`, or are
+    /// sandbox commands reading it (`cat <<EOF | kubectl apply -f -`).
     /// Each stage's redirections (`> file`, `2>&1`, `< file`) apply to it, as sh applies them.
     fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {
         let mut line = line.to_string();
