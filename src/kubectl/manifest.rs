@@ -26,6 +26,13 @@ impl Document {
 /// Splits a file into documents (skipping empty ones). A syntax error anywhere fails the
 /// whole file, as kubectl does; so does a document whose kind the API does not serve.
 pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
+    parse_each(text, source)?.into_iter().collect()
+}
+
+/// Splits a file into its objects, a `kind: List` into its items: each object mapped to a
+/// kind the API serves, or kubectl's error for that one object (`resource mapping not
+/// found`), which leaves the others to be sent. A syntax error fails the whole file.
+pub fn parse_each(text: &str, source: &str) -> Result<Vec<Result<Document, String>>, String> {
     if let Some((_, rest)) = bad_separator(text) {
         return Err(format!("error: error parsing {source}: invalid Yaml document separator: {rest}"));
     }
@@ -51,24 +58,40 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<Document>, String> {
                 }
             ));
         }
-        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        // A list (`kind: List`, or what `kubectl get -o yaml` prints for several objects):
+        // its items, each an object of its own.
         let kind_name = value.get("kind").and_then(Value::as_str).unwrap_or("");
-        if kind_name.is_empty() || api_version.is_empty() {
-            let missing = if kind_name.is_empty() { "kind" } else { "apiVersion" };
-            return Err(format!(
-                "error: error validating \"{source}\": error validating data: {missing} not set; if you choose to ignore these errors, turn validation off with --validate=false"
-            ));
+        if kind_name.ends_with("List") {
+            if let Some(items) = value.get("items").and_then(Value::as_array) {
+                for item in items {
+                    docs.push(map_object(item.clone(), line, source));
+                }
+                continue;
+            }
         }
-        let Some(kind) = Kind::from_type_meta(api_version, kind_name) else {
-            let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-            let ns = value.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
-            return Err(format!(
-                "error: resource mapping not found for name: \"{name}\" namespace: \"{ns}\" from \"{source}\": no matches for kind \"{kind_name}\" in version \"{api_version}\"\nensure CRDs are installed first"
-            ));
-        };
-        docs.push(Document { kind, body: value, line });
+        docs.push(map_object(value, line, source));
     }
     Ok(docs)
+}
+
+/// One object mapped to the kind the API serves under its `apiVersion` and `kind`.
+fn map_object(value: Value, line: usize, source: &str) -> Result<Document, String> {
+    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind_name = value.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind_name.is_empty() || api_version.is_empty() {
+        let missing = if kind_name.is_empty() { "kind" } else { "apiVersion" };
+        return Err(format!(
+            "error: error validating \"{source}\": error validating data: {missing} not set; if you choose to ignore these errors, turn validation off with --validate=false"
+        ));
+    }
+    let Some(kind) = Kind::from_type_meta(api_version, kind_name) else {
+        let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let ns = value.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+        return Err(format!(
+            "error: resource mapping not found for name: \"{name}\" namespace: \"{ns}\" from \"{source}\": no matches for kind \"{kind_name}\" in version \"{api_version}\"\nensure CRDs are installed first"
+        ));
+    };
+    Ok(Document { kind, body: value, line })
 }
 
 /// kubectl splits a stream at lines that begin with `---` before any YAML is read, and such a
@@ -185,6 +208,25 @@ mod tests {
             err,
             "error: resource mapping not found for name: \"x\" namespace: \"\" from \"web.yaml\": no matches for kind \"Deploymnt\" in version \"apps/v1\"\nensure CRDs are installed first"
         );
+    }
+
+    #[test]
+    fn a_list_is_read_as_its_items_and_an_unknown_kind_fails_only_itself() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n- apiVersion: x.io/v1\n  kind: Widget\n  metadata:\n    name: w\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n";
+        let each = parse_each(text, "f.yaml").unwrap();
+        let kinds: Vec<Result<Kind, &str>> =
+            each.iter().map(|d| d.as_ref().map(|d| d.kind).map_err(|e| e.lines().next().unwrap_or(""))).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Ok(Kind::ConfigMap),
+                Err(
+                    "error: resource mapping not found for name: \"w\" namespace: \"\" from \"f.yaml\": no matches for kind \"Widget\" in version \"x.io/v1\""
+                ),
+                Ok(Kind::Secret)
+            ]
+        );
+        assert!(parse(text, "f.yaml").is_err(), "read strictly, the unknown kind fails the file");
     }
 
     #[test]

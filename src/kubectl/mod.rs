@@ -26,6 +26,7 @@ mod node_ops;
 mod object_watch;
 pub mod output;
 pub mod printers;
+pub mod remote;
 mod replace;
 pub mod rollout;
 mod run;
@@ -123,6 +124,10 @@ const VERBS_C: &[&str] = &["exec", "attach", "debug", "top", "edit", "autoscale"
 /// `kubectl get … -w` started and left open, for a terminal that shows rows as they come
 /// (the page's); None when `words` is not such a command.
 pub fn start_live_watch(cluster: &mut Cluster, words: &[String]) -> Option<Result<(Output, watch::LiveWatch), Output>> {
+    // Output sent to a file (`> pods.txt`) is no live terminal: the command runs as any other.
+    if words.iter().any(|w| w.starts_with('>') || w.starts_with('<') || w.starts_with("2>") || w.starts_with("&>")) {
+        return None;
+    }
     let (verb, rest) = args::split_verb(words)?;
     if verb != "get" {
         return None;
@@ -276,32 +281,51 @@ fn namespace_flag(args: &Args) -> String {
     args.namespace().to_string()
 }
 
-/// Reads every `-f` source into documents, as kubectl's resource builder does.
+/// Reads every `-f` source into documents, as kubectl's resource builder does; the first
+/// error fails the command.
 fn read_documents(args: &Args, io: &Io, verb: &str) -> Result<Vec<(String, Document)>, String> {
+    let docs = read_each(args, io, verb)?.into_iter().collect::<Result<Vec<_>, _>>()?;
+    if docs.is_empty() {
+        return Err(format!("error: no objects passed to {verb}"));
+    }
+    Ok(docs)
+}
+
+/// One object read from a `-f` source (named as kubectl names it), or why it could not be.
+type Sourced = Result<(String, Document), String>;
+
+/// Reads every `-f` source (a file, a directory's manifests, `-` for standard input, a URL)
+/// into its objects, in order: each one, or the error that stops it (a file that cannot be
+/// read or parsed, an object of a kind the API does not serve), so that the rest still go.
+fn read_each(args: &Args, io: &Io, verb: &str) -> Result<Vec<Sourced>, String> {
     let files = args.all("filename");
     if files.is_empty() {
         return Err("error: must specify one of -f and -k".into());
     }
     let mut docs = Vec::new();
     for file in files {
-        let sources: Vec<(String, String)> = if file == "-" {
-            vec![("STDIN".to_string(), io.stdin.unwrap_or("").to_string())]
+        let sources: Vec<Result<(String, String), String>> = if file == "-" {
+            vec![Ok(("STDIN".to_string(), io.stdin.unwrap_or("").to_string()))]
+        } else if remote::is_url(file) {
+            vec![remote::fetch(file).map(|text| (file.to_string(), text))]
         } else {
             match (io.read_file)(file) {
-                Ok(text) => vec![(file.to_string(), text)],
+                Ok(text) => vec![Ok((file.to_string(), text))],
                 Err(e) => {
                     // A directory: each manifest file in it, in lexical order.
                     let listed = (io.list_dir)(file.trim_end_matches('/'), args.has("recursive"));
-                    if listed.is_empty() {
-                        return Err(e);
+                    if listed.is_empty() && !e.ends_with("is a directory") {
+                        vec![Err(e)]
+                    } else {
+                        listed.into_iter().map(|f| (io.read_file)(&f).map(|t| (f, t))).collect()
                     }
-                    listed.into_iter().map(|f| (io.read_file)(&f).map(|t| (f, t))).collect::<Result<_, _>>()?
                 }
             }
         };
-        for (source, text) in sources {
-            for doc in manifest::parse(&text, &source)? {
-                docs.push((source.clone(), doc));
+        for source in sources {
+            match source.and_then(|(source, text)| manifest::parse_each(&text, &source).map(|d| (source, d))) {
+                Ok((source, each)) => docs.extend(each.into_iter().map(|d| d.map(|doc| (source.clone(), doc)))),
+                Err(e) => docs.push(Err(e)),
             }
         }
     }
@@ -330,12 +354,22 @@ fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Outp
             return Output::err(e);
         }
     }
-    let docs = match read_documents(args, io, if create_only { "create" } else { "apply" }) {
+    let docs = match read_each(args, io, if create_only { "create" } else { "apply" }) {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
     let mut out = Output::default();
-    for (source, doc) in docs {
+    // What could not be read is reported after what was sent, as kubectl gathers the errors.
+    let mut errors = String::new();
+    for doc in docs {
+        let (source, doc) = match doc {
+            Ok(d) => d,
+            Err(e) => {
+                errors.push_str(&(e + "\n"));
+                out.code = 1;
+                continue;
+            }
+        };
         let result = if server_side {
             server_side::apply_one(cluster, args, &source, &doc)
         } else {
@@ -349,6 +383,7 @@ fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Outp
             }
         }
     }
+    out.stderr.push_str(&errors);
     out
 }
 
@@ -498,18 +533,29 @@ fn set_annotation(body: &mut Value, key: &str, value: &str) {
     }
 }
 
+/// kubectl's refusal of a type given both apart and in `TYPE/NAME` form.
+const MIXED_TYPE_FORMS: &str = "error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'";
+
 /// Resolves `TYPE NAME...`, `TYPE/NAME...` and `TYPE1,TYPE2` into (kind, names) pairs.
 fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, String> {
     let unknown = |t: &str| format!("error: the server doesn't have a resource type \"{t}\"");
     if positionals.is_empty() {
         return Err("error: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into());
     }
+    // `TYPE/NAME` forms and a separate type do not mix (`kubectl delete pod pod/web`).
+    if positionals.iter().any(|p| p.contains('/')) && !positionals.iter().all(|p| p.contains('/')) {
+        return Err(MIXED_TYPE_FORMS.to_string());
+    }
     if positionals[0].contains('/') {
         let mut out: Vec<(Kind, Vec<String>)> = Vec::new();
         for p in positionals {
-            let Some((t, n)) = p.split_once('/') else {
-                return Err("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'".to_string());
-            };
+            let Some((t, n)) = p.split_once('/') else { return Err(MIXED_TYPE_FORMS.to_string()) };
+            if n.contains('/') {
+                return Err("error: arguments in resource/name form may not have more than one slash".into());
+            }
+            if t.is_empty() || n.is_empty() || t.contains(',') {
+                return Err("error: arguments in resource/name form must have a single resource and name".into());
+            }
             let kind = Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?;
             match out.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, names)) => names.push(n.to_string()),
@@ -744,10 +790,19 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
     // The file each target came from (`-f`), which kubectl names in its errors.
     let mut sources: Vec<String> = Vec::new();
     let mut out = Output::default();
+    let mut read_errors = String::new();
     if !args.all("filename").is_empty() {
-        match read_documents(args, io, "delete") {
+        match read_each(args, io, "delete") {
             Ok(docs) => {
-                for (source, d) in docs {
+                // What cannot be read is reported; the rest is deleted.
+                for doc in docs {
+                    let (source, d) = match doc {
+                        Ok(doc) => doc,
+                        Err(e) => {
+                            read_errors.push_str(&(e + "\n"));
+                            continue;
+                        }
+                    };
                     sources.push(source);
                     let ns = if d.kind.info().namespaced {
                         if d.namespace().is_empty() { namespace.clone() } else { d.namespace().to_string() }
@@ -851,6 +906,10 @@ fn delete(cluster: &mut Cluster, args: &Args, io: &Io) -> Output {
             }
             watch.close(cluster);
         }
+    }
+    if !read_errors.is_empty() {
+        out.stderr.push_str(&read_errors);
+        out.code = 1;
     }
     out
 }
@@ -1141,4 +1200,41 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(args: &[&str]) -> Result<Vec<(Kind, Vec<String>)>, String> {
+        resolve_targets(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_type_given_apart_and_in_type_slash_name_form_is_refused_whichever_comes_first() {
+        assert_eq!(targets(&["pod", "pod/x"]).unwrap_err(), MIXED_TYPE_FORMS);
+        assert_eq!(targets(&["pod/x", "web"]).unwrap_err(), MIXED_TYPE_FORMS);
+        assert_eq!(targets(&["pod/x", "deploy/web"]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_watch_whose_output_goes_to_a_file_is_not_left_open_in_the_terminal() {
+        let mut cluster = Cluster::new(crate::cluster::ClusterConfig::default());
+        let words = |line: &str| line.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert!(start_live_watch(&mut cluster, &words("get pods -w")).is_some());
+        assert!(start_live_watch(&mut cluster, &words("get pods -w > pods.txt")).is_none());
+        assert!(start_live_watch(&mut cluster, &words("get pods -w 2>&1")).is_none());
+    }
+
+    #[test]
+    fn a_type_slash_name_needs_one_type_one_name_and_one_slash() {
+        let single = "error: arguments in resource/name form must have a single resource and name";
+        assert_eq!(targets(&["pods/"]).unwrap_err(), single);
+        assert_eq!(targets(&["/web"]).unwrap_err(), single);
+        assert_eq!(targets(&["po,svc/web"]).unwrap_err(), single);
+        assert_eq!(
+            targets(&["pods/web/x"]).unwrap_err(),
+            "error: arguments in resource/name form may not have more than one slash"
+        );
+    }
 }

@@ -166,6 +166,12 @@ pub fn read_only_problem(line: &str) -> Option<String> {
         };
         let words = match words.first().map(String::as_str) {
             Some("xargs") if i > 0 => &words[1..],
+            // A later stage that is a sandbox command runs (on the stage before as its input).
+            Some(p)
+                if i > 0 && (crate::shell::PROGRAMS.contains(&p) || crate::shell::coreutils::PROGRAMS.contains(&p)) =>
+            {
+                &words[..]
+            }
             _ if i > 0 => continue,
             _ => &words[..],
         };
@@ -179,7 +185,7 @@ pub fn read_only_problem(line: &str) -> Option<String> {
 fn command_problem(words: &[String]) -> Option<String> {
     let refuse = || {
         Some(format!(
-            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, auth can-i, rollout history, rollout status --watch=false, etcdctl, sim curl)",
+            "check command \"{}\" could change the cluster; checks may only look (kubectl get, describe, logs, events, auth can-i, rollout history, rollout status --watch=false, etcdctl, sim curl, cat, ls, pwd)",
             words.join(" ")
         ))
     };
@@ -203,6 +209,8 @@ fn command_problem(words: &[String]) -> Option<String> {
             if ok { None } else { refuse() }
         }
         "etcdctl" => None,
+        // The home directory's files may be read (a check runs with it read-only).
+        "cat" | "ls" | "pwd" => None,
         "sim" => match words.get(1).map(String::as_str) {
             Some("curl" | "time" | "help") => None,
             _ => refuse(),
@@ -433,6 +441,7 @@ mod tests {
             "kubectl get pods -o name | xargs kubectl describe",
             "etcdctl get /registry --prefix --keys-only",
             "sim curl http://web",
+            "kubectl get pods -o yaml | cat",
         ] {
             assert_eq!(read_only_problem(ok), None, "{ok}");
         }
@@ -442,6 +451,7 @@ mod tests {
             "kubectl rollout status deployment/web",
             "kubectl get $(kubectl scale deploy web --replicas=0)",
             "kubectl get pods -o name | xargs kubectl delete",
+            "kubectl get pods -o yaml | kubectl delete -f -",
             "sleep 5s",
             "sim node stop worker-1",
             "kubectl config set-context --current --namespace=x",
@@ -483,5 +493,16 @@ mod tests {
         assert!(!ok);
         assert!(detail.contains("No resources found"), "{detail}");
         assert!(session.log().is_empty());
+    }
+
+    #[test]
+    fn a_check_may_read_the_home_directory_but_not_write_to_it() {
+        let mut session = Session::new(1);
+        session.execute(&crate::shell::Command::new("echo replicas: 3 > web.yaml"));
+        let (ok, _) = command("cat web.yaml", &[Expect::Contains("replicas: 3".into())], &mut session);
+        assert!(ok);
+        let (ok, detail) = command("kubectl get nodes > nodes.txt", &[Expect::Equals(String::new())], &mut session);
+        assert!(!ok && detail.contains("Read-only file system"), "{detail}");
+        assert_eq!(session.path_candidates("", false), vec!["web.yaml"], "nothing was written");
     }
 }

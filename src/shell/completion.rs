@@ -1,6 +1,7 @@
 //! Tab completion for the terminal, as kubectl's shell completion offers it: programs, kubectl
 //! verbs, resource types, object names in the namespace (`-n`), `kind/name` forms, flags, and
-//! the `sim` and `etcdctl` subcommands. It only looks at the cluster, never changes it.
+//! the `sim` and `etcdctl` subcommands, and file names (after `-f`, a redirection, `cat`, `rm`…)
+//! from the home directory. It only looks, never changes anything.
 
 use crate::api::Kind;
 use crate::shell::Session;
@@ -14,7 +15,9 @@ pub struct Completion {
     pub candidates: Vec<String>,
 }
 
-const PROGRAMS: &[&str] = &["kubectl", "etcdctl", "sim", "sleep", "clear"];
+const PROGRAMS: &[&str] = &[
+    "kubectl", "etcdctl", "sim", "sleep", "clear", "echo", "printf", "cat", "ls", "rm", "mkdir", "touch", "pwd", "cd",
+];
 const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "help"];
 const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal"];
 const SIM_POD: &[&str] = &["crash"];
@@ -80,7 +83,16 @@ fn common_prefix(words: &[String]) -> String {
 fn candidates(session: &Session, before: &[&str], word: &str) -> Vec<String> {
     let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let Some((program, rest)) = before.split_first() else { return owned(PROGRAMS) };
+    // A file after a redirection or kubectl's `-f`.
+    if matches!(before.last().copied(), Some(">" | ">>" | "<" | "-f" | "--filename")) {
+        if word.starts_with("http") {
+            return crate::kubectl::remote::example_urls();
+        }
+        return session.path_candidates(word, false);
+    }
     match *program {
+        "cat" | "rm" | "ls" | "touch" => session.path_candidates(word, false),
+        "cd" | "mkdir" => session.path_candidates(word, true),
         "kubectl" | "k" => kubectl(session, rest, word),
         "sim" => match rest {
             [] => owned(SIM),
@@ -223,6 +235,23 @@ mod tests {
         assert_eq!(complete(&session(), "kubectl create cron").line, "kubectl create cronjob ");
         assert_eq!(complete(&session(), "kubectl create role").candidates, vec!["role", "rolebinding"]);
         assert_eq!(complete(&session(), "kubectl auth c").line, "kubectl auth can-i ");
+    }
+
+    #[test]
+    fn file_names_complete_after_dash_f_and_for_the_file_commands() {
+        let mut s = session();
+        for line in ["mkdir k8s", "echo a > deployment.yaml", "echo b > k8s/db.yaml"] {
+            s.execute(&crate::shell::Command::new(line));
+        }
+        assert_eq!(complete(&s, "kubectl apply -f dep").line, "kubectl apply -f deployment.yaml ");
+        assert_eq!(complete(&s, "cat k").line, "cat k8s/", "a directory completes with its slash");
+        assert_eq!(complete(&s, "rm k8s/d").line, "rm k8s/db.yaml ");
+        assert_eq!(complete(&s, "cd ").line, "cd k8s/");
+        assert_eq!(
+            complete(&s, "kubectl apply -f https://k8s.io/examples/pods/s").line,
+            "kubectl apply -f https://k8s.io/examples/pods/simple-pod.yaml "
+        );
+        assert_eq!(complete(&s, "mkd").line, "mkdir ");
     }
 
     #[test]

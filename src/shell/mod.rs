@@ -1,14 +1,18 @@
 //! The sandbox's command language, the same in the CLI, the page's terminal and lessons:
 //! `kubectl …`, `sleep 30s` (advance virtual time), `sim …` (the sandbox itself), comments,
-//! and heredocs (`kubectl apply -f - <<EOF`).
+//! heredocs (`kubectl apply -f - <<EOF`), redirections, and the file commands of a home
+//! directory (`cat <<EOF > web.yaml`, `ls`, `rm`: see `home` and `coreutils`).
 //!
 //! A session is its seed plus the commands it ran: replaying them rebuilds the same cluster,
 //! which is how saved state and shared links work.
 
 pub mod chaos;
 pub mod completion;
+pub mod coreutils;
 pub mod export;
+pub mod home;
 pub mod record_log;
+pub mod redirect;
 
 use crate::cluster::{Cluster, ClusterConfig, SETTLE_LIMIT};
 use crate::kubectl::{self, Io, Output};
@@ -40,26 +44,61 @@ sim: control the sandbox itself (not part of Kubernetes)
   sim help                this help
 
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms; at most 6h)
+
+Files: your home directory is /home/student (at most 8 MiB; a file at most 3 MiB).
+  cat <<EOF > web.yaml    write a file: type its lines, then a line EOF
+  echo TEXT > FILE        also >> (add to it), 2> (errors), 2>&1, &>, < FILE
+  ls [-l] [-a], cat, rm [-f] [-r], mkdir [-p], touch, cd, pwd
+  kubectl apply -f web.yaml (or -f DIR, -R); kubectl get … -o yaml > FILE
+  kubectl apply -f https://k8s.io/examples/…   the documentation's examples the sandbox
+                          carries (controllers/nginx-deployment.yaml, pods/simple-pod.yaml,
+                          service/nginx-service.yaml, application/deployment.yaml…); it has
+                          no network for any other URL
 ";
 
-/// `echo [-n] WORDS…`: the words, then a newline unless `-n`, for pipelines such as
-/// `echo -n admin | base64`.
-fn echo(words: &[String]) -> String {
-    let (newline, words) = match words.first().map(String::as_str) {
-        Some("-n") => (false, &words[1..]),
-        _ => (true, words),
-    };
-    let mut out = words.join(" ");
-    if newline {
-        out.push('\n');
+/// The sandbox's own programs besides the file commands (`coreutils::PROGRAMS`): in a
+/// pipeline's later stage they read the stage before as their standard input.
+pub const PROGRAMS: &[&str] = &["kubectl", "k", "etcdctl", "sim", "sleep", "clear", "echo", "printf"];
+
+/// Whether a word assigns a shell variable (`ETCDCTL_API=3`).
+fn is_assignment(word: &str) -> bool {
+    let Some((name, _)) = word.split_once('=') else { return false };
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Where a stream of a command goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Route {
+    /// Standard output: the terminal, or the next stage of the pipeline.
+    Out,
+    /// Standard error: the terminal.
+    Err,
+    Null,
+    File(String),
+}
+
+/// Where a stage's streams go, and the input a `<` gave it.
+#[derive(Clone, Debug)]
+struct Routes {
+    stdout: Route,
+    stderr: Route,
+    stdin: Option<String>,
+}
+
+impl Default for Routes {
+    fn default() -> Routes {
+        Routes { stdout: Route::Out, stderr: Route::Err, stdin: None }
     }
-    out
 }
 
 /// A sandbox session: a cluster, the files it can read, and the commands it ran.
 pub struct Session {
     pub cluster: Cluster,
+    /// The files of the home directory (see [`home`]), by path under it.
     pub files: BTreeMap<String, String>,
+    /// The rest of the shell's file system: directories made, times, the working directory.
+    home: home::HomeState,
     /// Files `etcdctl snapshot save` wrote.
     pub snapshots: crate::etcdctl::snapshot::SnapshotFiles,
     log: Vec<Command>,
@@ -76,7 +115,31 @@ impl Session {
         let mut cluster = Cluster::new(config);
         // A cluster is up for a while before anyone types, as a fresh kind cluster is.
         cluster.advance(BOOT_TIME);
-        Session { cluster, files: BTreeMap::new(), snapshots: BTreeMap::new(), log: Vec::new(), attached: None }
+        Session {
+            cluster,
+            files: BTreeMap::new(),
+            home: home::HomeState::default(),
+            snapshots: BTreeMap::new(),
+            log: Vec::new(),
+            attached: None,
+        }
+    }
+
+    /// The names a path being typed could complete to (`dep` → `deployment.yaml`, `k8s/`),
+    /// from the directory it names: directories end in `/`; `dirs_only` for `cd`.
+    pub fn path_candidates(&self, typed: &str, dirs_only: bool) -> Vec<String> {
+        // Listing needs only the names, not the files' text.
+        let mut names: BTreeMap<String, String> = self.files.keys().map(|k| (k.clone(), String::new())).collect();
+        let mut state = self.home.clone();
+        let fs = home::Fs { files: &mut names, state: &mut state, now: self.cluster.now() };
+        let dir_end = typed.rfind('/').map_or(0, |i| i + 1);
+        let dir = &typed[..dir_end];
+        let Ok(entries) = fs.list(if dir.is_empty() { "." } else { dir }) else { return Vec::new() };
+        entries
+            .into_iter()
+            .filter(|(_, is_dir)| *is_dir || !dirs_only)
+            .map(|(name, is_dir)| format!("{dir}{name}{}", if is_dir { "/" } else { "" }))
+            .collect()
     }
 
     /// The commands run so far, in order.
@@ -146,13 +209,19 @@ impl Session {
     /// makes sure the command cannot write (see `lessons::check::read_only_problem`).
     pub fn inspect(&mut self, line: &str) -> Output {
         let hushed = self.cluster.record.hush();
+        self.home.read_only = true;
+        let cwd = self.home.cwd.clone();
         let out = self.run_line(line, None);
+        self.home.cwd = cwd;
+        self.home.read_only = false;
         self.cluster.record.resume(hushed);
         out
     }
 
     /// Runs a line: `$(...)` substitutions first, then a pipeline whose first stage is a
-    /// sandbox command and whose later stages filter its output (or `xargs` another command).
+    /// sandbox command and whose later stages filter its output, run `xargs COMMAND`, or are
+    /// sandbox commands reading it (`cat <<EOF | kubectl apply -f -`).
+    /// Each stage's redirections (`> file`, `2>&1`, `< file`) apply to it, as sh applies them.
     fn run_line(&mut self, line: &str, stdin: Option<&str>) -> Output {
         let mut line = line.to_string();
         let mut stderr = String::new();
@@ -163,45 +232,163 @@ impl Session {
             line.replace_range(start..end, &value);
         }
         let stages = crate::util::pipes::split_pipeline(&line);
-        let mut out = self.run_simple(&stages[0], stdin);
-        out.stderr = stderr + &out.stderr;
-        for stage in &stages[1..] {
-            let words = match split_words(stage) {
-                Ok(w) => w,
-                Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
+        let last = stages.len() - 1;
+        let mut out = Output { stderr, ..Default::default() };
+        for (i, stage) in stages.iter().enumerate() {
+            let (text, redirects) = match redirect::split(stage) {
+                Ok(split) => split,
+                Err(e) => return Output { stderr: out.stderr + &e + "\n", code: 2, ..Default::default() },
             };
-            if words.first().is_some_and(|w| w == "xargs") {
-                let args: Vec<String> = out.stdout.split_whitespace().map(String::from).collect();
-                let mut next: Vec<String> = words[1..].to_vec();
-                next.extend(args);
-                let quoted: Vec<String> = next.iter().map(|w| shell_quote(w)).collect();
-                let result = self.run_simple(&quoted.join(" "), None);
-                out = Output {
-                    stdout: result.stdout,
-                    stderr: out.stderr + &result.stderr,
-                    code: result.code,
-                    warnings: out.warnings + &result.warnings,
-                    attach: None,
-                };
-                continue;
-            }
-            match crate::util::pipes::filter(&words, &out.stdout) {
-                Ok(text) => out.stdout = text,
+            let routes = match self.open(&redirects) {
+                Ok(routes) => routes,
                 Err(e) => {
-                    return Output {
-                        stderr: out.stderr + &e + "\n",
-                        code: 127,
-                        warnings: out.warnings,
-                        ..Default::default()
-                    };
+                    return Output { stderr: out.stderr + &e, code: 1, warnings: out.warnings, ..Default::default() };
                 }
+            };
+            let tty = i == last && routes.stdout == Route::Out;
+            let piped = if i == 0 { stdin.map(str::to_string) } else { Some(std::mem::take(&mut out.stdout)) };
+            let input = routes.stdin.clone().or(piped);
+            let result = if i == 0 {
+                self.run_simple(&text, input.as_deref(), tty)
+            } else {
+                self.filter_stage(&text, input.as_deref().unwrap_or(""), tty)
+            };
+            let result = match self.route(result, &routes) {
+                Ok(result) => result,
+                Err(e) => Output { stderr: e, code: 1, ..Default::default() },
+            };
+            // A filter passes the command's status on; a stage that fails sets its own.
+            let filtered = i > 0
+                && result.code == 0
+                && !matches!(text.split_whitespace().next(), Some(p) if p == "xargs" || PROGRAMS.contains(&p));
+            out = Output {
+                stdout: result.stdout,
+                stderr: out.stderr + &result.stderr,
+                code: if filtered { out.code } else { result.code },
+                warnings: out.warnings + &result.warnings,
+                attach: result.attach.or(out.attach),
+            };
+            let program = text.split_whitespace().next().unwrap_or("");
+            if out.code == 127 && i > 0 && program != "xargs" && !PROGRAMS.contains(&program) {
+                return Output { stdout: String::new(), ..out };
             }
         }
         out
     }
 
-    /// Runs one sandbox command (no pipes).
-    fn run_simple(&mut self, line: &str, stdin: Option<&str>) -> Output {
+    /// A later stage of a pipeline: a sandbox command reading `input` (`cat <<EOF | kubectl
+    /// apply -f -`), `xargs COMMAND…`, or a text filter over `input`.
+    fn filter_stage(&mut self, stage: &str, input: &str, tty: bool) -> Output {
+        let words = match split_words(stage) {
+            Ok(w) => w,
+            Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
+        };
+        let program = words.first().map(String::as_str).unwrap_or("");
+        if PROGRAMS.contains(&program) || coreutils::PROGRAMS.contains(&program) {
+            return self.run_simple(stage, Some(input), tty);
+        }
+        if words.first().is_some_and(|w| w == "xargs") {
+            let args: Vec<String> = input.split_whitespace().map(String::from).collect();
+            let mut next: Vec<String> = words[1..].to_vec();
+            next.extend(args);
+            let quoted: Vec<String> = next.iter().map(|w| shell_quote(w)).collect();
+            return self.run_simple(&quoted.join(" "), None, false);
+        }
+        match crate::util::pipes::filter(&words, input) {
+            Ok(text) => Output { stdout: text, ..Default::default() },
+            Err(e) => Output { stderr: e + "\n", code: 127, ..Default::default() },
+        }
+    }
+
+    /// The file system as a command sees it, lent out of the session for `f`.
+    fn with_fs<R>(&mut self, f: impl FnOnce(&mut home::Fs, &mut Cluster) -> R) -> R {
+        let mut files = std::mem::take(&mut self.files);
+        let mut state = std::mem::take(&mut self.home);
+        let now = self.cluster.now();
+        let r = f(&mut home::Fs { files: &mut files, state: &mut state, now }, &mut self.cluster);
+        self.files = files;
+        self.home = state;
+        r
+    }
+
+    /// Opens a stage's redirections in order, as sh does before the command runs: `>` makes
+    /// or empties its file, `<` reads its file. Fails as sh fails, and the command then does
+    /// not run.
+    fn open(&mut self, redirects: &[redirect::Redirect]) -> Result<Routes, String> {
+        let mut routes = Routes::default();
+        for r in redirects {
+            let path = match &r.target {
+                redirect::Target::Fd(1) if r.fd == 2 => {
+                    routes.stderr = routes.stdout.clone();
+                    continue;
+                }
+                redirect::Target::Fd(2) if r.fd == 1 => {
+                    routes.stdout = routes.stderr.clone();
+                    continue;
+                }
+                redirect::Target::Fd(d) => return Err(format!("sh: {d}: Bad file descriptor\n")),
+                redirect::Target::File(path) => path.clone(),
+            };
+            if r.fd == 0 {
+                let read = self.with_fs(|fs, _| fs.read(&path).map(str::to_string));
+                match read {
+                    Ok(text) => routes.stdin = Some(text),
+                    Err(e) => return Err(format!("sh: {path}: {}\n", e.text())),
+                }
+                continue;
+            }
+            let route = if path == "/dev/null" {
+                Route::Null
+            } else {
+                if !r.append {
+                    let made = self.with_fs(|fs, _| fs.write(&path, "", false));
+                    if let Err(e) = made {
+                        return Err(format!("sh: {path}: {}\n", e.text()));
+                    }
+                }
+                Route::File(path)
+            };
+            if r.fd == 1 || r.both {
+                routes.stdout = route.clone();
+            }
+            if r.fd == 2 || r.both {
+                routes.stderr = route;
+            }
+        }
+        Ok(routes)
+    }
+
+    /// Sends a command's output where its redirections say: what stays is what the terminal
+    /// (or the next stage) gets.
+    fn route(&mut self, mut out: Output, routes: &Routes) -> Result<Output, String> {
+        let stdout = std::mem::take(&mut out.stdout);
+        // Warnings are printed to stderr before the output: they stay apart on a terminal.
+        let warnings = if routes.stderr == Route::Err { String::new() } else { std::mem::take(&mut out.warnings) };
+        let stderr = warnings + &std::mem::take(&mut out.stderr);
+        let mut error = String::new();
+        for (text, route) in [(stdout, &routes.stdout), (stderr, &routes.stderr)] {
+            match route {
+                Route::Err => out.stderr.push_str(&text),
+                Route::Out => out.stdout.push_str(&text),
+                Route::Null => {}
+                Route::File(path) => {
+                    if text.is_empty() {
+                        continue;
+                    }
+                    if let Err(e) = self.with_fs(|fs, _| fs.write(path, &text, true)) {
+                        error.push_str(&format!("sh: {path}: {}\n", e.text()));
+                        out.code = 1;
+                    }
+                }
+            }
+        }
+        out.stderr.push_str(&error);
+        Ok(out)
+    }
+
+    /// Runs one sandbox command (no pipes, no redirections); `tty` when its output goes to the
+    /// terminal.
+    fn run_simple(&mut self, line: &str, stdin: Option<&str>, tty: bool) -> Output {
         if line.trim_start().starts_with('#') {
             return Output::default();
         }
@@ -209,38 +396,49 @@ impl Session {
             Ok(w) => w,
             Err(e) => return Output { stderr: format!("sh: {e}\n"), code: 2, ..Default::default() },
         };
-        // The heredoc's `<<EOF` is the shell's redirection, not a word of the command.
-        let words: Vec<String> = match stdin {
-            Some(_) => words.into_iter().filter(|w| !w.starts_with("<<")).collect(),
-            None => words,
-        };
+        // `NAME=value command…`: the variables are the command's environment, which none of the
+        // sandbox's programs read (`ETCDCTL_API=3 etcdctl …`, as etcd's docs write it).
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        let words = &words[assignments.min(words.len())..];
         let Some(program) = words.first().map(String::as_str) else { return Output::default() };
         if program.starts_with('#') {
             return Output::default();
         }
         let rest = &words[1..];
         match program {
-            "kubectl" | "k" => {
-                let files = &self.files;
-                let read = move |name: &str| {
-                    files.get(name).cloned().ok_or_else(|| format!("error: the path \"{name}\" does not exist"))
+            "kubectl" | "k" => self.with_fs(|fs, cluster| {
+                let fs = &*fs;
+                let read = move |name: &str| -> Result<String, String> {
+                    // A name kept as given (the CLI's files), else the path it resolves to.
+                    if let Some(text) = fs.files.get(name) {
+                        return Ok(text.clone());
+                    }
+                    match fs.read(name) {
+                        Ok(text) => Ok(text.to_string()),
+                        Err(home::FsError::IsADirectory) => Err(format!("error: the path \"{name}\" is a directory")),
+                        Err(_) => Err(format!("error: the path \"{name}\" does not exist")),
+                    }
                 };
                 let list = move |dir: &str, recursive: bool| -> Vec<String> {
-                    let prefix = format!("{dir}/");
-                    files
-                        .keys()
-                        .filter(|k| k.starts_with(&prefix) && (recursive || !k[prefix.len()..].contains('/')))
+                    fs.files_under(dir, recursive)
+                        .into_iter()
                         .filter(|k| [".yaml", ".yml", ".json"].iter().any(|ext| k.ends_with(ext)))
-                        .cloned()
                         .collect()
                 };
-                kubectl::run(&mut self.cluster, rest, &Io { stdin, read_file: &read, list_dir: &list })
-            }
+                kubectl::run(cluster, rest, &Io { stdin, read_file: &read, list_dir: &list })
+            }),
             "sleep" => self.sleep(rest),
             "sim" => self.sim(rest),
             "etcdctl" => crate::etcdctl::snapshot::run(&mut self.cluster, &mut self.snapshots, rest, stdin),
             "clear" => Output::default(),
-            "echo" => Output { stdout: echo(rest), ..Default::default() },
+            "echo" => Output { stdout: crate::util::printing::echo(rest), ..Default::default() },
+            "printf" => Output { stdout: crate::util::printing::printf(rest), ..Default::default() },
+            p if coreutils::PROGRAMS.contains(&p) => self.with_fs(|fs, _| coreutils::run(p, rest, stdin, fs, tty)),
+            // A text filter reads its input from `<` or a heredoc as from a pipe (`wc -l < f`).
+            _ if stdin.is_some() => match crate::util::pipes::filter(words, stdin.unwrap_or("")) {
+                Ok(text) => Output { stdout: text, ..Default::default() },
+                Err(e) => Output { stderr: e + "\n", code: 127, ..Default::default() },
+            },
             other => Output { stderr: format!("sh: {other}: command not found\n"), code: 127, ..Default::default() },
         }
     }
@@ -456,6 +654,43 @@ mod tests {
         let transcript = s.transcript(script);
         assert!(transcript.contains("/ # cd /tmp\n/tmp # pwd\n/tmp\n/tmp # exit\n"), "{transcript}");
         assert_eq!(Session::new(2).replay(&transcript), transcript);
+    }
+
+    #[test]
+    fn a_heredoc_piped_into_kubectl_is_its_standard_input() {
+        let mut s = Session::new(1);
+        let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: piped\n";
+        let command =
+            Command { line: "cat <<EOF | kubectl apply -f -".into(), heredoc: Some(("EOF".into(), body.into())) };
+        assert_eq!(s.execute(&command).stdout, "configmap/piped created\n");
+        s.execute(&Command::new("kubectl get cm piped -o yaml > piped.yaml"));
+        assert_eq!(s.execute(&Command::new("kubectl apply -f - < piped.yaml")).stdout, "configmap/piped configured\n");
+    }
+
+    #[test]
+    fn errors_sent_to_standard_output_go_down_the_pipe_and_to_the_file() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("kubectl get pod nope 2>&1 | grep -c NotFound"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("1\n", ""));
+        let out = s.execute(&Command::new("kubectl get pod nope 2>&1 > out.txt"));
+        assert_eq!(out.stdout, "Error from server (NotFound): pods \"nope\" not found\n", "2>&1 took the terminal");
+        let out = s.execute(&Command::new("kubectl get pod nope > out.txt 2>&1"));
+        assert_eq!(out.combined(), "");
+        assert_eq!(
+            s.execute(&Command::new("cat out.txt")).stdout,
+            "Error from server (NotFound): pods \"nope\" not found\n"
+        );
+        let out = s.execute(&Command::new("echo oops >&2"));
+        assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", "oops\n"));
+    }
+
+    #[test]
+    fn variables_set_before_a_command_are_its_environment_and_do_not_hide_it() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("ETCDCTL_API=3 etcdctl version"));
+        assert!(out.stdout.starts_with("etcdctl version"), "{out:?}");
+        assert_eq!(s.execute(&Command::new("A=1")).combined(), "");
+        assert!(!is_assignment("--replicas=3") && !is_assignment("1A=2") && is_assignment("_x=y"));
     }
 
     #[test]

@@ -38,3 +38,12 @@ pub fn flag_over_cap(flag: &str, text: &str) -> String {
         COMMAND_TIME_CAP.short()
     )
 }
+
+/// The largest file the sandbox's shell writes in the home directory: what `kubectl apply`
+/// can send in one request (the API server's request body limit, 3 MiB).
+pub const HOME_MAX_FILE_BYTES: usize = 3 << 20;
+/// The most text the home directory holds, all its files together.
+pub const HOME_MAX_TOTAL_BYTES: usize = 8 << 20;
+/// The most files and directories the home directory holds (a small file system's inodes):
+/// this also bounds what `ls` and `kubectl apply -f DIR -R` walk.
+pub const HOME_MAX_ENTRIES: usize = 10_000;

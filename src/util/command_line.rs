@@ -70,11 +70,13 @@ pub fn heredoc_body<'a>(lines: &mut impl Iterator<Item = &'a str>, word: &str) -
     body
 }
 
-/// The terminator of `<<EOF` / `<<'EOF'` / `<<-EOF` in a line, if any.
+/// The terminator of `<<EOF` / `<<'EOF'` / `<<-EOF` in a line, if any (`cat <<'EOF' > f`:
+/// `EOF`).
 pub fn heredoc_word(line: &str) -> Option<String> {
     let pos = line.find("<<")?;
-    let rest = line[pos + 2..].trim_start_matches('-').trim();
-    let word: String = rest.trim_matches(|c| c == '\'' || c == '"').split_whitespace().next()?.to_string();
+    let rest = line[pos + 2..].trim_start_matches('-').trim_start();
+    let token = rest.split(|c: char| c.is_whitespace() || "<>|;&".contains(c)).next()?;
+    let word: String = token.chars().filter(|c| *c != '\'' && *c != '"').collect();
     (!word.is_empty()).then_some(word)
 }
 
@@ -138,4 +140,18 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
         words.push(cur);
     }
     Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heredocs_word_ends_where_a_redirection_begins_and_loses_its_quotes() {
+        assert_eq!(heredoc_word("cat <<'EOF' > deployment.yaml").as_deref(), Some("EOF"));
+        assert_eq!(heredoc_word("cat <<EOF>web.yaml").as_deref(), Some("EOF"));
+        assert_eq!(heredoc_word("kubectl apply -f - << \"END\"").as_deref(), Some("END"));
+        assert_eq!(heredoc_word("cat > f <<-EOF").as_deref(), Some("EOF"));
+        assert_eq!(heredoc_word("echo <<"), None);
+    }
 }
