@@ -99,6 +99,17 @@ pub struct Terminal {
     pub lines: Rc<Vec<Line>>,
     pub history: Vec<String>,
     pub cursor: usize,
+    /// A here-document being typed (`cat <<EOF > f`): its command line, its end word and the
+    /// lines so far; the terminal's prompt is `> ` until the end word.
+    pub heredoc: Option<Heredoc>,
+}
+
+/// A command whose standard input is being typed, line by line, up to its end word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heredoc {
+    pub line: String,
+    pub word: String,
+    pub body: Vec<String>,
 }
 
 /// The clock's settings, and what it measures.
@@ -174,6 +185,8 @@ pub enum Pending {
     Run { shown: String },
     /// A line typed at a container shell's prompt.
     Typed { prompt: String, shown: String },
+    /// A command already echoed line by line (a here-document's).
+    Echoed { shown: String },
     /// An editor button, with the line it ran and the editor's text.
     Manifest { action: super::ManifestAction, line: String, text: String },
     /// `kubectl edit`'s save, with the editor's text.
@@ -336,6 +349,7 @@ impl PageState {
         self.pending.values().find_map(|p| match p {
             Pending::Run { shown } => Some(format!("$ {shown}")),
             Pending::Typed { prompt, shown } => Some(format!("{prompt}{shown}")),
+            Pending::Echoed { shown } => Some(format!("$ {shown}")),
             Pending::Manifest { line, .. } => Some(format!("$ {line} < manifest.yaml")),
             Pending::EditSave { .. } => Some("saving the edit".to_string()),
             Pending::Load => Some("replaying the session".to_string()),

@@ -529,3 +529,43 @@ fn the_page_is_ready_only_once_its_session_is_replayed_not_at_the_first_reply() 
     assert!(page.view.ready);
     assert_eq!(page.terminal.lines[0], Line::Command("kubectl create deployment web --image=nginx".into()));
 }
+
+#[test]
+fn a_here_document_is_typed_line_by_line_then_runs_with_its_lines_as_input() {
+    let mut s = sandbox();
+    enter(&mut s, "cat <<EOF > web.yaml");
+    assert!(s.terminal.heredoc.is_some(), "the terminal waits for the document's lines");
+    for line in [
+        "apiVersion: v1",
+        "kind: Pod",
+        "metadata:",
+        "  name: web",
+        "spec:",
+        "  containers:",
+        "  - name: web",
+        "    image: nginx:1.25",
+    ] {
+        enter(&mut s, line);
+    }
+    assert!(s.journal.borrow().entries.is_empty(), "nothing has run yet");
+    enter(&mut s, "EOF");
+    assert!(s.terminal.heredoc.is_none());
+    enter(&mut s, "kubectl apply -f web.yaml");
+    let shown = lines(&s);
+    assert_eq!(shown[0], Line::Command("cat <<EOF > web.yaml".into()));
+    assert_eq!(shown[1], Line::Typed("> apiVersion: v1".into()));
+    assert!(shown.contains(&Line::Out("pod/web created".into())), "{shown:?}");
+    let journal = s.journal.borrow();
+    assert_eq!(journal.entries[0].stdin.as_deref().map(|t| t.lines().count()), Some(8), "kept for the replay");
+}
+
+#[test]
+fn ctrl_c_abandons_a_here_document() {
+    let mut s = sandbox();
+    enter(&mut s, "cat <<EOF > notes.txt");
+    enter(&mut s, "half a line");
+    update(&mut s, Action::TerminalKey(Key::CtrlC, "and".into()));
+    assert!(s.terminal.heredoc.is_none());
+    assert_eq!(lines(&s).last(), Some(&Line::Typed("> and^C".into())));
+    assert!(s.journal.borrow().entries.is_empty());
+}

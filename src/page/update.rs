@@ -353,6 +353,12 @@ fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<E
                 save(state, fx);
             }
         }
+        Pending::Echoed { .. } => {
+            if let Some(out) = &out {
+                push_output(state.lines(), out);
+            }
+            save(state, fx);
+        }
         Pending::Typed { prompt, shown } => {
             let lines = state.lines();
             lines.push(Line::Typed(format!("{prompt}{shown}")));
@@ -466,6 +472,14 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
             fx.push(Effect::KeyHandled);
             fx.push(ask(state, SimRequest::Complete(value), Pending::Complete));
         }
+        Key::CtrlC if state.terminal.heredoc.is_some() => {
+            // Ctrl-C abandons the here-document, as in a shell.
+            fx.push(Effect::KeyHandled);
+            state.terminal.heredoc = None;
+            state.lines().push(Line::Typed(format!("> {value}^C")));
+            fx.push(Effect::SetInput(String::new()));
+            fx.push(Effect::Redraw);
+        }
         Key::CtrlC => {
             fx.push(Effect::KeyHandled);
             fx.push(ask(state, SimRequest::Interrupt, Pending::Other));
@@ -484,6 +498,34 @@ fn terminal_key(state: &mut PageState, key: Key, value: String, fx: &mut Vec<Eff
                 fx.push(Effect::KeyHandled);
                 typed(state, "exit".into(), fx);
             }
+        }
+        Key::Enter if state.terminal.heredoc.is_some() => {
+            fx.push(Effect::SetInput(String::new()));
+            state.lines().push(Line::Typed(format!("> {value}")));
+            let ends = state.terminal.heredoc.as_ref().is_some_and(|h| value.trim_start_matches('\t') == h.word);
+            if !ends {
+                if let Some(h) = state.terminal.heredoc.as_mut() {
+                    h.body.push(value);
+                }
+                fx.push(Effect::Redraw);
+                return;
+            }
+            if let Some(h) = state.terminal.heredoc.take() {
+                let mut stdin = h.body.join("\n");
+                stdin.push('\n');
+                let request = SimRequest::Run { line: h.line.clone(), stdin: Some(stdin), to_shell: false };
+                fx.push(ask(state, request, Pending::Echoed { shown: h.line }));
+            }
+        }
+        Key::Enter if state.prompt().is_none() && crate::util::command_line::heredoc_word(&value).is_some() => {
+            // A here-document: its lines are typed next, after a `> ` prompt, up to its word.
+            fx.push(Effect::SetInput(String::new()));
+            state.terminal.history.push(value.clone());
+            state.terminal.cursor = state.terminal.history.len();
+            let word = crate::util::command_line::heredoc_word(&value).unwrap_or_default();
+            state.lines().push(Line::Command(value.clone()));
+            state.terminal.heredoc = Some(super::state::Heredoc { line: value, word, body: Vec::new() });
+            fx.push(Effect::Redraw);
         }
         Key::Enter => {
             // Enter alone shows a container shell's prompt again.

@@ -286,8 +286,9 @@ pub fn app(props: &AppProps) -> Html {
     let clock = snap.now.since(crate::sim::Time::ZERO);
     let shortfall = (c.playing && !c.teaching).then(|| c.meter.shortfall(c.speed)).flatten();
     // Attached to a container's shell, the terminal shows that shell's prompt.
-    let prompt = view.prompt.clone();
-    let attached = prompt.is_some();
+    // Typing a here-document, the prompt is `> ` until its end word.
+    let prompt = if page.terminal.heredoc.is_some() { Some("> ".to_string()) } else { view.prompt.clone() };
+    let attached = view.prompt.is_some();
     let prompt = prompt.as_deref().unwrap_or("$ ").trim_end().to_string();
     let (shared, link, left_out) = persist.seen();
     let l = &page.lesson;
