@@ -81,6 +81,7 @@ async function main() {
     if (worker.where !== 'worker') throw new Error(`the page ran the simulation in the ${worker.where}, not a worker`);
     const thread = await typed(await (await browser.newContext()).newPage(), '&worker=0');
     if (thread.where !== 'thread') throw new Error(`?worker=0 ran in the ${thread.where}`);
+    if (process.env.REPLAY_DEBUG) log(worker.lines.slice(0, 4), thread.lines.slice(0, 4));
     same('worker vs thread', worker.lines, thread.lines);
     const cli = native();
     if (cli) same('worker vs the native CLI', worker.lines, cli);
