@@ -21,7 +21,12 @@
 #               as "perf: p95_frame_ms=… first_interactive_ms=…" (recorded; fails only when
 #               grossly off; skipped with E2E_SMOKE_ONLY); before it, node tests/e2e/story.mjs:
 #               the example applied at the teaching pace on a fake clock, the chain's hops in
-#               causal order, one screenshot per hop in tests/e2e/screenshots/story/
+#               causal order, one screenshot per hop in tests/e2e/screenshots/story/; then
+#               node tests/e2e/worker.mjs: the simulation in its Web Worker against ?worker=0
+#               (same pod names, a share link and a reload replay them), and 1,500 pods on 50
+#               nodes at 100× in both modes, printed as "worker-big: mode=… p95_frame_ms=…
+#               click_max_ms=… achieved_speed=… settle_longest_frame_ms=…" (recorded; fails
+#               only when frames stop over 1 s in the worker; WORKER_BIG=1: 9,000 pods on 300)
 #   6. sizes    the release bundle's wasm + js, raw, gzip -9 and brotli 11 (its .br copies)
 #
 # Usage: bash scripts/test.sh
@@ -141,6 +146,8 @@ if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
   logged node tests/e2e/story.mjs
   passed=$((passed + 1))
   logged node tests/e2e/perf.mjs
+  passed=$((passed + 1))
+  logged node tests/e2e/worker.mjs
   passed=$((passed + 1))
 fi
 end_stage

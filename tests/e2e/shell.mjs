@@ -60,7 +60,7 @@ function watchFrames() {
   let after = 0;
   const frame = () => {
     const shell = !!document.getElementById('shell');
-    const app = !!document.querySelector('body > .app:not(#shell)');
+    const app = !!document.querySelector('#app-root:not([hidden]) > .app');
     if (document.body) window.__frames.push({ t: performance.now(), shell, app });
     if (app) after += 1;
     if (after < 5) requestAnimationFrame(frame);
@@ -103,7 +103,7 @@ async function heldThenMounted(browser, origin, query, tag) {
     // The app's first frame: measured in the first animation frame it is in the page.
     const app = await page.evaluate((boxes) => new Promise((resolve) => {
       const look = () => {
-        if (document.querySelector('body > .app:not(#shell) svg.map')) resolve(window.__measure(boxes, 'body > .app:not(#shell)'));
+        if (document.querySelector('#app-root:not([hidden]) > .app svg.map')) resolve(window.__measure(boxes, '#app-root:not([hidden]) > .app'));
         else requestAnimationFrame(look);
       };
       look();
@@ -164,12 +164,12 @@ async function throttled(browser, origin, encodings) {
           const text = `${line.textContent.replace(/\s+/g, ' ').trim()} [valuenow=${bar.getAttribute('aria-valuenow') ?? '-'}]`;
           if (window.__progress[window.__progress.length - 1]?.text !== text) window.__progress.push({ ms: Math.round(t), text });
         }
-        if (!document.querySelector('body > .app:not(#shell)')) requestAnimationFrame(frame);
+        if (!document.querySelector('#app-root:not([hidden]) > .app')) requestAnimationFrame(frame);
       };
       requestAnimationFrame(frame);
     });
     await page.goto(`http://127.0.0.1:${server.address().port}${BASE}?seed=1`, { waitUntil: 'commit' });
-    await page.waitForSelector('body > .app:not(#shell) svg.map', { timeout: 120000 });
+    await page.waitForSelector('#app-root:not([hidden]) > .app svg.map', { timeout: 120000 });
     const seen = await page.evaluate(() => window.__progress);
     return seen;
   } finally {

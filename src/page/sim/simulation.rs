@@ -40,6 +40,13 @@ const TEACHING_STEPS: usize = 2000;
 const BOARD_MS: f64 = 200.0;
 /// Real milliseconds between two snapshots of the tables while the clock runs.
 const SNAPSHOT_MS: f64 = 100.0;
+/// While the clock runs, the gap between two builds of the tables or the board is also at least
+/// this many times what the last build took: a big cluster's parts are costly to build, send,
+/// read and draw, and the page would read most of them only to draw one in a few (it redraws by
+/// the same rule, `ui::clock::Redraws`)…
+const PARTS_COST_FACTOR: f64 = 25.0;
+/// …up to this many real milliseconds.
+const PARTS_MAX_GAP_MS: f64 = 1000.0;
 /// Real milliseconds between two looks at the lesson's checks while the clock runs.
 const EVALUATE_MS: f64 = 1000.0;
 /// The most steps of a followed chain.
@@ -96,6 +103,8 @@ pub struct Simulation {
     real_ms: fn() -> f64,
     /// A real clock is set: the board and tables are built at most every so often.
     throttled: bool,
+    /// Real milliseconds the last build of the tables or the board took.
+    parts_ms: f64,
 }
 
 /// A clock that never moves: budgets never run out (native use and tests).
@@ -126,6 +135,7 @@ impl Simulation {
             budget_ms: THREAD_BUDGET_MS,
             real_ms: no_real_clock,
             throttled: false,
+            parts_ms: 0.0,
         }
     }
 
@@ -475,7 +485,7 @@ impl Simulation {
 
     /// The frame as the query asks, with the record's entries since the previous frame; the
     /// board and the tables only when they changed (and, while the clock runs, at most a few
-    /// times a second).
+    /// times a second, less often when they are costly to build).
     pub fn frame(&mut self) -> Frame {
         let now = (self.real_ms)();
         let etcd = self.session.cluster.inspect().etcd();
@@ -490,20 +500,24 @@ impl Simulation {
         };
         // Throttled only against a real clock (natively, every frame is whole).
         let playing = self.clock.playing && self.throttled;
+        let gap = |least: f64| least.max((self.parts_ms * PARTS_COST_FACTOR).min(PARTS_MAX_GAP_MS));
         let board_key = (last_seq, latest, shown);
         let board = match &self.sent.board {
             Some((k, _)) if *k == board_key => false,
-            Some((k, at)) if playing && k.2 == shown && now - at < BOARD_MS => false,
+            Some((k, at)) if playing && k.2 == shown && now - at < gap(BOARD_MS) => false,
             _ => true,
         };
         let snapshot_key = (last_seq, self.session.cluster.now().0, self.query.past);
         let snapshot = match &self.sent.snapshot {
             Some((k, _)) if *k == snapshot_key => false,
-            Some((k, at)) if playing && k.2 == self.query.past && now - at < SNAPSHOT_MS => false,
+            Some((k, at)) if playing && k.2 == self.query.past && now - at < gap(SNAPSHOT_MS) => false,
             _ => true,
         };
         let query = FrameQuery { board: true, board_at: shown, ..self.query.clone() };
         let mut frame = frame_parts(&self.session, &query, self.cursor, Parts { tables: snapshot, board });
+        if board || snapshot {
+            self.parts_ms = (self.real_ms)() - now;
+        }
         if board {
             self.sent.board = Some((board_key, now));
         }

@@ -247,3 +247,38 @@ fn completion_the_inspector_follow_and_export_answer_as_data() {
     assert_eq!(file.objects, 1);
     assert!(file.text.contains("name: web"));
 }
+
+thread_local! {
+    /// The fake real clock's time, and how far each reading moves it on.
+    static FAKE_MS: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((0.0, 0.0)) };
+}
+
+fn fake_real_ms() -> f64 {
+    FAKE_MS.with(|c| {
+        let (now, step) = c.get();
+        c.set((now + step, step));
+        now
+    })
+}
+
+fn set_fake_ms(now: f64, step: f64) {
+    FAKE_MS.with(|c| c.set((now, step)));
+}
+
+#[test]
+fn tables_that_were_costly_to_build_come_less_often_while_the_clock_runs() {
+    let mut sim = Simulation::new(1);
+    sim.set_real_clock(fake_real_ms, 6.0);
+    sim.answer(settings(everything(), 1.0));
+    // The first tick builds the tables, and that takes 40 ms (each reading of the clock 40 ms on).
+    set_fake_ms(0.0, 40.0);
+    assert!(sim.answer(SimRequest::Tick { now_ms: 0.0 }).frame.snapshot.is_some());
+    // 40 ms × 25: the next tables come a second later, not 100 ms later.
+    set_fake_ms(1000.0, 0.0);
+    assert!(sim.answer(SimRequest::Tick { now_ms: 1000.0 }).frame.snapshot.is_none(), "within the second");
+    set_fake_ms(2500.0, 0.0);
+    assert!(sim.answer(SimRequest::Tick { now_ms: 2500.0 }).frame.snapshot.is_some(), "a second on");
+    // Cheap to build (no time at all), they come every 100 ms again.
+    set_fake_ms(2700.0, 0.0);
+    assert!(sim.answer(SimRequest::Tick { now_ms: 2700.0 }).frame.snapshot.is_some(), "200 ms on");
+}
