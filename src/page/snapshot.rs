@@ -73,13 +73,21 @@ pub struct Snapshot {
     /// How many pods the default namespace has in all.
     pub pod_count: usize,
     pub events: Vec<EventRow>,
+    /// The node cards shown: all of them, up to [`NODE_CARDS`]; past that the ones in trouble
+    /// (not Ready, kubelet cut off, cordoned) first.
     pub nodes: Vec<NodeCard>,
+    /// The nodes with no card, and how many of them are Ready.
+    #[serde(default)]
+    pub nodes_left_out: (usize, usize),
 }
 
 /// The most rows the pod table shows.
 pub const POD_ROWS: usize = 100;
 /// The most pod chips a node card shows.
 pub const CHIPS: usize = 12;
+/// The most node cards the page draws: hundreds of cards with their controls and chips cost
+/// every redraw, and `kubectl get nodes` lists them all.
+pub const NODE_CARDS: usize = 30;
 /// The most events the stream shows.
 const EVENTS: usize = 60;
 
@@ -197,9 +205,30 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
             by_node.entry(pod.spec.node_name.as_str()).or_default().push(&**p);
         }
     }
-    let nodes = objects(Kind::Node, "")
+    let all_nodes = objects(Kind::Node, "");
+    let all_nodes: Vec<&crate::api::node::Node> = all_nodes.iter().filter_map(|o| o.as_node()).collect();
+    let troubled = |n: &crate::api::node::Node| {
+        let kubelet = crate::cluster::Role::Kubelet { node: n.metadata.name.clone() };
+        !printers::node_status(n).starts_with("Ready")
+            || n.spec.unschedulable
+            || cluster.find_component(&kubelet).is_some_and(|id| !cluster.is_running(id))
+    };
+    let shown: Vec<&crate::api::node::Node> = if all_nodes.len() <= NODE_CARDS {
+        all_nodes.clone()
+    } else {
+        let mut picked: Vec<&crate::api::node::Node> = all_nodes.iter().copied().filter(|n| troubled(n)).collect();
+        picked.extend(all_nodes.iter().copied().filter(|n| !troubled(n)));
+        picked.truncate(NODE_CARDS);
+        picked
+    };
+    let left_out = all_nodes.len() - shown.len();
+    let ready_left_out = all_nodes
         .iter()
-        .filter_map(|o| o.as_node())
+        .filter(|n| !shown.iter().any(|s| s.metadata.name == n.metadata.name))
+        .filter(|n| printers::node_status(n).starts_with("Ready"))
+        .count();
+    let nodes = shown
+        .iter()
         .map(|n| {
             let on_node: &[&Object] = by_node.get(n.metadata.name.as_str()).map_or(&[], Vec::as_slice);
             let (cpu, mem) = on_node.iter().filter_map(|p| p.as_pod()).fold((0, 0), |(c, m), p| {
@@ -244,7 +273,7 @@ pub fn snapshot_at(session: &Session, past: Option<i64>) -> Snapshot {
             workloads.push(WorkloadRow { name: printers::type_name(&o), ready, detail, age });
         }
     }
-    Snapshot { now, revision, workloads, pods, pod_count, events, nodes }
+    Snapshot { now, revision, workloads, pods, pod_count, events, nodes, nodes_left_out: (left_out, ready_left_out) }
 }
 
 /// Virtual time on the wire: milliseconds since the simulation began.
@@ -258,5 +287,37 @@ mod time_ms {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
         u64::deserialize(d).map(Time)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::{Command, Session};
+
+    #[test]
+    fn a_big_cluster_shows_a_bounded_number_of_node_cards_those_in_trouble_first() {
+        let mut s = Session::new(1);
+        for i in 4..=40 {
+            s.execute(&Command::new(&format!("sim node add worker-{i}")));
+        }
+        s.execute(&Command::new("sleep 10s"));
+        s.execute(&Command::new("kubectl cordon worker-39"));
+        s.execute(&Command::new("sim node stop worker-40"));
+        let snap = snapshot(&s);
+        assert_eq!(snap.nodes.len(), NODE_CARDS);
+        let names: Vec<&str> = snap.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert!(names[..2].contains(&"worker-39") && names[..2].contains(&"worker-40"), "{names:?}");
+        let all = 41;
+        assert_eq!(snap.nodes_left_out.0, all - NODE_CARDS);
+        assert_eq!(snap.nodes_left_out.1, all - NODE_CARDS, "the ones left out are all Ready");
+    }
+
+    #[test]
+    fn a_small_cluster_shows_every_node_in_order() {
+        let snap = snapshot(&Session::new(1));
+        let names: Vec<&str> = snap.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["control-plane", "worker-1", "worker-2", "worker-3"]);
+        assert_eq!(snap.nodes_left_out, (0, 0));
     }
 }

@@ -70,7 +70,7 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                     frame={props.detail_frame.clone()} dispatch={d.clone()} />
             }
             <h2 id="cluster-title">{"Nodes: faults and maintenance"}</h2>
-            <NodeMap nodes={snap.nodes.clone()} on_command={on_command.clone()} />
+            <NodeMap nodes={snap.nodes.clone()} left_out={snap.nodes_left_out} on_command={on_command.clone()} />
             if !snap.workloads.is_empty() {
                 <h2>{"Deployments & ReplicaSets "}<code>{"(kubectl get deploy,rs)"}</code></h2>
                 <WorkloadTable rows={snap.workloads.clone()} />

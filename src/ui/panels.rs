@@ -165,6 +165,9 @@ pub fn event_list(props: &EventListProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct NodeMapProps {
     pub nodes: Vec<NodeCard>,
+    /// Nodes with no card (a big cluster), and how many of them are Ready.
+    #[prop_or_default]
+    pub left_out: (usize, usize),
     /// Runs a command line in the terminal (the chaos buttons teach their commands).
     pub on_command: Callback<String>,
 }
@@ -192,11 +195,19 @@ fn gauge(label: &str, used: i64, total: i64, text: String) -> Html {
 #[function_component(NodeMap)]
 pub fn node_map(props: &NodeMapProps) -> Html {
     html! {
+        <>
         <div id="nodes" class="nodes">
         { for props.nodes.iter().map(|n| html! {
             <NodeCardView key={n.name.clone()} card={n.clone()} on_command={props.on_command.clone()} />
         }) }
         </div>
+        if props.left_out.0 > 0 {
+            <p id="nodes-left-out" class="muted">{format!(
+                "…and {} more node(s), {} of them Ready, with no card: nodes in trouble are shown first; `kubectl get nodes` lists them all.",
+                props.left_out.0, props.left_out.1
+            )}</p>
+        }
+        </>
     }
 }
 

@@ -204,8 +204,15 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         }
         _ => None,
     });
+    let layout = layout(&spec);
+    // A node's pods beyond what its box draws are only counted (`pod_count`): the board
+    // carries no more than the map shows.
+    let mut nodes = nodes;
+    for (view, drawn) in nodes.iter_mut().zip(&layout.nodes) {
+        view.pods.truncate(drawn.pod_room);
+    }
     Board {
-        layout: layout(&spec),
+        layout,
         request,
         refusal,
         revision: past.filter(|_| history.is_some()).unwrap_or(view.revision),

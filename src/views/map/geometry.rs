@@ -19,6 +19,9 @@ const DOT: f64 = 19.0;
 /// A listed pod's row height.
 const ROW: f64 = 20.0;
 const TILE_DOT: f64 = 9.0;
+/// The most pod dots all tiles draw together: hundreds of nodes share them (each draws at
+/// least a few, and counts the rest), so a big cluster's map stays a few thousand elements.
+const TILE_DOTS: usize = 1200;
 
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rect {
@@ -294,6 +297,7 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
                 let pods = Rect::new(rect.x + 6.0, rect.y + 34.0, w - 12.0, h - 38.0);
                 let per_row = (pods.w / TILE_DOT).floor() as usize;
                 let rows = (pods.h / TILE_DOT).floor() as usize;
+                let share = (TILE_DOTS / nodes.len()).max(4);
                 NodeLayout {
                     name: name.clone(),
                     rect,
@@ -303,7 +307,7 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
                     runtime: mark(2.0),
                     title: (rect.x + 6.0, rect.y + 28.0),
                     pods,
-                    pod_room: per_row * rows,
+                    pod_room: (per_row * rows).min(share),
                     listed: false,
                 }
             })
@@ -447,6 +451,16 @@ mod tests {
     use crate::views::flow::{Flow, Pace, Place};
     use crate::views::map::fixtures::{message, spec};
     use crate::views::map::*;
+
+    #[test]
+    fn hundreds_of_tiles_share_a_bounded_number_of_pod_dots_and_a_few_nodes_draw_all_of_theirs() {
+        let big = layout(&spec(300, 30));
+        let dots: usize = big.nodes.iter().map(|n| n.pod_room).sum();
+        assert!(dots <= super::TILE_DOTS + 300, "{dots} dots for 300 nodes");
+        assert!(big.nodes.iter().all(|n| n.pod_room >= 4), "each tile still shows a few");
+        let mid = layout(&spec(50, 20));
+        assert!(mid.nodes.iter().all(|n| n.pod_room >= 20), "50 nodes of 20 pods: every pod a dot");
+    }
 
     #[test]
     fn every_component_has_an_edge_to_the_api_server_and_only_the_api_server_reaches_etcd() {
