@@ -26,7 +26,10 @@
 #               (same pod names, a share link and a reload replay them), and 1,500 pods on 50
 #               nodes at 100× in both modes, printed as "worker-big: mode=… p95_frame_ms=…
 #               click_max_ms=… achieved_speed=… settle_longest_frame_ms=…" (recorded; fails
-#               only when frames stop over 1 s in the worker; WORKER_BIG=1: 9,000 pods on 300)
+#               only when frames stop over 1 s in the worker; WORKER_BIG=1: 9,000 pods on 300);
+#               node tests/e2e/replay.mjs: a script typed into the page prints exactly what the
+#               native CLI prints for it (names, ages, a component's client log), in the worker
+#               and in the page's thread, and a reload replays it to the same pods
 #   6. sizes    the release bundle's wasm + js, raw, gzip -9 and brotli 11 (its .br copies)
 #
 # Usage: bash scripts/test.sh
@@ -148,6 +151,8 @@ if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
   logged node tests/e2e/perf.mjs
   passed=$((passed + 1))
   logged node tests/e2e/worker.mjs
+  passed=$((passed + 1))
+  logged node tests/e2e/replay.mjs
   passed=$((passed + 1))
 fi
 end_stage

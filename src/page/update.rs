@@ -17,9 +17,14 @@ pub const TICKS_PER_S: u32 = 1000 / TICK_MS;
 /// Applies `action` to the page's state; returns what the shell must do, in order.
 pub fn update(state: &mut PageState, action: Action) -> Vec<Effect> {
     let before = clock_key(state);
+    let running = state.running();
     let mut fx = Vec::new();
     let quiet = matches!(action, Action::Tick | Action::Reply(..));
     apply(state, action, &mut fx);
+    // A command sent (or answered) shows as running (or stops showing) at once.
+    if state.running() != running && !fx.contains(&Effect::Redraw) {
+        fx.push(Effect::Redraw);
+    }
     if clock_key(state) != before {
         // A new speed, a pause or the teaching pace: the clock and its meter start afresh.
         state.clock.meter.reset();

@@ -110,7 +110,7 @@ async function main() {
     const t0 = Date.now();
     for (let i = 4; i <= NODES; i++) await type(page, `sim node add worker-${i}`);
     await type(page, 'sleep 20s'); // the kubelets register their Nodes
-    await page.waitForFunction((n) => document.querySelectorAll('#nodes section[data-node^="worker-"]').length >= n, NODES, { timeout: 60000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#map g.node[data-node^="worker-"]').length >= n, NODES, { timeout: 60000 });
     await page.fill('#manifest', DEPLOYMENT);
     await page.click('#apply');
     await page.waitForFunction(() => document.querySelector('#apply-result')?.textContent.includes('deployment.apps/load'), undefined, { timeout: 30000 });

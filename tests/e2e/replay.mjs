@@ -46,9 +46,15 @@ async function typed(page, query) {
   await page.waitForFunction(() => performance.getEntriesByName('kubeloop-interactive').length > 0, undefined, { timeout: 30000 });
   const where = await page.evaluate(() => document.documentElement.dataset.sim);
   for (const line of SCRIPT) {
+    const echoed = await page.$$eval('#terminal-output > div.cmd', (ds) => ds.length);
     await page.fill('#terminal-input', line);
     await page.press('#terminal-input', 'Enter');
-    await page.waitForFunction(() => !document.querySelector('#terminal-running'), undefined, { timeout: 30000 });
+    // Its echo and output come with the simulation's reply.
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#terminal-output > div.cmd').length > n && !document.querySelector('#terminal-running'),
+      echoed,
+      { timeout: 30000 },
+    );
   }
   const lines = await page.$$eval('#terminal-output > div', (ds) => ds.flatMap((d) => d.textContent.split('\n')));
   return { where, lines: lines.map((l) => l.trimEnd()).filter((l) => l !== '') };

@@ -221,7 +221,7 @@ async function big(browser, origin, mode, problems) {
   for (let i = 4; i <= NODES; i++) await type(page, `sim node add worker-${i}`);
   await command(page, 'sleep 20s', LONG, true); // the kubelets register their Nodes
   log(`${mode}: ${NODES - 3} nodes added, 20 s slept (${Date.now() - t0} ms)`);
-  await page.waitForFunction((n) => document.querySelectorAll('#nodes section[data-node^="worker-"]').length >= n, NODES, { timeout: LONG });
+  await page.waitForFunction((n) => document.querySelectorAll('#map g.node[data-node^="worker-"]').length >= n, NODES, { timeout: LONG });
   await page.fill('#manifest', deployment('load', PODS));
   await page.click('#apply');
   await page.waitForFunction(() => document.querySelector('#apply-result')?.textContent.includes('deployment.apps/load'), undefined, { timeout: LONG });
