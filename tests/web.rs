@@ -397,16 +397,21 @@ async fn presenter_mode_and_keyboard_shortcuts_work_outside_text_fields() {
     assert_eq!(find(&root, "#speed").dyn_into::<web_sys::HtmlSelectElement>().unwrap().value(), "1");
 }
 
-#[wasm_bindgen_test]
-async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green() {
+/// Mounts the page following lesson `id`: the page fetches `lessons/<id>.md` before mounting;
+/// here its source is handed over.
+async fn mount_lesson(id: &str, source: &str) -> Element {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    // The page fetches `lessons/<id>.md` before mounting; here the source is handed over.
-    let source = include_str!("../lessons/01-two-halves.md");
-    let props = AppProps { lesson: Some("01-two-halves".into()), lesson_source: Some(Ok(source.into())), ..props() };
+    let props = AppProps { lesson: Some(id.into()), lesson_source: Some(Ok(source.into())), ..props() };
     yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
+    root
+}
+
+#[wasm_bindgen_test]
+async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green() {
+    let root = mount_lesson("01-two-halves", include_str!("../lessons/01-two-halves.md")).await;
     assert!(text(&root, "#lesson-title").contains("The two halves of a cluster"));
     assert_eq!(text(&root, "#lesson .step h3"), "Meet the nodes");
     assert!(text(&root, "#lesson .intro").contains("control plane"), "the intro's Markdown is rendered");
@@ -424,13 +429,7 @@ async fn a_lesson_step_is_completed_through_the_page_and_its_check_turns_green()
 
 #[wasm_bindgen_test]
 async fn an_incident_is_diagnosed_and_fixed_through_the_page_and_its_debrief_names_the_fault() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    let source = include_str!("../lessons/i09-cordoned.md");
-    let props = AppProps { lesson: Some("i09-cordoned".into()), lesson_source: Some(Ok(source.into())), ..props() };
-    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
-    yew::scheduler::flush().await;
+    let root = mount_lesson("i09-cordoned", include_str!("../lessons/i09-cordoned.md")).await;
     assert!(text(&root, "#lesson .crumbs").contains("Incidents"), "{}", text(&root, "#lesson .crumbs"));
     assert!(text(&root, "#lesson .intro").contains("The pager"));
     // The hints come in order, each saying more.
@@ -453,13 +452,7 @@ async fn an_incident_is_diagnosed_and_fixed_through_the_page_and_its_debrief_nam
 
 #[wasm_bindgen_test]
 async fn a_prediction_is_made_through_the_page_and_shown_beside_what_the_scheduler_did() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let root = document.create_element("div").unwrap();
-    document.body().unwrap().append_child(&root).unwrap();
-    let source = include_str!("../lessons/06-scheduler.md");
-    let props = AppProps { lesson: Some("06-scheduler".into()), lesson_source: Some(Ok(source.into())), ..props() };
-    yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
-    yew::scheduler::flush().await;
+    let root = mount_lesson("06-scheduler", include_str!("../lessons/06-scheduler.md")).await;
     assert!(text(&root, "#lesson-predict").contains("Where will the scheduler put big?"));
     click(&root, "#lesson-predict button.choice").await;
     assert!(text(&root, "#lesson-predict").contains("Your prediction: worker-1"), "{}", text(&root, "#lesson-predict"));
