@@ -1,8 +1,9 @@
 //! The page's real-time clock: what drawing costs (so a big cluster's ticks redraw less often),
 //! the time budgets measure, and the marks the performance check reads.
 
-// Each tick moves virtual time on within a budget of real time: `page::update::advance_within`,
-// with `BUDGET_MS`, given this module's `now_ms` as its clock.
+// Each tick moves virtual time on within a budget of real time
+// (`page::sim::simulation::advance_within`): in the simulation's worker with the worker's own
+// clock, in the page's thread (the fallback) with this module's `now_ms`.
 
 /// How often a tick redraws the page: every tick while drawing is cheap; when a big cluster
 /// makes a drawing costly, less often, so drawing takes at most ~1/25 of the time (the
