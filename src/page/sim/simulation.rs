@@ -501,18 +501,11 @@ impl Simulation {
         // Throttled only against a real clock (natively, every frame is whole).
         let playing = self.clock.playing && self.throttled;
         let gap = |least: f64| least.max((self.parts_ms * PARTS_COST_FACTOR).min(PARTS_MAX_GAP_MS));
+        let throttle = playing.then(|| (now, gap));
         let board_key = (last_seq, latest, shown);
-        let board = match &self.sent.board {
-            Some((k, _)) if *k == board_key => false,
-            Some((k, at)) if playing && k.2 == shown && now - at < gap(BOARD_MS) => false,
-            _ => true,
-        };
+        let board = due(&self.sent.board, &board_key, |k| k.2, throttle, BOARD_MS);
         let snapshot_key = (last_seq, self.session.cluster.now().0, self.query.past);
-        let snapshot = match &self.sent.snapshot {
-            Some((k, _)) if *k == snapshot_key => false,
-            Some((k, at)) if playing && k.2 == self.query.past && now - at < gap(SNAPSHOT_MS) => false,
-            _ => true,
-        };
+        let snapshot = due(&self.sent.snapshot, &snapshot_key, |k| k.2, throttle, SNAPSHOT_MS);
         let query = FrameQuery { board: true, board_at: shown, ..self.query.clone() };
         let mut frame = frame_parts(&self.session, &query, self.cursor, Parts { tables: snapshot, board });
         if board || snapshot {
@@ -544,6 +537,23 @@ impl Simulation {
     /// The session's virtual time.
     pub fn now(&self) -> Time {
         self.session.cluster.now()
+    }
+}
+
+/// Whether a part of the frame built from `key` must be built again: it was built from
+/// another key, and — while the clock runs (`throttle`: now, and the gap to keep) — it shows
+/// another moment (`moment`), or `least` (at least) has passed since it was built.
+fn due<K: PartialEq>(
+    sent: &Built<K>,
+    key: &K,
+    moment: fn(&K) -> Option<i64>,
+    throttle: Option<(f64, impl Fn(f64) -> f64)>,
+    least: f64,
+) -> bool {
+    match (sent, throttle) {
+        (Some((k, _)), _) if k == key => false,
+        (Some((k, at)), Some((now, gap))) if moment(k) == moment(key) && now - at < gap(least) => false,
+        _ => true,
     }
 }
 
