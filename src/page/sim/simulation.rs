@@ -501,7 +501,7 @@ impl Simulation {
         // Throttled only against a real clock (natively, every frame is whole).
         let playing = self.clock.playing && self.throttled;
         let gap = |least: f64| least.max((self.parts_ms * PARTS_COST_FACTOR).min(PARTS_MAX_GAP_MS));
-        let throttle = playing.then(|| (now, gap));
+        let throttle = playing.then_some((now, gap));
         let board_key = (last_seq, latest, shown);
         let board = due(&self.sent.board, &board_key, |k| k.2, throttle, BOARD_MS);
         let snapshot_key = (last_seq, self.session.cluster.now().0, self.query.past);
