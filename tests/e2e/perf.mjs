@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { deployment, pct, type } from './page.mjs';
 import { reportLoad } from './load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -46,35 +47,9 @@ const CHROME_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disab
 
 const log = (...args) => console.log('[perf]', ...args);
 
-const DEPLOYMENT = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: load
-spec:
-  replicas: ${PODS}
-  selector:
-    matchLabels:
-      app: load
-  template:
-    metadata:
-      labels:
-        app: load
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.25
-        resources:
-          requests:
-            cpu: 10m
-            memory: 16Mi
-`;
+const DEPLOYMENT = deployment('load', PODS);
 
-async function type(page, line) {
-  await page.fill('#terminal-input', line);
-  await page.press('#terminal-input', 'Enter');
-}
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
 
 async function main() {
   await fs.access(path.join(DIST, 'index.html'));

@@ -44,6 +44,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { deployment, pct, type } from './page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -62,28 +63,6 @@ const LONG = BIG ? 600000 : 120000;
 
 const log = (...args) => console.log('[worker]', ...args);
 
-const deployment = (name, replicas) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.25
-        resources:
-          requests:
-            cpu: 10m
-            memory: 16Mi
-`;
 
 const query = (mode, extra = '') => `?seed=1&paused${mode === 'thread' ? '&worker=0' : ''}${extra}`;
 
@@ -136,10 +115,6 @@ async function interactive(page, mode) {
   if (sim !== mode) throw new Error(`<html data-sim="${sim}">, expected "${mode}"`);
 }
 
-async function type(page, line) {
-  await page.fill('#terminal-input', line);
-  await page.press('#terminal-input', 'Enter');
-}
 
 /// Types `line` and waits for its answer: the text of the output lines after the last `$ line`,
 /// once there is a new one and it is not empty (`quiet`: once the line is there, for a command
@@ -206,7 +181,6 @@ async function determinism(browser, origin, problems, numbers) {
   numbers.same_names = Number(!problems.some((p) => p.startsWith('pod names')));
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
 const seconds = (text) => {
   const m = /virtual time (?:(\d+)h)?(?:(\d+)m)?(?:([\d.]+)s)?(?:(\d+)ms)?/.exec(text);
   if (!m) return NaN;
