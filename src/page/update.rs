@@ -443,9 +443,11 @@ fn take_frame(state: &mut PageState, reply: &SimReply) -> bool {
         v.snapshot = Rc::new(s.clone());
         changed = true;
     }
-    if let Some(b) = &f.board {
-        if *v.board != *b {
-            v.board = Rc::new(b.clone());
+    // The layout comes apart, only when it changed; the page keeps the one it has (the same
+    // `Rc`, so the map's parts drawn from it alone are not drawn again).
+    if let Some(board) = f.whole_board(&v.board.layout) {
+        if *v.board != board {
+            v.board = Rc::new(board);
             changed = true;
         }
     }

@@ -43,6 +43,9 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
         let line = format!("kubectl delete pod {name} --wait=false");
         Action::Run(line.clone(), Command::new(&line))
     });
+    // The same callback from one drawing to the next, so the map's board is not drawn again
+    // for a new callback alone.
+    let on_pick = (*use_memo(d.clone(), |d| d.reform(Action::Pick))).clone();
     let snap = &props.snap;
     html! {
         <section class="panel cluster" aria-labelledby="cluster-title">
@@ -55,7 +58,7 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                     title="walk through everything the last kubectl write set off">{"follow the last apply"}</button>
             </h2>
             <map::ArchitectureMap flow={props.flow.clone()} board={props.board.clone()} teaching={props.teaching}
-                on_pick={d.reform(Action::Pick)} />
+                {on_pick} />
             <map::MapLegend />
             if let Some(chain) = props.following.clone() {
                 <FollowChain {chain} on_close={d.reform(|()| Action::Unfollow)} on_step={d.reform(Action::FollowStep)} />
@@ -76,8 +79,10 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
                 <WorkloadTable rows={snap.workloads.clone()} />
             }
             <h2>{"Pods "}<code>{"(kubectl get pods -o wide)"}</code></h2>
-            <PodTable pods={snap.pods.clone()} total={snap.pod_count} on_delete={on_delete_pod} {on_command}
-                highlight={props.highlight.clone()} on_inspect={d.reform(|name: String| Action::Inspect(format!("pod/{name}")))} />
+            <div class="offscreen-lazy">
+                <PodTable pods={snap.pods.clone()} total={snap.pod_count} on_delete={on_delete_pod} {on_command}
+                    highlight={props.highlight.clone()} on_inspect={d.reform(|name: String| Action::Inspect(format!("pod/{name}")))} />
+            </div>
             <h2>{"Events"}</h2>
             <EventList events={snap.events.clone()} filter={props.event_filter.clone()} on_filter={d.reform(Action::FilterEvents)}
                 selected={props.highlight.clone()} on_select={d.reform(Action::Highlight)} />

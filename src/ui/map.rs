@@ -134,7 +134,8 @@ pub fn architecture_map(props: &MapProps) -> Html {
             </g>
         }
     });
-    let height = layout.height;
+    let view_box = format!("0 0 {} {}", geo::WIDTH, n(layout.height));
+    let (etcd, revision) = (geo::ETCD, props.board.0.revision);
     let background = if passed_over > 0 && props.teaching {
         format!(" (and {passed_over} background write(s): Events, heartbeats)")
     } else {
@@ -142,19 +143,29 @@ pub fn architecture_map(props: &MapProps) -> Html {
     };
     html! {
         <figure class="map-figure" id="map-figure">
-            <svg id="map" class="map" viewBox={format!("0 0 {} {}", geo::WIDTH, n(height))} role="group"
-                aria-labelledby="map-title map-desc" preserveAspectRatio="xMidYMin meet">
-                <title id="map-title">{"The cluster's architecture: kubectl, the control plane and the nodes"}</title>
-                <desc id="map-desc">{"Every component talks only to kube-apiserver; only kube-apiserver talks to etcd. Moving dots are requests and watch notifications."}</desc>
-                <defs>
-                    <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                        <path d="M0 0 L10 5 L0 10 z" class="arrowhead" />
-                    </marker>
-                </defs>
-                <MapBoard board={props.board.clone()} on_pick={props.on_pick.clone()} />
-                <g class="lights" aria-hidden="true">{ for stage_lights }{ for pulses }</g>
-                <g class="tokens" aria-hidden="true">{ for token_marks }</g>
-            </svg>
+            // Two layers over each other: the board, drawn again only when it changes, and what
+            // moves over it every animation frame (tokens, stage lights, pulses, etcd's
+            // revision), so a frame of moving tokens never repaints hundreds of nodes.
+            <div id="map" class="map-stack">
+                <svg class="map map-board" viewBox={view_box.clone()} role="group"
+                    aria-labelledby="map-title map-desc" preserveAspectRatio="xMidYMin meet">
+                    <title id="map-title">{"The cluster's architecture: kubectl, the control plane and the nodes"}</title>
+                    <desc id="map-desc">{"Every component talks only to kube-apiserver; only kube-apiserver talks to etcd. Moving dots are requests and watch notifications."}</desc>
+                    <defs>
+                        <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                            <path d="M0 0 L10 5 L0 10 z" class="arrowhead" />
+                        </marker>
+                    </defs>
+                    <MapBoard board={props.board.clone()} on_pick={props.on_pick.clone()} />
+                </svg>
+                <svg class="map map-overlay" viewBox={view_box} aria-hidden="true" preserveAspectRatio="xMidYMin meet">
+                    <text class="revision" id="map-revision" x={n(etcd.x + 14.0)} y={n(etcd.y + 86.0)}>
+                        { for std::iter::once(html! { <tspan key={revision}>{format!("revision {revision}")}</tspan> }) }
+                    </text>
+                    <g class="lights">{ for stage_lights }{ for pulses }</g>
+                    <g class="tokens">{ for token_marks }</g>
+                </svg>
+            </div>
             <figcaption id="map-caption" class={classes!("map-caption", props.teaching.then_some("teaching"))}
                 aria-live={if props.teaching { "polite" } else { "off" }}>
                 { if caption.is_empty() { "Messages will travel the map as the cluster works: requests toward the API server, watch notifications back.".to_string() } else { format!("{caption}{background}") } }
@@ -163,9 +174,17 @@ pub fn architecture_map(props: &MapProps) -> Html {
     }
 }
 
-/// A number for an SVG attribute.
+/// A number for an SVG attribute, to a tenth (by integer arithmetic: a big map writes
+/// thousands of them, and formatting a float is many times slower).
 fn n(v: f64) -> String {
-    format!("{v:.1}")
+    let tenths = (v * 10.0).round();
+    if !tenths.is_finite() || tenths.abs() > 1e15 {
+        return format!("{v:.1}");
+    }
+    let tenths = tenths as i64;
+    let sign = if tenths < 0 { "-" } else { "" };
+    let t = tenths.unsigned_abs();
+    format!("{sign}{}.{}", t / 10, t % 10)
 }
 
 #[derive(Properties, PartialEq)]
@@ -203,13 +222,6 @@ fn map_board(props: &BoardProps) -> Html {
             }
         })
     };
-    let edges = l.edges.iter().map(|e| {
-        let local = e.to.starts_with("containerd/") || e.to.starts_with("pods/");
-        html! {
-            <path class={classes!("edge", local.then_some("local"))} data-from={e.from.clone()} data-to={e.to.clone()}
-                d={e.path()} marker-end="url(#arrow)" />
-        }
-    });
     let cp = geo::CONTROL_PLANE;
     let api = geo::API_SERVER;
     let etcd = geo::ETCD;
@@ -247,12 +259,14 @@ fn map_board(props: &BoardProps) -> Html {
             </g>
         }
     });
-    let nodes = l.nodes.iter().zip(&b.nodes).map(|(nl, nv)| node(nl, nv, &props.on_pick));
+    let nodes = l.nodes.iter().zip(&b.nodes).map(|(nl, nv)| {
+        html! { <NodeMark key={nv.name.clone()} layout={nl.clone()} view={nv.clone()} on_pick={props.on_pick.clone()} /> }
+    });
     html! {
         <g class="board">
             <rect class="frame" x={n(cp.x)} y={n(cp.y)} width={n(cp.w)} height={n(cp.h)} rx="14" />
             { text("frame-label", cp.x + 14.0, cp.y + 20.0, "control plane (the control-plane node's static pods)".into()) }
-            <g class="edges">{ for edges }</g>
+            <MapEdges layout={SharedLayout(b.layout.clone())} />
 
             <g class="component kubectl" data-component="kubectl">
                 { boxed("you", kubectl, 10.0, "kubectl") }
@@ -288,9 +302,7 @@ fn map_board(props: &BoardProps) -> Html {
                 <path class="box cylinder" d={etcd.cylinder_path()} />
                 <ellipse class="cylinder-top" cx={n(etcd.cx())} cy={n(etcd.y + 12.0)} rx={n(etcd.w / 2.0)} ry="12" />
                 { text("title", etcd.x + 14.0, etcd.y + 50.0, "etcd".into()) }
-                <text class="revision" id="map-revision" x={n(etcd.x + 14.0)} y={n(etcd.y + 86.0)}>
-                    { for std::iter::once(html! { <tspan key={b.revision}>{format!("revision {}", b.revision)}</tspan> }) }
-                </text>
+                // The revision itself is drawn on the moving layer (it changes with every write).
                 { text("sub muted", etcd.x + 14.0, etcd.y + 112.0, format!("{} keys under /registry", b.keys)) }
                 { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
             </g>
@@ -315,15 +327,76 @@ fn map_board(props: &BoardProps) -> Html {
     }
 }
 
+/// The board's layout, compared first by identity (the page keeps the same one until it
+/// changes).
+#[derive(Clone)]
+struct SharedLayout(Rc<Layout>);
+
+impl PartialEq for SharedLayout {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct EdgesProps {
+    layout: SharedLayout,
+}
+
+/// The connections a cluster really has: drawn again only when the layout changes (a big
+/// cluster has hundreds).
+#[function_component(MapEdges)]
+fn map_edges(props: &EdgesProps) -> Html {
+    let edges = props.layout.0.edges.iter().map(|e| {
+        let local = e.to.starts_with("containerd/") || e.to.starts_with("pods/");
+        html! {
+            <path class={classes!("edge", local.then_some("local"))} data-from={e.from.clone()} data-to={e.to.clone()}
+                d={e.path()} marker-end="url(#arrow)" />
+        }
+    });
+    html! { <g class="edges">{ for edges }</g> }
+}
+
+#[derive(Properties, PartialEq)]
+struct NodeProps {
+    layout: geo::NodeLayout,
+    view: geo::NodeView,
+    on_pick: Callback<String>,
+}
+
+/// One node: drawn again only when it changes (most of a big cluster's nodes do not, from one
+/// board to the next).
+#[function_component(NodeMark)]
+fn node_mark(props: &NodeProps) -> Html {
+    node(&props.layout, &props.view, &props.on_pick)
+}
+
+/// A tile's pods as dots: one path for each look, rather than an element for each pod.
+fn dots(nl: &geo::NodeLayout, nv: &geo::NodeView) -> Html {
+    let mut by_look: Vec<(&str, String)> = Vec::new();
+    for (i, look) in nv.dots.iter().take(nl.pod_room).enumerate() {
+        let (x, y) = nl.pod_at(i);
+        let d = match by_look.iter_mut().find(|(class, _)| class == look) {
+            Some((_, d)) => d,
+            None => {
+                by_look.push((look, String::new()));
+                &mut by_look.last_mut().expect("just pushed").1
+            }
+        };
+        // A circle of radius 3.6 as two arcs.
+        d.push_str(&format!("M{} {}a3.6 3.6 0 1 0 7.2 0a3.6 3.6 0 1 0 -7.2 0", n(x - 3.6), n(y)));
+    }
+    by_look.into_iter().map(|(class, d)| html! { <path class={classes!("dots", class.to_string())} {d} /> }).collect()
+}
+
 fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) -> Html {
     let r = nl.rect;
     let status_class = if nv.ready { "ok" } else { "bad" };
     let part = |class: &'static str, rect: Rect, label: &str, component: String| {
         if nl.tile {
+            // The tile's own title names the node; its parts carry no more text.
             html! {
-                <rect class={classes!("part", class)} data-component={component.clone()} x={n(rect.x)} y={n(rect.y)} width={n(rect.w)} height={n(rect.h)} rx="2">
-                    <title>{component}</title>
-                </rect>
+                <rect class={classes!("part", class)} data-component={component} x={n(rect.x)} y={n(rect.y)} width={n(rect.w)} height={n(rect.h)} rx="2" />
             }
         } else {
             html! {
@@ -366,21 +439,18 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
                     </text>
                 </g>
             }
-        } else if nl.tile {
-            // Many nodes: a pod is a dot, nothing more (hundreds of them redraw often).
-            html! { <circle class={classes!("pod", p.class.clone())} cx={n(x)} cy={n(y)} r="3.6" /> }
         } else {
             let radius = 8.0;
             html! {
                 <g class={classes!("pod", p.class.clone())} data-pod={p.name.clone()} data-status={p.status.clone()} {onclick}>
                     <title>{title}</title>
                     <circle cx={n(x)} cy={n(y)} r={n(radius)} />
-                    if !nl.tile { <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph.to_string()}</text> }
+                    <text class="glyph" x={n(x)} y={n(y + 4.0)}>{p.glyph.to_string()}</text>
                 </g>
             }
         }
     });
-    let more = nv.pod_count.saturating_sub(nl.pod_room.min(nv.pods.len()));
+    let more = nv.pod_count.saturating_sub(nl.pod_room.min(nv.pods.len() + nv.dots.len()));
     let title = if nl.tile {
         fit(&nv.name, r.w - 12.0, 10.5)
     } else {
@@ -403,6 +473,8 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
                 <text class="sub muted" x={n(nl.pods.x)} y={n(nl.pods.y + 12.0)}>{"no pods"}</text>
             }
             { for pods }
+            // Many nodes: a pod is a dot, nothing more (hundreds of them redraw often).
+            { dots(nl, nv) }
             if more > 0 {
                 <text class="more" x={n(r.right() - 8.0)} y={n(r.bottom() - 6.0)}>{format!("+{more}")}</text>
             }

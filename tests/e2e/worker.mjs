@@ -36,7 +36,9 @@
 //        WORKER_BIG=1 node tests/e2e/worker.mjs   the big case: 300 nodes, 9,000 pods
 // Environment: E2E_DIST (default dist/), CHROMIUM (default /usr/bin/chromium),
 //   BIG_NODES / BIG_PODS (default 50 / 1500; with WORKER_BIG=1, 300 / 9000), BIG_SECONDS (5),
-//   BIG_SPEED (100), CLICKS (6), WORKER_MODES (default "worker,thread")
+//   BIG_SPEED (100), CLICKS (6), WORKER_MODES (default "worker,thread"), BIG_TRACE (a path
+//   prefix: a Chromium trace of the window, summed by scripts/trace-summary.mjs), BIG_PROFILE (a
+//   path prefix: a CPU profile of the page's main thread over the window)
 
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -57,6 +59,12 @@ const PODS = Number(process.env.BIG_PODS ?? (BIG ? 9000 : 1500));
 const SECONDS = Number(process.env.BIG_SECONDS ?? 5);
 const SPEED = process.env.BIG_SPEED ?? '100';
 const CLICKS = Number(process.env.CLICKS ?? 6);
+/// Where to write a Chromium trace of the big window (`<path>-<mode>.json`), for
+/// `scripts/trace-summary.mjs`.
+const TRACE = process.env.BIG_TRACE ?? '';
+/// Where to write a CPU profile of the page's main thread over the big window
+/// (`<path>-<mode>.cpuprofile`); a build with `data-keep-debug` names the wasm functions.
+const PROFILE = process.env.BIG_PROFILE ?? '';
 const MODES = (process.env.WORKER_MODES ?? 'worker,thread').split(',').filter(Boolean);
 /// Long waits (a big cluster in the page's thread is slow on purpose: it is the comparison).
 const LONG = BIG ? 600000 : 120000;
@@ -238,6 +246,12 @@ async function big(browser, origin, mode, problems) {
   const real0 = Date.now();
   const longBefore = await page.evaluate(() => window.kLong.length);
   const portBefore = await page.evaluate(() => window.kPort?.length ?? 0);
+  if (PROFILE) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
+  if (TRACE) await browser.startTracing(page, { path: `${TRACE}-${mode}.json`, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink', 'cc'] });
   const frames = page.evaluate((seconds) => new Promise((resolve) => {
     const deltas = [];
     let last = performance.now();
@@ -259,6 +273,14 @@ async function big(browser, origin, mode, problems) {
   }
   if (CLICKS % 2 === 1) await clickPlay(); // playing again
   const deltas = await frames;
+  if (TRACE) {
+    await browser.stopTracing();
+    await page.screenshot({ path: `${TRACE}-${mode}.png`, fullPage: true });
+  }
+  if (PROFILE) {
+    const { profile } = await cdp.send('Profiler.stop');
+    await fs.writeFile(`${PROFILE}-${mode}.cpuprofile`, JSON.stringify(profile));
+  }
   const v1 = seconds(await command(page, 'sim time'));
   const real1 = Date.now();
   const after = await metrics();

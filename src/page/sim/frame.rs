@@ -10,10 +10,11 @@ use crate::record::{Entry, Happening, Seq};
 use crate::shell::Session;
 use crate::views::etcd::EtcdView;
 use crate::views::flow::Message;
-use crate::views::map::Board;
+use crate::views::map::{Board, Layout};
 use crate::views::reconcile::ReconcileView;
 use crate::views::sequence::Sequence;
 use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 
 /// The most record entries one frame carries; older ones in the delta are counted, not sent.
 pub const RECORD_LINES: usize = 256;
@@ -135,11 +136,28 @@ pub struct Frame {
     /// The map's board, when the query asked for one (from the simulation's own frames:
     /// None when unchanged).
     pub board: Option<Board>,
+    /// The board's layout, which its wire form leaves out: with every whole frame's board, and
+    /// with the simulation's own frames' boards only when it changed since the last one sent
+    /// (None: the page keeps the one it has).
+    pub layout: Option<Rc<Layout>>,
     /// The map's messages (the simulation's own frames only).
     pub flow: FlowFrame,
     pub sequence: Option<Sequence>,
     pub detail: Option<DetailFrame>,
     pub records: RecordDelta,
+}
+
+impl Frame {
+    /// The board whole again, as the page takes it from a frame that crossed as JSON (where the
+    /// board leaves its layout out): with the frame's layout, or, when it brings none, with
+    /// `known`, the one the page already has.
+    pub fn whole_board(&self, known: &Rc<Layout>) -> Option<Board> {
+        let layout = match &self.layout {
+            Some(l) if l != known => l.clone(),
+            _ => known.clone(),
+        };
+        self.board.as_ref().map(|b| Board { layout, ..b.clone() })
+    }
 }
 
 /// The frame for `session` as `query` asks, with the record's entries after `after`.
@@ -161,13 +179,15 @@ pub fn frame_parts(session: &Session, query: &FrameQuery, after: Seq, parts: Par
         },
         Detail::Scheduler(pod) => DetailFrame::Scheduler(scheduler_frame(cluster, pod.as_deref())),
     });
+    let board = (parts.board && query.board).then(|| crate::views::map::board_at(cluster, query.board_at));
     Frame {
+        layout: board.as_ref().map(|b| b.layout.clone()),
         last_seq: cluster.record.last_seq(),
         time_ms: cluster.now().0,
         revisions,
         prompt: session.prompt().map(String::from),
         snapshot: parts.tables.then(|| snapshot_at(session, query.past)),
-        board: (parts.board && query.board).then(|| crate::views::map::board_at(cluster, query.board_at)),
+        board,
         sequence: (parts.tables && query.sequence).then(|| crate::views::sequence::sequence(cluster, SEQUENCE_STEPS)),
         detail,
         records: if query.records {

@@ -60,6 +60,9 @@ type Built<K> = Option<(K, f64)>;
 struct Sent {
     /// The board's key (the record's last entry, the present revision, the moment shown).
     board: Built<(Seq, i64, Option<i64>)>,
+    /// The board's layout as last sent. The page keeps the one it has until another comes, and
+    /// takes every reply's frame, so this is always the page's.
+    layout: Option<Rc<crate::views::map::Layout>>,
     /// The snapshot's key (the record's last entry, the time, the moment shown).
     snapshot: Built<(Seq, u64, Option<i64>)>,
     /// The lesson as last sent.
@@ -513,6 +516,13 @@ impl Simulation {
         }
         if board {
             self.sent.board = Some((board_key, now));
+        }
+        // The layout only when it changed: a big cluster's is most of the board.
+        if let Some(layout) = frame.layout.take() {
+            if self.sent.layout.as_ref().is_none_or(|sent| *sent != layout) {
+                self.sent.layout = Some(layout.clone());
+                frame.layout = Some(layout);
+            }
         }
         if snapshot {
             self.sent.snapshot = Some((snapshot_key, now));

@@ -53,7 +53,7 @@ fn the_same_requests_give_the_same_frame_as_driving_the_session_directly() {
     simulation::advance_within(&mut direct.cluster, crate::sim::Duration(2_000), 6.0, simulation::no_real_clock);
     let expected = frame_of(&direct, &everything(), reply.frame.records.after);
     // Settled, the record did not move in those two seconds: the board is not sent again.
-    assert_eq!(still(&reply.frame), Frame { board: None, ..expected });
+    assert_eq!(still(&reply.frame), Frame { board: None, layout: None, ..expected });
     assert!(reply.frame.records.after > start, "each frame carries only what the last did not");
     let pods = &reply.frame.snapshot.as_ref().expect("the tables changed").pods;
     assert!(pods.iter().filter(|p| p.status == "Running").count() == 2, "{pods:?}");
@@ -85,10 +85,10 @@ fn a_frame_round_trips_through_json_unchanged() {
     let reply = sim.answer(SimRequest::Settle);
     let text = serde_json::to_string(&reply).expect("a reply serializes");
     let back: SimReply = serde_json::from_str(&text).expect("and reads back");
-    assert_eq!(back, reply);
+    assert_eq!(rejoined(back, &reply), reply);
     let etcd = sim.answer(settings(FrameQuery { detail: Some(Detail::Etcd), past: Some(3), ..everything() }, 0.0));
     let back: SimReply = serde_json::from_str(&serde_json::to_string(&etcd).unwrap()).unwrap();
-    assert_eq!(back, etcd);
+    assert_eq!(rejoined(back, &etcd), etcd);
 }
 
 #[test]
@@ -156,7 +156,32 @@ fn the_schedulers_decision_crosses_as_data_with_its_plugin_names_intact() {
     assert!(view.pods.len() >= 2 && view.pods.contains(&table.pod), "{:?}", view.pods);
     assert!(table.filters.contains(&"NodeResourcesFit"), "{:?}", table.filters);
     let back: SimReply = serde_json::from_str(&serde_json::to_string(&reply).unwrap()).unwrap();
-    assert_eq!(back, reply);
+    assert_eq!(rejoined(back, &reply), reply);
+}
+
+/// A reply read back from JSON with its board whole again, as the page takes it, the page
+/// having the layout `sent` was built with (the one it was sent last, when `sent` has none).
+fn rejoined(mut reply: SimReply, sent: &SimReply) -> SimReply {
+    let known = sent.frame.board.as_ref().map(|b| b.layout.clone()).unwrap_or_default();
+    reply.frame.board = reply.frame.whole_board(&known);
+    reply
+}
+
+#[test]
+fn a_boards_layout_is_sent_again_only_when_it_changed() {
+    let mut sim = Simulation::new(2);
+    let first = sim.answer(run(CREATE));
+    let layout = first.frame.layout.clone().expect("the first board brings its layout");
+    assert_eq!(first.frame.board.as_ref().map(|b| &b.layout), Some(&layout));
+    let next = sim.answer(run("kubectl scale deployment web --replicas=3"));
+    assert!(next.frame.board.is_some(), "the board changed");
+    assert_eq!(next.frame.layout, None, "its layout did not");
+    let back: SimReply = serde_json::from_str(&serde_json::to_string(&next).unwrap()).unwrap();
+    assert_eq!(back.frame.whole_board(&layout), next.frame.board, "the page puts it back whole");
+    let grown = sim.answer(run("sim node add worker-4"));
+    let settled = sim.answer(SimRequest::Settle);
+    let sent = grown.frame.layout.or(settled.frame.layout).expect("a new node: a new layout");
+    assert!(sent.nodes.iter().any(|n| n.name == "worker-4"));
 }
 
 #[test]

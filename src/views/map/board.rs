@@ -50,7 +50,11 @@ pub struct NodeView {
     pub ready: bool,
     /// Its kubelet is stopped or cut off (`sim node stop|partition`).
     pub cut_off: bool,
+    /// The pods its box draws (a box: by name or as dots with a glyph).
     pub pods: Vec<PodMark>,
+    /// A tile's pods (many nodes): each only its look, drawn as a plain dot.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dots: Vec<std::borrow::Cow<'static, str>>,
     pub pod_count: usize,
 }
 
@@ -65,7 +69,10 @@ pub struct RequestLine {
 /// Everything the map draws that is not moving: the layout and what each box says.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Board {
-    pub layout: Layout,
+    /// Shared: it changes far less often than what the boxes say (a frame carries it apart,
+    /// only when it changed: `page::sim::Frame::layout`).
+    #[serde(skip)]
+    pub layout: std::rc::Rc<Layout>,
     pub request: Option<RequestLine>,
     /// The error kubectl printed for the latest refused request of the person at kubectl.
     pub refusal: Option<String>,
@@ -181,6 +188,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
                 ready: status.starts_with("Ready"),
                 cut_off: cluster.find_component(&kubelet).is_some_and(|id| !cluster.is_running(id)),
                 pods: on_node.remove(&name).unwrap_or_default(),
+                dots: Vec::new(),
                 pod_count: counts.get(&name).copied().unwrap_or(0),
                 name,
                 status,
@@ -210,9 +218,12 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     let mut nodes = nodes;
     for (view, drawn) in nodes.iter_mut().zip(&layout.nodes) {
         view.pods.truncate(drawn.pod_room);
+        if drawn.tile {
+            view.dots = std::mem::take(&mut view.pods).into_iter().map(|p| p.class).collect();
+        }
     }
     Board {
-        layout,
+        layout: std::rc::Rc::new(layout),
         request,
         refusal,
         revision: past.filter(|_| history.is_some()).unwrap_or(view.revision),
@@ -254,6 +265,23 @@ mod tests {
         let r = b.request.expect("the latest request");
         assert_eq!((r.code, r.refused_at), (422, Some(Stage::Validation)));
         assert!(b.refusal.unwrap().contains("spec.replicas"));
+    }
+
+    #[test]
+    fn a_big_clusters_tiles_carry_each_pod_only_as_its_look() {
+        let mut s = Session::new(1);
+        for i in 4..=10 {
+            s.execute(&Command::new(&format!("sim node add worker-{i}")));
+        }
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=20"));
+        s.execute(&Command::new("sim settle"));
+        let b = board(&s.cluster);
+        assert!(b.layout.nodes.len() > MAX_BOXES && b.layout.nodes.iter().all(|n| n.tile));
+        assert!(b.nodes.iter().all(|n| n.pods.is_empty()), "a tile lists no pods by name");
+        let dots: usize = b.nodes.iter().map(|n| n.dots.len()).sum();
+        let counted: usize = b.nodes.iter().map(|n| n.pod_count).sum();
+        assert!(dots >= 20 && dots <= counted, "{dots} dots of {counted} pods");
+        assert!(b.nodes.iter().flat_map(|n| &n.dots).any(|look| look == "running"));
     }
 
     #[test]
