@@ -108,6 +108,9 @@ pub struct Simulation {
     throttled: bool,
     /// Real milliseconds the last build of the tables or the board took.
     parts_ms: f64,
+    /// The session is a fresh cluster of this seed that nothing has touched yet: loading an
+    /// empty journal of the same seed keeps it rather than booting another (a page's start).
+    untouched: Option<u64>,
 }
 
 /// A clock that never moves: budgets never run out (native use and tests).
@@ -117,7 +120,7 @@ pub fn no_real_clock() -> f64 {
 
 impl Simulation {
     pub fn new(seed: u64) -> Simulation {
-        Simulation::from_session(Session::new(seed), Journal::new(seed))
+        Simulation { untouched: Some(seed), ..Simulation::from_session(Session::new(seed), Journal::new(seed)) }
     }
 
     /// Takes over a session and the journal that built it.
@@ -139,6 +142,7 @@ impl Simulation {
             real_ms: no_real_clock,
             throttled: false,
             parts_ms: 0.0,
+            untouched: None,
         }
     }
 
@@ -177,6 +181,9 @@ impl Simulation {
         if !quiet {
             self.sent.snapshot = None;
             self.sent.board = None;
+        }
+        if !matches!(request, SimRequest::Settings { .. } | SimRequest::Frame | SimRequest::Load { .. }) {
+            self.untouched = None;
         }
         let evaluate = self.apply(request, &mut reply);
         if evaluate {
@@ -225,6 +232,7 @@ impl Simulation {
             }
             SimRequest::Reset { seed } => {
                 self.replace(Session::new(seed), Journal::new(seed));
+                self.untouched = Some(seed);
                 false
             }
             SimRequest::Run { line, stdin, to_shell } => {
@@ -332,11 +340,16 @@ impl Simulation {
     fn load(&mut self, journal: Journal, lesson: Option<Rc<Lesson>>, step: Option<usize>, reply: &mut SimReply) {
         self.stop_watch();
         let mut lines = Vec::new();
-        let session = if journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none() {
-            Session::new(journal.seed)
-        } else {
-            replay(&journal, lesson.as_deref(), &mut lines)
-        };
+        let empty = journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none();
+        if empty && lesson.is_none() && self.untouched == Some(journal.seed) {
+            // The cluster this simulation booted is the one the journal would give.
+            self.journal = journal;
+            self.sent = Sent::default();
+            self.lesson = None;
+            reply.replayed = Some(lines);
+            return;
+        }
+        let session = if empty { Session::new(journal.seed) } else { replay(&journal, lesson.as_deref(), &mut lines) };
         self.replace(session, journal);
         self.lesson = lesson.map(|lesson| {
             let saved = self.journal.progress.as_deref().and_then(|p| Progress::from_json(p, &lesson));

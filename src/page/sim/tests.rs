@@ -307,3 +307,24 @@ fn tables_that_were_costly_to_build_come_less_often_while_the_clock_runs() {
     set_fake_ms(2700.0, 0.0);
     assert!(sim.answer(SimRequest::Tick { now_ms: 2700.0 }).frame.snapshot.is_some(), "200 ms on");
 }
+
+#[test]
+fn a_page_that_starts_with_nothing_saved_is_given_the_cluster_already_booted() {
+    let mut sim = Simulation::new(5);
+    sim.answer(settings(everything(), 0.0));
+    let booted = sim.session().cluster.record.last_seq();
+    let loaded = sim.answer(SimRequest::Load { journal: Journal::new(5), lesson: None, step: None });
+    assert_eq!(loaded.replayed, Some(Vec::new()));
+    assert!(loaded.frame.board.is_some() && loaded.frame.snapshot.is_some(), "the page is sent everything");
+    assert!(matches!(loaded.journal, Some(JournalChange::Replace(_))), "{:?}", loaded.journal);
+    assert_eq!(sim.session().cluster.record.last_seq(), booted, "not booted again");
+    // The same as a cluster booted afresh.
+    assert_eq!(sim.peek_frame(&everything()), Simulation::new(5).peek_frame(&everything()));
+    // Once something has run, an empty journal is a new cluster.
+    sim.answer(run(CREATE));
+    sim.answer(SimRequest::Load { journal: Journal::new(5), lesson: None, step: None });
+    assert_eq!(sim.peek_frame(&everything()), Simulation::new(5).peek_frame(&everything()));
+    let other = sim.answer(SimRequest::Load { journal: Journal::new(6), lesson: None, step: None });
+    assert!(other.frame.board.is_some());
+    assert_eq!(sim.peek_frame(&everything()), Simulation::new(6).peek_frame(&everything()));
+}
