@@ -49,7 +49,8 @@ pub(super) fn thread_now() -> f64 {
     performance.map_or(0.0, |p| p.now())
 }
 
-/// Answers one request, `{"id":…,"request":…}`, with `{"id":…,"reply":…,"answer_ms":…,"encode_ms":…}`
+/// Answers one request, `{"id":…,"request":…}`, with
+/// `{"id":…,"answer_ms":…,"encode_ms":…,"memory_bytes":…,"reply":…}`
 /// (or `{"id":…,"failed":…}` when the request cannot be read or the reply written).
 #[wasm_bindgen]
 pub fn worker_answer(json: &str) -> String {
@@ -72,10 +73,11 @@ pub fn worker_answer(json: &str) -> String {
         Ok(reply) => {
             let encode_ms = thread_now() - answered;
             format!(
-                r#"{{"id":{},"answer_ms":{},"encode_ms":{},"reply":{reply}}}"#,
+                r#"{{"id":{},"answer_ms":{},"encode_ms":{},"memory_bytes":{},"reply":{reply}}}"#,
                 asked.id,
                 finite(answered - start),
-                finite(encode_ms)
+                finite(encode_ms),
+                memory_bytes()
             )
         }
         Err(e) => failed(asked.id, &format!("the worker could not write a reply: {e}")),
@@ -94,6 +96,14 @@ fn id_of(json: &str) -> u64 {
         id: u64,
     }
     serde_json::from_str::<Id>(json).map_or(0, |i| i.id)
+}
+
+/// The size of the worker's wasm memory (it only grows: what a long session's simulation
+/// has needed at most), for the end-to-end tests.
+fn memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_or(0.0, |m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().map_or(0.0, |b| b.byte_length() as f64))
 }
 
 /// A number JSON can carry.
