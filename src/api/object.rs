@@ -122,6 +122,9 @@ kinds! {
     ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
     SelfSubjectAccessReview(Box<SelfSubjectAccessReview>) = "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview", false, [];
     SelfSubjectRulesReview(Box<SelfSubjectRulesReview>) = "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", false, [];
+    StorageClass(StorageClass) = "storage.k8s.io", "v1", "storageclasses", "storageclass", false, ["sc"];
+    PersistentVolume(Box<PersistentVolume>) = "", "v1", "persistentvolumes", "persistentvolume", false, ["pv"];
+    PersistentVolumeClaim(Box<PersistentVolumeClaim>) = "", "v1", "persistentvolumeclaims", "persistentvolumeclaim", true, ["pvc"];
 }
 
 impl Kind {
@@ -188,6 +191,8 @@ impl Object {
                 | Kind::ReplicaSet
                 | Kind::DaemonSet
                 | Kind::Job
+                | Kind::PersistentVolume
+                | Kind::PersistentVolumeClaim
         )
     }
 

@@ -26,6 +26,7 @@ pub mod rbac_validation;
 pub mod request;
 pub mod reviews;
 pub mod status;
+pub mod storage_admission;
 pub mod validation;
 pub mod watch;
 
@@ -644,6 +645,9 @@ impl ApiServer {
             if let Some(note) = limit_ranger::set_defaults(&self.etcd, pod) {
                 pod.metadata.annotations.insert("kubernetes.io/limit-ranger".into(), note);
             }
+        }
+        if let Object::PersistentVolumeClaim(pvc) = &mut object {
+            storage_admission::default_class(&self.etcd, pvc);
         }
         admission::admit_create(&mut object, env.rng);
         // Validation.

@@ -42,6 +42,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> String {
 /// Field errors of a new or updated object, empty when it is valid.
 pub fn validate(object: &Object) -> Vec<String> {
     let mut errors = validate_metadata(object);
+    super::storage_admission::validate(object, &mut errors);
     match object {
         Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
         Object::Deployment(d) => {

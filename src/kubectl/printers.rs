@@ -48,6 +48,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
+        Kind::StorageClass | Kind::PersistentVolume | Kind::PersistentVolumeClaim => {
+            super::storage_printers::headers(kind)
+        }
     };
     let mut h = base.to_vec();
     if wide {
@@ -339,6 +342,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ClusterRole(r) => role_row(&r.metadata),
         Object::RoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
         Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
+        Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
+            super::storage_printers::row(object, now, wide)
+        }
     }
 }
 
