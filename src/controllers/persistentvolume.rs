@@ -440,3 +440,87 @@ impl Reconciler for PersistentVolumeController {
 
     fn on_start(&mut self) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::Session;
+
+    fn run(s: &mut Session, script: &str) -> String {
+        s.transcript(script)
+    }
+
+    fn claim_phase(s: &Session, name: &str) -> String {
+        match s.cluster.objects(Kind::PersistentVolumeClaim, "default").iter().find(|o| o.name() == name).map(|o| &**o)
+        {
+            Some(Object::PersistentVolumeClaim(c)) => c.status.phase.clone(),
+            _ => "gone".into(),
+        }
+    }
+
+    fn volume(name: &str, class: &str, size: &str, modes: &[&str]) -> PersistentVolume {
+        let mut pv = PersistentVolume::default();
+        pv.metadata.name = name.into();
+        pv.spec.storage_class_name = class.into();
+        pv.spec.capacity.insert("storage".into(), crate::api::Quantity::parse(size).expect("size"));
+        pv.spec.access_modes = modes.iter().map(|m| m.to_string()).collect();
+        pv.spec.volume_mode = Some("Filesystem".into());
+        pv.status.phase = "Available".into();
+        pv
+    }
+
+    fn claim(class: &str, size: &str, modes: &[&str]) -> PersistentVolumeClaim {
+        let mut c = PersistentVolumeClaim::default();
+        c.metadata.name = "c".into();
+        c.metadata.namespace = "default".into();
+        c.spec.storage_class_name = Some(class.into());
+        c.spec.resources.requests.insert("storage".into(), crate::api::Quantity::parse(size).expect("size"));
+        c.spec.access_modes = modes.iter().map(|m| m.to_string()).collect();
+        c.spec.volume_mode = Some("Filesystem".into());
+        c
+    }
+
+    #[test]
+    fn the_smallest_available_volume_of_the_claims_class_with_its_access_modes_wins() {
+        let volumes = [
+            volume("big", "", "10Gi", &["ReadWriteOnce"]),
+            volume("small", "", "2Gi", &["ReadWriteOnce"]),
+            volume("too-small", "", "1Gi", &["ReadWriteOnce"]),
+            volume("read-only", "", "2Gi", &["ReadOnlyMany"]),
+            volume("other-class", "fast", "2Gi", &["ReadWriteOnce"]),
+        ];
+        let c = claim("", "2Gi", &["ReadWriteOnce"]);
+        assert_eq!(best_match(volumes.iter(), &c, None).map(|v| v.metadata.name.as_str()), Some("small"));
+        let many = claim("", "1Gi", &["ReadWriteMany"]);
+        assert!(best_match(volumes.iter(), &many, None).is_none());
+    }
+
+    #[test]
+    fn a_claim_of_the_default_class_waits_for_its_first_consumer_and_says_so() {
+        let mut s = Session::new(1);
+        let out = run(
+            &mut s,
+            "kubectl apply -f - <<EOF\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\nEOF\nsleep 20s\nkubectl get events -o custom-columns=REASON:.reason,FROM:.source.component\n",
+        );
+        assert_eq!(claim_phase(&s, "data"), "Pending");
+        let said =
+            out.lines().any(|l| l.starts_with("WaitForFirstConsumer") && l.ends_with("persistentvolume-controller"));
+        assert!(said, "{out}");
+        assert!(!out.contains("ExternalProvisioning"), "nothing is provisioned before a pod uses it: {out}");
+    }
+
+    #[test]
+    fn a_volume_made_by_hand_binds_its_claim_and_retain_keeps_it_released_when_the_claim_goes() {
+        let mut s = Session::new(1);
+        run(
+            &mut s,
+            "kubectl apply -f - <<EOF\napiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: pv1\nspec:\n  storageClassName: manual\n  capacity:\n    storage: 5Gi\n  accessModes: [ReadWriteOnce]\n  hostPath:\n    path: /mnt/data\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: claim1\nspec:\n  storageClassName: manual\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\nEOF\nsleep 5s\n",
+        );
+        assert_eq!(claim_phase(&s, "claim1"), "Bound");
+        run(&mut s, "kubectl delete pvc claim1\nsleep 5s\n");
+        let pv = s.cluster.objects(Kind::PersistentVolume, "");
+        let phase =
+            pv.iter().find_map(|o| volume_of(o).filter(|v| v.metadata.name == "pv1").map(|v| v.status.phase.clone()));
+        assert_eq!(phase.as_deref(), Some("Released"));
+    }
+}

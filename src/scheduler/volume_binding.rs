@@ -197,3 +197,41 @@ impl super::framework::FilterPlugin for VolumeBindingFilter {
         self.plan.filter(node)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::Session;
+
+    #[test]
+    fn a_pod_is_bound_only_once_the_provisioner_has_made_its_claims_volume_on_the_chosen_node() {
+        let mut s = Session::new(1);
+        let out = s.transcript(
+            "kubectl apply -f - <<EOF\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n    command: [sleep, \"3600\"]\n    volumeMounts:\n    - name: d\n      mountPath: /d\n  volumes:\n  - name: d\n    persistentVolumeClaim:\n      claimName: data\nEOF\nsleep 10s\nkubectl get pod p -o jsonpath={.spec.nodeName}\nkubectl get pvc data -o jsonpath={.metadata.annotations.volume\\.kubernetes\\.io/selected-node}\n",
+        );
+        let pod = s.cluster.objects(crate::api::Kind::Pod, "default");
+        let node =
+            pod.iter().find_map(|o| o.as_pod().filter(|p| p.metadata.name == "p")).map(|p| p.spec.node_name.clone());
+        let claims = s.cluster.objects(crate::api::Kind::PersistentVolumeClaim, "default");
+        let claim = claims.iter().find_map(|o| match &**o {
+            crate::api::Object::PersistentVolumeClaim(c) => Some(c.clone()),
+            _ => None,
+        });
+        let claim = claim.expect("the claim");
+        let node = node.expect("the pod");
+        assert!(node.starts_with("worker-"), "{out}");
+        assert_eq!(claim.metadata.annotations.get(super::SELECTED_NODE_ANNOTATION), Some(&node));
+        assert!(claim.is_bound(), "bound before the pod was");
+        let volumes = s.cluster.objects(crate::api::Kind::PersistentVolume, "");
+        let pinned = volumes.iter().any(|o| match &**o {
+            crate::api::Object::PersistentVolume(pv) => {
+                pv.metadata.name == claim.spec.volume_name
+                    && crate::api::storage::node_affinity_admits(
+                        pv.spec.node_affinity.as_ref(),
+                        &[("kubernetes.io/hostname".to_string(), node.clone())].into(),
+                    )
+            }
+            _ => false,
+        });
+        assert!(pinned, "the volume is pinned to the pod's node");
+    }
+}

@@ -116,6 +116,13 @@ impl Container<'_> {
                 }
             } else if volume.get("emptyDir").is_some() {
                 files.insert(format!("{path}/"), String::new());
+            } else if let Some(dir) = kubelet.and_then(|k| k.volume_host_dir(ns, volume)) {
+                // A hostPath or claim volume: the node's directory, as earlier pods left it
+                // (what this container wrote itself stays on top).
+                files.entry(format!("{path}/")).or_default();
+                for (rest, content) in kubelet.into_iter().flat_map(|k| k.disk_files(&dir)) {
+                    files.entry(format!("{path}/{rest}")).or_insert_with(|| content.clone());
+                }
             }
         }
         files
