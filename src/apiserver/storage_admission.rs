@@ -26,18 +26,25 @@ pub fn default(object: &mut Object) {
     }
 }
 
-/// What the registries set on a new PV or claim: it starts Pending.
+/// What the registries set on a new PV or claim (it starts Pending), and the finalizer the
+/// StorageObjectInUseProtection plugin adds.
 pub fn prepare_for_create(object: &mut Object) {
-    match object {
+    let finalizer = match object {
         Object::PersistentVolume(pv) => {
             pv.status = Default::default();
             pv.status.phase = "Pending".into();
+            crate::controllers::storage_protection::PV_PROTECTION
         }
         Object::PersistentVolumeClaim(pvc) => {
             pvc.status = Default::default();
             pvc.status.phase = "Pending".into();
+            crate::controllers::storage_protection::PVC_PROTECTION
         }
-        _ => {}
+        _ => return,
+    };
+    let finalizers = &mut object.meta_mut().finalizers;
+    if !finalizers.iter().any(|f| f == finalizer) {
+        finalizers.push(finalizer.into());
     }
 }
 

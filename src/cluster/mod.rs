@@ -234,6 +234,14 @@ impl Cluster {
             "persistentvolume-controller",
             ControllerLoop::new(crate::controllers::persistentvolume::PersistentVolumeController::default()),
         );
+        cluster.add_controller(
+            "pvc-protection-controller",
+            ControllerLoop::new(crate::controllers::storage_protection::PvcProtectionController::default()),
+        );
+        cluster.add_controller(
+            "pv-protection-controller",
+            ControllerLoop::new(crate::controllers::storage_protection::PvProtectionController::default()),
+        );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
         let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
         let cp = cp.control_plane(static_pods);

@@ -22,7 +22,7 @@ pub fn layout(text: &str) -> String {
     text.split(FLUSH).map(|part| tabwrite(part, 0, 2)).collect()
 }
 
-fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
+pub(super) fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
     let _ = write!(out, "{title}:\t");
     if labels.is_empty() {
         out.push_str("<none>\n");
@@ -36,7 +36,7 @@ fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
     }
 }
 
-fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<String, String>) {
+pub(super) fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<String, String>) {
     let _ = write!(out, "{title}:\t");
     let shown: Vec<_> =
         annotations.iter().filter(|(k, _)| *k != "kubectl.kubernetes.io/last-applied-configuration").collect();

@@ -9,6 +9,7 @@ mod create;
 mod create_rbac;
 mod debug;
 pub mod describe;
+mod describe_storage;
 mod diff;
 pub mod edit;
 pub mod events;
@@ -1066,6 +1067,16 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                         .collect();
                     describe::describe_namespace(ns, &quotas, &ranges)
                 }
+                Object::PersistentVolumeClaim(pvc) => {
+                    let pods: Vec<crate::api::Pod> =
+                        match cluster.request(Request::list(Kind::Pod, &pvc.metadata.namespace)) {
+                            Ok(Reply::List { items, .. }) => items.iter().filter_map(|p| p.as_pod().cloned()).collect(),
+                            _ => Vec::new(),
+                        };
+                    describe_storage::describe_claim(pvc, &pods, &events, now)
+                }
+                Object::PersistentVolume(pv) => describe_storage::describe_volume(pv, &events, now),
+                Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);
