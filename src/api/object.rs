@@ -111,6 +111,7 @@ kinds! {
     Deployment(Box<Deployment>) = "apps", "v1", "deployments", "deployment", true, ["deploy"];
     ReplicaSet(Box<ReplicaSet>) = "apps", "v1", "replicasets", "replicaset", true, ["rs"];
     DaemonSet(Box<DaemonSet>) = "apps", "v1", "daemonsets", "daemonset", true, ["ds"];
+    StatefulSet(Box<StatefulSet>) = "apps", "v1", "statefulsets", "statefulset", true, ["sts"];
     Job(Box<Job>) = "batch", "v1", "jobs", "job", true, [];
     CronJob(CronJob) = "batch", "v1", "cronjobs", "cronjob", true, ["cj"];
     EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
@@ -193,6 +194,7 @@ impl Object {
                 | Kind::Job
                 | Kind::PersistentVolume
                 | Kind::PersistentVolumeClaim
+                | Kind::StatefulSet
         )
     }
 

@@ -19,6 +19,9 @@ pub const BETA_STORAGE_PROVISIONER_ANNOTATION: &str = "volume.beta.kubernetes.io
 pub const PROVISIONED_BY_ANNOTATION: &str = "pv.kubernetes.io/provisioned-by";
 /// Set on a claim once the PV controller has finished binding it.
 pub const BIND_COMPLETED_ANNOTATION: &str = "pv.kubernetes.io/bind-completed";
+/// What keeps a deleted claim while a pod uses it, and a deleted volume while it is bound.
+pub const PVC_PROTECTION_FINALIZER: &str = "kubernetes.io/pvc-protection";
+pub const PV_PROTECTION_FINALIZER: &str = "kubernetes.io/pv-protection";
 /// Set on a claim or volume the PV controller bound (not one a user pre-bound).
 pub const BOUND_BY_CONTROLLER_ANNOTATION: &str = "pv.kubernetes.io/bound-by-controller";
 

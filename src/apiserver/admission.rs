@@ -131,6 +131,22 @@ pub fn default_object(object: &mut Object) {
             }
             default_pod_spec(Arc::make_mut(&mut d.spec.template.spec));
         }
+        Object::StatefulSet(sts) => {
+            let spec = &mut sts.spec;
+            spec.replicas.get_or_insert(1);
+            spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
+            spec.revision_history_limit.get_or_insert(10);
+            let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+            if strategy.type_.get_or_insert_with(|| "RollingUpdate".into()) == "RollingUpdate" {
+                strategy.rolling_update.get_or_insert_with(Default::default).partition.get_or_insert(0);
+            }
+            spec.persistent_volume_claim_retention_policy
+                .get_or_insert_with(|| json!({"whenDeleted": "Retain", "whenScaled": "Retain"}));
+            for claim in &mut spec.volume_claim_templates {
+                claim.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+            }
+            default_pod_spec(Arc::make_mut(&mut spec.template.spec));
+        }
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
             default_pod_spec(Arc::make_mut(&mut rs.spec.template.spec));

@@ -33,12 +33,12 @@ pub fn prepare_for_create(object: &mut Object) {
         Object::PersistentVolume(pv) => {
             pv.status = Default::default();
             pv.status.phase = "Pending".into();
-            crate::controllers::storage_protection::PV_PROTECTION
+            crate::api::storage::PV_PROTECTION_FINALIZER
         }
         Object::PersistentVolumeClaim(pvc) => {
             pvc.status = Default::default();
             pvc.status.phase = "Pending".into();
-            crate::controllers::storage_protection::PVC_PROTECTION
+            crate::api::storage::PVC_PROTECTION_FINALIZER
         }
         _ => return,
     };

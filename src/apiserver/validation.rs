@@ -54,6 +54,17 @@ pub fn validate(object: &Object) -> Vec<String> {
             validate_workload(rs.spec.selector.as_ref(), &rs.spec.template, true, &mut errors);
         }
         Object::DaemonSet(ds) => validate_workload(ds.spec.selector.as_ref(), &ds.spec.template, true, &mut errors),
+        Object::StatefulSet(sts) => {
+            validate_replicas(sts.spec.replicas, &mut errors);
+            validate_workload(sts.spec.selector.as_ref(), &sts.spec.template, true, &mut errors);
+            if let Some(p) =
+                sts.spec.pod_management_policy.as_deref().filter(|p| !["OrderedReady", "Parallel"].contains(p))
+            {
+                errors.push(format!(
+                    "spec.podManagementPolicy: Unsupported value: \"{p}\": supported values: \"OrderedReady\", \"Parallel\""
+                ));
+            }
+        }
         Object::Job(job) => {
             validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
             let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");

@@ -224,7 +224,7 @@ const LOCAL_PATH_CLUSTERROLEBINDING: &str = include_str!("manifests/local-path-c
 const LOCAL_PATH_CONFIGMAP: &str = include_str!("manifests/local-path-configmap.yaml");
 const LOCAL_PATH_DEPLOYMENT: &str = include_str!("manifests/local-path-deployment.yaml");
 /// The namespace kind runs its provisioner in.
-pub const LOCAL_PATH_NAMESPACE: &str = "local-path-storage";
+pub const LOCAL_PATH_NAMESPACE: &str = crate::controllers::local_path::NAMESPACE;
 /// Who local-path-provisioner is to the API server: its pod's service account.
 pub const LOCAL_PATH_USER: &str = "system:serviceaccount:local-path-storage:local-path-provisioner-service-account";
 

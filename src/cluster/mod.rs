@@ -226,6 +226,10 @@ impl Cluster {
             "daemonset-controller",
             ControllerLoop::new(crate::controllers::daemonset::DaemonSetController::default()),
         );
+        cluster.add_controller(
+            "statefulset-controller",
+            ControllerLoop::new(crate::controllers::statefulset::StatefulSetController::default()),
+        );
         cluster.add_controller("endpointslice-controller", ControllerLoop::new(EndpointSliceController::default()));
         cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));
         cluster.add_controller("namespace-controller", ControllerLoop::new(NamespaceController::default()));

@@ -14,6 +14,8 @@ use crate::util::json_macro::json;
 
 /// The provisioner's name, as StorageClasses name it.
 pub const PROVISIONER: &str = "rancher.io/local-path";
+/// The namespace kind runs it in.
+pub const NAMESPACE: &str = "local-path-storage";
 /// Where on a node its volumes live.
 pub const BASE_PATH: &str = "/var/local-path-provisioner";
 
@@ -30,7 +32,7 @@ impl Default for LocalPathProvisioner {
             claims: Informer::new(Kind::PersistentVolumeClaim),
             volumes: Informer::new(Kind::PersistentVolume),
             classes: Informer::new(Kind::StorageClass),
-            pods: Informer::new(Kind::Pod).in_namespace(crate::cluster::bootstrap::LOCAL_PATH_NAMESPACE),
+            pods: Informer::new(Kind::Pod).in_namespace(NAMESPACE),
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod pods;
 pub mod replica_set_status;
 pub mod replicaset;
 pub mod serviceaccount;
+pub mod statefulset;
 pub mod storage_protection;
 pub mod taint_eviction;
 

@@ -9,8 +9,7 @@ use crate::api::{Kind, Object};
 use crate::apiserver::Request;
 use crate::client::component::{Ctx, Delta, Informer};
 
-pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
-pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+use crate::api::storage::{PV_PROTECTION_FINALIZER as PV_PROTECTION, PVC_PROTECTION_FINALIZER as PVC_PROTECTION};
 
 /// pvc-protection-controller.
 pub struct PvcProtectionController {

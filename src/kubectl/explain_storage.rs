@@ -1,5 +1,5 @@
-//! `kubectl explain` schemas of the storage kinds: StorageClass, PersistentVolume and
-//! PersistentVolumeClaim, with their specs and statuses.
+//! `kubectl explain` schemas of the storage kinds (StorageClass, PersistentVolume and
+//! PersistentVolumeClaim, with their specs and statuses) and of StatefulSets.
 
 use super::explain::{API_VERSION, Field, KIND, METADATA};
 
@@ -227,6 +227,67 @@ pub(super) const TYPES: &[(&str, &str, &[Field])] = &[
                 "capacity represents the actual resources of the underlying volume.",
             ),
             ("phase", "string", false, "phase represents the current phase of PersistentVolumeClaim."),
+        ],
+    ),
+    (
+        "StatefulSet",
+        "StatefulSet represents a set of pods with consistent identities.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("spec", "StatefulSetSpec", false, "Spec defines the desired identities of pods in this set."),
+            ("status", "Object", false, "Status is the current status of Pods in this StatefulSet."),
+        ],
+    ),
+    (
+        "StatefulSetSpec",
+        "A StatefulSetSpec is the specification of a StatefulSet.",
+        &[
+            (
+                "minReadySeconds",
+                "integer",
+                false,
+                "Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available.",
+            ),
+            (
+                "podManagementPolicy",
+                "string",
+                false,
+                "podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down.",
+            ),
+            ("replicas", "integer", false, "replicas is the desired number of replicas of the given Template."),
+            (
+                "revisionHistoryLimit",
+                "integer",
+                false,
+                "revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history.",
+            ),
+            (
+                "selector",
+                "LabelSelector",
+                true,
+                "selector is a label query over pods that should match the replica count.",
+            ),
+            ("serviceName", "string", false, "serviceName is the name of the service that governs this StatefulSet."),
+            (
+                "template",
+                "PodTemplateSpec",
+                true,
+                "template is the object that describes the pod that will be created if insufficient replicas are detected.",
+            ),
+            (
+                "updateStrategy",
+                "Object",
+                false,
+                "updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.",
+            ),
+            (
+                "volumeClaimTemplates",
+                "[]PersistentVolumeClaim",
+                false,
+                "volumeClaimTemplates is a list of claims that pods are allowed to reference.",
+            ),
         ],
     ),
 ];

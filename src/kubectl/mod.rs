@@ -586,8 +586,16 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
 }
 
 /// What `kubectl get all` lists: the kinds in the `all` category that this API serves.
-const ALL_CATEGORY: &[Kind] =
-    &[Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::CronJob, Kind::Job];
+const ALL_CATEGORY: &[Kind] = &[
+    Kind::Pod,
+    Kind::Service,
+    Kind::DaemonSet,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::CronJob,
+    Kind::Job,
+];
 
 fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, String> {
     let mut req = Request::list(kind, namespace);
@@ -1190,6 +1198,7 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
             let current_replicas = match &*object {
                 Object::Deployment(d) => d.spec.replicas,
                 Object::ReplicaSet(rs) => rs.spec.replicas,
+                Object::StatefulSet(sts) => sts.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {

@@ -31,6 +31,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
         Kind::CronJob => (
             &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
@@ -333,6 +334,17 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
                     &cj.spec.job_template.spec.template,
                     cj.spec.job_template.spec.selector.as_ref(),
                 ));
+            }
+            row
+        }
+        Object::StatefulSet(sts) => {
+            let mut row = vec![
+                sts.metadata.name.clone(),
+                format!("{}/{}", sts.status.ready_replicas.unwrap_or(0), sts.spec.replicas.unwrap_or(1)),
+                age(sts.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&sts.spec.template, None).into_iter().take(2));
             }
             row
         }
