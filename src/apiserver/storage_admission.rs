@@ -143,6 +143,26 @@ pub fn validate(object: &Object, errors: &mut Vec<String>) {
     }
 }
 
+/// A claim's spec may not change once created, but for the volume it is bound to (once), its
+/// storage request while bound (a resize) and its attributes class.
+pub fn validate_claim_update(old: &PersistentVolumeClaim, new: &PersistentVolumeClaim) -> Vec<String> {
+    let mut before = old.spec.clone();
+    if before.volume_name.is_empty() {
+        before.volume_name.clone_from(&new.spec.volume_name);
+    }
+    if before.storage_class_name.is_none() {
+        before.storage_class_name.clone_from(&new.spec.storage_class_name);
+    }
+    if !old.spec.volume_name.is_empty() {
+        before.resources = new.spec.resources.clone();
+    }
+    before.volume_attributes_class_name.clone_from(&new.spec.volume_attributes_class_name);
+    if before == new.spec {
+        return Vec::new();
+    }
+    vec!["spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims".into()]
+}
+
 fn access_modes(modes: &[String], field: &str, errors: &mut Vec<String>) {
     if modes.is_empty() {
         errors.push(format!("{field}: Required value: at least 1 access mode is required"));
@@ -187,5 +207,26 @@ mod tests {
         prepare_for_create(&mut c);
         let Object::PersistentVolumeClaim(c) = c else { unreachable!() };
         assert_eq!((c.status.phase.as_str(), c.spec.volume_mode.as_deref()), ("Pending", Some("Filesystem")));
+    }
+
+    #[test]
+    fn a_claims_spec_takes_its_volume_once_and_a_new_request_only_while_bound() {
+        let Object::PersistentVolumeClaim(old) =
+            claim("metadata: {name: c}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n")
+        else {
+            unreachable!()
+        };
+        let mut bound = old.clone();
+        bound.spec.volume_name = "pv1".into();
+        assert!(validate_claim_update(&old, &bound).is_empty(), "binding names the volume");
+        let mut bigger = old.clone();
+        bigger.spec.resources.requests.insert("storage".into(), crate::api::Quantity::parse("2Gi").expect("2Gi"));
+        assert_eq!(validate_claim_update(&old, &bigger).len(), 1, "not while unbound");
+        let mut bigger_bound = bound.clone();
+        bigger_bound.spec.resources = bigger.spec.resources.clone();
+        assert!(validate_claim_update(&bound, &bigger_bound).is_empty());
+        let mut other_modes = bound.clone();
+        other_modes.spec.access_modes = vec!["ReadWriteMany".into()];
+        assert_eq!(validate_claim_update(&bound, &other_modes).len(), 1);
     }
 }

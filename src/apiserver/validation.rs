@@ -305,6 +305,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
             vec!["spec.template: Invalid value: {...}: field is immutable".into()]
         }
+        (Object::PersistentVolumeClaim(o), Object::PersistentVolumeClaim(n)) => {
+            super::storage_admission::validate_claim_update(o, n)
+        }
         _ => super::rbac_validation::validate_update(old, new),
     }
 }
