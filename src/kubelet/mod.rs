@@ -594,6 +594,17 @@ impl Kubelet {
         self.workers.get(&cache_key(namespace, pod))?.1.mounted()
     }
 
+    /// What each container of a pod wrote by `now` (absolute path → content), with its spec:
+    /// what a volume the containers share shows the others.
+    pub fn written_files(
+        &self,
+        namespace: &str,
+        pod: &str,
+        now: Time,
+    ) -> Vec<(Arc<crate::api::Container>, BTreeMap<String, String>)> {
+        self.workers.get(&cache_key(namespace, pod)).map(|(_, w)| w.written(now)).unwrap_or_default()
+    }
+
     /// The node directory behind a pod's hostPath or claim volume (a claim's: its bound
     /// volume's path), as far as the kubelet knows it.
     pub fn volume_host_dir(&self, namespace: &str, volume: &crate::api::NamedItem) -> Option<String> {
