@@ -365,4 +365,33 @@ mod tests {
         assert_eq!(ordinal("web", "web-x"), None);
         assert_eq!(ordinal("web", "webby-1"), None);
     }
+
+    fn pods(s: &crate::shell::Session) -> Vec<String> {
+        let mut names: Vec<String> = s
+            .cluster
+            .objects(Kind::Pod, "default")
+            .iter()
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.metadata.deletion_timestamp.is_none())
+            .map(|p| p.metadata.name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    const SET: &str = "kubectl apply -f - <<EOF\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.25\nEOF\n";
+
+    #[test]
+    fn ordered_pods_come_one_at_a_time_and_go_highest_first() {
+        let mut s = crate::shell::Session::new(1);
+        s.transcript(SET);
+        s.transcript("sleep 1s\n");
+        assert_eq!(pods(&s), ["web-0"], "web-1 waits for web-0 to be Ready");
+        s.transcript("sleep 30s\n");
+        assert_eq!(pods(&s), ["web-0", "web-1", "web-2"]);
+        s.transcript("kubectl scale sts web --replicas=1\nsleep 100ms\n");
+        assert_eq!(pods(&s), ["web-0", "web-1"], "web-2 goes first");
+        s.transcript("sleep 30s\n");
+        assert_eq!(pods(&s), ["web-0"]);
+    }
 }

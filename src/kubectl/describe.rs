@@ -609,7 +609,7 @@ pub(crate) fn pod_template(out: &mut String, t: &PodTemplateSpec) {
     tolerations_titled(out, "  Tolerations", &t.spec.tolerations);
 }
 
-fn selector_text(sel: Option<&LabelSelector>) -> String {
+pub(super) fn selector_text(sel: Option<&LabelSelector>) -> String {
     sel.map(|s| s.to_selector_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| "<none>".into())
 }
 
@@ -704,7 +704,7 @@ pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now
 }
 
 /// `Pods Status: 2 Running / 0 Waiting / 0 Succeeded / 0 Failed`.
-fn pods_status(out: &mut String, pods: &[Pod]) {
+pub(super) fn pods_status(out: &mut String, pods: &[Pod]) {
     let count = |phase: &str| pods.iter().filter(|p| p.status.phase == phase).count();
     let waiting = pods.iter().filter(|p| p.status.phase == "Pending" || p.status.phase.is_empty()).count();
     let _ = writeln!(

@@ -134,3 +134,43 @@ pub fn describe_class(sc: &StorageClass, events: &[Event], now: Time) -> String 
     events_section(&mut out, events, now);
     layout(&out)
 }
+
+/// `kubectl describe statefulset`: its replicas, update strategy, pods, template and claim
+/// templates.
+pub fn describe_stateful_set(sts: &crate::api::StatefulSet, pods: &[Pod], events: &[Event], now: Time) -> String {
+    use super::describe::{pod_template, pods_status, selector_text};
+    let mut out = String::new();
+    let m = &sts.metadata;
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    let _ = writeln!(out, "CreationTimestamp:\t{}", m.creation_timestamp.unwrap_or_default().rfc1123z());
+    let _ = writeln!(out, "Selector:\t{}", selector_text(sts.spec.selector.as_ref()));
+    labels_multiline(&mut out, "Labels", &m.labels);
+    annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let _ = writeln!(out, "Replicas:\t{} desired | {} total", sts.spec.replicas.unwrap_or(1), sts.status.replicas);
+    let strategy = sts.spec.update_strategy.as_ref();
+    let _ = writeln!(out, "Update Strategy:\t{}", strategy.and_then(|s| s.type_.as_deref()).unwrap_or("RollingUpdate"));
+    if let Some(p) = strategy.and_then(|s| s.rolling_update.as_ref()).and_then(|r| r.partition) {
+        let _ = writeln!(out, "  Partition:\t{p}");
+    }
+    pods_status(&mut out, pods);
+    pod_template(&mut out, &sts.spec.template);
+    if sts.spec.volume_claim_templates.is_empty() {
+        let _ = writeln!(out, "Volume Claims:\t<none>");
+    } else {
+        out.push_str("Volume Claims:\n");
+        for t in &sts.spec.volume_claim_templates {
+            let _ = writeln!(out, "  Name:\t{}", t.metadata.name);
+            let _ = writeln!(out, "  StorageClass:\t{}", t.class());
+            let mut indented = String::new();
+            labels_multiline(&mut indented, "  Labels", &t.metadata.labels);
+            annotations_multiline(&mut indented, "  Annotations", &t.metadata.annotations);
+            out.push_str(&indented);
+            let capacity = t.spec.resources.requests.get("storage").map(|q| q.as_str()).unwrap_or_default();
+            let _ = writeln!(out, "  Capacity:\t{capacity}");
+            let _ = writeln!(out, "  Access Modes:\t[{}]", t.spec.access_modes.join(" "));
+        }
+    }
+    events_section(&mut out, events, now);
+    layout(&out)
+}

@@ -1084,6 +1084,10 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     describe_storage::describe_claim(pvc, &pods, &events, now)
                 }
                 Object::PersistentVolume(pv) => describe_storage::describe_volume(pv, &events, now),
+                Object::StatefulSet(sts) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe_storage::describe_stateful_set(sts, &pods, &events, now)
+                }
                 Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
