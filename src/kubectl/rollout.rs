@@ -479,6 +479,7 @@ fn restart(cluster: &mut Cluster, object: &Object) -> Output {
         }
         Object::Deployment(d) => &d.spec.template.metadata.annotations,
         Object::DaemonSet(ds) => &ds.spec.template.metadata.annotations,
+        Object::StatefulSet(sts) => &sts.spec.template.metadata.annotations,
         _ => return Output::err(format!("error: {} restarting is not supported", resource_name(object))),
     };
     let now = cluster.now().rfc3339();
