@@ -446,7 +446,8 @@ impl Scheduler {
             Ok(true) => self.bind_pod(&key, &object, &node, ctx),
             // Bound once its claims are (see `bind_waiting`).
             Ok(false) => {
-                self.volumes.waiting.insert(key.clone(), node.clone());
+                let until = ctx.now + volume_binding::BIND_TIMEOUT;
+                self.volumes.waiting.insert(key.clone(), (node.clone(), until));
             }
             Err(status) => {
                 self.unassign(&key);
@@ -459,8 +460,9 @@ impl Scheduler {
     /// Binds the pods that waited for their claims, once those are bound; forgets those that
     /// went away.
     fn bind_waiting(&mut self, ctx: &mut Ctx) {
-        let waiting: Vec<(String, String)> = self.volumes.waiting.iter().map(|(k, n)| (k.clone(), n.clone())).collect();
-        for (key, node) in waiting {
+        let waiting: Vec<(String, String, Time)> =
+            self.volumes.waiting.iter().map(|(k, (n, t))| (k.clone(), n.clone(), *t)).collect();
+        for (key, node, until) in waiting {
             let Some(object) = self.pods.cache.get(&key).cloned() else {
                 self.volumes.waiting.remove(&key);
                 continue;
@@ -473,6 +475,13 @@ impl Scheduler {
             if self.volumes.all_bound(pod) {
                 self.volumes.waiting.remove(&key);
                 self.bind_pod(&key, &object, &node, ctx);
+            } else if ctx.now >= until {
+                // PreBind gave up: the pod leaves the node and is tried again.
+                self.volumes.waiting.remove(&key);
+                self.unassign(&key);
+                let message = "running PreBind plugin \"VolumeBinding\": binding volumes: context deadline exceeded";
+                ctx.event(&object, "", "Warning", "FailedScheduling", message.to_string());
+                self.queue.retry_at(&key, ctx.now + queue::INITIAL_BACKOFF);
             }
         }
     }
@@ -567,6 +576,14 @@ impl Scheduler {
     }
 }
 
+/// The sooner of two wake-ups.
+fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Runs the filters on a node in order until one refuses it, as the scheduling cycle does;
 /// with `rows`, also writes down what each filter said of the node (one new row).
 fn run_filters(
@@ -657,6 +674,8 @@ impl Component for Scheduler {
         if let Some(seq) = self.volumes.sync(ctx) {
             self.queue.move_all_to_active(seq);
             self.bind_waiting(ctx);
+        } else if self.volumes.next_deadline().is_some_and(|t| t <= ctx.now) {
+            self.bind_waiting(ctx);
         }
         if self.cycle_time > Duration::ZERO {
             // A slow scheduler: one pod per cycle; news that arrives mid-cycle waits for its end.
@@ -668,12 +687,12 @@ impl Component for Scheduler {
                 self.busy_until = ctx.now + self.cycle_time;
                 return Some(self.busy_until);
             }
-            return self.queue.next_ready();
+            return earliest(self.queue.next_ready(), self.volumes.next_deadline());
         }
         while let Some(key) = self.queue.pop(ctx.now) {
             self.schedule_one(key, ctx);
         }
-        self.queue.next_ready()
+        earliest(self.queue.next_ready(), self.volumes.next_deadline())
     }
 
     fn busy(&self) -> bool {

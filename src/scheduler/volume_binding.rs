@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 
 pub const CONFLICT: &str = "node(s) had volume node affinity conflict";
 pub const NO_VOLUME: &str = "node(s) didn't find available persistent volumes to bind";
+/// How long PreBind waits for a pod's claims to be bound (bindTimeoutSeconds).
+pub const BIND_TIMEOUT: crate::sim::Duration = crate::sim::Duration::seconds(600);
 
 /// What PreFilter found for one pod: the volumes its bound claims use, and its claims that wait
 /// for a node (with whether their class provisions).
@@ -50,8 +52,9 @@ pub struct VolumeBinding {
     pub claims: Informer,
     pub volumes: Informer,
     pub classes: Informer,
-    /// Pods whose node is chosen, waiting for their claims to be bound: key → node.
-    pub waiting: BTreeMap<String, String>,
+    /// Pods whose node is chosen, waiting for their claims to be bound: key → (node, until
+    /// when PreBind waits).
+    pub waiting: BTreeMap<String, (String, crate::sim::Time)>,
 }
 
 impl Default for VolumeBinding {
@@ -111,7 +114,12 @@ impl VolumeBinding {
             if !claim.spec.volume_name.is_empty() {
                 match self.volumes.get("", &claim.spec.volume_name).map(|o| &**o) {
                     Some(Object::PersistentVolume(pv)) => plan.bound.push((**pv).clone()),
-                    _ => return Err(format!("persistentvolume \"{}\" not found", claim.spec.volume_name)),
+                    _ => {
+                        return Err(format!(
+                            "persistentvolumeclaim \"{name}\" bound to non-existent persistentvolume \"{}\"",
+                            claim.spec.volume_name
+                        ));
+                    }
                 }
                 continue;
             }
@@ -166,6 +174,11 @@ impl VolumeBinding {
             }
         }
         Ok(plan.delayed.is_empty())
+    }
+
+    /// When the earliest waiting pod's PreBind gives up.
+    pub fn next_deadline(&self) -> Option<crate::sim::Time> {
+        self.waiting.values().map(|(_, t)| *t).min()
     }
 
     /// Whether every claim of the pod is bound.
