@@ -21,6 +21,8 @@ pub mod quantity;
 pub mod rbac;
 pub mod service;
 pub mod shared;
+pub mod statefulset;
+pub mod storage;
 pub mod value_de;
 pub mod well_known;
 
@@ -44,6 +46,8 @@ pub use quantity::Quantity;
 pub use rbac::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
 pub use service::{EndpointSlice, Endpoints, Service};
 pub use shared::Shared;
+pub use statefulset::StatefulSet;
+pub use storage::{PersistentVolume, PersistentVolumeClaim, StorageClass};
 
 /// Adds `item` with room for it alone. For the lists an object's version keeps as long as it
 /// lives (a pod's volumes, mounts, conditions), which a growing list would give room for four.

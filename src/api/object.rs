@@ -111,6 +111,7 @@ kinds! {
     Deployment(Box<Deployment>) = "apps", "v1", "deployments", "deployment", true, ["deploy"];
     ReplicaSet(Box<ReplicaSet>) = "apps", "v1", "replicasets", "replicaset", true, ["rs"];
     DaemonSet(Box<DaemonSet>) = "apps", "v1", "daemonsets", "daemonset", true, ["ds"];
+    StatefulSet(Box<StatefulSet>) = "apps", "v1", "statefulsets", "statefulset", true, ["sts"];
     Job(Box<Job>) = "batch", "v1", "jobs", "job", true, [];
     CronJob(CronJob) = "batch", "v1", "cronjobs", "cronjob", true, ["cj"];
     EndpointSlice(EndpointSlice) = "discovery.k8s.io", "v1", "endpointslices", "endpointslice", true, [];
@@ -122,6 +123,9 @@ kinds! {
     ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
     SelfSubjectAccessReview(Box<SelfSubjectAccessReview>) = "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview", false, [];
     SelfSubjectRulesReview(Box<SelfSubjectRulesReview>) = "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", false, [];
+    StorageClass(StorageClass) = "storage.k8s.io", "v1", "storageclasses", "storageclass", false, ["sc"];
+    PersistentVolume(Box<PersistentVolume>) = "", "v1", "persistentvolumes", "persistentvolume", false, ["pv"];
+    PersistentVolumeClaim(Box<PersistentVolumeClaim>) = "", "v1", "persistentvolumeclaims", "persistentvolumeclaim", true, ["pvc"];
 }
 
 impl Kind {
@@ -188,6 +192,9 @@ impl Object {
                 | Kind::ReplicaSet
                 | Kind::DaemonSet
                 | Kind::Job
+                | Kind::PersistentVolume
+                | Kind::PersistentVolumeClaim
+                | Kind::StatefulSet
         )
     }
 

@@ -38,6 +38,7 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         }
         ns.status = crate::api::namespace::NamespaceStatus { phase: "Active".into(), ..Default::default() };
     }
+    super::storage_admission::prepare_for_create(object);
     if let Object::Pod(pod) = object {
         done.push("defaulting");
         // A new pod's status is the registry's, not the client's: Pending, with its QoS class.
@@ -68,7 +69,10 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
 /// (`admit_create`, LimitRanger, a Service's addresses): only then does its creator's record of
 /// managed fields need a copy of it as it was sent.
 pub fn changes_after_defaults(kind: Kind) -> bool {
-    matches!(kind, Kind::Pod | Kind::Job | Kind::Namespace | Kind::Service)
+    matches!(
+        kind,
+        Kind::Pod | Kind::Job | Kind::Namespace | Kind::Service | Kind::PersistentVolume | Kind::PersistentVolumeClaim
+    )
 }
 
 /// The Job registry's selector generation: the template's pods are labelled with the Job's
@@ -104,6 +108,9 @@ pub fn default_object(object: &mut Object) {
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::RoleBinding(_) | Object::ClusterRoleBinding(_) => super::rbac_validation::default_subjects(object),
         Object::LimitRange(range) => super::limit_ranger::default_limit_range(range),
+        Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
+            super::storage_admission::default(object)
+        }
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
         }
@@ -123,6 +130,22 @@ pub fn default_object(object: &mut Object) {
                 }
             }
             default_pod_spec(Arc::make_mut(&mut d.spec.template.spec));
+        }
+        Object::StatefulSet(sts) => {
+            let spec = &mut sts.spec;
+            spec.replicas.get_or_insert(1);
+            spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
+            spec.revision_history_limit.get_or_insert(10);
+            let strategy = spec.update_strategy.get_or_insert_with(Default::default);
+            if strategy.type_.get_or_insert_with(|| "RollingUpdate".into()) == "RollingUpdate" {
+                strategy.rolling_update.get_or_insert_with(Default::default).partition.get_or_insert(0);
+            }
+            spec.persistent_volume_claim_retention_policy
+                .get_or_insert_with(|| json!({"whenDeleted": "Retain", "whenScaled": "Retain"}));
+            for claim in &mut spec.volume_claim_templates {
+                claim.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+            }
+            default_pod_spec(Arc::make_mut(&mut spec.template.spec));
         }
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);

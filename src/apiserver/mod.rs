@@ -26,6 +26,7 @@ pub mod rbac_validation;
 pub mod request;
 pub mod reviews;
 pub mod status;
+pub mod storage_admission;
 pub mod validation;
 pub mod watch;
 
@@ -644,6 +645,9 @@ impl ApiServer {
             if let Some(note) = limit_ranger::set_defaults(&self.etcd, pod) {
                 pod.metadata.annotations.insert("kubernetes.io/limit-ranger".into(), note);
             }
+        }
+        if let Object::PersistentVolumeClaim(pvc) = &mut object {
+            storage_admission::default_class(&self.etcd, pvc);
         }
         admission::admit_create(&mut object, env.rng);
         // Validation.
@@ -1458,7 +1462,7 @@ pub fn scale_of(object: &Value) -> Value {
 /// metadata, `spec.replicas`, and `status.replicas` and `selector`), gives the object with only
 /// `spec.replicas` changed. Only Deployments and ReplicaSets have one here.
 fn scale_patched(live: &Value, patch_type: patch::PatchType, body: &Value, req: &Request) -> StageResult<Value> {
-    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet) {
+    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
         return Err((
             Stage::Storage,
             Status {
@@ -1573,7 +1577,19 @@ macro_rules! status_kinds {
     };
 }
 
-status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job);
+status_kinds!(
+    Pod,
+    Node,
+    Namespace,
+    Service,
+    Deployment,
+    ReplicaSet,
+    DaemonSet,
+    Job,
+    StatefulSet,
+    PersistentVolume,
+    PersistentVolumeClaim
+);
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
 /// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
@@ -1697,7 +1713,7 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
-    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job)
+    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::StatefulSet)
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> String {
 /// Field errors of a new or updated object, empty when it is valid.
 pub fn validate(object: &Object) -> Vec<String> {
     let mut errors = validate_metadata(object);
+    super::storage_admission::validate(object, &mut errors);
     match object {
         Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
         Object::Deployment(d) => {
@@ -53,6 +54,17 @@ pub fn validate(object: &Object) -> Vec<String> {
             validate_workload(rs.spec.selector.as_ref(), &rs.spec.template, true, &mut errors);
         }
         Object::DaemonSet(ds) => validate_workload(ds.spec.selector.as_ref(), &ds.spec.template, true, &mut errors),
+        Object::StatefulSet(sts) => {
+            validate_replicas(sts.spec.replicas, &mut errors);
+            validate_workload(sts.spec.selector.as_ref(), &sts.spec.template, true, &mut errors);
+            if let Some(p) =
+                sts.spec.pod_management_policy.as_deref().filter(|p| !["OrderedReady", "Parallel"].contains(p))
+            {
+                errors.push(format!(
+                    "spec.podManagementPolicy: Unsupported value: \"{p}\": supported values: \"OrderedReady\", \"Parallel\""
+                ));
+            }
+        }
         Object::Job(job) => {
             validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
             let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");
@@ -292,6 +304,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::DaemonSet(o), Object::DaemonSet(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),
         (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
             vec!["spec.template: Invalid value: {...}: field is immutable".into()]
+        }
+        (Object::PersistentVolumeClaim(o), Object::PersistentVolumeClaim(n)) => {
+            super::storage_admission::validate_claim_update(o, n)
         }
         _ => super::rbac_validation::validate_update(old, new),
     }

@@ -214,6 +214,49 @@ pub fn coredns_rbac(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// kind's storage: the `standard` default StorageClass and local-path-provisioner.
+// ---------------------------------------------------------------------------------------------
+
+const STANDARD_STORAGECLASS: &str = include_str!("manifests/standard-storageclass.yaml");
+const LOCAL_PATH_CLUSTERROLE: &str = include_str!("manifests/local-path-clusterrole.yaml");
+const LOCAL_PATH_CLUSTERROLEBINDING: &str = include_str!("manifests/local-path-clusterrolebinding.yaml");
+const LOCAL_PATH_CONFIGMAP: &str = include_str!("manifests/local-path-configmap.yaml");
+const LOCAL_PATH_DEPLOYMENT: &str = include_str!("manifests/local-path-deployment.yaml");
+/// The namespace kind runs its provisioner in.
+pub const LOCAL_PATH_NAMESPACE: &str = crate::controllers::local_path::NAMESPACE;
+/// Who local-path-provisioner is to the API server: its pod's service account.
+pub const LOCAL_PATH_USER: &str = "system:serviceaccount:local-path-storage:local-path-provisioner-service-account";
+
+/// Creates, through `send`, what `kind create cluster` applies after kubeadm: the
+/// `local-path-storage` namespace with local-path-provisioner's account, rights, configuration
+/// and Deployment, and the `standard` StorageClass it serves, marked as the default.
+pub fn kind_storage(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    let namespace = Object::Namespace(crate::api::Namespace {
+        metadata: ObjectMeta { name: LOCAL_PATH_NAMESPACE.into(), ..Default::default() },
+        ..Default::default()
+    });
+    let account = Object::ServiceAccount(crate::api::ServiceAccount {
+        metadata: ObjectMeta {
+            name: "local-path-provisioner-service-account".into(),
+            namespace: LOCAL_PATH_NAMESPACE.into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    for object in [
+        namespace,
+        account,
+        manifest(Kind::ClusterRole, LOCAL_PATH_CLUSTERROLE),
+        manifest(Kind::ClusterRoleBinding, LOCAL_PATH_CLUSTERROLEBINDING),
+        manifest(Kind::ConfigMap, LOCAL_PATH_CONFIGMAP),
+        manifest(Kind::Deployment, LOCAL_PATH_DEPLOYMENT),
+        manifest(Kind::StorageClass, STANDARD_STORAGECLASS),
+    ] {
+        let _ = send(Request::create(object));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -202,6 +202,7 @@ impl Cluster {
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -225,10 +226,26 @@ impl Cluster {
             "daemonset-controller",
             ControllerLoop::new(crate::controllers::daemonset::DaemonSetController::default()),
         );
+        cluster.add_controller(
+            "statefulset-controller",
+            ControllerLoop::new(crate::controllers::statefulset::StatefulSetController::default()),
+        );
         cluster.add_controller("endpointslice-controller", ControllerLoop::new(EndpointSliceController::default()));
         cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));
         cluster.add_controller("namespace-controller", ControllerLoop::new(NamespaceController::default()));
         cluster.add_controller("serviceaccount-controller", ControllerLoop::new(ServiceAccountController::default()));
+        cluster.add_controller(
+            "persistentvolume-controller",
+            ControllerLoop::new(crate::controllers::persistentvolume::PersistentVolumeController::default()),
+        );
+        cluster.add_controller(
+            "pvc-protection-controller",
+            ControllerLoop::new(crate::controllers::storage_protection::PvcProtectionController::default()),
+        );
+        cluster.add_controller(
+            "pv-protection-controller",
+            ControllerLoop::new(crate::controllers::storage_protection::PvProtectionController::default()),
+        );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
         let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
         let cp = cp.control_plane(static_pods);
@@ -241,6 +258,12 @@ impl Cluster {
         }
         let coredns = Box::new(crate::dns::CoreDns::new(cluster.dns.clone()));
         cluster.add_component("coredns", crate::dns::coredns::USER, Role::CoreDns, coredns, "coredns", "");
+        let provisioner =
+            Box::new(ControllerLoop::new(crate::controllers::local_path::LocalPathProvisioner::default()));
+        let name = "local-path-provisioner";
+        let role = Role::Controller { name: name.into() };
+        let source = "rancher.io/local-path_local-path-provisioner";
+        cluster.add_component(name, crate::cluster::bootstrap::LOCAL_PATH_USER, role, provisioner, source, "");
         cluster
     }
 

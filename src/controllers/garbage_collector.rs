@@ -17,6 +17,7 @@ pub const WATCHED: &[Kind] = &[
     Kind::ReplicaSet,
     Kind::Pod,
     Kind::DaemonSet,
+    Kind::StatefulSet,
     Kind::Job,
     Kind::CronJob,
     Kind::Service,

@@ -13,12 +13,16 @@ pub mod expectations;
 pub mod garbage_collector;
 pub mod job;
 pub mod lane;
+pub mod local_path;
 pub mod namespace;
 pub mod node_lifecycle;
+pub mod persistentvolume;
 pub mod pods;
 pub mod replica_set_status;
 pub mod replicaset;
 pub mod serviceaccount;
+pub mod statefulset;
+pub mod storage_protection;
 pub mod taint_eviction;
 
 use crate::api::Object;

@@ -22,7 +22,7 @@ pub fn layout(text: &str) -> String {
     text.split(FLUSH).map(|part| tabwrite(part, 0, 2)).collect()
 }
 
-fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
+pub(super) fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
     let _ = write!(out, "{title}:\t");
     if labels.is_empty() {
         out.push_str("<none>\n");
@@ -36,7 +36,7 @@ fn labels_multiline(out: &mut String, title: &str, labels: &Labels) {
     }
 }
 
-fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<String, String>) {
+pub(super) fn annotations_multiline(out: &mut String, title: &str, annotations: &BTreeMap<String, String>) {
     let _ = write!(out, "{title}:\t");
     let shown: Vec<_> =
         annotations.iter().filter(|(k, _)| *k != "kubectl.kubernetes.io/last-applied-configuration").collect();
@@ -609,7 +609,7 @@ pub(crate) fn pod_template(out: &mut String, t: &PodTemplateSpec) {
     tolerations_titled(out, "  Tolerations", &t.spec.tolerations);
 }
 
-fn selector_text(sel: Option<&LabelSelector>) -> String {
+pub(super) fn selector_text(sel: Option<&LabelSelector>) -> String {
     sel.map(|s| s.to_selector_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| "<none>".into())
 }
 
@@ -704,7 +704,7 @@ pub fn describe_replica_set(rs: &ReplicaSet, pods: &[Pod], events: &[Event], now
 }
 
 /// `Pods Status: 2 Running / 0 Waiting / 0 Succeeded / 0 Failed`.
-fn pods_status(out: &mut String, pods: &[Pod]) {
+pub(super) fn pods_status(out: &mut String, pods: &[Pod]) {
     let count = |phase: &str| pods.iter().filter(|p| p.status.phase == phase).count();
     let waiting = pods.iter().filter(|p| p.status.phase == "Pending" || p.status.phase.is_empty()).count();
     let _ = writeln!(

@@ -7,21 +7,21 @@ use super::args::Args;
 use crate::api::Kind;
 
 /// One field: name, type as explain prints it, required, description.
-type Field = (&'static str, &'static str, bool, &'static str);
+pub(super) type Field = (&'static str, &'static str, bool, &'static str);
 
-const API_VERSION: Field = (
+pub(super) const API_VERSION: Field = (
     "apiVersion",
     "string",
     false,
     "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.",
 );
-const KIND: Field = (
+pub(super) const KIND: Field = (
     "kind",
     "string",
     false,
     "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.",
 );
-const METADATA: Field = ("metadata", "ObjectMeta", false, "Standard object's metadata.");
+pub(super) const METADATA: Field = ("metadata", "ObjectMeta", false, "Standard object's metadata.");
 
 /// Object types: name, description, fields.
 const TYPES: &[(&str, &str, &[Field])] = &[
@@ -1264,7 +1264,7 @@ const TYPES: &[(&str, &str, &[Field])] = &[
 const GENERIC: &[Field] = &[API_VERSION, KIND, METADATA];
 
 fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
-    TYPES.iter().find(|(n, _, _)| *n == name).map(|(_, d, f)| (*d, *f))
+    TYPES.iter().chain(super::explain_storage::TYPES).find(|(n, _, _)| *n == name).map(|(_, d, f)| (*d, *f))
 }
 
 /// The object type a field's type names (`[]Container` -> `Container`).

@@ -9,11 +9,13 @@ mod create;
 mod create_rbac;
 mod debug;
 pub mod describe;
+mod describe_storage;
 mod diff;
 pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
+mod explain_storage;
 mod expose;
 mod imperative_flags;
 pub mod info;
@@ -33,6 +35,7 @@ mod run;
 mod server_side;
 pub mod session;
 mod set;
+pub mod storage_printers;
 pub mod table;
 mod unserved;
 pub mod verbose;
@@ -583,8 +586,16 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
 }
 
 /// What `kubectl get all` lists: the kinds in the `all` category that this API serves.
-const ALL_CATEGORY: &[Kind] =
-    &[Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::CronJob, Kind::Job];
+const ALL_CATEGORY: &[Kind] = &[
+    Kind::Pod,
+    Kind::Service,
+    Kind::DaemonSet,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::CronJob,
+    Kind::Job,
+];
 
 fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, String> {
     let mut req = Request::list(kind, namespace);
@@ -1064,6 +1075,20 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                         .collect();
                     describe::describe_namespace(ns, &quotas, &ranges)
                 }
+                Object::PersistentVolumeClaim(pvc) => {
+                    let pods: Vec<crate::api::Pod> =
+                        match cluster.request(Request::list(Kind::Pod, &pvc.metadata.namespace)) {
+                            Ok(Reply::List { items, .. }) => items.iter().filter_map(|p| p.as_pod().cloned()).collect(),
+                            _ => Vec::new(),
+                        };
+                    describe_storage::describe_claim(pvc, &pods, &events, now)
+                }
+                Object::PersistentVolume(pv) => describe_storage::describe_volume(pv, &events, now),
+                Object::StatefulSet(sts) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe_storage::describe_stateful_set(sts, &pods, &events, now)
+                }
+                Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);
@@ -1177,6 +1202,7 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
             let current_replicas = match &*object {
                 Object::Deployment(d) => d.spec.replicas,
                 Object::ReplicaSet(rs) => rs.spec.replicas,
+                Object::StatefulSet(sts) => sts.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {

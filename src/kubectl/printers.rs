@@ -31,6 +31,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
         Kind::CronJob => (
             &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
@@ -47,6 +48,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
+        }
+        Kind::StorageClass | Kind::PersistentVolume | Kind::PersistentVolumeClaim => {
+            super::storage_printers::headers(kind)
         }
     };
     let mut h = base.to_vec();
@@ -333,12 +337,26 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
             }
             row
         }
+        Object::StatefulSet(sts) => {
+            let mut row = vec![
+                sts.metadata.name.clone(),
+                format!("{}/{}", sts.status.ready_replicas.unwrap_or(0), sts.spec.replicas.unwrap_or(1)),
+                age(sts.metadata.creation_timestamp, now),
+            ];
+            if wide {
+                row.extend(template_columns(&sts.spec.template, None).into_iter().take(2));
+            }
+            row
+        }
         Object::ResourceQuota(q) => quota_row(q, now),
         Object::LimitRange(l) => role_row(&l.metadata),
         Object::Role(r) => role_row(&r.metadata),
         Object::ClusterRole(r) => role_row(&r.metadata),
         Object::RoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
         Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
+        Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
+            super::storage_printers::row(object, now, wide)
+        }
     }
 }
 

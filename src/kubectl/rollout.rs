@@ -157,8 +157,59 @@ pub fn status_message(object: &Object, revision: i64) -> Result<(String, bool), 
                 Ok((format!("daemon set \"{name}\" successfully rolled out\n"), true))
             }
         }
+        Object::StatefulSet(sts) => stateful_set_status(sts),
         other => Err(format!("no status viewer has been implemented for {}", group_kind(other.kind()))),
     }
+}
+
+/// kubectl's StatefulSet status viewer: ready pods, then the partitioned roll out.
+fn stateful_set_status(sts: &crate::api::StatefulSet) -> Result<(String, bool), String> {
+    if !sts.rolls() {
+        return Err("rollout status is only available for RollingUpdate strategy type".into());
+    }
+    let s = &sts.status;
+    let observed = s.observed_generation.unwrap_or(0);
+    if observed == 0 || sts.metadata.generation > observed {
+        return Ok(("Waiting for statefulset spec update to be observed...\n".into(), false));
+    }
+    let replicas = sts.spec.replicas.unwrap_or(1);
+    let ready = s.ready_replicas.unwrap_or(0);
+    if ready < replicas {
+        return Ok((format!("Waiting for {} pods to be ready...\n", replicas - ready), false));
+    }
+    let updated = s.updated_replicas.unwrap_or(0);
+    let rolling = sts.spec.update_strategy.as_ref().and_then(|u| u.rolling_update.as_ref());
+    if let Some(partition) = rolling.map(|r| r.partition) {
+        if let Some(partition) = partition {
+            if updated < replicas - partition {
+                return Ok((
+                    format!(
+                        "Waiting for partitioned roll out to finish: {updated} out of {} new pods have been updated...\n",
+                        replicas - partition
+                    ),
+                    false,
+                ));
+            }
+        }
+        return Ok((format!("partitioned roll out complete: {updated} new pods have been updated...\n"), true));
+    }
+    if s.update_revision != s.current_revision {
+        return Ok((
+            format!(
+                "waiting for statefulset rolling update to complete {updated} pods at revision {}...\n",
+                s.update_revision
+            ),
+            false,
+        ));
+    }
+    Ok((
+        format!(
+            "statefulset rolling update complete {} pods at revision {}...\n",
+            s.current_replicas.unwrap_or(0),
+            s.current_revision
+        ),
+        true,
+    ))
 }
 
 fn deployment_status(d: &Deployment, revision: i64) -> Result<(String, bool), String> {
@@ -213,7 +264,7 @@ fn status(cluster: &mut Cluster, args: &Args, object: &Arc<Object>) -> Output {
         Ok(d) => d.unwrap_or(Duration::ZERO),
         Err(e) => return Output::err(e),
     };
-    if !matches!(object.kind(), Kind::Deployment | Kind::DaemonSet) {
+    if !matches!(object.kind(), Kind::Deployment | Kind::DaemonSet | Kind::StatefulSet) {
         return Output::err(format!("error: no status viewer has been implemented for {}", group_kind(object.kind())));
     }
     let watch = args.get("watch").is_none_or(|w| w != "false");
@@ -428,6 +479,7 @@ fn restart(cluster: &mut Cluster, object: &Object) -> Output {
         }
         Object::Deployment(d) => &d.spec.template.metadata.annotations,
         Object::DaemonSet(ds) => &ds.spec.template.metadata.annotations,
+        Object::StatefulSet(sts) => &sts.spec.template.metadata.annotations,
         _ => return Output::err(format!("error: {} restarting is not supported", resource_name(object))),
     };
     let now = cluster.now().rfc3339();

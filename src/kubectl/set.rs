@@ -33,7 +33,9 @@ pub(super) fn set(cluster: &mut Cluster, args: &Args) -> Output {
 fn pod_spec_path(kind: Kind) -> Option<&'static [&'static str]> {
     match kind {
         Kind::Pod => Some(&["spec"]),
-        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job => Some(&["spec", "template", "spec"]),
+        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet | Kind::Job => {
+            Some(&["spec", "template", "spec"])
+        }
         _ => None,
     }
 }

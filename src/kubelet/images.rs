@@ -111,6 +111,18 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 53 },
     },
     ImageInfo {
+        repository: "kindest/local-path-provisioner",
+        tags: &["v20250214-acbabc1a"],
+        size: 20_136_521,
+        behaviour: Behaviour::Pause,
+    },
+    ImageInfo {
+        repository: "kindest/local-path-helper",
+        tags: &["v20241212-8ac705d0"],
+        size: 3_084_725,
+        behaviour: Behaviour::Shell,
+    },
+    ImageInfo {
         repository: "registry.k8s.io/kube-proxy",
         tags: &["v1.35.0"],
         size: 30_231_412,
@@ -400,6 +412,8 @@ pub fn speaks_http(repository: &str) -> bool {
 /// add-ons' and the sandbox image, so a new cluster starts without pulling anything.
 pub const PRELOADED: &[&str] = &[
     "registry.k8s.io/coredns/coredns:v1.12.0",
+    "docker.io/kindest/local-path-helper:v20241212-8ac705d0",
+    "docker.io/kindest/local-path-provisioner:v20250214-acbabc1a",
     "registry.k8s.io/etcd:3.5.21-0",
     "registry.k8s.io/kube-apiserver:v1.35.0",
     "registry.k8s.io/kube-controller-manager:v1.35.0",

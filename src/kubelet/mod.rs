@@ -84,6 +84,9 @@ pub struct Kubelet {
     relisted_without_pods: bool,
     /// Where its pods' DNS queries go: this node's kube-proxy rules, CoreDNS behind them.
     network: crate::dns::Network,
+    /// The node's own files that pods wrote through hostPath and claim volumes (absolute
+    /// path → content): they stay when the pod goes, as a directory on the node would.
+    disk: BTreeMap<String, String>,
 }
 
 /// How often the kubelet's status manager resends statuses the API did not take.
@@ -117,6 +120,7 @@ impl Kubelet {
             node_uid: String::new(),
             static_pods: BTreeMap::new(),
             network: crate::dns::Network::default(),
+            disk: BTreeMap::new(),
             config,
         }
     }
@@ -391,6 +395,7 @@ impl Kubelet {
     }
 
     fn drop_worker(&mut self, key: &str, ctx: &mut Ctx) {
+        self.keep_written(key, ctx.now);
         self.references.unregister(key, ctx);
         self.blocked.remove(key);
         if let Some((_, worker)) = self.workers.remove(key) {
@@ -587,6 +592,80 @@ impl Kubelet {
     /// once they are set up.
     pub fn volume_files(&self, namespace: &str, pod: &str) -> Option<&volumes::Mounted> {
         self.workers.get(&cache_key(namespace, pod))?.1.mounted()
+    }
+
+    /// What each container of a pod wrote by `now` (absolute path → content), with its spec:
+    /// what a volume the containers share shows the others.
+    pub fn written_files(
+        &self,
+        namespace: &str,
+        pod: &str,
+        now: Time,
+    ) -> Vec<(Arc<crate::api::Container>, BTreeMap<String, String>)> {
+        self.workers.get(&cache_key(namespace, pod)).map(|(_, w)| w.written(now)).unwrap_or_default()
+    }
+
+    /// The node directory behind a pod's hostPath or claim volume (a claim's: its bound
+    /// volume's path), as far as the kubelet knows it.
+    pub fn volume_host_dir(&self, namespace: &str, volume: &crate::api::NamedItem) -> Option<String> {
+        if let Some(path) = volume.get("hostPath").and_then(|h| h.get("path")).and_then(|p| p.as_str()) {
+            return Some(path.trim_end_matches('/').to_string());
+        }
+        let claim = volume.get("persistentVolumeClaim")?.get("claimName")?.as_str()?;
+        let Some(Object::PersistentVolumeClaim(c)) =
+            self.references.get(Kind::PersistentVolumeClaim, namespace, claim).map(|o| &**o)
+        else {
+            return None;
+        };
+        match self.references.get(Kind::PersistentVolume, "", &c.spec.volume_name).map(|o| &**o) {
+            Some(Object::PersistentVolume(pv)) => pv.host_dir().map(|d| d.trim_end_matches('/').to_string()),
+            _ => None,
+        }
+    }
+
+    /// The files on the node under `dir`, by their path inside it.
+    pub fn disk_files<'a>(&'a self, dir: &str) -> impl Iterator<Item = (&'a str, &'a String)> + 'a {
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let skip = prefix.len();
+        self.disk
+            .range(prefix.clone()..)
+            .take_while(move |(k, _)| k.starts_with(&prefix))
+            .map(move |(k, v)| (&k[skip..], v))
+    }
+
+    /// Keeps on the node what a pod's containers wrote into its hostPath and claim volumes.
+    fn keep_written(&mut self, key: &str, now: Time) {
+        let Some((_, worker)) = self.workers.get(key) else { return };
+        if worker.persistent_volumes().is_empty() {
+            return;
+        }
+        let namespace = key.split('/').next().unwrap_or_default().to_string();
+        let dirs: Vec<(String, String)> = worker
+            .persistent_volumes()
+            .iter()
+            .filter_map(|v| {
+                let name = v.get("name")?.as_str()?.to_string();
+                Some((name, self.volume_host_dir(&namespace, v)?))
+            })
+            .collect();
+        let mut kept = Vec::new();
+        for (spec, files) in worker.written(now) {
+            for mount in &spec.volume_mounts {
+                let (Some(name), Some(at)) =
+                    (mount.get("name").and_then(|n| n.as_str()), mount.get("mountPath").and_then(|p| p.as_str()))
+                else {
+                    continue;
+                };
+                let Some((_, dir)) = dirs.iter().find(|(n, _)| n == name) else { continue };
+                let at = format!("{}/", at.trim_end_matches('/'));
+                for (path, content) in &files {
+                    if let Some(rest) = path.strip_prefix(&at) {
+                        kept.push((format!("{dir}/{rest}"), content.clone()));
+                    }
+                }
+            }
+        }
+        self.disk.extend(kept);
     }
 
     /// The variables a container started with, when some came from ConfigMaps or Secrets.

@@ -17,7 +17,7 @@ use crate::api::pod::{
 };
 use crate::api::{Container, Pod};
 use crate::sim::{Duration, Rng, Time};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A container's waiting reason when its variables cannot be worked out.
@@ -214,6 +214,8 @@ pub struct PodWorker {
     mount_retry: Option<(Time, Duration)>,
     /// The pod's next periodic sync, which writes its volumes' files afresh.
     remount_at: Option<Time>,
+    /// The pod's hostPath and claim volumes: what its containers write there outlives it.
+    persistent: Vec<crate::api::NamedItem>,
 }
 
 /// How often the kubelet syncs each pod even when nothing changed (`syncFrequency`); each
@@ -288,7 +290,44 @@ impl PodWorker {
             mounted: (!volumes::has_projected_files(pod)).then(Mounted::new),
             mount_retry: None,
             remount_at: None,
+            persistent: pod
+                .spec
+                .volumes
+                .iter()
+                .filter(|v| v.get("hostPath").is_some() || v.get("persistentVolumeClaim").is_some())
+                .cloned()
+                .collect(),
         }
+    }
+
+    /// The pod's hostPath and claim volumes.
+    pub fn persistent_volumes(&self) -> &[crate::api::NamedItem] {
+        &self.persistent
+    }
+
+    /// What each container's process wrote (absolute path → content) by the time it last ran
+    /// or `now`, with the container's spec (for its mounts).
+    pub fn written(&self, now: Time) -> Vec<(Arc<Container>, BTreeMap<String, String>)> {
+        self.containers
+            .iter()
+            .filter(|c| !c.files.is_empty())
+            .filter_map(|c| {
+                let (start, end) = match &c.state {
+                    State::Running { started, .. } => (*started, now),
+                    State::Terminated(t) => (t.started_at?, t.finished_at.unwrap_or(now)),
+                    State::Waiting { .. } => return None,
+                };
+                let age = end.since(start);
+                let mut files = BTreeMap::new();
+                for span in &c.files {
+                    if let Some(f) = script::file_at(&c.files, &span.path, age) {
+                        let content = if f.content.is_empty() { String::new() } else { format!("{}\n", f.content) };
+                        files.insert(f.path.clone(), content);
+                    }
+                }
+                Some((c.spec.clone(), files))
+            })
+            .collect()
     }
 
     /// The variables a container's current instance started with, when some came from

@@ -1,4 +1,5 @@
-//! The kubelet's ConfigMap and Secret managers: a watch of each object the pods it runs refer
+//! The kubelet's ConfigMap and Secret managers (and its reads of a pod's claims and their
+//! volumes): a watch of each object the pods it runs refer
 //! to (an env var's `configMapKeyRef`/`secretKeyRef`, `envFrom`, a `configMap`/`secret`
 //! volume). The watch (a LIST and a WATCH of `metadata.name=NAME` in the pod's namespace, as
 //! the node) opens when the first pod that needs the object is added and closes when the last
@@ -38,6 +39,22 @@ impl References {
                 let _ = informer.start(ctx);
                 Watched { informer, pods: BTreeSet::new() }
             });
+            watched.pods.insert(pod_key.to_string());
+        }
+        // A claim's volume, once the claim's watch has listed it bound: what the volume
+        // manager reads to find where the volume is.
+        for claim in crate::api::storage::pod_claims(pod) {
+            let volume = match self.get(Kind::PersistentVolumeClaim, &pod.metadata.namespace, &claim).map(|o| &**o) {
+                Some(Object::PersistentVolumeClaim(c)) if !c.spec.volume_name.is_empty() => c.spec.volume_name.clone(),
+                _ => continue,
+            };
+            let watched =
+                self.watched.entry((Kind::PersistentVolume, String::new(), volume.clone())).or_insert_with(|| {
+                    let fields = FieldSelector::equals("metadata.name", &volume);
+                    let mut informer = Informer::new(Kind::PersistentVolume).with_fields(fields).with_own_cache();
+                    let _ = informer.start(ctx);
+                    Watched { informer, pods: BTreeSet::new() }
+                });
             watched.pods.insert(pod_key.to_string());
         }
     }
@@ -133,6 +150,21 @@ pub fn referenced(pod: &Pod) -> BTreeSet<ObjectRef> {
         }
         if let Some(source) = volume.get("secret") {
             add(Kind::Secret, name(source, "secretName").as_deref());
+        }
+        if let Some(source) = volume.get("persistentVolumeClaim") {
+            add(Kind::PersistentVolumeClaim, name(source, "claimName").as_deref());
+        }
+        // A projected volume's ConfigMaps and Secrets (not the service account's own volume,
+        // whose CA ConfigMap every namespace has).
+        let own = volume.get("name").and_then(|n| n.as_str()).is_some_and(|n| n.starts_with("kube-api-access-"));
+        let sources = volume.get("projected").and_then(|p| p.get("sources")).and_then(|s| s.as_array());
+        for source in sources.into_iter().flatten().filter(|_| !own) {
+            if let Some(r) = source.get("configMap") {
+                add(Kind::ConfigMap, name(r, "name").as_deref());
+            }
+            if let Some(r) = source.get("secret") {
+                add(Kind::Secret, name(r, "name").as_deref());
+            }
         }
     }
     out

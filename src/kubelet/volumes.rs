@@ -21,7 +21,16 @@ pub const RETRY_MAX: crate::sim::Duration = crate::sim::Duration::millis(122_000
 
 /// Whether a pod has a volume whose files the kubelet writes (and refreshes).
 pub fn has_projected_files(pod: &Pod) -> bool {
-    pod.spec.volumes.iter().any(|v| ["configMap", "secret", "downwardAPI"].iter().any(|k| v.get(k).is_some()))
+    pod.spec.volumes.iter().any(|v| {
+        ["configMap", "secret", "downwardAPI"].iter().any(|k| v.get(k).is_some())
+            || (v.get("projected").is_some() && !service_account_volume(v))
+    })
+}
+
+/// The `kube-api-access-*` volume admission gives every pod (its files are the container's
+/// service account files, shown apart).
+fn service_account_volume(volume: &crate::api::NamedItem) -> bool {
+    volume.get("name").and_then(Value::as_str).is_some_and(|n| n.starts_with("kube-api-access-"))
 }
 
 /// Sets up every such volume of the pod: their files, or the first failure as the volume's name
@@ -68,14 +77,53 @@ fn contents(objects: &dyn Objects, pod: &Pod, volume: &crate::api::NamedItem) ->
         return Some(project(source, data, "references non-existent secret key"));
     }
     if let Some(source) = volume.get("downwardAPI") {
+        return Some(Ok(downward_files(pod, source)));
+    }
+    if let Some(projected) = volume.get("projected").filter(|_| !service_account_volume(volume)) {
+        // Each source's files, side by side in the one directory.
         let mut files = Files::new();
-        for item in source.get("items").and_then(Value::as_array).into_iter().flatten() {
-            let field = item.pointer("/fieldRef/fieldPath").and_then(Value::as_str).unwrap_or_default();
-            files.insert(text(item, "path"), downward(pod, field));
+        for source in projected.get("sources").and_then(Value::as_array).into_iter().flatten() {
+            let one = if let Some(cm) = source.get("configMap") {
+                Some(crate::api::NamedItem::from(serde_json::json!({"name": "", "configMap": cm})))
+            } else if let Some(secret) = source.get("secret") {
+                let mut secret = secret.clone();
+                if let Some(obj) = secret.as_object_mut() {
+                    let name = obj.remove("name").unwrap_or(Value::Null);
+                    obj.insert("secretName".into(), name);
+                }
+                Some(crate::api::NamedItem::from(serde_json::json!({"name": "", "secret": secret})))
+            } else if let Some(d) = source.get("downwardAPI") {
+                files.extend(downward_files(pod, d));
+                continue;
+            } else if let Some(token) = source.get("serviceAccountToken") {
+                files.insert(
+                    text(token, "path"),
+                    "eyJhbGciOiJSUzI1NiIsImtpZCI6Imt1YmVsb29wIn0.projected.c2ltdWxhdGVk".into(),
+                );
+                continue;
+            } else {
+                continue;
+            };
+            let Some(one) = one else { continue };
+            match contents(objects, pod, &one) {
+                Some(Ok(more)) => files.extend(more),
+                Some(Err(why)) => return Some(Err(why)),
+                None => {}
+            }
         }
         return Some(Ok(files));
     }
     None
+}
+
+/// A downward API source's files: one per listed item.
+fn downward_files(pod: &Pod, source: &Value) -> Files {
+    let mut files = Files::new();
+    for item in source.get("items").and_then(Value::as_array).into_iter().flatten() {
+        let field = item.pointer("/fieldRef/fieldPath").and_then(Value::as_str).unwrap_or_default();
+        files.insert(text(item, "path"), downward(pod, field));
+    }
+    files
 }
 
 /// The keys a volume shows: every key, or only the listed `items`, each at its `path`.

@@ -276,6 +276,9 @@ pub trait FilterPlugin {
         false
     }
     fn filter(&self, pod: &Pod, node: &NodeInfo) -> Result<(), Rejection>;
+    /// What VolumeBinding's PreFilter found of the pod's claims, before the cycle's PreFilter
+    /// (only VolumeBinding keeps it).
+    fn set_volumes(&mut self, _plan: &super::volume_binding::Plan) {}
 }
 
 /// A Score extension point: how good is this feasible node, 0 to 100?

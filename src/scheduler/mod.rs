@@ -7,6 +7,7 @@ pub mod framework;
 pub mod node_table;
 pub mod plugins;
 pub mod queue;
+pub mod volume_binding;
 
 use crate::api::{Kind, Object, Pod};
 use crate::apiserver::Request;
@@ -59,6 +60,8 @@ pub struct Scheduler {
     pub diagnoses: BTreeMap<String, Diagnosis>,
     /// Each recent pod's latest decision, laid out as a table (kept only while the record is).
     decisions: DecisionLog,
+    /// The claims, volumes and classes VolumeBinding reads, and the pods waiting on it.
+    volumes: volume_binding::VolumeBinding,
 }
 
 impl Default for Scheduler {
@@ -85,6 +88,7 @@ impl Scheduler {
             scorers: plugins::default_scorers(),
             diagnoses: BTreeMap::new(),
             decisions: DecisionLog::default(),
+            volumes: volume_binding::VolumeBinding::default(),
         }
     }
 
@@ -261,10 +265,25 @@ impl Scheduler {
     fn schedule_one(&mut self, key: String, ctx: &mut Ctx) {
         let Some(object) = self.pods.cache.get(&key).cloned() else { return };
         let Some(pod) = object.as_pod() else { return };
-        if !pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() {
+        if !pod.spec.node_name.is_empty()
+            || pod.metadata.deletion_timestamp.is_some()
+            || self.volumes.waiting.contains_key(&key)
+        {
             return;
         }
         ctx.cause = self.queue.causes.get(&key).copied();
+        // VolumeBinding's PreFilter: the pod's claims must be there to look at.
+        let plan = match self.volumes.pre_filter(pod) {
+            Ok(plan) => plan,
+            Err(why) => {
+                let total = self.node_infos.len();
+                self.fail(&key, &object, total, BTreeMap::new(), Some(why), ctx);
+                return;
+            }
+        };
+        for f in self.filters.iter_mut() {
+            f.set_volumes(&plan);
+        }
         // PreFilter: what needs the whole cluster, once for this pod.
         let cluster = Snapshot { nodes: &self.node_infos, pods: &self.index };
         for f in self.filters.iter_mut() {
@@ -358,7 +377,7 @@ impl Scheduler {
         };
         if feasible.is_empty() {
             let table = rows.map(table);
-            let message = self.fail(&key, &object, total, rejected, ctx);
+            let message = self.fail(&key, &object, total, rejected, None, ctx);
             if let Some(mut table) = table {
                 table.rows.sort_by(|a, b| a.node.cmp(&b.node));
                 table.message = Some(message);
@@ -423,6 +442,55 @@ impl Scheduler {
             format!("pod {key}: {feasible_count}/{total} nodes feasible; scores {}; picked {node}", shown.join(" "))
         }));
         self.assign(&key, &node, object.clone());
+        match self.volumes.pre_bind(&plan, &node, ctx) {
+            Ok(true) => self.bind_pod(&key, &object, &node, ctx),
+            // Bound once its claims are (see `bind_waiting`).
+            Ok(false) => {
+                let until = ctx.now + volume_binding::BIND_TIMEOUT;
+                self.volumes.waiting.insert(key.clone(), (node.clone(), until));
+            }
+            Err(status) => {
+                self.unassign(&key);
+                ctx.decide(|| format!("binding volumes of {key} on {node} failed: {}", status.message));
+                self.queue.retry_at(&key, ctx.now + queue::INITIAL_BACKOFF);
+            }
+        }
+    }
+
+    /// Binds the pods that waited for their claims, once those are bound; forgets those that
+    /// went away.
+    fn bind_waiting(&mut self, ctx: &mut Ctx) {
+        let waiting: Vec<(String, String, Time)> =
+            self.volumes.waiting.iter().map(|(k, (n, t))| (k.clone(), n.clone(), *t)).collect();
+        for (key, node, until) in waiting {
+            let Some(object) = self.pods.cache.get(&key).cloned() else {
+                self.volumes.waiting.remove(&key);
+                continue;
+            };
+            let Some(pod) = object.as_pod() else { continue };
+            if !pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() {
+                self.volumes.waiting.remove(&key);
+                continue;
+            }
+            if self.volumes.all_bound(pod) {
+                self.volumes.waiting.remove(&key);
+                self.bind_pod(&key, &object, &node, ctx);
+            } else if ctx.now >= until {
+                // PreBind gave up: the pod leaves the node and is tried again.
+                self.volumes.waiting.remove(&key);
+                self.unassign(&key);
+                let message = "running PreBind plugin \"VolumeBinding\": binding volumes: context deadline exceeded";
+                ctx.event(&object, "", "Warning", "FailedScheduling", message.to_string());
+                self.queue.retry_at(&key, ctx.now + queue::INITIAL_BACKOFF);
+            }
+        }
+    }
+
+    /// The binding cycle's Bind: the pod goes to the node (its `Scheduled` event), or back to
+    /// the queue if the API refused.
+    fn bind_pod(&mut self, key: &str, object: &Arc<Object>, node: &str, ctx: &mut Ctx) {
+        let Some(pod) = object.as_pod() else { return };
+        let (key, node) = (key.to_string(), node.to_string());
         let (ns, name) = (pod.metadata.namespace.clone(), pod.metadata.name.clone());
         match ctx.call(Request::bind(&ns, &name, &node)) {
             Ok(_) => {
@@ -431,7 +499,7 @@ impl Scheduler {
                     self.pod_placed(cause);
                 }
                 ctx.event(
-                    &object,
+                    object,
                     "",
                     "Normal",
                     "Scheduled",
@@ -455,9 +523,15 @@ impl Scheduler {
         object: &Arc<Object>,
         total: usize,
         rejected: BTreeMap<String, Rejection>,
+        pre_filter: Option<String>,
         ctx: &mut Ctx,
     ) -> String {
-        let message = if total == 0 {
+        let message = if let Some(why) = pre_filter {
+            // A PreFilter turned the pod down before any node was looked at.
+            format!(
+                "0/{total} nodes are available: {why}. preemption: 0/{total} nodes are available: {total} Preemption is not helpful for scheduling."
+            )
+        } else if total == 0 {
             "no nodes available to schedule pods".to_string()
         } else {
             failure_message(total, &rejected)
@@ -499,6 +573,14 @@ impl Scheduler {
             }
         }
         message
+    }
+}
+
+/// The sooner of two wake-ups.
+fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -561,6 +643,7 @@ impl Component for Scheduler {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
         let _ = self.nodes.start(ctx);
         let _ = self.pods.start(ctx);
+        self.volumes.start(ctx);
         // The initial lists are state, not notifications: seed caches and queue from them.
         let nodes: Vec<Arc<Object>> = self.nodes.cache.values().cloned().collect();
         for node in nodes.iter().filter_map(|o| o.as_node()) {
@@ -587,6 +670,13 @@ impl Component for Scheduler {
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
         self.sync_nodes(ctx);
         self.sync_pods(ctx);
+        // A claim, volume or class changed: pods parked for their volumes may fit now.
+        if let Some(seq) = self.volumes.sync(ctx) {
+            self.queue.move_all_to_active(seq);
+            self.bind_waiting(ctx);
+        } else if self.volumes.next_deadline().is_some_and(|t| t <= ctx.now) {
+            self.bind_waiting(ctx);
+        }
         if self.cycle_time > Duration::ZERO {
             // A slow scheduler: one pod per cycle; news that arrives mid-cycle waits for its end.
             if ctx.now < self.busy_until {
@@ -597,12 +687,12 @@ impl Component for Scheduler {
                 self.busy_until = ctx.now + self.cycle_time;
                 return Some(self.busy_until);
             }
-            return self.queue.next_ready();
+            return earliest(self.queue.next_ready(), self.volumes.next_deadline());
         }
         while let Some(key) = self.queue.pop(ctx.now) {
             self.schedule_one(key, ctx);
         }
-        self.queue.next_ready()
+        earliest(self.queue.next_ready(), self.volumes.next_deadline())
     }
 
     fn busy(&self) -> bool {
@@ -610,7 +700,7 @@ impl Component for Scheduler {
     }
 
     fn informers(&self) -> Vec<&Informer> {
-        vec![&self.nodes, &self.pods]
+        vec![&self.nodes, &self.pods, &self.volumes.claims, &self.volumes.volumes, &self.volumes.classes]
     }
 
     fn as_any(&self) -> &dyn Any {

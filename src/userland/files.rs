@@ -89,6 +89,12 @@ impl Container<'_> {
         // as it set it up (or last refreshed it), under the mount path.
         let kubelet = self.world.kubelet(&pod.spec.node_name);
         let written = kubelet.and_then(|k| k.volume_files(ns, &pod.metadata.name));
+        let shared = match kubelet {
+            Some(k) if pod.spec.containers.len() + pod.spec.init_containers.len() > 1 => {
+                k.written_files(ns, &pod.metadata.name, self.world.now())
+            }
+            _ => Vec::new(),
+        };
         for mount in &self.spec.volume_mounts {
             let (Some(name), Some(path)) =
                 (mount.get("name").and_then(|v| v.as_str()), mount.get("mountPath").and_then(|v| v.as_str()))
@@ -101,6 +107,24 @@ impl Container<'_> {
             };
             let path = path.trim_end_matches('/');
             let sub = mount.get("subPath").and_then(|v| v.as_str());
+            // A volume mounted over the image's own files hides them.
+            if sub.is_none() {
+                let prefix = format!("{path}/");
+                files.retain(|k, _| !(k.starts_with(&prefix) && IMAGE_FILES.contains(&k.as_str())));
+            }
+            // What the pod's other containers wrote into the same volume, under their mounts.
+            for (other, wrote) in &shared {
+                if other.name == self.spec.name {
+                    continue;
+                }
+                for m in other.volume_mounts.iter().filter(|m| m.get("name").and_then(|n| n.as_str()) == Some(name)) {
+                    let Some(at) = m.get("mountPath").and_then(|p| p.as_str()) else { continue };
+                    let at = format!("{}/", at.trim_end_matches('/'));
+                    for (p, content) in wrote.iter().filter_map(|(p, c)| p.strip_prefix(&at).map(|r| (r, c))) {
+                        files.entry(format!("{path}/{p}")).or_insert_with(|| content.clone());
+                    }
+                }
+            }
             let mut add = |key: &str, value: String| match sub {
                 Some(s) if s == key => {
                     files.insert(path.to_string(), value);
@@ -116,6 +140,13 @@ impl Container<'_> {
                 }
             } else if volume.get("emptyDir").is_some() {
                 files.insert(format!("{path}/"), String::new());
+            } else if let Some(dir) = kubelet.and_then(|k| k.volume_host_dir(ns, volume)) {
+                // A hostPath or claim volume: the node's directory, as earlier pods left it
+                // (what this container wrote itself stays on top).
+                files.entry(format!("{path}/")).or_default();
+                for (rest, content) in kubelet.into_iter().flat_map(|k| k.disk_files(&dir)) {
+                    files.entry(format!("{path}/{rest}")).or_insert_with(|| content.clone());
+                }
             }
         }
         files
@@ -212,6 +243,10 @@ impl Container<'_> {
         run
     }
 }
+
+/// The web servers' pages the images ship, which a volume mounted over them hides.
+const IMAGE_FILES: &[&str] =
+    &["/usr/share/nginx/html/index.html", "/usr/share/nginx/html/50x.html", "/usr/local/apache2/htdocs/index.html"];
 
 pub(super) const ROOT: &[&str] = &[
     "bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys",

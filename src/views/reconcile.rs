@@ -120,6 +120,7 @@ fn own_kind(controller: &str) -> Option<Kind> {
         "deployment-controller" => Kind::Deployment,
         "replicaset-controller" => Kind::ReplicaSet,
         "daemonset-controller" => Kind::DaemonSet,
+        "statefulset-controller" => Kind::StatefulSet,
         "job-controller" => Kind::Job,
         "cronjob-controller" => Kind::CronJob,
         "endpoints-controller" => Kind::Endpoints,
@@ -141,7 +142,7 @@ fn noun(controller: &str, n: i64) -> &'static str {
                 "jobs"
             }
         }
-        "replicaset-controller" | "daemonset-controller" | "job-controller" => {
+        "replicaset-controller" | "daemonset-controller" | "statefulset-controller" | "job-controller" => {
             if one {
                 "pod"
             } else {

@@ -21,6 +21,7 @@ pub fn default_filters() -> Vec<Box<dyn FilterPlugin>> {
         Box::new(node_affinity::NodeAffinity),
         Box::new(node_ports::NodePorts::default()),
         Box::new(node_resources_fit::NodeResourcesFit::default()),
+        Box::new(super::volume_binding::VolumeBindingFilter::default()),
         Box::new(pod_topology_spread::PodTopologySpread::default()),
         Box::new(inter_pod_affinity::InterPodAffinity::default()),
     ]
@@ -57,9 +58,12 @@ mod tests {
     #[test]
     fn a_plain_pod_skips_the_filters_it_gives_nothing_to_check_and_a_node_selector_brings_node_affinity_back() {
         let mut pod = Pod::default();
-        assert_eq!(skipped(&pod), ["NodeName", "NodeAffinity", "NodePorts", "PodTopologySpread", "InterPodAffinity"]);
+        assert_eq!(
+            skipped(&pod),
+            ["NodeName", "NodeAffinity", "NodePorts", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"]
+        );
         std::sync::Arc::make_mut(&mut pod.spec).node_selector.insert("disktype".into(), "ssd".into());
-        assert_eq!(skipped(&pod), ["NodeName", "NodePorts", "PodTopologySpread", "InterPodAffinity"]);
+        assert_eq!(skipped(&pod), ["NodeName", "NodePorts", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"]);
     }
 
     #[test]
