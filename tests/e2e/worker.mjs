@@ -46,7 +46,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { deployment, pct, type } from './page.mjs';
+import { WATCH_WORKER, deployment, pct, type, typed } from './page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -74,36 +74,7 @@ const log = (...args) => console.log('[worker]', ...args);
 
 const query = (mode, extra = '') => `?seed=1&paused${mode === 'thread' ? '&worker=0' : ''}${extra}`;
 
-/// Runs in the page before its scripts: records what crosses to and from the worker — each
-/// request's kind and when it left, each reply's size, when it came and what it cost in the worker
-/// (the `answer_ms` and `encode_ms` the worker writes at the head of every reply).
-const WATCH_WORKER = `(() => {
-  const Native = window.Worker;
-  if (!Native) return;
-  window.kPort = [];
-  const sent = new Map();
-  window.Worker = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        if (typeof e.data !== 'string') return;
-        const head = /^\\{"id":(\\d+),"answer_ms":([^,]+),"encode_ms":([^,]+)/.exec(e.data.slice(0, 120));
-        if (!head) return;
-        const id = +head[1];
-        const asked = sent.get(id);
-        sent.delete(id);
-        window.kPort.push({ kind: asked?.kind ?? '?', sent: asked?.at ?? -1, came: performance.now(), bytes: e.data.length, answer_ms: +head[2], encode_ms: +head[3] });
-      });
-    }
-    postMessage(data, ...rest) {
-      if (typeof data === 'string') {
-        const m = /^\\{"id":(\\d+),"request":\\{?"?([A-Za-z]+)/.exec(data);
-        if (m) sent.set(+m[1], { kind: m[2], at: performance.now() });
-      }
-      return super.postMessage(data, ...rest);
-    }
-  };
-})();`;
+
 
 /// Opens the page in `mode` in a context of its own; waits until it is interactive.
 async function open(browser, origin, mode, problems, url = null) {
@@ -124,22 +95,7 @@ async function interactive(page, mode) {
 }
 
 
-/// Types `line` and waits for its answer: the text of the output lines after the last `$ line`,
-/// once there is a new one and it is not empty (`quiet`: once the line is there, for a command
-/// that prints nothing).
-async function command(page, line, timeout = LONG, quiet = false) {
-  const count = () => page.evaluate((l) => [...document.querySelectorAll('#terminal-output .cmd:not(.pending-command)')].filter((c) => c.textContent === `$ ${l}`).length, line);
-  const before = await count();
-  await type(page, line);
-  const handle = await page.waitForFunction(([l, before, quiet]) => {
-    const cmds = [...document.querySelectorAll('#terminal-output .cmd:not(.pending-command)')].filter((c) => c.textContent === `$ ${l}`);
-    if (cmds.length <= before) return false;
-    let out = '';
-    for (let e = cmds[cmds.length - 1].nextElementSibling; e && !e.classList.contains('cmd'); e = e.nextElementSibling) out += `${e.textContent}\n`;
-    return out.trim() || quiet ? { out } : false;
-  }, [line, before, quiet], { timeout, polling: 50 });
-  return (await handle.jsonValue()).out;
-}
+const command = (page, line, timeout = LONG, quiet = false) => typed(page, line, timeout, quiet);
 
 const podNames = async (page) => {
   const out = await command(page, 'kubectl get pods -o name');

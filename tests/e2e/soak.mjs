@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// tests/e2e/soak.mjs — a long session in the page (#29): the example Deployment and a CronJob
+// that runs every minute, then SOAK_HOURS virtual hours typed as `sleep 1h` one at a time, in
+// the worker, on the release build in dist/. After each hour it notes:
+//   - the worker's wasm memory (the `memory_bytes` at the head of its replies: wasm memory only
+//     grows, so this is the most the simulation has needed so far);
+//   - the Events the cluster keeps (`kubectl get events -A`): the API server expires them an
+//     hour after their last write;
+//   - how long the hour took to simulate (real ms).
+// Then it measures animation frames at 1× for FRAME_SECONDS, against the same measure taken
+// right after the setup, and how long a reload takes to be interactive again (the saved session
+// replays in the worker).
+// Prints one grep-able line:
+//   soak: hours=… memory_mb=[per hour] growth_after_h4_pct=… events=[per hour] events_max=…
+//     hour_ms_p50=… p95_frame_start_ms=… p95_frame_end_ms=… reload_interactive_ms=… load=…
+// It fails when memory grows by more than 20% after the fourth hour, when Events exceed what an
+// hour of this workload writes (EVENTS_MAX), or when the page stops answering. The reload time
+// is recorded, not enforced (a reload replays the whole journal: see #29).
+//
+// Usage: node tests/e2e/soak.mjs   (after `trunk build --release --offline`)
+// Environment: E2E_DIST (default dist/), CHROMIUM, SOAK_HOURS (24), FRAME_SECONDS (3),
+//   EVENTS_MAX (600)
+
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+import { WATCH_WORKER, pct, typed } from './page.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
+const BASE = '/kubeloop/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const HOURS = Number(process.env.SOAK_HOURS ?? 24);
+const FRAME_SECONDS = Number(process.env.FRAME_SECONDS ?? 3);
+const EVENTS_MAX = Number(process.env.EVENTS_MAX ?? 600);
+const LONG = 300000;
+
+const log = (...args) => console.log('[soak]', ...args);
+const command = (page, line, quiet = false) => typed(page, line, LONG, quiet);
+
+/// The worker's wasm memory, in MiB, as its latest reply said.
+const memory = async (page) => page.evaluate(() => {
+  const replies = (window.kPort ?? []).filter((r) => Number.isFinite(r.memory_bytes));
+  return replies.length ? replies[replies.length - 1].memory_bytes / 1048576 : NaN;
+});
+
+async function interactive(page) {
+  await page.waitForFunction(() => performance.getEntriesByName('kubeloop-interactive').length > 0, undefined, { timeout: LONG });
+  return page.evaluate(() => performance.getEntriesByName('kubeloop-interactive')[0].startTime);
+}
+
+/// The p95 of requestAnimationFrame deltas over `seconds`, playing at 1×.
+async function frames(page, seconds) {
+  await page.selectOption('#speed', '1');
+  if ((await page.textContent('#play')).trim().startsWith('play')) await page.click('#play');
+  const deltas = await page.evaluate((seconds) => new Promise((resolve) => {
+    const out = [];
+    let last = performance.now();
+    const end = last + seconds * 1000;
+    const frame = (t) => {
+      out.push(t - last);
+      last = t;
+      if (t < end) requestAnimationFrame(frame);
+      else resolve(out);
+    };
+    requestAnimationFrame(frame);
+  }), seconds);
+  await page.click('#play'); // paused again: the hours are typed
+  return pct(deltas.sort((a, b) => a - b), 0.95);
+}
+
+async function main() {
+  const server = await serve({ dir: DIST, base: BASE, cacheControl: 'no-store' });
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const problems = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(WATCH_WORKER);
+    const page = await context.newPage();
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    await page.goto(`${origin}${BASE}?seed=1&paused`, { waitUntil: 'load' });
+    await interactive(page);
+    const sim = await page.evaluate(() => document.documentElement.dataset.sim);
+    if (sim !== 'worker') problems.push(`the simulation runs in the ${sim}, not a worker`);
+    await command(page, 'kubectl create deployment web --image=nginx:1.25 --replicas=3');
+    await command(page, 'kubectl create cronjob tick --image=busybox:1.36 --schedule="* * * * *" -- date');
+    await command(page, 'sim settle');
+    const p95Start = await frames(page, FRAME_SECONDS);
+    const hours = [];
+    for (let h = 1; h <= HOURS; h++) {
+      const t0 = Date.now();
+      await command(page, 'sleep 1h', true);
+      const ms = Date.now() - t0;
+      const events = (await command(page, 'kubectl get events -A --no-headers')).split('\n').filter((l) => l.trim()).length;
+      hours.push({ h, ms, events, mb: await memory(page) });
+      log(`hour ${h}: ${ms} ms real, ${events} Events, worker memory ${hours[h - 1].mb.toFixed(1)} MiB`);
+    }
+    const p95End = await frames(page, FRAME_SECONDS);
+    // The page still answers, and the saved session replays on reload.
+    const pods = await command(page, 'kubectl get pods');
+    if (!/web-/.test(pods)) problems.push(`kubectl get pods printed ${JSON.stringify(pods.slice(0, 200))}`);
+    await page.waitForTimeout(2500); // the session is saved every two seconds
+    const t0 = Date.now();
+    await page.reload({ waitUntil: 'load' });
+    const reloadMs = await interactive(page);
+    const after = await command(page, 'kubectl get cronjob tick');
+    if (!/tick/.test(after)) problems.push(`after the reload, kubectl get cronjob tick printed ${JSON.stringify(after)}`);
+    log(`reloaded: interactive ${reloadMs.toFixed(0)} ms after navigation (${Date.now() - t0} ms from the reload)`);
+
+    const at4 = hours[Math.min(3, hours.length - 1)].mb;
+    const last = hours[hours.length - 1].mb;
+    const growth = ((last - at4) / at4) * 100;
+    const eventsMax = Math.max(...hours.map((x) => x.events));
+    const hourMs = pct(hours.map((x) => x.ms).sort((a, b) => a - b), 0.5);
+    console.log(`soak: hours=${HOURS} memory_mb=${JSON.stringify(hours.map((x) => +x.mb.toFixed(1)))} growth_after_h4_pct=${growth.toFixed(1)} ` +
+      `events=${JSON.stringify(hours.map((x) => x.events))} events_max=${eventsMax} hour_ms_p50=${hourMs} ` +
+      `p95_frame_start_ms=${p95Start.toFixed(1)} p95_frame_end_ms=${p95End.toFixed(1)} reload_interactive_ms=${reloadMs.toFixed(0)} ` +
+      `load=${os.loadavg().map((l) => l.toFixed(2)).join(',')}`);
+    if (HOURS >= 6 && growth > 20) problems.push(`the worker's memory grew ${growth.toFixed(1)}% after the fourth hour`);
+    if (eventsMax > EVENTS_MAX) problems.push(`${eventsMax} Events kept (more than ${EVENTS_MAX})`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  if (problems.length) {
+    for (const p of problems) console.log(`soak: FAIL ${p}`);
+    process.exit(1);
+  }
+  console.log('soak: PASS');
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
