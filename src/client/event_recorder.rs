@@ -47,6 +47,8 @@ pub struct EventRecorder {
     budgets: HashMap<u64, Budget, FastKeys>,
     /// The millisecond of its last report, and how many it made before in that millisecond.
     this_milli: (Time, u64),
+    /// When the caches were last rid of what no longer counts (see `forget_stale`).
+    swept: Time,
 }
 
 impl Default for EventRecorder {
@@ -77,6 +79,12 @@ struct Budget {
 impl Budget {
     fn full(now: Time) -> Self {
         Budget { tokens: SPAM_BURST, earned: now, used: now }
+    }
+
+    /// Whether it would be full again by `now`: then it is the same as a fresh one.
+    fn refilled_by(&self, now: Time) -> bool {
+        let earned = now.since(self.earned).as_millis() / SPAM_REFILL.as_millis();
+        self.tokens as u64 + earned >= SPAM_BURST as u64
     }
 
     /// Takes a token if there is one, after crediting those earned since the last.
@@ -168,6 +176,7 @@ impl EventRecorder {
             similar: HashMap::default(),
             budgets: HashMap::default(),
             this_milli: (Time::ZERO, 0),
+            swept: Time::ZERO,
         }
     }
 
@@ -207,6 +216,7 @@ impl EventRecorder {
         send: &mut dyn FnMut(EventWrite) -> Result<Arc<Object>, Status>,
     ) {
         let Report { involved, field_path, type_, reason, message } = report;
+        self.forget_stale(now);
         let meta = involved.meta();
         let kind = involved.kind().info().kind;
         let object = fingerprint(&[kind, &meta.namespace, &meta.name, &meta.uid]);
@@ -292,6 +302,21 @@ impl EventRecorder {
         }
     }
 
+    /// Every ten minutes, forgets what can no longer change a report: Events last seen longer
+    /// ago than the aggregation interval (never counted on again), similar messages as old
+    /// (cleared on their next use), and spam budgets full again (the same as a new one). What
+    /// is left is what client-go's caches would still act on, so a long session's recorders
+    /// stay the size of the last ten minutes rather than filling all of their room.
+    fn forget_stale(&mut self, now: Time) {
+        if now.since(self.swept) < AGGREGATE_INTERVAL {
+            return;
+        }
+        self.swept = now;
+        self.seen.retain(|_, e| e.as_event().is_some_and(|e| now.since(e.last_seen()) < AGGREGATE_INTERVAL));
+        self.similar.retain(|_, s| now.since(s.last) <= AGGREGATE_INTERVAL);
+        self.budgets.retain(|_, b| !b.refilled_by(now));
+    }
+
     /// The event last reported under `key`, if it is recent enough to be counted on.
     pub fn previous(&self, key: u64, now: Time) -> Option<&Event> {
         let event = self.seen.get(&key)?.as_event()?;
@@ -369,6 +394,30 @@ mod tests {
 
     fn at(seconds: u64) -> Time {
         Time(seconds * 1000)
+    }
+
+    #[test]
+    fn what_can_no_longer_change_a_report_is_forgotten_and_the_rest_kept() {
+        let mut recorder = EventRecorder::new("kubelet", "worker-1");
+        for object in 0..100 {
+            assert!(recorder.allows(object, at(0)));
+        }
+        let event = |last: u64| {
+            let e = Event { last_timestamp: Some(at(last)), ..Default::default() };
+            Arc::new(Object::Event(e))
+        };
+        recorder.remember(1, event(0));
+        recorder.remember(2, event(590));
+        assert!(!recorder.combines(3, "old", at(0)) && !recorder.combines(4, "new", at(590)));
+        recorder.forget_stale(at(601));
+        assert!(recorder.previous(1, at(601)).is_none() && recorder.previous(2, at(601)).is_some());
+        assert_eq!((recorder.seen.len(), recorder.similar.len()), (1, 1), "the stale event and messages are gone");
+        // The budgets that spent one token earn it back after five minutes: all full, all gone.
+        assert_eq!(recorder.budgets.len(), 0);
+        // Within ten minutes of the last sweep nothing is looked at again.
+        recorder.remember(5, event(0));
+        recorder.forget_stale(at(700));
+        assert_eq!(recorder.seen.len(), 2);
     }
 
     #[test]
