@@ -13,34 +13,43 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// Shares equal field sets between objects: the pods of one ReplicaSet are created with the
-/// same fields, and their entries need not each hold a copy. Only lookups use the hash, so
-/// its order never shows.
+/// same fields, and their entries need not each hold a copy. It holds the sets weakly: a set
+/// no stored object uses any more is gone with its last object (a long session creates and
+/// deletes pods without end). Only lookups use the hash, so its order never shows.
 #[derive(Debug, Default)]
 pub struct Interner {
-    sets: HashMap<u64, Vec<Arc<FieldSet>>>,
+    sets: HashMap<u64, Vec<Weak<FieldSet>>>,
     count: usize,
 }
 
 impl Interner {
-    /// Past this many sets the table starts afresh (sets already shared stay shared).
+    /// Past this many entries, those whose set is gone are dropped; if that is not enough,
+    /// the table starts afresh (sets already shared stay shared).
     const CAPACITY: usize = 20_000;
 
     pub fn intern(&mut self, set: FieldSet) -> Arc<FieldSet> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         set.hash(&mut hasher);
         let bucket = self.sets.entry(hasher.finish()).or_default();
-        if let Some(found) = bucket.iter().find(|s| ***s == set) {
-            return found.clone();
+        if let Some(found) = bucket.iter().filter_map(Weak::upgrade).find(|s| **s == set) {
+            return found;
         }
         let shared = Arc::new(set);
-        bucket.push(shared.clone());
+        bucket.push(Arc::downgrade(&shared));
         self.count += 1;
         if self.count > Self::CAPACITY {
-            self.sets.clear();
-            self.count = 0;
+            self.sets.retain(|_, bucket| {
+                bucket.retain(|s| s.strong_count() > 0);
+                !bucket.is_empty()
+            });
+            self.count = self.sets.values().map(Vec::len).sum();
+            if self.count > Self::CAPACITY / 2 {
+                self.sets.clear();
+                self.count = 0;
+            }
         }
         shared
     }
@@ -670,6 +679,28 @@ mod tests {
 
     fn applier(manager: &str, force: bool) -> ApplyWrite<'_> {
         ApplyWrite { kind: Kind::Deployment, manager, force, api_version: "apps/v1".into(), now: Time(0) }
+    }
+
+    #[test]
+    fn equal_field_sets_are_shared_while_an_object_holds_them_and_forgotten_after() {
+        let mut interner = Interner::default();
+        let a = interner.intern(apply_set(Kind::Deployment, &deployment(3, "nginx:1.25")));
+        let b = interner.intern(apply_set(Kind::Deployment, &deployment(3, "nginx:1.25")));
+        assert!(Arc::ptr_eq(&a, &b), "one copy for both");
+        drop((a, b));
+        // Nothing holds it: the next equal set is a new one, and the table does not keep sets
+        // alive past their objects.
+        let c = interner.intern(apply_set(Kind::Deployment, &deployment(3, "nginx:1.25")));
+        assert_eq!(Arc::strong_count(&c), 1);
+        drop(c);
+        // Sets of as many different fields (a label each) as the table's room, all let go.
+        let labelled = |i: usize| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {format!("k{i}"): "v"}}});
+        let held: Vec<Arc<FieldSet>> =
+            (0..Interner::CAPACITY + 5).map(|i| interner.intern(apply_set(Kind::ConfigMap, &labelled(i)))).collect();
+        drop(held);
+        assert!(interner.count <= Interner::CAPACITY, "{} entries", interner.count);
+        let d = interner.intern(apply_set(Kind::ConfigMap, &labelled(1)));
+        assert_eq!(Arc::strong_count(&d), 1);
     }
 
     #[test]
