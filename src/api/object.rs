@@ -122,6 +122,8 @@ kinds! {
     ComponentStatus(ComponentStatus) = "", "v1", "componentstatuses", "componentstatus", false, ["cs"];
     SelfSubjectAccessReview(Box<SelfSubjectAccessReview>) = "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview", false, [];
     SelfSubjectRulesReview(Box<SelfSubjectRulesReview>) = "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", false, [];
+    PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
+    PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
 }
 
 impl Kind {
@@ -188,6 +190,7 @@ impl Object {
                 | Kind::ReplicaSet
                 | Kind::DaemonSet
                 | Kind::Job
+                | Kind::PodDisruptionBudget
         )
     }
 

@@ -104,6 +104,9 @@ pub fn default_object(object: &mut Object) {
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::RoleBinding(_) | Object::ClusterRoleBinding(_) => super::rbac_validation::default_subjects(object),
         Object::LimitRange(range) => super::limit_ranger::default_limit_range(range),
+        Object::PriorityClass(pc) => {
+            pc.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
+        }
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
         }

@@ -14,6 +14,7 @@ pub mod bypass;
 pub mod compactor;
 pub mod connect;
 pub mod events_etcd;
+pub mod eviction;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
@@ -21,6 +22,8 @@ pub mod http;
 pub mod inspect;
 pub mod limit_ranger;
 pub mod patch;
+pub mod policy_validation;
+pub mod priority;
 pub mod quota;
 pub mod rbac_validation;
 pub mod request;
@@ -645,6 +648,16 @@ impl ApiServer {
                 pod.metadata.annotations.insert("kubernetes.io/limit-ranger".into(), note);
             }
         }
+        // Mutating admission: Priority resolves the pod's class into its priority.
+        let priority = match &mut object {
+            Object::Pod(pod) => priority::admit_pod(&self.etcd, pod),
+            Object::PriorityClass(pc) => priority::admit_class(&self.etcd, pc),
+            _ => Ok(()),
+        };
+        if let Err(why) = priority {
+            let what = format!("{} \"{}\"", req.kind.qualified_resource(), object.name());
+            return Err((Stage::MutatingAdmission, Status::forbidden(format!("{what} is forbidden: {why}"))));
+        }
         admission::admit_create(&mut object, env.rng);
         // Validation.
         let errors = validation::validate(&object);
@@ -779,22 +792,6 @@ impl ApiServer {
             .update(&key, Object::Pod(pod), Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
         Ok(self.publish(change, env, seq))
-    }
-
-    /// POST `pods/<name>/eviction`: with no PodDisruptionBudgets to consult, an eviction is a
-    /// graceful deletion with the Eviction's delete options.
-    fn evict(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
-        if req.kind != Kind::Pod {
-            return Err((Stage::Validation, Status::not_found(req.kind, &req.name)));
-        }
-        let grace = match &req.body {
-            Some(Body::Json(v)) => v.pointer("/deleteOptions/gracePeriodSeconds").and_then(|g| g.as_i64()),
-            _ => None,
-        };
-        let mut delete = Request::delete(Kind::Pod, &req.namespace, &req.name);
-        delete.grace_period_seconds = grace.or(req.grace_period_seconds);
-        delete.dry_run = req.dry_run;
-        self.delete(delete, env, seq)
     }
 
     /// PATCH: the patch applied to the stored object's JSON, then the update path (decode,
@@ -1573,7 +1570,7 @@ macro_rules! status_kinds {
     };
 }
 
-status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job);
+status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job, PodDisruptionBudget);
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
 /// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
@@ -1697,7 +1694,7 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
-    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job)
+    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::PodDisruptionBudget)
 }
 
 #[cfg(test)]

@@ -128,6 +128,8 @@ pub fn validate(object: &Object) -> Vec<String> {
                 }
             }
         }
+        Object::PodDisruptionBudget(pdb) => super::policy_validation::validate_pdb(pdb, &mut errors),
+        Object::PriorityClass(pc) => super::policy_validation::validate_priority_class(pc, &mut errors),
         _ => super::rbac_validation::validate(object, &mut errors),
     }
     errors
@@ -293,6 +295,7 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
             vec!["spec.template: Invalid value: {...}: field is immutable".into()]
         }
+        (Object::PriorityClass(o), Object::PriorityClass(n)) => super::policy_validation::validate_priority_class_update(o, n),
         _ => super::rbac_validation::validate_update(old, new),
     }
 }

@@ -198,6 +198,11 @@ impl Cluster {
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
+        // The post-start hook's classes draw their uids from a stream of their own, so that
+        // every later name and uid is what it was before the hook existed.
+        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "priority-classes"));
+        crate::cluster::bootstrap::system_priority_classes(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        cluster.api_rng = api_rng;
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
@@ -224,6 +229,10 @@ impl Cluster {
         cluster.add_controller(
             "daemonset-controller",
             ControllerLoop::new(crate::controllers::daemonset::DaemonSetController::default()),
+        );
+        cluster.add_controller(
+            "disruption-controller",
+            ControllerLoop::new(crate::controllers::disruption::DisruptionController::default()),
         );
         cluster.add_controller("endpointslice-controller", ControllerLoop::new(EndpointSliceController::default()));
         cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));

@@ -25,6 +25,7 @@ pub mod merge;
 mod node_ops;
 mod object_watch;
 pub mod output;
+pub mod policy_printers;
 pub mod printers;
 pub mod remote;
 mod replace;

@@ -45,6 +45,8 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ServiceAccount => (&["NAME", "SECRETS", "AGE"], &[]),
         Kind::Role | Kind::ClusterRole | Kind::LimitRange => (&["NAME", "CREATED AT"], &[]),
         Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
+        Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
+        Kind::PriorityClass => (&["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], &[]),
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
@@ -339,6 +341,8 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ClusterRole(r) => role_row(&r.metadata),
         Object::RoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
         Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
+        Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
+        Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
     }
 }
 
