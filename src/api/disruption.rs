@@ -83,11 +83,8 @@ impl PodDisruptionBudgetStatus {
     /// Sets `DisruptionAllowed` from `disruptions_allowed`, keeping the transition time when
     /// the status stays the same.
     pub fn set_allowed_condition(&mut self, generation: i64, now: Time) {
-        let (status, reason) = if self.disruptions_allowed > 0 {
-            ("True", "SufficientPods")
-        } else {
-            ("False", "InsufficientPods")
-        };
+        let (status, reason) =
+            if self.disruptions_allowed > 0 { ("True", "SufficientPods") } else { ("False", "InsufficientPods") };
         let since = self
             .conditions
             .iter()

@@ -44,8 +44,8 @@ pub use object::{DecodeError, Kind, KindInfo, Object};
 pub use pod::{Container, Pod, PodCondition, PodSpec, PodStatus, Toleration};
 pub use policy::{LimitRange, LimitRangeItem, ResourceQuota};
 pub use quantity::Quantity;
-pub use scheduling::PriorityClass;
 pub use rbac::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject};
+pub use scheduling::PriorityClass;
 pub use service::{EndpointSlice, Endpoints, Service};
 pub use shared::Shared;
 

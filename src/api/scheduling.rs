@@ -34,6 +34,14 @@ pub const HIGHEST_USER_DEFINABLE_PRIORITY: i32 = 1_000_000_000;
 
 /// The built-in classes every cluster has: (name, value, description).
 pub const SYSTEM_CLASSES: &[(&str, i32, &str)] = &[
-    (SYSTEM_NODE_CRITICAL, 2_000_001_000, "Used for system critical pods that must not be moved from their current node."),
-    (SYSTEM_CLUSTER_CRITICAL, 2_000_000_000, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."),
+    (
+        SYSTEM_NODE_CRITICAL,
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        SYSTEM_CLUSTER_CRITICAL,
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
 ];

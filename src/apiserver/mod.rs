@@ -1694,7 +1694,10 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
-    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::PodDisruptionBudget)
+    matches!(
+        kind,
+        Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::PodDisruptionBudget
+    )
 }
 
 #[cfg(test)]

@@ -54,9 +54,10 @@ pub fn admit_pod(etcd: &Etcd, pod: &mut Pod) -> Result<(), String> {
 /// A new class that would be a second global default is refused.
 pub fn admit_class(etcd: &Etcd, pc: &PriorityClass) -> Result<(), String> {
     match global_default(etcd).filter(|existing| pc.global_default && existing.metadata.name != pc.metadata.name) {
-        Some(existing) => {
-            Err(format!("PriorityClass {} is already marked as default. Only one default can exist", existing.metadata.name))
-        }
+        Some(existing) => Err(format!(
+            "PriorityClass {} is already marked as default. Only one default can exist",
+            existing.metadata.name
+        )),
         None => Ok(()),
     }
 }

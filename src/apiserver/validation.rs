@@ -295,7 +295,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::Job(o), Object::Job(n)) if o.spec.template != n.spec.template => {
             vec!["spec.template: Invalid value: {...}: field is immutable".into()]
         }
-        (Object::PriorityClass(o), Object::PriorityClass(n)) => super::policy_validation::validate_priority_class_update(o, n),
+        (Object::PriorityClass(o), Object::PriorityClass(n)) => {
+            super::policy_validation::validate_priority_class_update(o, n)
+        }
         _ => super::rbac_validation::validate_update(old, new),
     }
 }

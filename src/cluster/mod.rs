@@ -304,7 +304,9 @@ impl Cluster {
     fn add_controller(&mut self, name: &str, controller: ControllerLoop) -> u32 {
         let user = format!("system:serviceaccount:kube-system:{name}");
         let component = Box::new(controller.in_manager(&self.controller_informers));
-        self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, name, "")
+        // The disruption controller reports as the manager itself, as upstream's does.
+        let source = if name == "disruption-controller" { "controllermanager" } else { name };
+        self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, source, "")
     }
 
     /// Adds a node: its kubelet starts, registers the Node and begins heartbeating.

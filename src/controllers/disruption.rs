@@ -80,11 +80,19 @@ impl DisruptionController {
             .find(|o| o.controller == Some(true))
             .ok_or_else(|| format!("found no controller ref for pod \"{name}\""))?;
         if owner.kind == "ReplicaSet" {
-            if let Some(Object::ReplicaSet(rs)) = self.replica_sets.get(&pod.metadata.namespace, &owner.name).map(|o| o.as_ref()) {
+            if let Some(Object::ReplicaSet(rs)) =
+                self.replica_sets.get(&pod.metadata.namespace, &owner.name).map(|o| o.as_ref())
+            {
                 if rs.metadata.uid == owner.uid {
-                    let deployment = rs.metadata.owner_references.iter().find(|o| o.controller == Some(true) && o.kind == "Deployment");
+                    let deployment = rs
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .find(|o| o.controller == Some(true) && o.kind == "Deployment");
                     if let Some(d) = deployment {
-                        if let Some(Object::Deployment(dep)) = self.deployments.get(&pod.metadata.namespace, &d.name).map(|o| o.as_ref()) {
+                        if let Some(Object::Deployment(dep)) =
+                            self.deployments.get(&pod.metadata.namespace, &d.name).map(|o| o.as_ref())
+                        {
                             if dep.metadata.uid == d.uid {
                                 return Ok((dep.metadata.uid.clone(), dep.spec.replicas.unwrap_or(1)));
                             }
@@ -168,15 +176,11 @@ impl Reconciler for DisruptionController {
         let o = &delta.object;
         match informer {
             0 => vec![cache_key(o.namespace(), o.name())],
-            1 => super::keys_of_both(delta, super::KeysFrom::Labels, |o| self.budgets_for(o.namespace(), &o.meta().labels)),
-            // A controller's scale changed: the budgets of its namespace look again.
-            _ => self
-                .budgets
-                .cache
-                .values()
-                .filter(|b| b.namespace() == o.namespace())
-                .map(|b| cache_key(b.namespace(), b.name()))
-                .collect(),
+            1 => super::keys_of_both(delta, super::KeysFrom::Labels, |o| {
+                self.budgets_for(o.namespace(), &o.meta().labels)
+            }),
+            // Controllers are read for their scale only: a change of scale shows in their pods.
+            _ => Vec::new(),
         }
     }
 

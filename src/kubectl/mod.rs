@@ -1065,6 +1065,8 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                         .collect();
                     describe::describe_namespace(ns, &quotas, &ranges)
                 }
+                Object::PodDisruptionBudget(p) => policy_printers::describe_pdb(p, &events, now),
+                Object::PriorityClass(p) => policy_printers::describe_priority_class(p, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -566,9 +566,8 @@ fn evict_and_wait(
     for (pod, st) in pods.iter().zip(&state) {
         let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
         match st {
-            Drained::Evict(_) => errors.push(format!(
-                "error when evicting pods/\"{name}\" -n \"{ns}\": global timeout reached: {timeout}"
-            )),
+            Drained::Evict(_) => errors
+                .push(format!("error when evicting pods/\"{name}\" -n \"{ns}\": global timeout reached: {timeout}")),
             Drained::Waiting(_) => errors
                 .push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}")),
             Drained::Done => {}
