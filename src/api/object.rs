@@ -124,6 +124,7 @@ kinds! {
     SelfSubjectRulesReview(Box<SelfSubjectRulesReview>) = "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview", false, [];
     PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
+    ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
 }
 
 impl Kind {
@@ -191,6 +192,7 @@ impl Object {
                 | Kind::DaemonSet
                 | Kind::Job
                 | Kind::PodDisruptionBudget
+                | Kind::ReplicationController
         )
     }
 

@@ -127,6 +127,19 @@ pub fn default_object(object: &mut Object) {
             }
             default_pod_spec(Arc::make_mut(&mut d.spec.template.spec));
         }
+        Object::ReplicationController(rc) => {
+            rc.spec.replicas.get_or_insert(1);
+            // The selector, and the labels, default to the template's labels.
+            if let Some(template) = rc.spec.template.as_mut() {
+                if rc.spec.selector.is_empty() {
+                    rc.spec.selector = (*template.metadata.labels).clone();
+                }
+                if rc.metadata.labels.is_empty() {
+                    rc.metadata.labels = template.metadata.labels.clone();
+                }
+                default_pod_spec(Arc::make_mut(&mut template.spec));
+            }
+        }
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
             default_pod_spec(Arc::make_mut(&mut rs.spec.template.spec));

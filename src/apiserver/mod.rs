@@ -1436,7 +1436,9 @@ fn uuid(rng: &mut Rng) -> String {
 /// subresource reads and returns.
 pub fn scale_of(object: &Value) -> Value {
     let meta = &object["metadata"];
-    let selector = object.pointer("/spec/selector/matchLabels").and_then(Value::as_object).map(|labels| {
+    // A ReplicationController's selector is the label map itself.
+    let labels = object.pointer("/spec/selector/matchLabels").or_else(|| object.pointer("/spec/selector"));
+    let selector = labels.and_then(Value::as_object).map(|labels| {
         labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
     });
     crate::util::json_macro::json!({
@@ -1455,7 +1457,7 @@ pub fn scale_of(object: &Value) -> Value {
 /// metadata, `spec.replicas`, and `status.replicas` and `selector`), gives the object with only
 /// `spec.replicas` changed. Only Deployments and ReplicaSets have one here.
 fn scale_patched(live: &Value, patch_type: patch::PatchType, body: &Value, req: &Request) -> StageResult<Value> {
-    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet) {
+    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet | Kind::ReplicationController) {
         return Err((
             Stage::Storage,
             Status {
@@ -1570,7 +1572,18 @@ macro_rules! status_kinds {
     };
 }
 
-status_kinds!(Pod, Node, Namespace, Service, Deployment, ReplicaSet, DaemonSet, Job, PodDisruptionBudget);
+status_kinds!(
+    Pod,
+    Node,
+    Namespace,
+    Service,
+    Deployment,
+    ReplicaSet,
+    DaemonSet,
+    Job,
+    PodDisruptionBudget,
+    ReplicationController
+);
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
 /// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
@@ -1696,7 +1709,13 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 fn tracks_generation(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::PodDisruptionBudget
+        Kind::Pod
+            | Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::Job
+            | Kind::PodDisruptionBudget
+            | Kind::ReplicationController
     )
 }
 

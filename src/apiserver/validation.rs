@@ -128,6 +128,18 @@ pub fn validate(object: &Object) -> Vec<String> {
                 }
             }
         }
+        Object::ReplicationController(rc) => {
+            validate_replicas(rc.spec.replicas, &mut errors);
+            match &rc.spec.template {
+                None => errors.push("spec.template: Required value".into()),
+                Some(t) => validate_workload(
+                    Some(&rc.as_replica_set().spec.selector.unwrap_or_default()),
+                    t,
+                    true,
+                    &mut errors,
+                ),
+            }
+        }
         Object::PodDisruptionBudget(pdb) => super::policy_validation::validate_pdb(pdb, &mut errors),
         Object::PriorityClass(pc) => super::policy_validation::validate_priority_class(pc, &mut errors),
         _ => super::rbac_validation::validate(object, &mut errors),

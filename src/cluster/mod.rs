@@ -220,6 +220,10 @@ impl Cluster {
         cluster.add_controller("garbage-collector", ControllerLoop::new(GarbageCollector::default()));
         cluster.add_controller("deployment-controller", ControllerLoop::new(DeploymentController::default()));
         cluster.add_controller("replicaset-controller", ControllerLoop::new(ReplicaSetController::default()));
+        cluster.add_controller(
+            "replication-controller",
+            ControllerLoop::new(ReplicaSetController::for_replication_controllers()),
+        );
         cluster
             .add_controller("job-controller", ControllerLoop::new(crate::controllers::job::JobController::default()));
         cluster.add_controller(

@@ -1340,6 +1340,32 @@ const TYPES: &[(&str, &str, &[Field])] = &[
             ),
         ],
     ),
+    (
+        "ReplicationController",
+        "Keeps a number of copies of a pod running, as a ReplicaSet does, with a selector that only matches labels exactly. New workloads use a Deployment.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "ReplicationControllerSpec",
+                false,
+                "How many pods, which ones, and the template new ones are made from.",
+            ),
+            ("status", "Object", false, "How many pods the controller counted at its last look."),
+        ],
+    ),
+    (
+        "ReplicationControllerSpec",
+        "What a ReplicationController keeps running.",
+        &[
+            ("minReadySeconds", "integer", false, "How long a new pod must be Ready before it counts as available."),
+            ("replicas", "integer", false, "How many pods to keep; 1 when left out."),
+            ("selector", "map[string]string", false, "The labels its pods carry; the template's labels when left out."),
+            ("template", "PodTemplateSpec", false, "The pod new replicas are made from."),
+        ],
+    ),
 ];
 
 /// Kinds without a detailed schema here get the common fields.

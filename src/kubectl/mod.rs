@@ -1013,6 +1013,10 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     let pods = controlled_pods(cluster, &object);
                     describe::describe_replica_set(rs, &pods, &events, now)
                 }
+                Object::ReplicationController(rc) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe::describe_replica_set(&rc.as_replica_set(), &pods, &events, now)
+                }
                 Object::DaemonSet(ds) => {
                     let pods = controlled_pods(cluster, &object);
                     describe::describe_daemon_set(ds, &pods, &events, now)
@@ -1180,6 +1184,7 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
             let current_replicas = match &*object {
                 Object::Deployment(d) => d.spec.replicas,
                 Object::ReplicaSet(rs) => rs.spec.replicas,
+                Object::ReplicationController(rc) => rc.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {

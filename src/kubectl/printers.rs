@@ -25,7 +25,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Deployment => {
             (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
         }
-        Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::ReplicaSet | Kind::ReplicationController => {
+            (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
         Kind::DaemonSet => (
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
@@ -343,6 +345,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ClusterRoleBinding(b) => binding_row(&b.metadata, &b.role_ref, &b.subjects, now, wide),
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
+        Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
     }
 }
 
