@@ -12,6 +12,7 @@ pub mod endpoints;
 pub mod endpointslice;
 pub mod expectations;
 pub mod garbage_collector;
+pub mod indexed_job;
 pub mod job;
 pub mod lane;
 pub mod namespace;
