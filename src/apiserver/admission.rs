@@ -44,6 +44,7 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         pod.status = Arc::new(crate::api::PodStatus {
             phase: "Pending".into(),
             qos_class: crate::api::helpers::qos_class(pod).into(),
+            conditions: scheduling_gated(pod),
             ..Default::default()
         });
         // The kubelet's copy of a static pod is admitted as it is: the ServiceAccount plugin
@@ -62,6 +63,21 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         done.push("Priority");
     }
     done
+}
+
+/// The condition a new pod with scheduling gates starts with (the pod registry's): not
+/// scheduled, and why.
+fn scheduling_gated(pod: &Pod) -> Vec<crate::api::PodCondition> {
+    if pod.spec.scheduling_gates.is_empty() {
+        return Vec::new();
+    }
+    vec![crate::api::PodCondition {
+        type_: "PodScheduled".into(),
+        status: "False".into(),
+        reason: "SchedulingGated".into(),
+        message: "Scheduling is blocked due to non-empty scheduling gates".into(),
+        ..Default::default()
+    }]
 }
 
 /// Whether admission may still change a new object of `kind` after its defaults are applied

@@ -424,6 +424,10 @@ pub fn summarize_pod(pod: &Pod) -> PodSummary {
     if reason.is_empty() {
         reason = "Pending".into();
     }
+    // A pod held back by scheduling gates says so.
+    if st.conditions.iter().any(|c| c.type_ == "PodScheduled" && c.reason == "SchedulingGated") {
+        reason = "SchedulingGated".into();
+    }
     let mut restarts = 0;
     let mut ready = 0;
     let mut last_restart: Option<Time> = None;

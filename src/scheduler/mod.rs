@@ -193,6 +193,10 @@ impl Scheduler {
                 if new {
                     self.pod_placed(d.seq);
                 }
+            } else if !pod.spec.scheduling_gates.is_empty() {
+                // SchedulingGates (PreEnqueue): a gated pod waits outside the queue until its
+                // gates are removed.
+                self.queue.remove(&key);
             } else if pod.metadata.deletion_timestamp.is_none()
                 && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
             {
@@ -591,7 +595,10 @@ impl Component for Scheduler {
                 if !pod.spec.node_name.is_empty() && !pod.is_terminal() {
                     let node = pod.spec.node_name.clone();
                     self.assign(&key, &node, object.clone());
-                } else if pod.spec.node_name.is_empty() && pod.metadata.deletion_timestamp.is_none() {
+                } else if pod.spec.node_name.is_empty()
+                    && pod.metadata.deletion_timestamp.is_none()
+                    && pod.spec.scheduling_gates.is_empty()
+                {
                     let created = pod.metadata.creation_timestamp.unwrap_or_default();
                     self.queue.add(&key, pod.spec.priority.unwrap_or(0), created, ctx.record.last_seq());
                 }
