@@ -76,6 +76,17 @@ pub struct Condition {
     pub message: String,
 }
 
+impl PodDisruptionBudget {
+    /// Whether the budget covers pods with these labels: a budget without a selector, or with
+    /// an empty one, covers none.
+    pub fn selects(&self, labels: &super::Labels) -> bool {
+        match &self.spec.selector {
+            Some(sel) if !(sel.match_labels.is_empty() && sel.match_expressions.is_empty()) => sel.matches(labels),
+            _ => false,
+        }
+    }
+}
+
 /// The condition the controller and the eviction subresource keep on a budget.
 pub const DISRUPTION_ALLOWED: &str = "DisruptionAllowed";
 

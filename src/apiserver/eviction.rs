@@ -6,7 +6,6 @@
 
 use super::{ApiServer, Body, Env, Request, Stage, StageResult, Status};
 use crate::api::{Kind, Object, Pod, PodDisruptionBudget};
-use crate::controllers::disruption::selects;
 use crate::record::Seq;
 use std::sync::Arc;
 
@@ -48,7 +47,7 @@ impl ApiServer {
         self.etcd
             .range(&prefix)
             .filter(|(_, kv)| {
-                matches!(kv.value.as_ref(), Object::PodDisruptionBudget(p) if selects(p, &pod.metadata.labels))
+                matches!(kv.value.as_ref(), Object::PodDisruptionBudget(p) if p.selects(&pod.metadata.labels))
             })
             .map(|(k, kv)| (k.to_string(), kv.value.clone()))
             .collect()

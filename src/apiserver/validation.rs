@@ -55,7 +55,7 @@ pub fn validate(object: &Object) -> Vec<String> {
         Object::DaemonSet(ds) => validate_workload(ds.spec.selector.as_ref(), &ds.spec.template, true, &mut errors),
         Object::Job(job) => {
             validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
-            if crate::controllers::indexed_job::is_indexed(job) && job.spec.completions.is_none() {
+            if job.spec.completion_mode.as_deref() == Some("Indexed") && job.spec.completions.is_none() {
                 errors.push("spec.completions: Required value: when completion mode is Indexed".into());
             }
             let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");

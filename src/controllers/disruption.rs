@@ -37,13 +37,9 @@ impl Default for DisruptionController {
     }
 }
 
-/// Whether the budget picks pods with these labels: a budget without a selector, or with an
-/// empty one, picks none.
+/// Whether the budget picks pods with these labels (none without a selector).
 pub fn selects(pdb: &PodDisruptionBudget, labels: &crate::api::Labels) -> bool {
-    match &pdb.spec.selector {
-        Some(sel) if !(sel.match_labels.is_empty() && sel.match_expressions.is_empty()) => sel.matches(labels),
-        _ => false,
-    }
+    pdb.selects(labels)
 }
 
 fn as_pdb(o: &Object) -> Option<&PodDisruptionBudget> {

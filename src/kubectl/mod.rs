@@ -6,6 +6,7 @@ pub mod args;
 mod attach;
 pub mod auth;
 mod create;
+mod create_policy;
 mod create_rbac;
 mod debug;
 pub mod describe;

@@ -8,7 +8,6 @@ use super::framework::{FilterPlugin, NodeInfo, Rejection};
 use crate::api::{Kind, Object, Pod, PodDisruptionBudget};
 use crate::apiserver::Request;
 use crate::client::component::Ctx;
-use crate::controllers::disruption::selects;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -160,7 +159,7 @@ fn split_by_budget(pods: Vec<Arc<Object>>, budgets: &[&PodDisruptionBudget]) -> 
         let Some(pod) = object.as_pod() else { continue };
         let mut violates = false;
         for (i, b) in budgets.iter().enumerate() {
-            if b.metadata.namespace != pod.metadata.namespace || !selects(b, &pod.metadata.labels) {
+            if b.metadata.namespace != pod.metadata.namespace || !b.selects(&pod.metadata.labels) {
                 continue;
             }
             // A pod the budget already let go counts no more.
