@@ -40,8 +40,7 @@ impl super::Scheduler {
         let nominated = &pod.status.nominated_node_name;
         let terminating_below = !nominated.is_empty()
             && self.assigned.values().any(|(n, o, _)| {
-                n == nominated
-                    && o.as_pod().is_some_and(|p| p.metadata.deletion_timestamp.is_some() && priority(p) < mine)
+                n == nominated && o.as_pod().is_some_and(|p| terminating_by_preemption(p) && priority(p) < mine)
             });
         if let Some(why) = not_eligible(pod, terminating_below) {
             return PostFilterResult { message: format!("preemption: {why}"), nominated: None };
@@ -148,6 +147,12 @@ pub fn not_eligible(pod: &Pod, terminating_below: bool) -> Option<&'static str> 
         return Some("not eligible due to a terminating pod on the nominated node.");
     }
     None
+}
+
+/// Being deleted because the scheduler preempted it (its DisruptionTarget condition says so).
+fn terminating_by_preemption(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_some()
+        && pod.condition("DisruptionTarget").is_some_and(|c| c.status == "True" && c.reason == "PreemptionByScheduler")
 }
 
 /// Splits pods into those whose eviction would exceed a budget's allowed disruptions
