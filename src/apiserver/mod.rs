@@ -1053,6 +1053,16 @@ impl ApiServer {
         let current =
             self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         let mut object = (*current.value).clone();
+        // The built-in PriorityClasses stay (the registry refuses to delete them).
+        if req.kind == Kind::PriorityClass && crate::api::scheduling::SYSTEM_CLASSES.iter().any(|c| c.0 == req.name) {
+            return Err((
+                Stage::Storage,
+                Status::forbidden(format!(
+                    "priorityclasses.scheduling.k8s.io \"{}\" is forbidden: this is a system priority class and cannot be deleted",
+                    req.name
+                )),
+            ));
+        }
         // Namespaces are finalized before they go: the first delete only marks the namespace
         // Terminating; the namespace controller empties it and removes the `kubernetes`
         // finalizer from spec.finalizers, and then it is deleted like any object.
