@@ -585,8 +585,16 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
 }
 
 /// What `kubectl get all` lists: the kinds in the `all` category that this API serves.
-const ALL_CATEGORY: &[Kind] =
-    &[Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::CronJob, Kind::Job];
+const ALL_CATEGORY: &[Kind] = &[
+    Kind::Pod,
+    Kind::ReplicationController,
+    Kind::Service,
+    Kind::DaemonSet,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::CronJob,
+    Kind::Job,
+];
 
 fn list_request(kind: Kind, namespace: &str, args: &Args) -> Result<Request, String> {
     let mut req = Request::list(kind, namespace);
