@@ -21,6 +21,7 @@ pub struct DisruptionController {
     pods: Informer,
     replica_sets: Informer,
     deployments: Informer,
+    replication_controllers: Informer,
     /// Healthy pods wanted and had, per budget.
     pub lanes: BTreeMap<String, Lane>,
 }
@@ -32,6 +33,7 @@ impl Default for DisruptionController {
             pods: Informer::new(Kind::Pod),
             replica_sets: Informer::new(Kind::ReplicaSet),
             deployments: Informer::new(Kind::Deployment),
+            replication_controllers: Informer::new(Kind::ReplicationController),
             lanes: BTreeMap::new(),
         }
     }
@@ -51,6 +53,8 @@ fn as_pdb(o: &Object) -> Option<&PodDisruptionBudget> {
 pub struct Count {
     pub expected: i32,
     pub desired_healthy: i32,
+    /// Pods without a controller, left out of the expected count.
+    pub unmanaged: Vec<String>,
 }
 
 impl DisruptionController {
@@ -66,68 +70,100 @@ impl DisruptionController {
     }
 
     /// The replicas the pod's controller wants, by its uid: a ReplicaSet's own, or its
-    /// Deployment's when a Deployment controls it.
-    fn controller_scale(&self, pod: &Pod) -> Result<(String, i32), String> {
-        let name = &pod.metadata.name;
-        let owner = pod
-            .metadata
-            .owner_references
-            .iter()
-            .find(|o| o.controller == Some(true))
-            .ok_or_else(|| format!("found no controller ref for pod \"{name}\""))?;
-        if owner.kind == "ReplicaSet" {
-            if let Some(Object::ReplicaSet(rs)) =
-                self.replica_sets.get(&pod.metadata.namespace, &owner.name).map(|o| o.as_ref())
-            {
-                if rs.metadata.uid == owner.uid {
+    /// Deployment's when a Deployment controls it; a ReplicationController's. `Ok(None)` for
+    /// a pod without a controller.
+    fn controller_scale(&self, pod: &Pod) -> Result<Option<(String, i32)>, String> {
+        let Some(owner) = pod.metadata.owner_references.iter().find(|o| o.controller == Some(true)) else {
+            return Ok(None);
+        };
+        let ns = &pod.metadata.namespace;
+        let found = match owner.kind.as_str() {
+            "ReplicaSet" => match self.replica_sets.get(ns, &owner.name).map(|o| o.as_ref()) {
+                Some(Object::ReplicaSet(rs)) if rs.metadata.uid == owner.uid => {
                     let deployment = rs
                         .metadata
                         .owner_references
                         .iter()
-                        .find(|o| o.controller == Some(true) && o.kind == "Deployment");
-                    if let Some(d) = deployment {
-                        if let Some(Object::Deployment(dep)) =
-                            self.deployments.get(&pod.metadata.namespace, &d.name).map(|o| o.as_ref())
-                        {
-                            if dep.metadata.uid == d.uid {
-                                return Ok((dep.metadata.uid.clone(), dep.spec.replicas.unwrap_or(1)));
+                        .find(|o| o.controller == Some(true) && o.kind == "Deployment")
+                        .and_then(|d| match self.deployments.get(ns, &d.name).map(|o| o.as_ref()) {
+                            Some(Object::Deployment(dep)) if dep.metadata.uid == d.uid => {
+                                Some((dep.metadata.uid.clone(), dep.spec.replicas.unwrap_or(1)))
                             }
-                        }
-                    }
-                    return Ok((rs.metadata.uid.clone(), rs.spec.replicas.unwrap_or(1)));
+                            _ => None,
+                        });
+                    deployment.or(Some((rs.metadata.uid.clone(), rs.spec.replicas.unwrap_or(1))))
                 }
-            }
+                _ => None,
+            },
+            "ReplicationController" => match self.replication_controllers.get(ns, &owner.name).map(|o| o.as_ref()) {
+                Some(Object::ReplicationController(rc)) if rc.metadata.uid == owner.uid => {
+                    Some((rc.metadata.uid.clone(), rc.spec.replicas.unwrap_or(1)))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match found {
+            Some(scale) => Ok(Some(scale)),
+            None => Err(format!("found no controllers for pod \"{}\"", pod.metadata.name)),
         }
-        Err(format!("found no controllers for pod \"{name}\""))
     }
 
-    /// The scale of the pods' controllers, each counted once.
-    fn expected_scale(&self, pods: &[&Pod]) -> Result<i32, String> {
+    /// The scale of the pods' controllers, each counted once, and the pods without one.
+    fn expected_scale(&self, pods: &[&Pod]) -> Result<(i32, Vec<String>), String> {
         let mut scales: BTreeMap<String, i32> = BTreeMap::new();
+        let mut unmanaged = Vec::new();
         for pod in pods {
-            let (uid, scale) = self.controller_scale(pod)?;
-            scales.insert(uid, scale);
+            match self.controller_scale(pod)? {
+                Some((uid, scale)) => {
+                    scales.insert(uid, scale);
+                }
+                None => unmanaged.push(pod.metadata.name.clone()),
+            }
         }
-        Ok(scales.values().sum())
+        Ok((scales.values().sum(), unmanaged))
     }
 
     /// How many pods are expected and how many must stay healthy.
     pub fn count(&self, pdb: &PodDisruptionBudget, pods: &[&Pod]) -> Result<Count, String> {
         let scaled = |v: &IntOrString, total: i32| v.scaled(total, true);
         if let Some(max) = &pdb.spec.max_unavailable {
-            let expected = self.expected_scale(pods)?;
+            let (expected, unmanaged) = self.expected_scale(pods)?;
             let max = scaled(max, expected)?;
-            return Ok(Count { expected, desired_healthy: (expected - max).max(0) });
+            return Ok(Count { expected, desired_healthy: (expected - max).max(0), unmanaged });
         }
         match &pdb.spec.min_available {
-            Some(IntOrString::Int(n)) => Ok(Count { expected: pods.len() as i32, desired_healthy: *n }),
-            Some(pct) => {
-                let expected = self.expected_scale(pods)?;
-                Ok(Count { expected, desired_healthy: scaled(pct, expected)? })
+            Some(IntOrString::Int(n)) => {
+                Ok(Count { expected: pods.len() as i32, desired_healthy: *n, unmanaged: Vec::new() })
             }
-            None => Ok(Count { expected: pods.len() as i32, desired_healthy: 0 }),
+            Some(pct) => {
+                let (expected, unmanaged) = self.expected_scale(pods)?;
+                Ok(Count { expected, desired_healthy: scaled(pct, expected)?, unmanaged })
+            }
+            None => Ok(Count { expected: 0, desired_healthy: 0, unmanaged: Vec::new() }),
         }
     }
+}
+
+/// A selector as Go's `%v` prints a `*LabelSelector` in the UnmanagedPods event.
+fn go_selector(selector: Option<&crate::api::LabelSelector>) -> String {
+    let Some(sel) = selector else { return "nil".into() };
+    let labels: String = sel.match_labels.iter().map(|(k, v)| format!("{k}: {v},")).collect();
+    let exprs: String = sel
+        .match_expressions
+        .iter()
+        .map(|e| {
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
+                e.key,
+                e.operator,
+                e.values.join(" ")
+            )
+        })
+        .collect();
+    format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}"
+    )
 }
 
 /// Keeps the pods the eviction subresource let go that are not yet seen deleted and whose
@@ -165,7 +201,13 @@ fn healthy(pods: &[&Pod], disrupted: &BTreeMap<String, Time>) -> i32 {
 
 impl Reconciler for DisruptionController {
     fn informers(&mut self) -> Vec<&mut Informer> {
-        vec![&mut self.budgets, &mut self.pods, &mut self.replica_sets, &mut self.deployments]
+        vec![
+            &mut self.budgets,
+            &mut self.pods,
+            &mut self.replica_sets,
+            &mut self.deployments,
+            &mut self.replication_controllers,
+        ]
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
@@ -199,7 +241,7 @@ impl Reconciler for DisruptionController {
             .filter(|p| selects(pdb, &p.metadata.labels))
             .collect();
         if pods.is_empty() {
-            ctx.event(&obj, "", "Warning", "NoPods", "No matching pods found".into());
+            ctx.event(&obj, "", "Normal", "NoPods", "No matching pods found".into());
         }
         let generation = pdb.metadata.generation;
         let mut status = pdb.status.clone();
@@ -207,6 +249,18 @@ impl Reconciler for DisruptionController {
         let mut recheck = None;
         match self.count(pdb, &pods) {
             Ok(count) => {
+                if !count.unmanaged.is_empty() {
+                    ctx.event(
+                        &obj,
+                        "",
+                        "Warning",
+                        "UnmanagedPods",
+                        format!(
+                            "Pods selected by this PodDisruptionBudget (selector: {}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.",
+                            go_selector(pdb.spec.selector.as_ref())
+                        ),
+                    );
+                }
                 let (disrupted, next) = disrupted_still(&pdb.status.disrupted_pods, &pods, ctx.now);
                 recheck = next;
                 let current = healthy(&pods, &disrupted);
@@ -230,7 +284,8 @@ impl Reconciler for DisruptionController {
                     "CalculateExpectedPodCountFailed",
                     format!("Failed to calculate the number of expected pods: {why}"),
                 );
-                fail_safe(&mut status, generation, ctx.now, &why);
+                status.observed_generation = pdb.status.observed_generation;
+                fail_safe(&mut status, pdb.status.observed_generation.unwrap_or(0), ctx.now, &why);
             }
         }
         if status != pdb.status {
@@ -286,15 +341,24 @@ mod tests {
         let pods = [Pod::default(), Pod::default(), Pod::default()];
         let refs: Vec<&Pod> = pods.iter().collect();
         let count = c.count(&pdb(Some(IntOrString::Int(2)), None), &refs).unwrap();
-        assert_eq!(count, Count { expected: 3, desired_healthy: 2 });
+        assert_eq!(count, Count { expected: 3, desired_healthy: 2, unmanaged: Vec::new() });
     }
 
     #[test]
-    fn max_unavailable_needs_the_pods_controller() {
+    fn max_unavailable_leaves_out_pods_without_a_controller_and_fails_on_unknown_ones() {
         let c = DisruptionController::default();
-        let pod = Pod { metadata: ObjectMeta { name: "bare".into(), ..Default::default() }, ..Default::default() };
+        let mut pod = Pod { metadata: ObjectMeta { name: "bare".into(), ..Default::default() }, ..Default::default() };
+        let count = c.count(&pdb(None, Some(IntOrString::Int(1))), &[&pod]).unwrap();
+        assert_eq!(count, Count { expected: 0, desired_healthy: 0, unmanaged: vec!["bare".into()] });
+        pod.metadata.owner_references = vec![crate::api::OwnerReference {
+            kind: "DaemonSet".into(),
+            name: "ds".into(),
+            controller: Some(true),
+            ..Default::default()
+        }]
+        .into();
         let err = c.count(&pdb(None, Some(IntOrString::Int(1))), &[&pod]).unwrap_err();
-        assert_eq!(err, "found no controller ref for pod \"bare\"");
+        assert_eq!(err, "found no controllers for pod \"bare\"");
     }
 
     #[test]
