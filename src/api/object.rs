@@ -126,6 +126,9 @@ kinds! {
     StorageClass(StorageClass) = "storage.k8s.io", "v1", "storageclasses", "storageclass", false, ["sc"];
     PersistentVolume(Box<PersistentVolume>) = "", "v1", "persistentvolumes", "persistentvolume", false, ["pv"];
     PersistentVolumeClaim(Box<PersistentVolumeClaim>) = "", "v1", "persistentvolumeclaims", "persistentvolumeclaim", true, ["pvc"];
+    PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
+    PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
+    ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
 }
 
 impl Kind {
@@ -195,6 +198,8 @@ impl Object {
                 | Kind::PersistentVolume
                 | Kind::PersistentVolumeClaim
                 | Kind::StatefulSet
+                | Kind::PodDisruptionBudget
+                | Kind::ReplicationController
         )
     }
 

@@ -45,6 +45,7 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         pod.status = Arc::new(crate::api::PodStatus {
             phase: "Pending".into(),
             qos_class: crate::api::helpers::qos_class(pod).into(),
+            conditions: scheduling_gated(pod),
             ..Default::default()
         });
         // The kubelet's copy of a static pod is admitted as it is: the ServiceAccount plugin
@@ -63,6 +64,21 @@ pub fn admit_create(object: &mut Object, rng: &mut Rng) -> Mutations {
         done.push("Priority");
     }
     done
+}
+
+/// The condition a new pod with scheduling gates starts with (the pod registry's): not
+/// scheduled, and why.
+fn scheduling_gated(pod: &Pod) -> Vec<crate::api::PodCondition> {
+    if pod.spec.scheduling_gates.is_empty() {
+        return Vec::new();
+    }
+    vec![crate::api::PodCondition {
+        type_: "PodScheduled".into(),
+        status: "False".into(),
+        reason: "SchedulingGated".into(),
+        message: "Scheduling is blocked due to non-empty scheduling gates".into(),
+        ..Default::default()
+    }]
 }
 
 /// Whether admission may still change a new object of `kind` after its defaults are applied
@@ -111,6 +127,9 @@ pub fn default_object(object: &mut Object) {
         Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
             super::storage_admission::default(object)
         }
+        Object::PriorityClass(pc) => {
+            pc.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
+        }
         Object::Namespace(ns) if !ns.metadata.name.is_empty() => {
             ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), ns.metadata.name.clone());
         }
@@ -146,6 +165,19 @@ pub fn default_object(object: &mut Object) {
                 claim.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
             }
             default_pod_spec(Arc::make_mut(&mut spec.template.spec));
+        }
+        Object::ReplicationController(rc) => {
+            rc.spec.replicas.get_or_insert(1);
+            // The selector, and the labels, default to the template's labels.
+            if let Some(template) = rc.spec.template.as_mut() {
+                if rc.spec.selector.is_empty() {
+                    rc.spec.selector = (*template.metadata.labels).clone();
+                }
+                if rc.metadata.labels.is_empty() {
+                    rc.metadata.labels = template.metadata.labels.clone();
+                }
+                default_pod_spec(Arc::make_mut(&mut template.spec));
+            }
         }
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);

@@ -14,6 +14,7 @@ pub mod bypass;
 pub mod compactor;
 pub mod connect;
 pub mod events_etcd;
+pub mod eviction;
 pub mod field_manager;
 pub mod field_schema;
 pub mod fields;
@@ -21,6 +22,8 @@ pub mod http;
 pub mod inspect;
 pub mod limit_ranger;
 pub mod patch;
+pub mod policy_validation;
+pub mod priority;
 pub mod quota;
 pub mod rbac_validation;
 pub mod request;
@@ -649,6 +652,16 @@ impl ApiServer {
         if let Object::PersistentVolumeClaim(pvc) = &mut object {
             storage_admission::default_class(&self.etcd, pvc);
         }
+        // Mutating admission: Priority resolves the pod's class into its priority.
+        let priority = match &mut object {
+            Object::Pod(pod) => priority::admit_pod(&self.etcd, pod),
+            Object::PriorityClass(pc) => priority::admit_class(&self.etcd, pc),
+            _ => Ok(()),
+        };
+        if let Err(why) = priority {
+            let what = format!("{} \"{}\"", req.kind.qualified_resource(), object.name());
+            return Err((Stage::MutatingAdmission, Status::forbidden(format!("{what} is forbidden: {why}"))));
+        }
         admission::admit_create(&mut object, env.rng);
         // Validation.
         let errors = validation::validate(&object);
@@ -783,22 +796,6 @@ impl ApiServer {
             .update(&key, Object::Pod(pod), Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
         Ok(self.publish(change, env, seq))
-    }
-
-    /// POST `pods/<name>/eviction`: with no PodDisruptionBudgets to consult, an eviction is a
-    /// graceful deletion with the Eviction's delete options.
-    fn evict(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
-        if req.kind != Kind::Pod {
-            return Err((Stage::Validation, Status::not_found(req.kind, &req.name)));
-        }
-        let grace = match &req.body {
-            Some(Body::Json(v)) => v.pointer("/deleteOptions/gracePeriodSeconds").and_then(|g| g.as_i64()),
-            _ => None,
-        };
-        let mut delete = Request::delete(Kind::Pod, &req.namespace, &req.name);
-        delete.grace_period_seconds = grace.or(req.grace_period_seconds);
-        delete.dry_run = req.dry_run;
-        self.delete(delete, env, seq)
     }
 
     /// PATCH: the patch applied to the stored object's JSON, then the update path (decode,
@@ -1060,6 +1057,16 @@ impl ApiServer {
         let current =
             self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         let mut object = (*current.value).clone();
+        // The built-in PriorityClasses stay (the registry refuses to delete them).
+        if req.kind == Kind::PriorityClass && crate::api::scheduling::SYSTEM_CLASSES.iter().any(|c| c.0 == req.name) {
+            return Err((
+                Stage::Storage,
+                Status::forbidden(format!(
+                    "priorityclasses.scheduling.k8s.io \"{}\" is forbidden: this is a system priority class and cannot be deleted",
+                    req.name
+                )),
+            ));
+        }
         // Namespaces are finalized before they go: the first delete only marks the namespace
         // Terminating; the namespace controller empties it and removes the `kubernetes`
         // finalizer from spec.finalizers, and then it is deleted like any object.
@@ -1443,7 +1450,9 @@ fn uuid(rng: &mut Rng) -> String {
 /// subresource reads and returns.
 pub fn scale_of(object: &Value) -> Value {
     let meta = &object["metadata"];
-    let selector = object.pointer("/spec/selector/matchLabels").and_then(Value::as_object).map(|labels| {
+    // A ReplicationController's selector is the label map itself.
+    let labels = object.pointer("/spec/selector/matchLabels").or_else(|| object.pointer("/spec/selector"));
+    let selector = labels.and_then(Value::as_object).map(|labels| {
         labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
     });
     crate::util::json_macro::json!({
@@ -1462,7 +1471,7 @@ pub fn scale_of(object: &Value) -> Value {
 /// metadata, `spec.replicas`, and `status.replicas` and `selector`), gives the object with only
 /// `spec.replicas` changed. Only Deployments and ReplicaSets have one here.
 fn scale_patched(live: &Value, patch_type: patch::PatchType, body: &Value, req: &Request) -> StageResult<Value> {
-    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
+    if !matches!(req.kind, Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::ReplicationController) {
         return Err((
             Stage::Storage,
             Status {
@@ -1588,7 +1597,9 @@ status_kinds!(
     Job,
     StatefulSet,
     PersistentVolume,
-    PersistentVolumeClaim
+    PersistentVolumeClaim,
+    PodDisruptionBudget,
+    ReplicationController
 );
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
@@ -1713,7 +1724,17 @@ fn same_meta(a: &crate::api::ObjectMeta, b: &crate::api::ObjectMeta) -> bool {
 
 /// Kinds whose objects carry `metadata.generation`.
 fn tracks_generation(kind: Kind) -> bool {
-    matches!(kind, Kind::Pod | Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::StatefulSet)
+    matches!(
+        kind,
+        Kind::Pod
+            | Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::Job
+            | Kind::PodDisruptionBudget
+            | Kind::ReplicationController
+            | Kind::StatefulSet
+    )
 }
 
 #[cfg(test)]

@@ -75,6 +75,11 @@ impl Status {
         Status::new(500, "", message.into())
     }
 
+    /// 429: try again later; `causes` say why (a disruption budget's count).
+    pub fn too_many_requests(message: impl Into<String>, causes: Vec<String>) -> Status {
+        Status { causes, ..Status::new(429, "TooManyRequests", message.into()) }
+    }
+
     pub fn method_not_allowed(message: impl Into<String>) -> Status {
         Status::new(405, "MethodNotAllowed", message.into())
     }
@@ -111,6 +116,7 @@ impl Status {
             410 => "Gone",
             413 => "Request Entity Too Large",
             422 => "Unprocessable Entity",
+            429 => "Too Many Requests",
             500 => "Internal Server Error",
             _ => "",
         }

@@ -67,6 +67,9 @@ pub fn validate(object: &Object) -> Vec<String> {
         }
         Object::Job(job) => {
             validate_pod_spec(&job.spec.template.spec, "spec.template.spec", &mut errors);
+            if job.spec.completion_mode.as_deref() == Some("Indexed") && job.spec.completions.is_none() {
+                errors.push("spec.completions: Required value: when completion mode is Indexed".into());
+            }
             let policy = job.spec.template.spec.restart_policy.as_deref().unwrap_or("Always");
             if !["OnFailure", "Never"].contains(&policy) {
                 errors.push(
@@ -140,6 +143,20 @@ pub fn validate(object: &Object) -> Vec<String> {
                 }
             }
         }
+        Object::ReplicationController(rc) => {
+            validate_replicas(rc.spec.replicas, &mut errors);
+            match &rc.spec.template {
+                None => errors.push("spec.template: Required value".into()),
+                Some(t) => validate_workload(
+                    Some(&rc.as_replica_set().spec.selector.unwrap_or_default()),
+                    t,
+                    true,
+                    &mut errors,
+                ),
+            }
+        }
+        Object::PodDisruptionBudget(pdb) => super::policy_validation::validate_pdb(pdb, &mut errors),
+        Object::PriorityClass(pc) => super::policy_validation::validate_priority_class(pc, &mut errors),
         _ => super::rbac_validation::validate(object, &mut errors),
     }
     errors
@@ -228,6 +245,9 @@ fn validate_pod_spec(spec: &crate::api::PodSpec, prefix: &str, errors: &mut Vec<
     if spec.containers.is_empty() {
         errors.push(format!("{prefix}.containers: Required value"));
     }
+    if !spec.scheduling_gates.is_empty() && !spec.node_name.is_empty() {
+        errors.push(format!("{prefix}.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"));
+    }
     let mut seen: Vec<&str> = Vec::new();
     // A container's path is spelled out only for an error: every pod write is validated.
     let all = spec
@@ -308,6 +328,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         (Object::PersistentVolumeClaim(o), Object::PersistentVolumeClaim(n)) => {
             super::storage_admission::validate_claim_update(o, n)
         }
+        (Object::PriorityClass(o), Object::PriorityClass(n)) => {
+            super::policy_validation::validate_priority_class_update(o, n)
+        }
         _ => super::rbac_validation::validate_update(old, new),
     }
 }
@@ -325,9 +348,29 @@ pub fn validate_pod_update(old: &Pod, new: &Pod) -> Vec<String> {
         }
         spec.active_deadline_seconds = None;
         spec.tolerations.clear();
+        spec.scheduling_gates.clear();
         spec.termination_grace_period_seconds = None;
         spec
     };
+    // Scheduling gates may only be removed.
+    let gate = |g: &serde_json::Value| g.get("name").and_then(|n| n.as_str()).unwrap_or_default().to_string();
+    let before: Vec<String> = old.spec.scheduling_gates.iter().map(gate).collect();
+    let added: Vec<String> = new
+        .spec
+        .scheduling_gates
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| !before.contains(&gate(g)))
+        .map(|(i, g)| {
+            format!(
+                "spec.schedulingGates[{i}].name: Forbidden: only deletion is allowed, but found new scheduling gate '{}'",
+                gate(g)
+            )
+        })
+        .collect();
+    if !added.is_empty() {
+        return added;
+    }
     if strip(old) != strip(new) {
         vec!["spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)".into()]
     } else {
@@ -399,5 +442,20 @@ mod tests {
         assert!(validate(&Object::Secret(secret.clone())).is_empty());
         secret.data.insert("b".into(), "QQ==".into());
         assert_eq!(validate(&Object::Secret(secret)), ["data: Too long: may not be more than 1048576 bytes"]);
+    }
+
+    #[test]
+    fn scheduling_gates_may_only_be_removed() {
+        let gated = |names: &[&str]| {
+            let mut p = Pod::default();
+            std::sync::Arc::make_mut(&mut p.spec).scheduling_gates =
+                names.iter().map(|n| serde_json::json!({"name": n})).collect();
+            p
+        };
+        assert!(validate_pod_update(&gated(&["a", "b"]), &gated(&["b"])).is_empty());
+        assert_eq!(
+            validate_pod_update(&gated(&["a"]), &gated(&["a", "c"])),
+            ["spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'c'"]
+        );
     }
 }

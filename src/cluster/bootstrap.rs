@@ -257,6 +257,20 @@ pub fn kind_storage(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     }
 }
 
+/// Creates the built-in PriorityClasses (`system-node-critical`, `system-cluster-critical`),
+/// as kube-apiserver's post-start hook does, through `send`.
+pub fn system_priority_classes(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    for (name, value, description) in crate::api::scheduling::SYSTEM_CLASSES {
+        let pc = crate::api::PriorityClass {
+            metadata: ObjectMeta { name: name.to_string(), ..Default::default() },
+            value: *value,
+            description: description.to_string(),
+            ..Default::default()
+        };
+        let _ = send(Request::create(Object::PriorityClass(pc)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

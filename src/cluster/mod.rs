@@ -198,6 +198,11 @@ impl Cluster {
             });
             let _ = cluster.request_as(ComponentId::API_SERVER, Request::create(object));
         }
+        // The post-start hook's classes draw their uids from a stream of their own, so that
+        // every later name and uid is what it was before the hook existed.
+        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "priority-classes"));
+        crate::cluster::bootstrap::system_priority_classes(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        cluster.api_rng = api_rng;
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
@@ -216,6 +221,10 @@ impl Cluster {
         cluster.add_controller("garbage-collector", ControllerLoop::new(GarbageCollector::default()));
         cluster.add_controller("deployment-controller", ControllerLoop::new(DeploymentController::default()));
         cluster.add_controller("replicaset-controller", ControllerLoop::new(ReplicaSetController::default()));
+        cluster.add_controller(
+            "replication-controller",
+            ControllerLoop::new(ReplicaSetController::for_replication_controllers()),
+        );
         cluster
             .add_controller("job-controller", ControllerLoop::new(crate::controllers::job::JobController::default()));
         cluster.add_controller(
@@ -229,6 +238,10 @@ impl Cluster {
         cluster.add_controller(
             "statefulset-controller",
             ControllerLoop::new(crate::controllers::statefulset::StatefulSetController::default()),
+        );
+        cluster.add_controller(
+            "disruption-controller",
+            ControllerLoop::new(crate::controllers::disruption::DisruptionController::default()),
         );
         cluster.add_controller("endpointslice-controller", ControllerLoop::new(EndpointSliceController::default()));
         cluster.add_controller("endpoints-controller", ControllerLoop::new(EndpointsController::default()));
@@ -318,7 +331,9 @@ impl Cluster {
     fn add_controller(&mut self, name: &str, controller: ControllerLoop) -> u32 {
         let user = format!("system:serviceaccount:kube-system:{name}");
         let component = Box::new(controller.in_manager(&self.controller_informers));
-        self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, name, "")
+        // The disruption controller reports as the manager itself, as upstream's does.
+        let source = if name == "disruption-controller" { "controllermanager" } else { name };
+        self.add_component(name, &user, Role::Controller { name: name.to_string() }, component, source, "")
     }
 
     /// Adds a node: its kubelet starts, registers the Node and begins heartbeating.

@@ -15,6 +15,7 @@ use std::sync::Arc;
 pub const WATCHED: &[Kind] = &[
     Kind::Deployment,
     Kind::ReplicaSet,
+    Kind::ReplicationController,
     Kind::Pod,
     Kind::DaemonSet,
     Kind::StatefulSet,

@@ -15,6 +15,7 @@
 //! backoffLimitPerIndex, adoption of orphan pods, and `ttlSecondsAfterFinished` (that is
 //! another controller upstream).
 
+use super::indexed_job;
 use super::pods::{create_reporting, pod_from_template, ready_since, slow_start};
 use super::replicaset::deletion_order;
 use super::{Action, Reconciler, Synced};
@@ -489,8 +490,24 @@ impl JobController {
             template.metadata.finalizers.push(TRACKING_FINALIZER.into());
         }
         let mut refused = None;
+        // An Indexed Job's pods each run one index not yet done nor running, lowest first.
+        let mut indexes = if indexed_job::is_indexed(&job) {
+            let active: Vec<&Pod> =
+                s.pods.iter().filter(|p| !p.is_terminal() && p.metadata.deletion_timestamp.is_none()).collect();
+            let done = indexed_job::completed(&job, &s.pods);
+            Some(indexed_job::pending(&job, &done, &active).into_iter())
+        } else {
+            None
+        };
         let created = slow_start(count, || {
-            let pod = pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name));
+            let pod = match indexes.as_mut() {
+                None => pod_from_template(&template, &s.obj, &format!("{}-", job.metadata.name)),
+                Some(next) => {
+                    let Some(i) = next.next() else { return false };
+                    let t = indexed_job::template_for(&template, &job.metadata.name, i);
+                    pod_from_template(&t, &s.obj, &format!("{}-{i}-", job.metadata.name))
+                }
+            };
             create_reporting(ctx, &s.obj, pod).map_err(|status| refused = Some(status)).is_ok()
         });
         let missing = count - created;
@@ -579,6 +596,10 @@ impl JobController {
             pods: pods.clone(),
         };
         let satisfied = self.satisfied(key, now);
+        if indexed_job::is_indexed(&job) {
+            let done = indexed_job::format(&indexed_job::completed(&job, &pods));
+            s.job.status.completed_indexes = (!done.is_empty()).then_some(done);
+        }
 
         // Has the Job reached an end?
         let mut finished: Option<JobCondition> = None;

@@ -28,6 +28,8 @@ use std::sync::Arc;
 pub const BURST_REPLICAS: usize = 500;
 
 pub struct ReplicaSetController {
+    /// ReplicaSet, or ReplicationController.
+    kind: Kind,
     replica_sets: Informer,
     pods: Informer,
     expectations: Expectations,
@@ -40,6 +42,7 @@ pub struct ReplicaSetController {
 impl Default for ReplicaSetController {
     fn default() -> Self {
         ReplicaSetController {
+            kind: Kind::ReplicaSet,
             replica_sets: Informer::new(Kind::ReplicaSet),
             pods: Informer::new(Kind::Pod),
             expectations: Expectations::default(),
@@ -80,7 +83,25 @@ pub fn deletion_order(a: &Pod, b: &Pod, related_on_node: &dyn Fn(&Pod) -> usize)
         .then(b.metadata.creation_timestamp.cmp(&a.metadata.creation_timestamp))
 }
 
+/// The ReplicaSet an object of the controlled kind amounts to.
+fn as_replica_set(o: &Object) -> Option<std::borrow::Cow<'_, ReplicaSet>> {
+    match o {
+        Object::ReplicaSet(rs) => Some(std::borrow::Cow::Borrowed(rs)),
+        Object::ReplicationController(rc) => Some(std::borrow::Cow::Owned(rc.as_replica_set())),
+        _ => None,
+    }
+}
+
 impl ReplicaSetController {
+    /// The replication controller: this loop over ReplicationControllers.
+    pub fn for_replication_controllers() -> Self {
+        ReplicaSetController {
+            kind: Kind::ReplicationController,
+            replica_sets: Informer::new(Kind::ReplicationController),
+            ..Default::default()
+        }
+    }
+
     /// Claims the ReplicaSet's active pods: those it controls that its selector still matches,
     /// and the matching orphans of its namespace, which it adopts; it releases those whose
     /// labels left the selector. Returns the pods it now has, and how many it looked at.
@@ -147,7 +168,9 @@ impl ReplicaSetController {
         if diff < 0 {
             let count = ((-diff) as usize).min(BURST_REPLICAS);
             lane.action = format!("create {count}");
-            ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: create {count}")));
+            ctx.cause = Some(
+                ctx.decide(|| format!("{} {key}: want {want}, have {have}: create {count}", self.kind.info().kind)),
+            );
             self.expectations.expect(key, count, 0, ctx.now);
             let created = slow_start(count, || {
                 let pod = pod_from_template(&rs.spec.template, rs_obj, &format!("{}-", rs.metadata.name));
@@ -158,7 +181,9 @@ impl ReplicaSetController {
         } else if diff > 0 {
             let count = (diff as usize).min(BURST_REPLICAS);
             lane.action = format!("delete {count}");
-            ctx.cause = Some(ctx.decide(|| format!("ReplicaSet {key}: want {want}, have {have}: delete {count}")));
+            ctx.cause = Some(
+                ctx.decide(|| format!("{} {key}: want {want}, have {have}: delete {count}", self.kind.info().kind)),
+            );
             let victims = self.victims(rs, pods, count);
             self.expectations.expect(key, 0, count, ctx.now);
             for victim in victims {
@@ -212,8 +237,8 @@ impl ReplicaSetController {
             .values()
             .filter(|r| r.namespace() == pod.namespace())
             .filter(|r| {
-                r.as_replica_set()
-                    .and_then(|r| r.spec.selector.as_ref())
+                as_replica_set(r)
+                    .and_then(|r| r.spec.selector.clone())
                     .is_some_and(|s| !s.match_labels.is_empty() && s.matches(&pod.meta().labels))
             })
             .map(|r| cache_key(r.namespace(), r.name()))
@@ -232,7 +257,8 @@ impl Reconciler for ReplicaSetController {
             return vec![cache_key(obj.namespace(), obj.name())];
         }
         // The ReplicaSets that control the pod now and controlled it before.
-        let mut keys = super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, "ReplicaSet"));
+        let kind = self.kind.info().kind;
+        let mut keys = super::keys_of_both(delta, super::KeysFrom::Owners, |o| super::owner_key(o, kind));
         if let Some(key) = keys.first() {
             self.expectations.observe(key, delta);
         }
@@ -263,11 +289,13 @@ impl Reconciler for ReplicaSetController {
             self.lanes.remove(key);
             return Ok(Action::AwaitChange);
         };
-        let Some(rs) = rs_obj.as_replica_set() else { return Ok(Action::AwaitChange) };
+        let Some(rs) = as_replica_set(&rs_obj) else { return Ok(Action::AwaitChange) };
+        let rs = rs.as_ref();
         // Without a selector it could own no pod it made (validation refuses such a ReplicaSet;
         // only a write straight to etcd stores one): making pods would never end.
         if rs.spec.selector.as_ref().is_none_or(|s| s.match_labels.is_empty() && s.match_expressions.is_empty()) {
-            ctx.decide(|| format!("ReplicaSet {key} has no selector: it cannot tell its pods, so none is made"));
+            let kind = self.kind.info().kind;
+            ctx.decide(|| format!("{kind} {key} has no selector: it cannot tell its pods, so none is made"));
             return Ok(Action::AwaitChange);
         }
         // Read before the pods: a change seen after this still counts towards them.
@@ -294,7 +322,16 @@ impl Reconciler for ReplicaSetController {
                 status,
             };
             updated.metadata.resource_version.clear();
-            let stored = ctx.call_object(Request::update_status(Object::ReplicaSet(Box::new(updated))))?;
+            let object = match rs_obj.as_ref() {
+                Object::ReplicationController(rc) => {
+                    let mut rc = rc.clone();
+                    rc.status = updated.status;
+                    rc.metadata.resource_version.clear();
+                    Object::ReplicationController(rc)
+                }
+                _ => Object::ReplicaSet(Box::new(updated)),
+            };
+            let stored = ctx.call_object(Request::update_status(object))?;
             self.replica_sets.assume(stored);
         }
         match manage_error {

@@ -227,6 +227,10 @@ pub(super) fn is_generator(args: &Args) -> bool {
                     | "clusterrole"
                     | "rolebinding"
                     | "clusterrolebinding"
+                    | "poddisruptionbudget"
+                    | "pdb"
+                    | "priorityclass"
+                    | "pc"
             )
         })
 }
@@ -247,6 +251,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "clusterrole" => ("create clusterrole", Kind::ClusterRole),
         "rolebinding" => ("create rolebinding", Kind::RoleBinding),
         "clusterrolebinding" => ("create clusterrolebinding", Kind::ClusterRoleBinding),
+        "poddisruptionbudget" | "pdb" => ("create poddisruptionbudget", Kind::PodDisruptionBudget),
+        "priorityclass" | "pc" => ("create priorityclass", Kind::PriorityClass),
         "service" | "svc" => match names.get(1).map(String::as_str) {
             Some("clusterip") => ("create service clusterip", Kind::Service),
             Some("nodeport") => ("create service nodeport", Kind::Service),
@@ -301,6 +307,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         Kind::ResourceQuota => quota(args, &name),
         Kind::Role | Kind::ClusterRole => super::create_rbac::role(args, &name, kind),
         Kind::RoleBinding | Kind::ClusterRoleBinding => super::create_rbac::binding(args, &name, kind),
+        Kind::PodDisruptionBudget => super::create_policy::pdb(args, &name),
+        Kind::PriorityClass => super::create_policy::priority_class(args, &name),
         _ => Ok(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})),
     };
     let mut object = match built {
@@ -339,6 +347,8 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
                 Kind::Job => "job: ".to_string(),
                 Kind::CronJob => "cronjob: ".to_string(),
                 Kind::Service => format!("{} service: ", object_type(path)),
+                Kind::PodDisruptionBudget => "poddisruptionbudgets: ".to_string(),
+                Kind::PriorityClass => "priorityclass: ".to_string(),
                 _ => "serviceaccount: ".to_string(),
             };
             Output::err(format!("error: failed to create {what}{}", status.message))

@@ -1258,6 +1258,114 @@ const TYPES: &[(&str, &str, &[Field])] = &[
             ),
         ],
     ),
+    (
+        "PodDisruptionBudget",
+        "How many of the pods a selector picks voluntary disruptions (evictions, drains) may take down at once.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("spec", "PodDisruptionBudgetSpec", false, "The pods covered and how many of them must stay available."),
+            ("status", "PodDisruptionBudgetStatus", false, "The controller's latest count of the covered pods."),
+        ],
+    ),
+    (
+        "PodDisruptionBudgetSpec",
+        "The pods a budget covers and the bound on their disruption; set minAvailable or maxUnavailable, not both.",
+        &[
+            (
+                "maxUnavailable",
+                "IntOrString",
+                false,
+                "How many of the pods, or what percentage of their controllers' scale, may be unavailable after an eviction.",
+            ),
+            (
+                "minAvailable",
+                "IntOrString",
+                false,
+                "How many of the pods, or what percentage, must stay available after an eviction.",
+            ),
+            ("selector", "LabelSelector", false, "The pods the budget covers; an empty selector covers none."),
+            (
+                "unhealthyPodEvictionPolicy",
+                "string",
+                false,
+                "When pods that are not Ready may be evicted: IfHealthyBudget (the default) or AlwaysAllow.",
+            ),
+        ],
+    ),
+    (
+        "PodDisruptionBudgetStatus",
+        "The disruption controller's count of a budget's pods.",
+        &[
+            ("conditions", "[]Condition", false, "DisruptionAllowed, true while an eviction may proceed."),
+            ("currentHealthy", "integer", true, "Pods covered that are Ready now."),
+            ("desiredHealthy", "integer", true, "Pods that must stay Ready."),
+            (
+                "disruptedPods",
+                "map[string]string",
+                false,
+                "Pods an eviction has let go that the controller has not yet seen deleted, with when.",
+            ),
+            ("disruptionsAllowed", "integer", true, "Evictions allowed now."),
+            ("expectedPods", "integer", true, "Pods the budget expects to cover."),
+            ("observedGeneration", "integer", false, "The generation of the budget this count is of."),
+        ],
+    ),
+    (
+        "PriorityClass",
+        "A named priority value: pods that name the class get its value as their priority, which orders the scheduling queue and decides preemption.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            ("description", "string", false, "What the class is meant for."),
+            (
+                "globalDefault",
+                "boolean",
+                false,
+                "Whether pods that name no class get this one; at most one class may be the default.",
+            ),
+            (
+                "preemptionPolicy",
+                "string",
+                false,
+                "Never, or PreemptLowerPriority (the default): whether its pods may preempt lower-priority pods.",
+            ),
+            (
+                "value",
+                "integer",
+                true,
+                "The priority its pods get; higher runs first. User classes go up to one billion.",
+            ),
+        ],
+    ),
+    (
+        "ReplicationController",
+        "Keeps a number of copies of a pod running, as a ReplicaSet does, with a selector that only matches labels exactly. New workloads use a Deployment.",
+        &[
+            API_VERSION,
+            KIND,
+            METADATA,
+            (
+                "spec",
+                "ReplicationControllerSpec",
+                false,
+                "How many pods, which ones, and the template new ones are made from.",
+            ),
+            ("status", "Object", false, "How many pods the controller counted at its last look."),
+        ],
+    ),
+    (
+        "ReplicationControllerSpec",
+        "What a ReplicationController keeps running.",
+        &[
+            ("minReadySeconds", "integer", false, "How long a new pod must be Ready before it counts as available."),
+            ("replicas", "integer", false, "How many pods to keep; 1 when left out."),
+            ("selector", "map[string]string", false, "The labels its pods carry; the template's labels when left out."),
+            ("template", "PodTemplateSpec", false, "The pod new replicas are made from."),
+        ],
+    ),
 ];
 
 /// Kinds without a detailed schema here get the common fields.
@@ -1400,6 +1508,7 @@ mod tests {
                             | "Endpoint"
                             | "EndpointPort"
                             | "ComponentCondition"
+                            | "Condition"
                             | "SelfSubjectAccessReviewSpec"
                             | "SubjectAccessReviewStatus"
                             | "SelfSubjectRulesReviewSpec"

@@ -74,6 +74,13 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     value("hard"),
     value("schedule"),
     value("scopes"),
+    // create poddisruptionbudget / priorityclass
+    value("min-available"),
+    value("max-unavailable"),
+    value("value"),
+    switch("global-default"),
+    value("description"),
+    value("preemption-policy"),
 ];
 
 /// `-l` is `--labels` for `run` and `expose` (a selector everywhere else); `run` has `-i`,

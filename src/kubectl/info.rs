@@ -98,7 +98,16 @@ pub fn api_resources(args: &Args) -> Output {
         let mut row = vec![r.0.clone(), r.1, r.2, r.3.to_string(), r.4];
         if wide {
             row.push(verbs_of(&r.0).join(","));
-            let all = ["pods", "services", "daemonsets", "deployments", "replicasets", "statefulsets", "jobs"];
+            let all = [
+                "pods",
+                "replicationcontrollers",
+                "services",
+                "daemonsets",
+                "deployments",
+                "replicasets",
+                "statefulsets",
+                "jobs",
+            ];
             row.push(if all.contains(&r.0.as_str()) { "all".into() } else { String::new() });
         }
         table.push(row);

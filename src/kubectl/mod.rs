@@ -6,6 +6,7 @@ pub mod args;
 mod attach;
 pub mod auth;
 mod create;
+mod create_policy;
 mod create_rbac;
 mod debug;
 pub mod describe;
@@ -27,6 +28,7 @@ pub mod merge;
 mod node_ops;
 mod object_watch;
 pub mod output;
+pub mod policy_printers;
 pub mod printers;
 pub mod remote;
 mod replace;
@@ -588,6 +590,7 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
 /// What `kubectl get all` lists: the kinds in the `all` category that this API serves.
 const ALL_CATEGORY: &[Kind] = &[
     Kind::Pod,
+    Kind::ReplicationController,
     Kind::Service,
     Kind::DaemonSet,
     Kind::Deployment,
@@ -1023,6 +1026,10 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     let pods = controlled_pods(cluster, &object);
                     describe::describe_replica_set(rs, &pods, &events, now)
                 }
+                Object::ReplicationController(rc) => {
+                    let pods = controlled_pods(cluster, &object);
+                    describe::describe_replica_set(&rc.as_replica_set(), &pods, &events, now)
+                }
                 Object::DaemonSet(ds) => {
                     let pods = controlled_pods(cluster, &object);
                     describe::describe_daemon_set(ds, &pods, &events, now)
@@ -1089,6 +1096,8 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     describe_storage::describe_stateful_set(sts, &pods, &events, now)
                 }
                 Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
+                Object::PodDisruptionBudget(p) => policy_printers::describe_pdb(p, &events, now),
+                Object::PriorityClass(p) => policy_printers::describe_priority_class(p, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);
@@ -1203,6 +1212,7 @@ fn scale(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::Deployment(d) => d.spec.replicas,
                 Object::ReplicaSet(rs) => rs.spec.replicas,
                 Object::StatefulSet(sts) => sts.spec.replicas,
+                Object::ReplicationController(rc) => rc.spec.replicas,
                 _ => None,
             };
             if let Some(expected) = args.get("current-replicas").and_then(|c| c.parse::<i32>().ok()) {

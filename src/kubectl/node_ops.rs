@@ -473,7 +473,22 @@ fn pods_for_deletion(
 /// gives up after this much virtual time so the page never hangs.
 const DEFAULT_DRAIN_WAIT: Duration = Duration(300_000);
 
+/// How long drain waits before it asks again for an eviction a disruption budget refused.
+const EVICTION_RETRY: Duration = Duration(5_000);
+
+/// Where one pod of a drain stands.
+enum Drained {
+    /// Its eviction is to be asked for (again) at this time.
+    Evict(crate::sim::Time),
+    /// Evicted or deleted: waiting for the pod of this uid to be gone.
+    Waiting(String),
+    Done,
+}
+
 /// Evicts (or deletes) the pods and waits for each to be gone, printing as kubectl does.
+/// kubectl works on every pod at once: an eviction a disruption budget refuses (429) is asked
+/// for again every 5 seconds, and every pod evicted is looked for once a second until it is
+/// gone (or replaced by a new pod of the same name).
 fn evict_and_wait(
     cluster: &mut Cluster,
     args: &Args,
@@ -484,55 +499,79 @@ fn evict_and_wait(
 ) -> Result<(), String> {
     let grace = args.get("grace-period").and_then(|g| g.parse::<i64>().ok()).filter(|g| *g >= 0);
     let disable_eviction = args.has("disable-eviction");
-    let mut pending: Vec<(String, String, String)> = Vec::new();
-    let mut errors = Vec::new();
-    for pod in pods {
-        let (ns, name) = (pod.metadata.namespace.clone(), pod.metadata.name.clone());
-        let result = if disable_eviction {
-            let mut req = Request::delete(Kind::Pod, &ns, &name);
-            req.grace_period_seconds = grace;
-            req.dry_run = dry == DryRun::Server;
-            cluster.request(req)
-        } else {
-            out.stdout.push_str(&format!("evicting pod {ns}/{name}{}\n", dry.suffix()));
-            let mut req = Request::evict(&ns, &name, grace);
-            req.dry_run = dry == DryRun::Server;
-            cluster.request(req)
-        };
-        match result {
-            Ok(_) => pending.push((ns, name, pod.metadata.uid.clone())),
-            Err(status) if status.reason == "NotFound" => {}
-            Err(status) => errors.push(format!("error when evicting pods/\"{name}\" -n \"{ns}\": {}", status.message)),
-        }
-    }
     let done_word = if disable_eviction { "deleted" } else { "evicted" };
-    if dry == DryRun::Server {
-        for (_, name, _) in &pending {
-            out.stdout.push_str(&format!("pod/{name} {done_word}{}\n", dry.suffix()));
-        }
-        pending.clear();
-    }
-    // kubectl asks for each pod once a second until it is gone (or replaced by a new pod of
-    // the same name).
+    let mut state: Vec<Drained> = pods.iter().map(|_| Drained::Evict(cluster.now())).collect();
+    let mut errors = Vec::new();
+    let mut dry_done: Vec<String> = Vec::new();
     let deadline = cluster.now() + timeout;
     loop {
-        let (gone, left): (Vec<_>, Vec<_>) = std::mem::take(&mut pending).into_iter().partition(|(ns, name, uid)| {
-            match cluster.request(Request::get(Kind::Pod, ns, name)) {
+        for (pod, st) in pods.iter().zip(state.iter_mut()) {
+            let (ns, name) = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str());
+            let Drained::Evict(at) = *st else { continue };
+            if at > cluster.now() {
+                continue;
+            }
+            let result = if disable_eviction {
+                let mut req = Request::delete(Kind::Pod, ns, name);
+                req.grace_period_seconds = grace;
+                req.dry_run = dry == DryRun::Server;
+                cluster.request(req)
+            } else {
+                out.stdout.push_str(&format!("evicting pod {ns}/{name}{}\n", dry.suffix()));
+                let mut req = Request::evict(ns, name, grace);
+                req.dry_run = dry == DryRun::Server;
+                cluster.request(req)
+            };
+            *st = match result {
+                Ok(_) if dry == DryRun::Server => {
+                    dry_done.push(format!("pod/{name} {done_word}{}\n", dry.suffix()));
+                    Drained::Done
+                }
+                Ok(_) => Drained::Waiting(pod.metadata.uid.clone()),
+                Err(status) if status.reason == "NotFound" => Drained::Done,
+                Err(status) if status.code == 429 => {
+                    // kubectl writes this to stderr; in a terminal it shows among the others.
+                    out.stdout.push_str(&format!(
+                        "error when evicting pods/\"{name}\" -n \"{ns}\" (will retry after 5s): {}\n",
+                        status.message
+                    ));
+                    Drained::Evict(cluster.now() + EVICTION_RETRY)
+                }
+                Err(status) => {
+                    errors.push(format!("error when evicting pods/\"{name}\" -n \"{ns}\": {}", status.message));
+                    Drained::Done
+                }
+            };
+        }
+        for line in dry_done.drain(..) {
+            out.stdout.push_str(&line);
+        }
+        for (pod, st) in pods.iter().zip(state.iter_mut()) {
+            let Drained::Waiting(uid) = st else { continue };
+            let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
+            let gone = match cluster.request(Request::get(Kind::Pod, ns, name)) {
                 Ok(reply) => reply.object().is_none_or(|o| o.meta().uid != *uid),
                 Err(status) => status.code == 404,
+            };
+            if gone {
+                out.stdout.push_str(&format!("pod/{name} {done_word}\n"));
+                *st = Drained::Done;
             }
-        });
-        pending = left;
-        for (_, name, _) in gone {
-            out.stdout.push_str(&format!("pod/{name} {done_word}\n"));
         }
-        if pending.is_empty() || cluster.now() >= deadline {
+        if state.iter().all(|s| matches!(s, Drained::Done)) || cluster.now() >= deadline {
             break;
         }
         cluster.advance(Duration::seconds(1).min(deadline.since(cluster.now())));
     }
-    for (_, name, _) in &pending {
-        errors.push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}"));
+    for (pod, st) in pods.iter().zip(&state) {
+        let (ns, name) = (&pod.metadata.namespace, &pod.metadata.name);
+        match st {
+            Drained::Evict(_) => errors
+                .push(format!("error when evicting pods/\"{name}\" -n \"{ns}\": global timeout reached: {timeout}")),
+            Drained::Waiting(_) => errors
+                .push(format!("error when waiting for pod \"{name}\" terminating: global timeout reached: {timeout}")),
+            Drained::Done => {}
+        }
     }
     if errors.is_empty() { Ok(()) } else { Err(aggregate(&errors)) }
 }

@@ -25,7 +25,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Deployment => {
             (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
         }
-        Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::ReplicaSet | Kind::ReplicationController => {
+            (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
         Kind::DaemonSet => (
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
@@ -46,6 +48,8 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ServiceAccount => (&["NAME", "SECRETS", "AGE"], &[]),
         Kind::Role | Kind::ClusterRole | Kind::LimitRange => (&["NAME", "CREATED AT"], &[]),
         Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
+        Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
+        Kind::PriorityClass => (&["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], &[]),
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
@@ -357,6 +361,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
             super::storage_printers::row(object, now, wide)
         }
+        Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
+        Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
+        Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
     }
 }
 
@@ -434,6 +441,10 @@ pub fn summarize_pod(pod: &Pod) -> PodSummary {
     let mut reason = if st.reason.is_empty() { st.phase.clone() } else { st.reason.clone() };
     if reason.is_empty() {
         reason = "Pending".into();
+    }
+    // A pod held back by scheduling gates says so.
+    if st.conditions.iter().any(|c| c.type_ == "PodScheduled" && c.reason == "SchedulingGated") {
+        reason = "SchedulingGated".into();
     }
     let mut restarts = 0;
     let mut ready = 0;

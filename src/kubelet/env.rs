@@ -227,6 +227,17 @@ fn decode(data: &str) -> String {
     String::from_utf8_lossy(&crate::util::base64::decode(data).unwrap_or_default()).into_owned()
 }
 
+/// `metadata.annotations['key']` or `metadata.labels['key']`: that one value.
+fn downward_key(pod: &Pod, path: &str) -> Option<String> {
+    let (map, rest): (&crate::api::Labels, &str) = if let Some(rest) = path.strip_prefix("metadata.annotations[") {
+        (&pod.metadata.annotations, rest)
+    } else {
+        (&*pod.metadata.labels, path.strip_prefix("metadata.labels[")?)
+    };
+    let key = rest.strip_suffix(']')?.trim_matches(|c| c == '\'' || c == '"');
+    map.get(key).cloned()
+}
+
 /// `valueFrom`: the downward API's common fields, a ConfigMap's or Secret's key.
 pub fn value_from(api: &dyn Objects, pod: &Pod, from: &Value) -> String {
     let ns = &pod.metadata.namespace;
@@ -239,7 +250,7 @@ pub fn value_from(api: &dyn Objects, pod: &Pod, from: &Value) -> String {
             "spec.serviceAccountName" => pod.spec.service_account_name.clone().unwrap_or_default(),
             "status.podIP" => pod.status.pod_ip.clone(),
             "status.hostIP" => pod.status.host_ip.clone(),
-            _ => String::new(),
+            path => downward_key(pod, path).unwrap_or_default(),
         };
     }
     if let Some(r) = from.get("configMapKeyRef")

@@ -1327,16 +1327,20 @@ impl PodWorker {
         // Each condition as `set_condition` would leave it on the stored list: its transition
         // time kept while its status stays, `now` otherwise (done here without copying the
         // list for each condition).
-        status.conditions = conditions
+        // Conditions others own (the scheduler's DisruptionTarget, readiness gates) are kept,
+        // first, as the status manager merges them.
+        let owned = |t: &str| conditions.iter().any(|c| c.type_ == t);
+        let others: Vec<PodCondition> = stored.conditions.iter().filter(|c| !owned(&c.type_)).cloned().collect();
+        status.conditions = others
             .into_iter()
-            .map(|mut c| {
+            .chain(conditions.clone().into_iter().map(|mut c| {
                 let existing = stored.conditions.iter().find(|x| x.type_ == c.type_);
                 c.last_transition_time = match existing {
                     Some(e) if e.status == c.status => e.last_transition_time,
                     _ => Some(now),
                 };
                 c
-            })
+            }))
             .collect();
         status
     }

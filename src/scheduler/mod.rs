@@ -6,6 +6,7 @@ pub mod decision;
 pub mod framework;
 pub mod node_table;
 pub mod plugins;
+pub mod preemption;
 pub mod queue;
 pub mod volume_binding;
 
@@ -41,6 +42,8 @@ pub struct Scheduler {
     busy_until: Time,
     pods: Informer,
     nodes: Informer,
+    /// The disruption budgets preemption tries not to break.
+    budgets: Informer,
     node_infos: NodeTable,
     /// The number the next node the scheduler learns of gets (`NodeInfo::id`).
     next_node_id: u32,
@@ -77,6 +80,7 @@ impl Scheduler {
             busy_until: Time::ZERO,
             pods: Informer::new(Kind::Pod),
             nodes: Informer::new(Kind::Node),
+            budgets: Informer::new(Kind::PodDisruptionBudget),
             node_infos: NodeTable::default(),
             next_node_id: 0,
             assigned: HashMap::default(),
@@ -193,6 +197,10 @@ impl Scheduler {
                 if new {
                     self.pod_placed(d.seq);
                 }
+            } else if !pod.spec.scheduling_gates.is_empty() {
+                // SchedulingGates (PreEnqueue): a gated pod waits outside the queue until its
+                // gates are removed.
+                self.queue.remove(&key);
             } else if pod.metadata.deletion_timestamp.is_none()
                 && pod.spec.scheduler_name.as_deref().unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
             {
@@ -277,7 +285,7 @@ impl Scheduler {
             Ok(plan) => plan,
             Err(why) => {
                 let total = self.node_infos.len();
-                self.fail(&key, &object, total, BTreeMap::new(), Some(why), ctx);
+                self.fail(&key, &object, total, BTreeMap::new(), Some(why), Default::default(), ctx);
                 return;
             }
         };
@@ -377,7 +385,8 @@ impl Scheduler {
         };
         if feasible.is_empty() {
             let table = rows.map(table);
-            let message = self.fail(&key, &object, total, rejected, None, ctx);
+            let postfilter = self.post_filter(&key, &object, total, &rejected, ctx);
+            let message = self.fail(&key, &object, total, rejected, None, postfilter, ctx);
             if let Some(mut table) = table {
                 table.rows.sort_by(|a, b| a.node.cmp(&b.node));
                 table.message = Some(message);
@@ -524,8 +533,10 @@ impl Scheduler {
         total: usize,
         rejected: BTreeMap<String, Rejection>,
         pre_filter: Option<String>,
+        postfilter: preemption::PostFilterResult,
         ctx: &mut Ctx,
     ) -> String {
+        let preemption::PostFilterResult { message: postfilter, nominated } = postfilter;
         let message = if let Some(why) = pre_filter {
             // A PreFilter turned the pod down before any node was looked at.
             format!(
@@ -533,8 +544,10 @@ impl Scheduler {
             )
         } else if total == 0 {
             "no nodes available to schedule pods".to_string()
+        } else if postfilter.is_empty() {
+            fit_message(total, &rejected)
         } else {
-            failure_message(total, &rejected)
+            format!("{} {postfilter}", fit_message(total, &rejected))
         };
         let diagnosis = Diagnosis {
             message: message.clone(),
@@ -554,7 +567,8 @@ impl Scheduler {
         // Report it on the pod too: PodScheduled=False, reason Unschedulable.
         if let Some(pod) = object.as_pod() {
             let already = pod.condition("PodScheduled").is_some_and(|c| c.status == "False" && c.message == message);
-            if !already {
+            let nominate = nominated.filter(|n| *n != pod.status.nominated_node_name);
+            if !already || nominate.is_some() {
                 let mut updated = pod.clone();
                 let cond = crate::api::PodCondition {
                     type_: "PodScheduled".into(),
@@ -566,6 +580,9 @@ impl Scheduler {
                 let status = Arc::make_mut(&mut updated.status);
                 crate::api::pod::set_condition(&mut status.conditions, cond, ctx.now);
                 status.phase = "Pending".into();
+                if let Some(node) = nominate {
+                    status.nominated_node_name = node;
+                }
                 updated.metadata.resource_version.clear();
                 if let Ok(stored) = ctx.call_object(Request::update_status(Object::Pod(updated))) {
                     self.pods.assume(stored);
@@ -615,28 +632,30 @@ fn run_filters(
 }
 
 /// `0/4 nodes are available: <histogram>. preemption: 0/4 nodes are available: <histogram>.`
-pub fn failure_message(total: usize, rejected: &BTreeMap<String, Rejection>) -> String {
-    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-    let mut preemption: BTreeMap<&str, usize> = BTreeMap::new();
+/// The filters' part of a FailedScheduling message: `0/N nodes are available: <histogram>.`
+pub fn fit_message(total: usize, rejected: &BTreeMap<String, Rejection>) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for r in rejected.values() {
         for reason in &r.reasons {
-            *reasons.entry(reason.clone()).or_default() += 1;
+            *counts.entry(reason.as_str()).or_default() += 1;
         }
-        let p = if r.unresolvable {
-            "Preemption is not helpful for scheduling"
-        } else {
-            "No preemption victims found for incoming pod"
-        };
-        *preemption.entry(p).or_default() += 1;
     }
-    let histogram = |counts: Vec<String>| {
-        let mut counts = counts;
-        counts.stable_sort();
-        counts.join(", ")
-    };
-    let main = histogram(reasons.iter().map(|(r, n)| format!("{n} {r}")).collect());
-    let pre = histogram(preemption.iter().map(|(r, n)| format!("{n} {r}")).collect());
-    format!("0/{total} nodes are available: {main}. preemption: 0/{total} nodes are available: {pre}.")
+    let mut parts: Vec<String> = counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    parts.stable_sort();
+    format!("0/{total} nodes are available: {}.", parts.join(", "))
+}
+
+/// The whole message when nothing could be preempted because no pod had a lower priority:
+/// the filters' histogram, then each node's preemption verdict.
+pub fn failure_message(total: usize, rejected: &BTreeMap<String, Rejection>) -> String {
+    let outcomes: BTreeMap<String, Vec<String>> = rejected
+        .iter()
+        .map(|(n, r)| {
+            let why = if r.unresolvable { preemption::NOT_HELPFUL } else { preemption::NO_VICTIMS };
+            (n.clone(), vec![why.to_string()])
+        })
+        .collect();
+    format!("{} {}", fit_message(total, rejected), preemption::preemption_message(total, &outcomes))
 }
 
 impl Component for Scheduler {
@@ -644,6 +663,7 @@ impl Component for Scheduler {
         let _ = self.nodes.start(ctx);
         let _ = self.pods.start(ctx);
         self.volumes.start(ctx);
+        let _ = self.budgets.start(ctx);
         // The initial lists are state, not notifications: seed caches and queue from them.
         let nodes: Vec<Arc<Object>> = self.nodes.cache.values().cloned().collect();
         for node in nodes.iter().filter_map(|o| o.as_node()) {
@@ -658,7 +678,10 @@ impl Component for Scheduler {
                 if !pod.spec.node_name.is_empty() && !pod.is_terminal() {
                     let node = pod.spec.node_name.clone();
                     self.assign(&key, &node, object.clone());
-                } else if pod.spec.node_name.is_empty() && pod.metadata.deletion_timestamp.is_none() {
+                } else if pod.spec.node_name.is_empty()
+                    && pod.metadata.deletion_timestamp.is_none()
+                    && pod.spec.scheduling_gates.is_empty()
+                {
                     let created = pod.metadata.creation_timestamp.unwrap_or_default();
                     self.queue.add(&key, pod.spec.priority.unwrap_or(0), created, ctx.record.last_seq());
                 }
@@ -677,6 +700,7 @@ impl Component for Scheduler {
         } else if self.volumes.next_deadline().is_some_and(|t| t <= ctx.now) {
             self.bind_waiting(ctx);
         }
+        self.budgets.sync(ctx);
         if self.cycle_time > Duration::ZERO {
             // A slow scheduler: one pod per cycle; news that arrives mid-cycle waits for its end.
             if ctx.now < self.busy_until {
@@ -700,7 +724,7 @@ impl Component for Scheduler {
     }
 
     fn informers(&self) -> Vec<&Informer> {
-        vec![&self.nodes, &self.pods, &self.volumes.claims, &self.volumes.volumes, &self.volumes.classes]
+        vec![&self.nodes, &self.pods, &self.volumes.claims, &self.volumes.volumes, &self.volumes.classes, &self.budgets]
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn several_matches_extend_to_their_common_prefix_and_are_listed() {
-        assert_eq!(complete(&session(), "kubectl get pod").line, "kubectl get pods ");
+        assert_eq!(complete(&session(), "kubectl get deploy").line, "kubectl get deployments ");
         let c = complete(&session(), "kubectl get n");
         assert_eq!(c.line, "kubectl get n");
         assert_eq!(c.candidates, vec!["namespaces", "nodes"]);

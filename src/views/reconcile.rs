@@ -119,6 +119,7 @@ fn own_kind(controller: &str) -> Option<Kind> {
     Some(match controller {
         "deployment-controller" => Kind::Deployment,
         "replicaset-controller" => Kind::ReplicaSet,
+        "replication-controller" => Kind::ReplicationController,
         "daemonset-controller" => Kind::DaemonSet,
         "statefulset-controller" => Kind::StatefulSet,
         "job-controller" => Kind::Job,
@@ -142,7 +143,11 @@ fn noun(controller: &str, n: i64) -> &'static str {
                 "jobs"
             }
         }
-        "replicaset-controller" | "daemonset-controller" | "statefulset-controller" | "job-controller" => {
+        "replicaset-controller"
+        | "replication-controller"
+        | "daemonset-controller"
+        | "statefulset-controller"
+        | "job-controller" => {
             if one {
                 "pod"
             } else {
