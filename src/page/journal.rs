@@ -103,17 +103,57 @@ impl Journal {
         cap: Time,
         mut shown: impl FnMut(&Command, Option<&str>, &Output),
     ) -> Session {
-        let mut session = match lesson {
+        let mut replay = self.replay_begin(lesson);
+        self.replay_more_within(&mut replay, until, cap, &mut || true, &mut shown);
+        replay.session
+    }
+
+    /// A replay to be run a piece at a time ([`Journal::replay_more`]), from the start of
+    /// `lesson` (the one the journal names, as the caller loaded it) or a fresh cluster of the
+    /// journal's seed.
+    pub fn replay_begin(&self, lesson: Option<&crate::lessons::Lesson>) -> Replay {
+        let session = match lesson {
             Some(lesson) => lesson.start(),
             None => Session::new(self.seed),
         };
+        Replay { session, next: 0, advancing: false, finished: false }
+    }
+
+    /// Runs `replay` on, entry by entry and (between entries) step by step of the cluster, while
+    /// `more` says so; whether it has finished. Stopping and going on changes nothing: the
+    /// pieces run the same steps as one replay would (as the page's ticks do).
+    pub fn replay_more(
+        &self,
+        replay: &mut Replay,
+        until: Option<Time>,
+        more: &mut dyn FnMut() -> bool,
+        shown: &mut dyn FnMut(&Command, Option<&str>, &Output),
+    ) -> bool {
+        self.replay_more_within(replay, until, Time::ZERO + JOURNAL_TIME_CAP, more, shown)
+    }
+
+    fn replay_more_within(
+        &self,
+        replay: &mut Replay,
+        until: Option<Time>,
+        cap: Time,
+        more: &mut dyn FnMut() -> bool,
+        shown: &mut dyn FnMut(&Command, Option<&str>, &Output),
+    ) -> bool {
+        let Replay { session, next, advancing, finished } = replay;
         // A journal read with `decode_checked` stays within the cap; one built by hand, or
         // commands that let time pass (each at most `COMMAND_TIME_CAP`), stop the replay there.
-        for entry in self.entries.iter().take(JOURNAL_MAX_ENTRIES) {
+        let entries = self.entries.len().min(JOURNAL_MAX_ENTRIES);
+        while *next < entries {
+            let entry = &self.entries[*next];
             if Time(entry.at) > cap || session.cluster.now() > cap {
+                *next = entries;
                 break;
             }
-            advance_to(&mut session, Time(entry.at));
+            if !advance_while(session, Time(entry.at), advancing, more) {
+                return false;
+            }
+            *next += 1;
             if entry.line.is_empty() {
                 session.cluster.step();
             } else if entry.skipped {
@@ -130,11 +170,17 @@ impl Journal {
                 };
                 shown(&command, prompt.as_deref(), &out);
             }
+            if !more() {
+                return false;
+            }
         }
         if let Some(t) = until {
-            advance_to(&mut session, t.min(cap));
+            if !advance_while(session, t.min(cap), advancing, more) {
+                return false;
+            }
         }
-        session
+        *finished = true;
+        true
     }
 
     /// The journal as text for a link or storage: URL-safe base64 of its JSON.
@@ -332,6 +378,53 @@ fn advance_to(session: &mut Session, t: Time) {
     }
 }
 
+/// Runs the cluster to `t` exactly as `advance_to` does (`Cluster::advance`: every step due by
+/// `t`, then the clock to `t`), but a step at a time, stopping when `more` says so; whether
+/// it got there. `started` says an earlier call stopped on the way to `t`: it goes on from
+/// there (a step may have brought the clock to `t` with more steps due at `t`).
+fn advance_while(session: &mut Session, t: Time, started: &mut bool, more: &mut dyn FnMut() -> bool) -> bool {
+    let cluster = &mut session.cluster;
+    if !*started && t <= cluster.now() {
+        return true;
+    }
+    *started = true;
+    loop {
+        if cluster.next_wakeup().is_some_and(|w| w <= t) {
+            cluster.step();
+            if !more() {
+                return false;
+            }
+        } else {
+            let now = cluster.now();
+            cluster.advance(Duration(t.0.saturating_sub(now.0)));
+            *started = false;
+            return true;
+        }
+    }
+}
+
+/// A journal's replay under way (see [`Journal::replay_begin`]).
+pub struct Replay {
+    /// The session as far as the replay has come.
+    pub session: Session,
+    /// The next entry to run.
+    next: usize,
+    /// It stopped on its way to the next entry's time (or the end's).
+    advancing: bool,
+    finished: bool,
+}
+
+impl Replay {
+    /// How far it has come, 0..1: the virtual time reached of the time the journal reaches.
+    pub fn progress(&self, journal: &Journal) -> f64 {
+        if self.finished {
+            return 1.0;
+        }
+        let end = journal.entries.last().map_or(0, |e| e.at).max(journal.now).max(1);
+        (self.session.cluster.now().0 as f64 / end as f64).clamp(0.0, 0.99)
+    }
+}
+
 fn base64url(bytes: &[u8]) -> String {
     crate::util::base64::encode_with(bytes, crate::util::base64::URL_SAFE, false)
 }
@@ -343,6 +436,58 @@ fn unbase64url(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replay_run_in_pieces_builds_the_same_session_as_one_run() {
+        let mut journal = Journal::new(3);
+        let at = |s: u64| Time(60_000 + s * 1000);
+        journal.command(at(0), &Command::new("kubectl create deployment web --image=nginx:1.25 --replicas=2"));
+        journal.command(
+            at(1),
+            &Command::new("kubectl create cronjob tick --image=busybox --schedule='* * * * *' -- date"),
+        );
+        journal.command(at(2), &Command::new("sleep 3m"));
+        journal.step(at(200));
+        journal.command(at(260), &Command::new("kubectl scale deployment web --replicas=4"));
+        journal.now = at(400).0;
+        let whole = journal.replay_in(None, Some(Time(journal.now)), |_, _, _| {});
+        for every in [1, 7, 50] {
+            let mut replay = journal.replay_begin(None);
+            let (mut calls, mut pieces, mut lines) = (0, 0, 0);
+            let mut last = 0.0;
+            while !journal.replay_more(
+                &mut replay,
+                Some(Time(journal.now)),
+                &mut || {
+                    calls += 1;
+                    calls % every != 0
+                },
+                &mut |_, _, _| lines += 1,
+            ) {
+                pieces += 1;
+                let p = replay.progress(&journal);
+                assert!(p >= last && p < 1.0, "{p} after {last}");
+                last = p;
+            }
+            assert!(pieces > 0 || every > 1000);
+            assert_eq!(lines, 4, "each command shown once");
+            assert_eq!(replay.progress(&journal), 1.0);
+            let s = &replay.session;
+            assert_eq!(
+                (s.cluster.now(), s.cluster.record.last_seq()),
+                (whole.cluster.now(), whole.cluster.record.last_seq()),
+                "in pieces of {every}"
+            );
+            let names = |s: &Session| {
+                s.cluster
+                    .objects(crate::api::Kind::Pod, "default")
+                    .iter()
+                    .map(|p| p.name().to_string())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(names(s), names(&whole));
+        }
+    }
 
     #[test]
     fn base64url_round_trips_every_length() {

@@ -10,7 +10,7 @@ use crate::page::journal::Journal;
 use crate::page::sim::{ClockSettings, DetailFrame, FlowFrame, FrameQuery, LessonSource};
 use crate::page::snapshot::Snapshot;
 use crate::record::Seq;
-use crate::shell::Session;
+use crate::shell::Command;
 use crate::views::map::Board;
 use crate::views::overview::{ChainStep, Inspection};
 use crate::views::sequence::Sequence;
@@ -220,6 +220,8 @@ pub struct PageState {
     pub open_step: Option<usize>,
     /// Why the simulation stopped answering (its worker failed), until it answers again.
     pub failure: Option<String>,
+    /// A long session's replay is under way, this far (0..1): the page is not ready yet.
+    pub loading: Option<f64>,
     pub terminal: Terminal,
     pub clock: ClockState,
     pub lesson: LessonState,
@@ -271,6 +273,7 @@ impl PageState {
             told: None,
             open_step: config.step,
             failure: None,
+            loading: None,
             terminal: Terminal::default(),
             clock: ClockState {
                 playing: !config.start_paused,
@@ -363,15 +366,13 @@ impl PageState {
     }
 }
 
-/// Replays a journal into a new session, its commands and their output into `lines`.
-pub fn replay(journal: &Journal, lesson: Option<&Lesson>, lines: &mut Vec<Line>) -> Session {
-    journal.replay_in(lesson, Some(crate::sim::Time(journal.now)), |command, prompt, out| {
-        lines.push(match prompt {
-            Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
-            None => Line::Command(command.line.clone()),
-        });
-        push_output(lines, out);
-    })
+/// A replayed command and what it printed, as the terminal's scrollback shows them.
+pub fn show_replayed(lines: &mut Vec<Line>, command: &Command, prompt: Option<&str>, out: &crate::kubectl::Output) {
+    lines.push(match prompt {
+        Some(prompt) => Line::Typed(format!("{prompt}{}", command.line)),
+        None => Line::Command(command.line.clone()),
+    });
+    push_output(lines, out);
 }
 
 /// The lesson the address names, read from the source the page fetched for it: `Ok(None)`

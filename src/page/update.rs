@@ -334,6 +334,14 @@ fn replied(state: &mut PageState, then: Pending, reply: SimReply, fx: &mut Vec<E
             return;
         }
         Pending::Load => {
+            // A long replay comes in slices: the page shows how far it has come, and asks on.
+            if let Some(progress) = reply.loading {
+                state.loading = Some(progress);
+                fx.push(ask(state, SimRequest::LoadMore, Pending::Load));
+                fx.push(Effect::Redraw);
+                return;
+            }
+            state.loading = None;
             // The page shows a cluster only once it is the student's: the session replayed.
             state.view.ready = true;
             if let Some(lines) = reply.replayed {

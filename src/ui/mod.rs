@@ -270,6 +270,12 @@ pub fn app(props: &AppProps) -> Html {
             move || drop(listener)
         });
     }
+    // A long session replays in slices: the page's shell says how far it has come.
+    use_effect_with(state.borrow().loading.map(|p| (p * 100.0).round() as u32), |percent| {
+        if let Some(percent) = *percent {
+            shell_progress(&format!("Replaying your session… {percent}%"), f64::from(percent) / 100.0);
+        }
+    });
     // The first snapshot is on the page and the terminal takes commands: the end-to-end check
     // reads this mark as "time to first interactive cluster".
     use_effect_with(state.borrow().view.ready, |ready| {
@@ -429,6 +435,16 @@ const APP_ROOT: &str = "app-root";
 /// Shows the app in place of the page's shell, once it has a cluster to draw: in this thread at
 /// once; from a worker when its first frame comes (the shell's progress says "Starting the
 /// cluster…" meanwhile). Both are in place in one task, so no frame shows neither.
+/// The shell's progress line and bar (`window.kubeloopShellProgress`, from index.html).
+fn shell_progress(phase: &str, fraction: f64) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(show) = js_sys::Reflect::get(&window, &"kubeloopShellProgress".into()) else { return };
+    use wasm_bindgen::{JsCast, JsValue};
+    if let Some(show) = show.dyn_ref::<js_sys::Function>() {
+        let _ = show.call2(&JsValue::NULL, &JsValue::from_str(phase), &JsValue::from_f64(fraction));
+    }
+}
+
 fn take_over_shell() {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
     if let Some(root) = document.get_element_by_id(APP_ROOT) {

@@ -8,11 +8,12 @@
 //     hour after their last write;
 //   - how long the hour took to simulate (real ms).
 // Then it measures animation frames at 1× for FRAME_SECONDS, against the same measure taken
-// right after the setup, and how long a reload takes to be interactive again (the saved session
-// replays in the worker).
+// right after the setup, how long a reload takes to be interactive again (the saved session
+// replays in the worker), and that the page's shell showed the replay's progress meanwhile.
 // Prints one grep-able line:
 //   soak: hours=… memory_mb=[per hour] growth_after_h6_pct=… events=[per hour] events_max=…
-//     hour_ms_p50=… p95_frame_start_ms=… p95_frame_end_ms=… reload_interactive_ms=… load=…
+//     hour_ms_p50=… p95_frame_start_ms=… p95_frame_end_ms=… reload_interactive_ms=…
+//     replay_progress_shown=… load=…
 // It fails when memory grows by more than 20% after the sixth hour (the record fills its room in
 // the first hours, and wasm memory grows in steps), when Events exceed what an
 // hour of this workload writes (EVENTS_MAX), or when the page stops answering. The reload time
@@ -105,8 +106,17 @@ async function main() {
     if (!/web-/.test(pods)) problems.push(`kubectl get pods printed ${JSON.stringify(pods.slice(0, 200))}`);
     await page.waitForTimeout(2500); // the session is saved every two seconds
     const t0 = Date.now();
-    await page.reload({ waitUntil: 'load' });
+    await page.reload({ waitUntil: 'commit' });
+    // While the session replays, the shell says how far it has come.
+    const phases = new Set();
+    while (!(await page.evaluate(() => performance.getEntriesByName('kubeloop-interactive').length > 0).catch(() => false))) {
+      const phase = await page.evaluate(() => document.getElementById('shell-phase')?.textContent ?? '').catch(() => '');
+      if (phase.startsWith('Replaying')) phases.add(phase);
+      await page.waitForTimeout(50);
+    }
     const reloadMs = await interactive(page);
+    log(`while it replayed, the shell said: ${[...phases].slice(0, 3).join(' / ')}${phases.size > 3 ? ` … (${phases.size})` : ''}`);
+    if (HOURS >= 12 && phases.size < 2) problems.push(`the shell showed the replay's progress ${phases.size} time(s)`);
     const after = await command(page, 'kubectl get cronjob tick');
     if (!/tick/.test(after)) problems.push(`after the reload, kubectl get cronjob tick printed ${JSON.stringify(after)}`);
     log(`reloaded: interactive ${reloadMs.toFixed(0)} ms after navigation (${Date.now() - t0} ms from the reload)`);
@@ -119,6 +129,7 @@ async function main() {
     console.log(`soak: hours=${HOURS} memory_mb=${JSON.stringify(hours.map((x) => +x.mb.toFixed(1)))} growth_after_h6_pct=${growth.toFixed(1)} ` +
       `events=${JSON.stringify(hours.map((x) => x.events))} events_max=${eventsMax} hour_ms_p50=${hourMs} ` +
       `p95_frame_start_ms=${p95Start.toFixed(1)} p95_frame_end_ms=${p95End.toFixed(1)} reload_interactive_ms=${reloadMs.toFixed(0)} ` +
+      `replay_progress_shown=${phases.size} ` +
       `load=${os.loadavg().map((l) => l.toFixed(2)).join(',')}`);
     if (HOURS >= 12 && growth > 20) problems.push(`the worker's memory grew ${growth.toFixed(1)}% after the sixth hour`);
     if (eventsMax > EVENTS_MAX) problems.push(`${eventsMax} Events kept (more than ${EVENTS_MAX})`);

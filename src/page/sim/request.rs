@@ -41,6 +41,8 @@ pub enum SimRequest {
     /// the lesson at `step` (from 1) when given. A journal with nothing in it is a fresh
     /// cluster of its seed.
     Load { journal: Journal, lesson: Option<LessonSource>, step: Option<usize> },
+    /// Goes on with a replay that `Load` (or the last `LoadMore`) left under way.
+    LoadMore,
     /// A fresh cluster of this seed (and a fresh journal).
     Reset { seed: u64 },
     /// Runs a command line, with `stdin` as its standard input when given (the editor's
@@ -177,6 +179,8 @@ pub struct SimReply {
     pub opened: Option<Opened>,
     /// A replayed session's terminal: its commands and what they printed.
     pub replayed: Option<Vec<Line>>,
+    /// A long replay is under way, this far (0..1): ask `LoadMore` for the rest.
+    pub loading: Option<f64>,
     /// A container shell's session that ended as time passed: what kubectl printed then.
     pub ended: Option<CommandOutput>,
     pub completion: Option<Completion>,

@@ -10,7 +10,6 @@ use super::request::{
 use crate::kubectl::watch::LiveWatch;
 use crate::lessons::{CheckResult, Lesson, Progress};
 use crate::page::journal::Journal;
-use crate::page::state::replay;
 use crate::page::terminal::edit_as_get;
 use crate::record::Seq;
 use crate::shell::{Command, Session};
@@ -111,7 +110,22 @@ pub struct Simulation {
     /// The session is a fresh cluster of this seed that nothing has touched yet: loading an
     /// empty journal of the same seed keeps it rather than booting another (a page's start).
     untouched: Option<u64>,
+    /// A journal's replay that `Load` started and `LoadMore` goes on with, a slice of real
+    /// time at a time, so that a long session's reload shows its progress.
+    loading: Option<Loading>,
 }
+
+/// A replay under way: what it replays, the lesson to open when done, and the terminal so far.
+struct Loading {
+    journal: Journal,
+    lesson: Option<Rc<Lesson>>,
+    step: Option<usize>,
+    replay: crate::page::journal::Replay,
+    lines: Vec<crate::page::terminal::Line>,
+}
+
+/// Real milliseconds a `Load` or `LoadMore` replays before it answers with its progress.
+const LOAD_SLICE_MS: f64 = 100.0;
 
 /// A clock that never moves: budgets never run out (native use and tests).
 pub fn no_real_clock() -> f64 {
@@ -143,6 +157,7 @@ impl Simulation {
             throttled: false,
             parts_ms: 0.0,
             untouched: None,
+            loading: None,
         }
     }
 
@@ -186,6 +201,11 @@ impl Simulation {
             self.untouched = None;
         }
         let evaluate = self.apply(request, &mut reply);
+        if self.loading.is_some() {
+            // Nothing of this session goes to the page while the journal it holds replays: not
+            // this session's journal above all (the page would keep it in place of its own).
+            return reply;
+        }
         if evaluate {
             self.evaluate();
         }
@@ -224,7 +244,21 @@ impl Simulation {
 
     /// Does what a request asks; true when the lesson's checks should look again.
     fn apply(&mut self, request: SimRequest, reply: &mut SimReply) -> bool {
+        // While a replay is under way the session is not the student's yet: nothing but the
+        // replay (or another load, or a reset) runs on it.
+        if self.loading.is_some()
+            && !matches!(
+                request,
+                SimRequest::Load { .. } | SimRequest::LoadMore | SimRequest::Reset { .. } | SimRequest::Settings { .. }
+            )
+        {
+            return false;
+        }
         match request {
+            SimRequest::LoadMore => {
+                self.load_more(reply);
+                true
+            }
             SimRequest::Load { journal, lesson, step } => {
                 let lesson = lesson.and_then(|l| crate::lessons::from_source(&l.id, &l.markdown).ok()).map(Rc::new);
                 self.load(journal, lesson, step, reply);
@@ -339,7 +373,7 @@ impl Simulation {
     /// Replays `journal` (on the lesson's start, when it is given) in place of this session.
     fn load(&mut self, journal: Journal, lesson: Option<Rc<Lesson>>, step: Option<usize>, reply: &mut SimReply) {
         self.stop_watch();
-        let mut lines = Vec::new();
+        let lines = Vec::new();
         let empty = journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none();
         if empty && lesson.is_none() && self.untouched == Some(journal.seed) {
             // The cluster this simulation booted is the one the journal would give.
@@ -349,8 +383,41 @@ impl Simulation {
             reply.replayed = Some(lines);
             return;
         }
-        let session = if empty { Session::new(journal.seed) } else { replay(&journal, lesson.as_deref(), &mut lines) };
-        self.replace(session, journal);
+        if empty {
+            self.replace(Session::new(journal.seed), journal);
+            self.open_lesson(lesson, step);
+            reply.replayed = Some(lines);
+            return;
+        }
+        let replay = journal.replay_begin(lesson.as_deref());
+        self.loading = Some(Loading { journal, lesson, step, replay, lines });
+        self.load_more(reply);
+    }
+
+    /// Goes on with the replay under way for a slice of real time: when it is done, its session
+    /// takes over and the terminal is sent; until then, how far it has come.
+    fn load_more(&mut self, reply: &mut SimReply) {
+        let Some(mut loading) = self.loading.take() else { return };
+        let real_ms = self.real_ms;
+        let end = real_ms() + LOAD_SLICE_MS;
+        let Loading { journal, replay, lines, .. } = &mut loading;
+        let done = journal.replay_more(replay, Some(Time(journal.now)), &mut || real_ms() < end, &mut |c, p, o| {
+            crate::page::state::show_replayed(lines, c, p, o)
+        });
+        if !done {
+            reply.loading = Some(loading.replay.progress(&loading.journal));
+            self.loading = Some(loading);
+            return;
+        }
+        let Loading { journal, lesson, step, replay, lines } = loading;
+        self.replace(replay.session, journal);
+        self.open_lesson(lesson, step);
+        reply.replayed = Some(lines);
+    }
+
+    /// Opens `lesson` on the session just loaded, at `step` (from 1) when given, with the
+    /// progress the journal kept.
+    fn open_lesson(&mut self, lesson: Option<Rc<Lesson>>, step: Option<usize>) {
         self.lesson = lesson.map(|lesson| {
             let saved = self.journal.progress.as_deref().and_then(|p| Progress::from_json(p, &lesson));
             let mut progress = saved.unwrap_or_else(|| Progress::new(&lesson, &self.session));
@@ -359,7 +426,6 @@ impl Simulation {
             }
             LessonRun { lesson, progress, results: Vec::new(), reasons: Vec::new(), evaluated_ms: f64::NEG_INFINITY }
         });
-        reply.replayed = Some(lines);
     }
 
     /// Runs a command line and keeps it in the journal (see `SimRequest::Run`).

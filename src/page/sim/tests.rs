@@ -328,3 +328,46 @@ fn a_page_that_starts_with_nothing_saved_is_given_the_cluster_already_booted() {
     assert!(other.frame.board.is_some());
     assert_eq!(sim.peek_frame(&everything()), Simulation::new(6).peek_frame(&everything()));
 }
+
+/// A clock that moves 30 ms each time it is read (so that every slice of a replay is short).
+fn hurried_clock() -> f64 {
+    use std::cell::Cell;
+    thread_local!(static NOW: Cell<f64> = const { Cell::new(0.0) });
+    NOW.with(|n| {
+        n.set(n.get() + 30.0);
+        n.get()
+    })
+}
+
+#[test]
+fn a_long_session_replays_in_slices_that_say_how_far_they_came_and_end_where_one_replay_ends() {
+    let mut journal = Journal::new(8);
+    let at = |s: u64| crate::sim::Time(60_000 + s * 1000);
+    journal.command(at(0), &Command::new(CREATE));
+    journal.command(at(1), &Command::new("kubectl create cronjob tick --image=busybox --schedule='* * * * *' -- date"));
+    journal.command(at(2), &Command::new("sleep 20m"));
+    journal.command(at(1300), &Command::new("kubectl get pods"));
+    journal.now = at(2000).0;
+    let load = || SimRequest::Load { journal: journal.clone(), lesson: None, step: None };
+
+    let mut whole = Simulation::new(1);
+    let done = whole.answer(load());
+    assert!(done.loading.is_none() && done.replayed.as_ref().is_some_and(|l| !l.is_empty()), "natively at once");
+
+    let mut sim = Simulation::new(1);
+    sim.set_real_clock(hurried_clock, 6.0);
+    let mut reply = sim.answer(load());
+    let mut seen = Vec::new();
+    while let Some(progress) = reply.loading {
+        assert_eq!(reply.journal, None, "the page keeps the journal it is replaying");
+        assert!(reply.replayed.is_none());
+        seen.push(progress);
+        // Anything else asked meanwhile waits for the replay.
+        assert!(sim.answer(SimRequest::Tick { now_ms: 0.0 }).loading.is_none());
+        reply = sim.answer(SimRequest::LoadMore);
+    }
+    assert!(seen.len() >= 2 && seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(reply.replayed, done.replayed, "the same terminal");
+    assert!(matches!(reply.journal, Some(JournalChange::Replace(ref j)) if *j == journal));
+    assert_eq!(sim.peek_frame(&everything()), whole.peek_frame(&everything()), "the same cluster");
+}
