@@ -34,6 +34,13 @@ pub struct Diagnosis {
     pub node_reasons: BTreeMap<String, Vec<String>>,
 }
 
+/// Why a pod was not scheduled: a PreFilter turned it down before any node was looked at, or
+/// no node passed the filters (and what PostFilter, preemption, made of it).
+enum Refusal {
+    PreFilter(String),
+    Filters(preemption::PostFilterResult),
+}
+
 pub struct Scheduler {
     /// Virtual time one scheduling cycle takes (zero: the queue drains at once). A fault
     /// (`sim scheduler slow`) raises it, so Pending pods visibly queue up.
@@ -285,7 +292,7 @@ impl Scheduler {
             Ok(plan) => plan,
             Err(why) => {
                 let total = self.node_infos.len();
-                self.fail(&key, &object, total, BTreeMap::new(), Some(why), Default::default(), ctx);
+                self.fail(&key, &object, total, BTreeMap::new(), Refusal::PreFilter(why), ctx);
                 return;
             }
         };
@@ -386,7 +393,7 @@ impl Scheduler {
         if feasible.is_empty() {
             let table = rows.map(table);
             let postfilter = self.post_filter(&key, &object, total, &rejected, ctx);
-            let message = self.fail(&key, &object, total, rejected, None, postfilter, ctx);
+            let message = self.fail(&key, &object, total, rejected, Refusal::Filters(postfilter), ctx);
             if let Some(mut table) = table {
                 table.rows.sort_by(|a, b| a.node.cmp(&b.node));
                 table.message = Some(message);
@@ -532,10 +539,13 @@ impl Scheduler {
         object: &Arc<Object>,
         total: usize,
         rejected: BTreeMap<String, Rejection>,
-        pre_filter: Option<String>,
-        postfilter: preemption::PostFilterResult,
+        refusal: Refusal,
         ctx: &mut Ctx,
     ) -> String {
+        let (pre_filter, postfilter) = match refusal {
+            Refusal::PreFilter(why) => (Some(why), preemption::PostFilterResult::default()),
+            Refusal::Filters(postfilter) => (None, postfilter),
+        };
         let preemption::PostFilterResult { message: postfilter, nominated } = postfilter;
         let message = if let Some(why) = pre_filter {
             // A PreFilter turned the pod down before any node was looked at.
