@@ -29,7 +29,11 @@
 #               only when frames stop over 1 s in the worker; WORKER_BIG=1: 9,000 pods on 300);
 #               node tests/e2e/replay.mjs: a script typed into the page prints exactly what the
 #               native CLI prints for it (names, ages, a component's client log), in the worker
-#               and in the page's thread, and a reload replays it to the same pods
+#               and in the page's thread, and a reload replays it to the same pods;
+#               SOAK_HOURS=6 node tests/e2e/soak.mjs: the example and a CronJob each minute for
+#               six virtual hours in the worker (memory, Events, frames), then a reload that
+#               replays them showing its progress ("soak: … reload_interactive_ms=…"; the full
+#               day is SOAK_HOURS=24, on demand)
 #   6. sizes    the release bundle's wasm + js, raw, gzip -9 and brotli 11 (its .br copies)
 #
 # Usage: bash scripts/test.sh
@@ -153,6 +157,8 @@ if [[ -z "${E2E_SMOKE_ONLY:-}" ]]; then
   logged node tests/e2e/worker.mjs
   passed=$((passed + 1))
   logged node tests/e2e/replay.mjs
+  passed=$((passed + 1))
+  logged env SOAK_HOURS=6 node tests/e2e/soak.mjs
   passed=$((passed + 1))
 fi
 end_stage

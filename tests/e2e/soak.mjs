@@ -116,7 +116,7 @@ async function main() {
     }
     const reloadMs = await interactive(page);
     log(`while it replayed, the shell said: ${[...phases].slice(0, 3).join(' / ')}${phases.size > 3 ? ` … (${phases.size})` : ''}`);
-    if (HOURS >= 12 && phases.size < 2) problems.push(`the shell showed the replay's progress ${phases.size} time(s)`);
+    if (HOURS >= 6 && phases.size < 2) problems.push(`the shell showed the replay's progress ${phases.size} time(s)`);
     const after = await command(page, 'kubectl get cronjob tick');
     if (!/tick/.test(after)) problems.push(`after the reload, kubectl get cronjob tick printed ${JSON.stringify(after)}`);
     log(`reloaded: interactive ${reloadMs.toFixed(0)} ms after navigation (${Date.now() - t0} ms from the reload)`);
