@@ -233,6 +233,19 @@ pub struct PersistentVolumeClaimStatus {
 }
 
 impl PersistentVolumeClaim {
+    /// The reference a volume bound to this claim carries (`spec.claimRef`).
+    pub fn reference(&self) -> ObjectReference {
+        ObjectReference {
+            kind: "PersistentVolumeClaim".into(),
+            namespace: self.metadata.namespace.clone(),
+            name: self.metadata.name.clone(),
+            uid: self.metadata.uid.clone(),
+            api_version: "v1".into(),
+            resource_version: self.metadata.resource_version.clone(),
+            ..Default::default()
+        }
+    }
+
     /// The class the claim asks for ("" : none, only volumes without a class).
     pub fn class(&self) -> &str {
         self.spec.storage_class_name.as_deref().unwrap_or("")

@@ -10,7 +10,7 @@ use crate::api::storage::{
     BETA_STORAGE_PROVISIONER_ANNOTATION, BIND_COMPLETED_ANNOTATION, BOUND_BY_CONTROLLER_ANNOTATION,
     PROVISIONED_BY_ANNOTATION, SELECTED_NODE_ANNOTATION, STORAGE_PROVISIONER_ANNOTATION,
 };
-use crate::api::{Kind, Object, ObjectReference, PersistentVolume, PersistentVolumeClaim, StorageClass};
+use crate::api::{Kind, Object, PersistentVolume, PersistentVolumeClaim, StorageClass};
 use crate::apiserver::Request;
 use crate::client::component::{Ctx, Delta, Informer};
 use crate::sim::Duration;
@@ -154,7 +154,8 @@ impl PersistentVolumeController {
                     ),
                 );
             }
-            Some(_) => {
+            // A class that provisions nothing, or none named: only a volume made by hand will do.
+            _ if class.is_some() || claim.class().is_empty() => {
                 ctx.event(
                     &object,
                     "",
@@ -163,16 +164,7 @@ impl PersistentVolumeController {
                     "no persistent volumes available for this claim and no storage class is set".into(),
                 );
             }
-            None if claim.class().is_empty() => {
-                ctx.event(
-                    &object,
-                    "",
-                    "Normal",
-                    "FailedBinding",
-                    "no persistent volumes available for this claim and no storage class is set".into(),
-                );
-            }
-            None => {
+            _ => {
                 ctx.event(
                     &object,
                     "",
@@ -232,15 +224,7 @@ impl PersistentVolumeController {
         claim: PersistentVolumeClaim,
         ctx: &mut Ctx,
     ) -> Result<(), crate::apiserver::Status> {
-        let reference = ObjectReference {
-            kind: "PersistentVolumeClaim".into(),
-            namespace: claim.metadata.namespace.clone(),
-            name: claim.metadata.name.clone(),
-            uid: claim.metadata.uid.clone(),
-            api_version: "v1".into(),
-            resource_version: claim.metadata.resource_version.clone(),
-            ..Default::default()
-        };
+        let reference = claim.reference();
         let mut pv = pv;
         let ref_ok = pv.spec.claim_ref.as_ref().is_some_and(|r| r.uid == claim.metadata.uid);
         if !ref_ok {

@@ -152,15 +152,7 @@ impl VolumeBinding {
             if let Some(pv) = best_match(free, claim, Some(node)) {
                 let mut pv = pv.clone();
                 taken.push(pv.metadata.name.clone());
-                pv.spec.claim_ref = Some(crate::api::ObjectReference {
-                    kind: "PersistentVolumeClaim".into(),
-                    namespace: claim.metadata.namespace.clone(),
-                    name: claim.metadata.name.clone(),
-                    uid: claim.metadata.uid.clone(),
-                    api_version: "v1".into(),
-                    resource_version: claim.metadata.resource_version.clone(),
-                    ..Default::default()
-                });
+                pv.spec.claim_ref = Some(claim.reference());
                 pv.metadata
                     .annotations
                     .insert(crate::api::storage::BOUND_BY_CONTROLLER_ANNOTATION.into(), "yes".into());
