@@ -1,6 +1,7 @@
 //! The taint eviction controller: pods on a node with a NoExecute taint they do not tolerate
 //! are evicted at once; pods that tolerate it for `tolerationSeconds` are evicted when that
-//! time has passed since the taint was added.
+//! time has passed since the taint was added (or, for a taint that does not say when, since
+//! this controller first found the pod on its way out, as upstream's timed queue counts it).
 
 use super::{Action, Reconciler, Synced};
 use crate::api::helpers::tolerations::tolerates;
@@ -15,11 +16,19 @@ use std::sync::Arc;
 pub struct TaintEvictionController {
     pods: Informer,
     nodes: Informer,
+    /// When each pod was first found tolerating a NoExecute taint only for a while: the time
+    /// its `tolerationSeconds` run from when the taint has no `timeAdded` (a taint added with
+    /// `kubectl taint`), so that looking again does not push the deadline on.
+    counting: std::collections::BTreeMap<String, Time>,
 }
 
 impl Default for TaintEvictionController {
     fn default() -> Self {
-        TaintEvictionController { pods: Informer::new(Kind::Pod), nodes: Informer::new(Kind::Node) }
+        TaintEvictionController {
+            pods: Informer::new(Kind::Pod),
+            nodes: Informer::new(Kind::Node),
+            counting: std::collections::BTreeMap::new(),
+        }
     }
 }
 
@@ -89,19 +98,31 @@ impl Reconciler for TaintEvictionController {
     }
 
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced {
-        let Some(object) = self.pods.cache.get(key).cloned() else { return Ok(Action::AwaitChange) };
+        let Some(object) = self.pods.cache.get(key).cloned() else {
+            self.counting.remove(key);
+            return Ok(Action::AwaitChange);
+        };
         let Some(pod) = object.as_pod() else { return Ok(Action::AwaitChange) };
         if pod.spec.node_name.is_empty() || pod.metadata.deletion_timestamp.is_some() || pod.is_terminal() {
+            self.counting.remove(key);
             return Ok(Action::AwaitChange);
         }
         let Some(node_object) = self.nodes.get("", &pod.spec.node_name).cloned() else {
             return Ok(Action::AwaitChange);
         };
         let Some(node) = node_object.as_node() else { return Ok(Action::AwaitChange) };
-        match eviction_time(pod, &node.spec.taints, ctx.now) {
-            None => Ok(Action::AwaitChange),
-            Some(at) if at > ctx.now => Ok(Action::RequeueAfter(at.since(ctx.now))),
+        let since = self.counting.get(key).copied().unwrap_or(ctx.now);
+        match eviction_time(pod, &node.spec.taints, since) {
+            None => {
+                self.counting.remove(key);
+                Ok(Action::AwaitChange)
+            }
+            Some(at) if at > ctx.now => {
+                self.counting.insert(key.to_string(), since);
+                Ok(Action::RequeueAfter(at.since(ctx.now)))
+            }
             Some(_) => {
+                self.counting.remove(key);
                 let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
                 ctx.cause = Some(ctx.decide(|| {
                     format!("evicting {name}: node {} has a NoExecute taint it no longer tolerates", node.metadata.name)
