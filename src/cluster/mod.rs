@@ -549,10 +549,21 @@ impl Cluster {
     /// Runs everything due within the next `d` of virtual time, then moves the clock there.
     pub fn advance(&mut self, d: Duration) {
         let target = self.now + d;
+        self.advance_to_while(target, &mut || true);
+    }
+
+    /// What `advance` does to reach `target`, a step at a time, stopping after any step when
+    /// `more` says so; whether it got there. Called again, it goes on where it stopped, and the
+    /// pieces run the same steps as one `advance` (a long replay in slices).
+    pub fn advance_to_while(&mut self, target: Time, more: &mut dyn FnMut() -> bool) -> bool {
         while self.next_wakeup().is_some_and(|t| t <= target) {
             self.step();
+            if !more() {
+                return false;
+            }
         }
         self.advance_clock(target);
+        true
     }
 
     /// Moves the clock to `to` (never back), and runs the API server's housekeeping that is due:

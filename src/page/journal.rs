@@ -378,29 +378,16 @@ fn advance_to(session: &mut Session, t: Time) {
     }
 }
 
-/// Runs the cluster to `t` exactly as `advance_to` does (`Cluster::advance`: every step due by
-/// `t`, then the clock to `t`), but a step at a time, stopping when `more` says so; whether
-/// it got there. `started` says an earlier call stopped on the way to `t`: it goes on from
-/// there (a step may have brought the clock to `t` with more steps due at `t`).
+/// Runs the cluster to `t` as `advance_to` does, stopping when `more` says so (see
+/// `Cluster::advance_to_while`); whether it got there. `started` says an earlier call stopped
+/// on the way to `t`: it goes on from there (a step may have brought the clock to `t` with more
+/// steps due at `t`), where a fresh call to a time already reached does nothing.
 fn advance_while(session: &mut Session, t: Time, started: &mut bool, more: &mut dyn FnMut() -> bool) -> bool {
-    let cluster = &mut session.cluster;
-    if !*started && t <= cluster.now() {
+    if !*started && t <= session.cluster.now() {
         return true;
     }
-    *started = true;
-    loop {
-        if cluster.next_wakeup().is_some_and(|w| w <= t) {
-            cluster.step();
-            if !more() {
-                return false;
-            }
-        } else {
-            let now = cluster.now();
-            cluster.advance(Duration(t.0.saturating_sub(now.0)));
-            *started = false;
-            return true;
-        }
-    }
+    *started = !session.cluster.advance_to_while(t, more);
+    !*started
 }
 
 /// A journal's replay under way (see [`Journal::replay_begin`]).
