@@ -1,6 +1,6 @@
 // tests/e2e/page.mjs — what the end-to-end scripts that drive the page share: a Deployment of
 // small pods for a big cluster, typing a line in the terminal (and waiting for its answer), what
-// crosses to and from the worker, and a percentile.
+// crosses to and from the worker, animation frames' deltas, and a percentile.
 
 /// A Deployment of `replicas` nginx pods named after `name`, requesting little (10m, 16Mi), so
 /// that thousands fit on a few hundred nodes.
@@ -83,3 +83,18 @@ export const WATCH_WORKER = `(() => {
     }
   };
 })();`;
+
+/// The requestAnimationFrame deltas (ms) over the next `seconds`, as a promise (start it, do
+/// something meanwhile, then await it).
+export const frameDeltas = (page, seconds) => page.evaluate((seconds) => new Promise((resolve) => {
+  const deltas = [];
+  let last = performance.now();
+  const end = last + seconds * 1000;
+  const frame = (t) => {
+    deltas.push(t - last);
+    last = t;
+    if (t < end) requestAnimationFrame(frame);
+    else resolve(deltas);
+  };
+  requestAnimationFrame(frame);
+}), seconds);

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { WATCH_WORKER, pct, typed } from './page.mjs';
+import { WATCH_WORKER, frameDeltas, pct, typed } from './page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -57,18 +57,7 @@ async function interactive(page) {
 async function frames(page, seconds) {
   await page.selectOption('#speed', '1');
   if ((await page.textContent('#play')).trim().startsWith('play')) await page.click('#play');
-  const deltas = await page.evaluate((seconds) => new Promise((resolve) => {
-    const out = [];
-    let last = performance.now();
-    const end = last + seconds * 1000;
-    const frame = (t) => {
-      out.push(t - last);
-      last = t;
-      if (t < end) requestAnimationFrame(frame);
-      else resolve(out);
-    };
-    requestAnimationFrame(frame);
-  }), seconds);
+  const deltas = await frameDeltas(page, seconds);
   await page.click('#play'); // paused again: the hours are typed
   return pct(deltas.sort((a, b) => a - b), 0.95);
 }

@@ -46,7 +46,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { WATCH_WORKER, deployment, pct, type, typed } from './page.mjs';
+import { WATCH_WORKER, deployment, frameDeltas, pct, type, typed } from './page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -208,18 +208,7 @@ async function big(browser, origin, mode, problems) {
     await cdp.send('Profiler.start');
   }
   if (TRACE) await browser.startTracing(page, { path: `${TRACE}-${mode}.json`, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink', 'cc'] });
-  const frames = page.evaluate((seconds) => new Promise((resolve) => {
-    const deltas = [];
-    let last = performance.now();
-    const end = last + seconds * 1000;
-    const frame = (t) => {
-      deltas.push(t - last);
-      last = t;
-      if (t < end) requestAnimationFrame(frame);
-      else resolve(deltas);
-    };
-    requestAnimationFrame(frame);
-  }), SECONDS);
+  const frames = frameDeltas(page, SECONDS);
   // Pause/play pairs spread over the window (each waits for its answer).
   const spacing = Math.max(100, (SECONDS * 1000 - 500) / Math.max(1, CLICKS));
   for (let i = 0; i < CLICKS; i++) {
