@@ -76,10 +76,31 @@ pub enum Role {
     User,
     ApiServer,
     Scheduler,
-    Controller { name: String },
-    Kubelet { node: String },
-    KubeProxy { node: String },
+    Controller {
+        name: String,
+    },
+    Kubelet {
+        node: String,
+    },
+    KubeProxy {
+        node: String,
+    },
     CoreDns,
+    /// An add-on that runs as pods and works the API like a controller, drawn beside the
+    /// control plane with CoreDNS (`local-path-provisioner`).
+    AddOn {
+        name: String,
+    },
+}
+
+impl Role {
+    /// The name of the control loop this component runs, for a controller or an add-on.
+    pub fn control_loop(&self) -> Option<&str> {
+        match self {
+            Role::Controller { name } | Role::AddOn { name } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 struct Slot {
@@ -274,7 +295,7 @@ impl Cluster {
         let provisioner =
             Box::new(ControllerLoop::new(crate::controllers::local_path::LocalPathProvisioner::default()));
         let name = "local-path-provisioner";
-        let role = Role::Controller { name: name.into() };
+        let role = Role::AddOn { name: name.into() };
         let source = "rancher.io/local-path_local-path-provisioner";
         cluster.add_component(name, crate::cluster::bootstrap::LOCAL_PATH_USER, role, provisioner, source, "");
         cluster

@@ -259,6 +259,23 @@ fn map_board(props: &BoardProps) -> Html {
             </g>
         }
     });
+    // Each add-on's box opens its loop, as a controller's lane does.
+    let addons = l.addons.iter().zip(&b.addons).map(|((name, r), (_, line))| {
+        let what = geo::addon_role(name);
+        html! {
+            <g class="component addon" data-component={name.clone()} tabindex="0" role="button"
+                aria-label={format!("{name}: {what}; {line}")}
+                onclick={pick(format!("controller/{name}"))} onkeydown={key_pick(format!("controller/{name}"))}>
+                <title>{format!("{name} (an add-on running as pods): {what}; {line}")}</title>
+                { boxed("addon", *r, 10.0, name) }
+                { text("title", r.x + 10.0, r.y + 20.0, fit(&geo::addon_title(name), r.w - 20.0, 13.0)) }
+                { text("sub muted", r.x + 10.0, r.y + 35.0, fit(what, r.w - 20.0, 11.0)) }
+                if r.h >= 52.0 {
+                    { text("sub muted", r.x + 10.0, r.y + 49.0, fit(line, r.w - 20.0, 11.0)) }
+                }
+            </g>
+        }
+    });
     let nodes = l.nodes.iter().zip(&b.nodes).map(|(nl, nv)| {
         html! { <NodeMark key={nv.name.clone()} layout={nl.clone()} view={nv.clone()} on_pick={props.on_pick.clone()} /> }
     });
@@ -285,6 +302,8 @@ fn map_board(props: &BoardProps) -> Html {
                 { text("sub muted", coredns.x + 10.0, coredns.y + 64.0, fit(&b.coredns, coredns.w - 20.0, 11.0)) }
                 { text("sub muted", coredns.x + 10.0, coredns.y + 80.0, "behind kube-dns".into()) }
             </g>
+
+            { for addons }
 
             <g class="component api" data-component="kube-apiserver">
                 { boxed("api", api, 10.0, "kube-apiserver") }

@@ -27,6 +27,8 @@ pub enum Place {
     Runtime(String),
     /// CoreDNS, the cluster's DNS add-on.
     CoreDns,
+    /// Another add-on running as pods and talking to the API (`local-path-provisioner`).
+    AddOn(String),
     /// Many nodes at once (a bundle of messages to or from several of them).
     Nodes,
 }
@@ -44,6 +46,7 @@ impl Place {
             Place::KubeProxy(node) => format!("kube-proxy/{node}"),
             Place::Runtime(node) => format!("containerd/{node}"),
             Place::CoreDns => "coredns".into(),
+            Place::AddOn(name) => name.clone(),
             Place::Nodes => "nodes".into(),
         }
     }
@@ -542,6 +545,7 @@ fn place(cluster: &Cluster, end: End) -> Place {
             Some(Role::Kubelet { node }) => Place::Kubelet(node.clone()),
             Some(Role::KubeProxy { node }) => Place::KubeProxy(node.clone()),
             Some(Role::CoreDns) => Place::CoreDns,
+            Some(Role::AddOn { name }) => Place::AddOn(name.clone()),
             Some(Role::User) => Place::Kubectl,
             Some(Role::ApiServer) | None => Place::ApiServer,
         },

@@ -27,6 +27,8 @@ pub struct ControllerRow {
     pub queued: Vec<String>,
     /// Its latest decisions, newest first.
     pub decisions: Vec<String>,
+    /// An add-on running as pods (`local-path-provisioner`), not one of the manager's loops.
+    pub addon: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +79,8 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
     let mut scheduler_decisions = Vec::new();
     for id in cluster.component_ids() {
         match cluster.component_role(id) {
-            Some(Role::Controller { name }) => {
+            Some(role @ (Role::Controller { .. } | Role::AddOn { .. })) => {
+                let name = role.control_loop().unwrap_or_default();
                 let (lanes, mut queued) = cluster.component_state(id);
                 if queued.len() > NAMES {
                     let more = queued.len() - NAMES;
@@ -85,10 +88,11 @@ pub fn control_plane(cluster: &Cluster) -> ControlPlane {
                     queued.push(format!("+{more} more"));
                 }
                 controllers.push(ControllerRow {
-                    name: name.clone(),
+                    name: name.to_string(),
                     lanes,
                     queued,
                     decisions: decisions.get(&id).cloned().unwrap_or_default(),
+                    addon: matches!(role, Role::AddOn { .. }),
                 });
             }
             Some(Role::Scheduler) => scheduler_decisions = decisions.get(&id).cloned().unwrap_or_default(),

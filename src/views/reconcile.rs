@@ -70,9 +70,8 @@ pub const KEEP_WATCHING: &str = "nothing to do, keep watching";
 /// latest object it acted on; None when no controller has that name.
 pub fn reconcile_view(cluster: &Cluster, controller: &str, object: Option<&str>) -> Option<ReconcileView> {
     let name = controller.strip_prefix("controller/").unwrap_or(controller);
-    let id = cluster
-        .component_ids()
-        .find(|&id| matches!(cluster.component_role(id), Some(Role::Controller { name: n }) if n == name))?;
+    let id =
+        cluster.component_ids().find(|&id| cluster.component_role(id).and_then(Role::control_loop) == Some(name))?;
     let own = own_kind(name);
     let lanes: Vec<(String, String)> = cluster
         .component_state(id)

@@ -153,6 +153,7 @@ impl Lanes {
                 self.add(format!("kube-proxy/{node}"), |_, o| Place::KubeProxy(o), format!("kube-proxy {node}"))
             }
             Some(Role::CoreDns) => self.add("coredns".into(), |_, o| Place::Other(o), "coredns".into()),
+            Some(Role::AddOn { name }) => self.add(name.clone(), |_, o| Place::Other(o), name.clone()),
             None => {
                 let name = cluster.component_name(id).to_string();
                 self.add(name.clone(), |_, o| Place::Other(o), name)

@@ -14,9 +14,16 @@ use std::fmt::Write;
 /// The nodes a fresh cluster has (`Session::new`): what the shell lays out.
 pub const DEFAULT_NODES: [&str; 4] = ["control-plane", "worker-1", "worker-2", "worker-3"];
 
+/// The add-ons besides CoreDNS a fresh cluster runs, each with its box.
+pub const DEFAULT_ADDONS: [&str; 1] = ["local-path-provisioner"];
+
 /// The map's layout for the default cluster with no pods and no controller lanes.
 pub fn shell_layout() -> Layout {
-    geo::layout(&MapSpec { nodes: DEFAULT_NODES.iter().map(|n| (n.to_string(), 0)).collect(), lanes: Vec::new() })
+    geo::layout(&MapSpec {
+        nodes: DEFAULT_NODES.iter().map(|n| (n.to_string(), 0)).collect(),
+        lanes: Vec::new(),
+        addons: DEFAULT_ADDONS.iter().map(|n| n.to_string()).collect(),
+    })
 }
 
 /// A number for an SVG attribute, written as `src/ui/map.rs` writes it.
@@ -91,6 +98,13 @@ pub fn shell_map_svg() -> String {
     text(&mut s, "sub", coredns.x + 10.0, coredns.y + 44.0, "cluster DNS");
     text(&mut s, "sub muted", coredns.x + 10.0, coredns.y + 80.0, "behind kube-dns");
     s.push_str("</g>\n");
+    for (name, r) in &l.addons {
+        s.push_str("<g class=\"component addon\">\n");
+        rect(&mut s, "box addon", *r, 10.0);
+        text(&mut s, "title", r.x + 10.0, r.y + 22.0, &fit(&geo::addon_title(name), r.w - 20.0, 13.0));
+        text(&mut s, "sub muted", r.x + 10.0, r.y + 40.0, &fit(geo::addon_role(name), r.w - 20.0, 11.0));
+        s.push_str("</g>\n");
+    }
 
     let api = geo::API_SERVER;
     s.push_str("<g class=\"component api\">\n");

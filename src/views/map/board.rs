@@ -85,6 +85,8 @@ pub struct Board {
     pub nodes: Vec<NodeView>,
     /// What CoreDNS's box says: what its caches hold, and whether queries reach it.
     pub coredns: String,
+    /// Each add-on beside CoreDNS and its latest line, as the layout's `addons` are ordered.
+    pub addons: Vec<(String, String)>,
 }
 
 /// CoreDNS as its box says it (as it is now, whatever moment the rest shows).
@@ -136,20 +138,26 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
             acted.insert(cluster.component_name(e.actor).to_string());
         }
     }
+    let line = |c: &crate::views::overview::ControllerRow| {
+        c.lanes
+            .first()
+            .cloned()
+            .or_else(|| c.decisions.first().cloned())
+            .or_else(|| c.queued.first().map(|q| format!("queued: {q}")))
+            .unwrap_or_default()
+    };
     let lanes: Vec<(String, String)> = view
         .controllers
         .iter()
-        .filter(|c| acted.contains(&c.name) || !c.lanes.is_empty() || !c.queued.is_empty())
-        .map(|c| {
-            let line = c
-                .lanes
-                .first()
-                .cloned()
-                .or_else(|| c.decisions.first().cloned())
-                .or_else(|| c.queued.first().map(|q| format!("queued: {q}")))
-                .unwrap_or_default();
-            (c.name.clone(), line)
-        })
+        .filter(|c| !c.addon && (acted.contains(&c.name) || !c.lanes.is_empty() || !c.queued.is_empty()))
+        .map(|c| (c.name.clone(), line(c)))
+        .collect();
+    // Every add-on has its box from the start, whether or not it has acted yet.
+    let addons: Vec<(String, String)> = view
+        .controllers
+        .iter()
+        .filter(|c| c.addon)
+        .map(|c| (c.name.clone(), Some(line(c)).filter(|l| !l.is_empty()).unwrap_or_else(|| "watching".into())))
         .collect();
     let mut on_node: std::collections::BTreeMap<String, Vec<PodMark>> = std::collections::BTreeMap::new();
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -198,6 +206,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     let spec = MapSpec {
         nodes: nodes.iter().map(|n| (n.name.clone(), n.pod_count)).collect(),
         lanes: lanes.iter().map(|(n, _)| n.clone()).collect(),
+        addons: addons.iter().map(|(n, _)| n.clone()).collect(),
     };
     let request = view.requests.first().map(|r| RequestLine {
         text: format!("{} {} {} · {}", r.code, r.method, r.path, r.who),
@@ -232,6 +241,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         scheduler_last: view.scheduler_decisions.first().cloned().unwrap_or_default(),
         coredns: coredns_line(cluster),
         lanes,
+        addons,
         nodes,
     }
 }

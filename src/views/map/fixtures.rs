@@ -8,6 +8,7 @@ pub fn spec(nodes: usize, pods: usize) -> MapSpec {
     MapSpec {
         nodes: (0..nodes).map(|i| (format!("worker-{i}"), pods)).collect(),
         lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
+        addons: vec!["local-path-provisioner".into()],
     }
 }
 

@@ -76,12 +76,20 @@ impl Rect {
     }
 }
 
-pub const KUBECTL: Rect = Rect::new(10.0, 270.0, 118.0, 90.0);
+pub const KUBECTL: Rect = Rect::new(10.0, 314.0, 118.0, 90.0);
 /// CoreDNS, kubeadm's DNS add-on: its pods run on the nodes, but it is drawn once, beside the
-/// control plane, as a client of the API server like any other.
-pub const COREDNS: Rect = Rect::new(10.0, 150.0, 118.0, 90.0);
-/// Where CoreDNS's edge turns down towards the API server, in the control plane's margin.
-const COREDNS_TURN_X: f64 = 159.0;
+/// control plane, as a client of the API server like any other; the other add-ons are drawn
+/// below it (see [`addon_boxes`]).
+pub const COREDNS: Rect = Rect::new(10.0, 8.0, 118.0, 90.0);
+/// Where CoreDNS's edge turns down towards the API server, in the control plane's margin; each
+/// add-on below it turns a little further left, so no two edges cross.
+const COREDNS_TURN_X: f64 = 166.0;
+/// Where the add-ons below CoreDNS may be drawn, top and bottom.
+const ADDONS_TOP: f64 = 108.0;
+const ADDONS_BOTTOM: f64 = 300.0;
+/// The tallest an add-on's box is drawn, and the most add-ons drawn (more are not).
+const ADDON_H: f64 = 56.0;
+pub const MAX_ADDONS: usize = 4;
 pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 396.0);
 pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 150.0);
 pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 150.0);
@@ -160,6 +168,8 @@ pub struct MapSpec {
     pub nodes: Vec<(String, usize)>,
     /// The controllers that have acted, each given a lane in the controller manager.
     pub lanes: Vec<String>,
+    /// The add-ons besides CoreDNS that run as pods and talk to the API, each given a box.
+    pub addons: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -169,10 +179,27 @@ pub struct Layout {
     /// The API server's request stages, left to right.
     pub stages: Vec<(Stage, Rect)>,
     pub lanes: Vec<(String, Rect)>,
+    /// The add-ons' boxes below CoreDNS's.
+    pub addons: Vec<(String, Rect)>,
     /// Controllers that acted but have no lane drawn (more than [`MAX_LANES`]).
     pub more_lanes: usize,
     pub nodes: Vec<NodeLayout>,
     pub edges: Vec<Edge>,
+}
+
+/// An add-on's box title and what it does, in a few words.
+pub fn addon_title(name: &str) -> String {
+    name.trim_end_matches("-controller").trim_end_matches("-provisioner").to_string()
+}
+
+/// What an add-on does, as its box says under its title.
+pub fn addon_role(name: &str) -> &'static str {
+    match name {
+        "local-path-provisioner" => "provisions PVs",
+        n if n.starts_with("ingress") => "routes Ingress",
+        "metrics-server" => "the metrics API",
+        _ => "an add-on",
+    }
 }
 
 /// The short name a stage carries in its box.
@@ -213,6 +240,7 @@ pub fn layout(spec: &MapSpec) -> Layout {
             (name.clone(), r)
         })
         .collect();
+    let addons = addon_boxes(&spec.addons);
     let nodes = node_boxes(&spec.nodes);
     let height = nodes.iter().map(|n| n.rect.bottom()).fold(NODES_Y + 40.0, f64::max) + MARGIN;
     let mut edges = vec![
@@ -237,8 +265,8 @@ pub fn layout(spec: &MapSpec) -> Layout {
             points: vec![
                 (COREDNS.right(), COREDNS.cy()),
                 (COREDNS_TURN_X, COREDNS.cy()),
-                (COREDNS_TURN_X, API_SERVER.y + 20.0),
-                (API_SERVER.x, API_SERVER.y + 20.0),
+                (COREDNS_TURN_X, API_SERVER.y + 12.0),
+                (API_SERVER.x, API_SERVER.y + 12.0),
             ],
         },
         Edge {
@@ -250,6 +278,16 @@ pub fn layout(spec: &MapSpec) -> Layout {
             ],
         },
     ];
+    // Each add-on lower down turns further left and enters the API server lower, so its edge
+    // passes under the ones above it.
+    for (i, (name, r)) in addons.iter().enumerate() {
+        let (turn, entry) = (COREDNS_TURN_X - 4.0 * (i + 1) as f64, API_SERVER.y + 12.0 + 11.0 * (i + 1) as f64);
+        edges.push(Edge {
+            from: name.clone(),
+            to: "kube-apiserver".into(),
+            points: vec![(r.right(), r.cy()), (turn, r.cy()), (turn, entry), (API_SERVER.x, entry)],
+        });
+    }
     for n in &nodes {
         for (k, (component, r)) in [("kube-proxy", n.kube_proxy), ("kubelet", n.kubelet)].into_iter().enumerate() {
             // Nodes below the first row reach the bus through the gap to their left, never
@@ -279,7 +317,24 @@ pub fn layout(spec: &MapSpec) -> Layout {
             });
         }
     }
-    Layout { width: WIDTH, height, stages, lanes, more_lanes: spec.lanes.len().saturating_sub(MAX_LANES), nodes, edges }
+    let more_lanes = spec.lanes.len().saturating_sub(MAX_LANES);
+    Layout { width: WIDTH, height, stages, lanes, addons, more_lanes, nodes, edges }
+}
+
+/// The add-ons' boxes, stacked under CoreDNS's and sharing the room above kubectl's.
+fn addon_boxes(addons: &[String]) -> Vec<(String, Rect)> {
+    let shown = addons.len().min(MAX_ADDONS);
+    if shown == 0 {
+        return Vec::new();
+    }
+    let room = ADDONS_BOTTOM - ADDONS_TOP;
+    let h = ((room - 8.0 * (shown as f64 - 1.0)) / shown as f64).min(ADDON_H);
+    addons
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(i, name)| (name.clone(), Rect::new(COREDNS.x, ADDONS_TOP + i as f64 * (h + 8.0), COREDNS.w, h)))
+        .collect()
 }
 
 fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
@@ -359,6 +414,10 @@ impl Layout {
         self.nodes.iter().find(|n| n.name == name)
     }
 
+    pub fn addon(&self, name: &str) -> Option<Rect> {
+        self.addons.iter().find(|(n, _)| n == name).map(|(_, r)| *r)
+    }
+
     pub fn lane(&self, controller: &str) -> Option<Rect> {
         self.lanes.iter().find(|(n, _)| n == controller).map(|(_, r)| *r)
     }
@@ -375,6 +434,7 @@ impl Layout {
             Place::KubeProxy(node) => self.node(node).map(|n| n.kube_proxy),
             Place::Runtime(node) => self.node(node).map(|n| n.runtime),
             Place::CoreDns => Some(COREDNS),
+            Place::AddOn(name) => self.addon(name),
             Place::Nodes => None,
         }
     }
@@ -519,17 +579,36 @@ mod tests {
     }
 
     #[test]
-    fn coredns_hears_its_watches_along_its_own_edge_which_crosses_no_other_box() {
-        let map = layout(&spec(3, 0));
-        let route = map.route(&message(Place::ApiServer, Place::CoreDns, 0, false, 0.0));
-        assert_eq!(route.first(), Some(&(API_SERVER.x, API_SERVER.y + 20.0)));
-        assert_eq!(route.last(), Some(&(COREDNS.right(), COREDNS.cy())));
-        // Each leg is straight (horizontal or vertical): it enters only its two ends' boxes.
-        for leg in route.windows(2) {
-            let ((x0, y0), (x1, y1)) = (leg[0], leg[1]);
-            let span = Rect::new(x0.min(x1), y0.min(y1), (x1 - x0).abs().max(0.5), (y1 - y0).abs().max(0.5));
-            for other in [KUBECTL, SCHEDULER, CONTROLLER_MANAGER, ETCD] {
-                assert!(!span.overlaps(&other), "{leg:?} crosses {other:?}");
+    fn coredns_and_each_add_on_hear_their_watches_along_their_own_edges_which_cross_no_other_box() {
+        let mut spec = spec(3, 0);
+        spec.addons = vec!["local-path-provisioner".into(), "ingress-nginx-controller".into(), "metrics-server".into()];
+        let map = layout(&spec);
+        assert_eq!(map.addons.len(), 3);
+        let mut places = vec![(Place::CoreDns, COREDNS)];
+        places.extend(map.addons.iter().map(|(name, r)| (Place::AddOn(name.clone()), *r)));
+        let boxes: Vec<Rect> =
+            [KUBECTL, SCHEDULER, CONTROLLER_MANAGER, ETCD].into_iter().chain(places.iter().map(|p| p.1)).collect();
+        let mut legs = Vec::new();
+        for (place, own) in &places {
+            let route = map.route(&message(Place::ApiServer, place.clone(), 0, false, 0.0));
+            assert_eq!(route.first().map(|p| p.0), Some(API_SERVER.x), "{place:?} enters the API server's side");
+            assert_eq!(route.last(), Some(&(own.right(), own.cy())));
+            // Each leg is straight (horizontal or vertical): it enters only its own box.
+            for leg in route.windows(2) {
+                let ((x0, y0), (x1, y1)) = (leg[0], leg[1]);
+                let span = Rect::new(x0.min(x1), y0.min(y1), (x1 - x0).abs().max(0.5), (y1 - y0).abs().max(0.5));
+                for other in boxes.iter().filter(|b| *b != own) {
+                    assert!(!span.overlaps(other), "{place:?}: {leg:?} crosses {other:?}");
+                }
+                legs.push((place.clone(), span));
+            }
+        }
+        // No two of these edges cross (they may only meet where both reach the API server).
+        for (a, sa) in &legs {
+            for (b, sb) in legs.iter().filter(|(b, _)| b != a) {
+                let inside = Rect::new(sa.x, sa.y, sa.w, sa.h);
+                let touches_api = sa.right() >= API_SERVER.x && sb.right() >= API_SERVER.x;
+                assert!(!inside.overlaps(sb) || touches_api && sa.y == sb.y, "{a:?} {sa:?} crosses {b:?} {sb:?}");
             }
         }
     }
@@ -539,7 +618,7 @@ mod tests {
         let s = Session::new(1);
         let nodes: Vec<(String, usize)> =
             s.cluster.objects(crate::api::Kind::Node, "").iter().map(|n| (n.name().to_string(), 2)).collect();
-        let map = layout(&MapSpec { nodes, lanes: Vec::new() });
+        let map = layout(&MapSpec { nodes, ..Default::default() });
         assert_eq!(map.nodes.len(), 4);
         for n in &map.nodes {
             assert!(!n.tile && n.listed);
@@ -557,7 +636,7 @@ mod tests {
         let nodes: Vec<(String, usize)> =
             s.cluster.objects(crate::api::Kind::Node, "").iter().map(|n| (n.name().to_string(), 2)).collect();
         let lanes = vec!["deployment-controller".into(), "replicaset-controller".into()];
-        let map = layout(&MapSpec { nodes, lanes });
+        let map = layout(&MapSpec { nodes, lanes, ..Default::default() });
         let mut now = 0.0;
         let mut seen = 0;
         while !flow.idle() || seen == 0 {
