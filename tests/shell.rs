@@ -72,3 +72,26 @@ fn the_shell_map_has_the_geometry_of_the_fresh_clusters_map() {
         );
     }
 }
+
+const WORKER_BEGIN: &str = "// worker-js:begin";
+const WORKER_END: &str = "// worker-js:end";
+
+#[test]
+fn the_worker_script_in_index_html_is_src_ui_port_worker_js() {
+    let path = index_path();
+    let html = std::fs::read_to_string(&path).expect("read index.html");
+    let expected = include_str!("../src/ui/port/worker.js").trim();
+    let start = html.find(WORKER_BEGIN).expect("index.html has no worker-js:begin marker") + WORKER_BEGIN.len();
+    let end = start + html[start..].find(WORKER_END).expect("index.html has no worker-js:end marker");
+    if html[start..end].trim() == expected {
+        return;
+    }
+    assert!(
+        std::env::var_os("UPDATE_SHELL").is_some(),
+        "index.html's copy of the worker script differs from src/ui/port/worker.js; \
+         regenerate it with: UPDATE_SHELL=1 cargo test --test shell"
+    );
+    let indent: String = html[..end].chars().rev().take_while(|c| *c == ' ').collect();
+    let updated = format!("{}\n{expected}\n{indent}{}", &html[..start], &html[end..]);
+    std::fs::write(&path, updated).expect("write index.html");
+}

@@ -94,11 +94,22 @@ impl Port {
             on_failure,
             last_costs: None,
         }));
+        let early = take_early_worker();
         if allow_worker {
-            match spawn(Rc::downgrade(&inner)) {
-                Ok(live) => inner.borrow_mut().worker = Some(live),
+            match spawn(Rc::downgrade(&inner), early) {
+                Ok((live, heard_before)) => {
+                    inner.borrow_mut().worker = Some(live);
+                    // What the worker index.html started said before the app listened.
+                    let weak = Rc::downgrade(&inner);
+                    for data in heard_before {
+                        heard(&weak, data);
+                    }
+                }
                 Err(why) => log(&format!("kubeloop: the simulation runs in the page ({why})")),
             }
+        } else if let Some(early) = early {
+            early.worker.terminate();
+            let _ = web_sys::Url::revoke_object_url(&early.url);
         }
         let port = Port { inner };
         show(port.in_worker());
@@ -158,9 +169,35 @@ fn show(in_worker: bool) {
     }
 }
 
-/// Starts the worker and sends it the module; why not, when it cannot.
-fn spawn(port: Weak<RefCell<Inner>>) -> Result<Live, String> {
+/// A worker index.html started before the app (its script, its Blob URL, and what it said
+/// meanwhile).
+struct Early {
+    worker: Worker,
+    url: String,
+    heard: Vec<JsValue>,
+}
+
+/// Takes the worker index.html started, if it did (`window.kubeloopEarlyWorker`).
+fn take_early_worker() -> Option<Early> {
+    let window = web_sys::window()?;
+    let key = JsValue::from_str("kubeloopEarlyWorker");
+    let early = js_sys::Reflect::get(&window, &key).ok().filter(|e| e.is_object())?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    let field = |name: &str| js_sys::Reflect::get(&early, &name.into()).ok();
+    let worker = field("worker")?.dyn_into::<Worker>().ok()?;
+    let url = field("url").and_then(|u| u.as_string()).unwrap_or_default();
+    let heard = field("heard").map(|h| js_sys::Array::from(&h).iter().collect()).unwrap_or_default();
+    Some(Early { worker, url, heard })
+}
+
+/// Starts the worker (or adopts the one index.html started) and sends it the module; why not,
+/// when it cannot. Also what an adopted worker said before now.
+fn spawn(port: Weak<RefCell<Inner>>, early: Option<Early>) -> Result<(Live, Vec<JsValue>), String> {
     let glue = GLUE_URL.with(JsValue::as_string).filter(|url| !url.is_empty()).ok_or("no module URL")?;
+    if let Some(early) = early {
+        let heard_before = early.heard.clone();
+        return listen(port, early.worker, early.url, &glue).map(|live| (live, heard_before));
+    }
     let window = web_sys::window().ok_or("no window")?;
     if js_sys::Reflect::get(&window, &"Worker".into()).map_or(true, |w| w.is_undefined()) {
         return Err("no Web Workers".into());
@@ -193,6 +230,12 @@ fn spawn(port: Weak<RefCell<Inner>>) -> Result<Live, String> {
             return Err(why);
         }
     };
+    listen(port, worker, script_url, &glue).map(|live| (live, Vec::new()))
+}
+
+/// Listens to a started worker and sends it the module and its glue's URL (a worker that has
+/// them already ignores them).
+fn listen(port: Weak<RefCell<Inner>>, worker: Worker, script_url: String, glue: &str) -> Result<Live, String> {
     let on_message = {
         let port = port.clone();
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| heard(&port, event.data()))
@@ -214,7 +257,7 @@ fn spawn(port: Weak<RefCell<Inner>>) -> Result<Live, String> {
     worker.set_onmessageerror(Some(on_error.as_ref().unchecked_ref()));
     let start = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&start, &"module".into(), &wasm_bindgen::module());
-    let _ = js_sys::Reflect::set(&start, &"glue".into(), &JsValue::from_str(&glue));
+    let _ = js_sys::Reflect::set(&start, &"glue".into(), &JsValue::from_str(glue));
     let mut live =
         Live { worker, script_url, answered: false, deadline: None, _on_message: on_message, _on_error: on_error };
     live.worker.post_message(&start).map_err(|e| describe(&e))?;
