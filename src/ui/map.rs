@@ -277,7 +277,7 @@ fn map_board(props: &BoardProps) -> Html {
         }
     });
     let nodes = l.nodes.iter().zip(&b.nodes).map(|(nl, nv)| {
-        html! { <NodeMark key={nv.name.clone()} layout={nl.clone()} view={nv.clone()} on_pick={props.on_pick.clone()} /> }
+        html! { <NodeMark key={nv.name.clone()} layout={nl.clone()} view={nv.clone()} cni={l.cni.clone()} on_pick={props.on_pick.clone()} /> }
     });
     html! {
         <g class="board">
@@ -379,6 +379,8 @@ fn map_edges(props: &EdgesProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct NodeProps {
     layout: geo::NodeLayout,
+    /// The CNI agent's name, when nodes draw one.
+    cni: Option<String>,
     view: geo::NodeView,
     on_pick: Callback<String>,
 }
@@ -387,7 +389,7 @@ struct NodeProps {
 /// board to the next).
 #[function_component(NodeMark)]
 fn node_mark(props: &NodeProps) -> Html {
-    node(&props.layout, &props.view, &props.on_pick)
+    node(&props.layout, &props.view, props.cni.as_deref(), &props.on_pick)
 }
 
 /// A tile's pods as dots: one path for each look, rather than an element for each pod.
@@ -408,7 +410,7 @@ fn dots(nl: &geo::NodeLayout, nv: &geo::NodeView) -> Html {
     by_look.into_iter().map(|(class, d)| html! { <path class={classes!("dots", class.to_string())} {d} /> }).collect()
 }
 
-fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) -> Html {
+fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, cni: Option<&str>, on_pick: &Callback<String>) -> Html {
     let r = nl.rect;
     let status_class = if nv.ready { "ok" } else { "bad" };
     let part = |class: &'static str, rect: Rect, label: &str, component: String| {
@@ -487,6 +489,9 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, on_pick: &Callback<String>) ->
             { part("proxy", nl.kube_proxy, "kube-proxy", format!("kube-proxy/{}", nv.name)) }
             { part("kubelet", nl.kubelet, "kubelet", format!("kubelet/{}", nv.name)) }
             { part("runtime", nl.runtime, "containerd", format!("containerd/{}", nv.name)) }
+            if let (Some(bar), Some(agent)) = (nl.cni, cni) {
+                { part("cni", bar, &geo::cni_label(agent), format!("cni/{}", nv.name)) }
+            }
             <text class={classes!("node-title", status_class)} x={n(nl.title.0)} y={n(nl.title.1)}>{title}</text>
             if nv.pod_count == 0 && !nl.tile {
                 <text class="sub muted" x={n(nl.pods.x)} y={n(nl.pods.y + 12.0)}>{"no pods"}</text>

@@ -23,6 +23,7 @@ pub fn shell_layout() -> Layout {
         nodes: DEFAULT_NODES.iter().map(|n| (n.to_string(), 0)).collect(),
         lanes: Vec::new(),
         addons: DEFAULT_ADDONS.iter().map(|n| n.to_string()).collect(),
+        cni: None,
     })
 }
 
@@ -166,6 +167,13 @@ pub fn shell_map_svg() -> String {
             let _ = writeln!(s, "<g class=\"part {class}\">");
             rect(&mut s, "", part, 5.0);
             text(&mut s, "", part.cx(), part.cy() + 4.5, &fit(label, part.w - 6.0, 12.0));
+            s.push_str("</g>\n");
+        }
+        if let Some(bar) = nl.cni {
+            s.push_str("<g class=\"part cni\">\n");
+            rect(&mut s, "", bar, 5.0);
+            let label = geo::cni_label(l.cni.as_deref().unwrap_or_default());
+            text(&mut s, "", bar.cx(), bar.cy() + 4.5, &fit(&label, bar.w - 6.0, 12.0));
             s.push_str("</g>\n");
         }
         text(&mut s, "node-title", nl.title.0, nl.title.1, &nl.name);

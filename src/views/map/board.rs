@@ -207,6 +207,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         nodes: nodes.iter().map(|n| (n.name.clone(), n.pod_count)).collect(),
         lanes: lanes.iter().map(|(n, _)| n.clone()).collect(),
         addons: addons.iter().map(|(n, _)| n.clone()).collect(),
+        cni: None,
     };
     let request = view.requests.first().map(|r| RequestLine {
         text: format!("{} {} {} · {}", r.code, r.method, r.path, r.who),

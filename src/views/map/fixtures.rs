@@ -9,6 +9,7 @@ pub fn spec(nodes: usize, pods: usize) -> MapSpec {
         nodes: (0..nodes).map(|i| (format!("worker-{i}"), pods)).collect(),
         lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
         addons: vec!["local-path-provisioner".into()],
+        cni: None,
     }
 }
 

@@ -117,6 +117,9 @@ pub struct NodeLayout {
     pub kube_proxy: Rect,
     pub kubelet: Rect,
     pub runtime: Rect,
+    /// The CNI plugin's agent (`calico-node`), when the cluster runs one that talks to the API:
+    /// a bar under the pods it connects (a mark beside the others on a tile).
+    pub cni: Option<Rect>,
     /// Where its title (name and status) is written.
     pub title: Point,
     /// Where its pods are drawn.
@@ -170,6 +173,9 @@ pub struct MapSpec {
     pub lanes: Vec<String>,
     /// The add-ons besides CoreDNS that run as pods and talk to the API, each given a box.
     pub addons: Vec<String>,
+    /// The name of the CNI plugin's agent on every node, when it talks to the API
+    /// (`calico-node`): each node draws it.
+    pub cni: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -181,6 +187,8 @@ pub struct Layout {
     pub lanes: Vec<(String, Rect)>,
     /// The add-ons' boxes below CoreDNS's.
     pub addons: Vec<(String, Rect)>,
+    /// The CNI agent every node draws (`NodeLayout::cni`), by name.
+    pub cni: Option<String>,
     /// Controllers that acted but have no lane drawn (more than [`MAX_LANES`]).
     pub more_lanes: usize,
     pub nodes: Vec<NodeLayout>,
@@ -200,6 +208,11 @@ pub fn addon_role(name: &str) -> &'static str {
         "metrics-server" => "the metrics API",
         _ => "an add-on",
     }
+}
+
+/// What a node's CNI bar says: the agent, and what it does.
+pub fn cni_label(agent: &str) -> String {
+    format!("{agent} · pod network")
 }
 
 /// The short name a stage carries in its box.
@@ -241,7 +254,7 @@ pub fn layout(spec: &MapSpec) -> Layout {
         })
         .collect();
     let addons = addon_boxes(&spec.addons);
-    let nodes = node_boxes(&spec.nodes);
+    let nodes = node_boxes(&spec.nodes, spec.cni.is_some());
     let height = nodes.iter().map(|n| n.rect.bottom()).fold(NODES_Y + 40.0, f64::max) + MARGIN;
     let mut edges = vec![
         Edge {
@@ -304,6 +317,31 @@ pub fn layout(spec: &MapSpec) -> Layout {
             points.extend([(NODE_ENTRY_X, BUS_Y), (NODE_ENTRY_X, API_SERVER.bottom())]);
             edges.push(Edge { from: format!("{component}/{}", n.name), to: "kube-apiserver".into(), points });
         }
+        if let Some(r) = n.cni {
+            // A tile's mark goes up as the others do; a box's bar, under the pods, leaves by its
+            // right end and climbs the gap beside the node (the gap's other lines keep left).
+            let points = if n.tile {
+                let mut points = vec![(r.cx(), r.y)];
+                if n.rect.y > NODES_Y {
+                    // Between the kube-proxy's and the kubelet's lines, left of both.
+                    let (above, gap) = (n.rect.y - 5.5, n.rect.x - 6.0);
+                    points.extend([(r.cx(), above), (gap, above)]);
+                }
+                let x = points.last().map_or(r.cx(), |p| p.0);
+                points.extend([(x, BUS_Y), (NODE_ENTRY_X, BUS_Y), (NODE_ENTRY_X, API_SERVER.bottom())]);
+                points
+            } else {
+                let side = n.rect.right() + 3.0;
+                vec![
+                    (r.right(), r.cy()),
+                    (side, r.cy()),
+                    (side, BUS_Y),
+                    (NODE_ENTRY_X, BUS_Y),
+                    (NODE_ENTRY_X, API_SERVER.bottom()),
+                ]
+            };
+            edges.push(Edge { from: format!("cni/{}", n.name), to: "kube-apiserver".into(), points });
+        }
         edges.push(Edge {
             from: format!("kubelet/{}", n.name),
             to: format!("containerd/{}", n.name),
@@ -318,7 +356,7 @@ pub fn layout(spec: &MapSpec) -> Layout {
         }
     }
     let more_lanes = spec.lanes.len().saturating_sub(MAX_LANES);
-    Layout { width: WIDTH, height, stages, lanes, addons, more_lanes, nodes, edges }
+    Layout { width: WIDTH, height, stages, lanes, addons, cni: spec.cni.clone(), more_lanes, nodes, edges }
 }
 
 /// The add-ons' boxes, stacked under CoreDNS's and sharing the room above kubectl's.
@@ -337,7 +375,10 @@ fn addon_boxes(addons: &[String]) -> Vec<(String, Rect)> {
         .collect()
 }
 
-fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
+/// The height of a node box's CNI bar, under its pods.
+const CNI_BAR: f64 = 16.0;
+
+fn node_boxes(nodes: &[(String, usize)], cni: bool) -> Vec<NodeLayout> {
     let usable = WIDTH - 2.0 * MARGIN;
     if nodes.len() > MAX_BOXES {
         let (w, h, gap) = (136.0, 76.0, 8.0);
@@ -360,6 +401,7 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
                     kube_proxy: mark(0.0),
                     kubelet: mark(1.0),
                     runtime: mark(2.0),
+                    cni: cni.then(|| mark(3.0)),
                     title: (rect.x + 6.0, rect.y + 28.0),
                     pods,
                     pod_room: (per_row * rows).min(share),
@@ -379,7 +421,8 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
         let rows = most.div_ceil(per_row).clamp(1, DOT_ROWS);
         (rows as f64 * DOT + 4.0, rows * per_row)
     };
-    let h = 72.0 + pods_h + 8.0;
+    let bar = if cni { CNI_BAR + 6.0 } else { 0.0 };
+    let h = 72.0 + pods_h + 8.0 + bar;
     nodes
         .iter()
         .enumerate()
@@ -395,6 +438,7 @@ fn node_boxes(nodes: &[(String, usize)]) -> Vec<NodeLayout> {
                 kube_proxy: component(0.0),
                 kubelet: component(1.0),
                 runtime: component(2.0),
+                cni: cni.then(|| Rect::new(rect.x + 8.0, rect.bottom() - 8.0 - CNI_BAR, w - 16.0, CNI_BAR)),
                 title: (rect.x + 10.0, rect.y + 57.0),
                 pods: Rect::new(rect.x + 10.0, rect.y + 68.0, w - 20.0, pods_h),
                 pod_room: room,
@@ -657,8 +701,18 @@ mod tests {
 
     #[test]
     fn no_edge_from_a_node_crosses_another_nodes_box() {
-        for nodes in [6, 8, 30] {
-            let map = layout(&spec(nodes, 20));
+        for (nodes, cni) in [(6, false), (8, false), (30, false), (3, true), (6, true), (8, true), (30, true)] {
+            let mut spec = spec(nodes, 20);
+            spec.cni = cni.then(|| "calico-node".to_string());
+            let map = layout(&spec);
+            assert_eq!(map.edges.iter().filter(|e| e.from.starts_with("cni/")).count(), if cni { nodes } else { 0 });
+            for n in map.nodes.iter().filter(|n| !n.tile) {
+                if let Some(bar) = n.cni {
+                    // The bar is inside its node, under its pods.
+                    assert!(n.rect.contains((bar.x, bar.y)) && n.rect.contains((bar.right(), bar.bottom())));
+                    assert!(bar.y >= n.pods.bottom(), "{}: the bar overlaps the pods", n.name);
+                }
+            }
             for e in map.edges.iter().filter(|e| e.to == "kube-apiserver" && e.from.contains('/')) {
                 let own = e.from.split_once('/').map(|(_, n)| n).unwrap();
                 for other in map.nodes.iter().filter(|n| n.name != own) {
@@ -669,7 +723,7 @@ mod tests {
                             let p = (w[0].0 + (w[1].0 - w[0].0) * t, w[0].1 + (w[1].1 - w[0].1) * t);
                             assert!(
                                 !other.rect.contains(p),
-                                "{nodes} nodes: {} crosses {} at {p:?}",
+                                "{nodes} nodes (cni: {cni}): {} crosses {} at {p:?}",
                                 e.from,
                                 other.name
                             );
