@@ -523,7 +523,10 @@ impl Session {
                 };
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
-                let r = crate::cluster::network::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                // Sent from the node itself: the pod network's rules see the node's address.
+                let ip = self.cluster.kubelet(node).map(|k| k.internal_ip().to_string()).unwrap_or_default();
+                let from = crate::cni::Source::Node { name: node, ip: &ip };
+                let r = crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, insecure, &mut rng);
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
             [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::shell::chaos::help())),

@@ -541,6 +541,8 @@ fn place(cluster: &Cluster, end: End) -> Place {
             Some(Role::Controller { name }) => Place::Controller(name.clone()),
             Some(Role::Kubelet { node }) => Place::Kubelet(node.clone()),
             Some(Role::KubeProxy { node }) => Place::KubeProxy(node.clone()),
+            // Not drawn apart yet: a node's agent speaks for the nodes.
+            Some(Role::Cni { .. }) => Place::Nodes,
             Some(Role::CoreDns) => Place::CoreDns,
             Some(Role::User) => Place::Kubectl,
             Some(Role::ApiServer) | None => Place::ApiServer,
