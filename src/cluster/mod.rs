@@ -211,7 +211,10 @@ impl Cluster {
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        // The CNI plugin's objects, too, draw from a stream of their own.
+        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "cni-plugin"));
         crate::cluster::bootstrap::cni_plugin(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        cluster.api_rng = api_rng;
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
