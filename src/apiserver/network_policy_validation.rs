@@ -41,7 +41,8 @@ pub fn validate(policy: &NetworkPolicy, errors: &mut Vec<String>) {
 
 fn validate_port(port: &PolicyPort, path: &str, errors: &mut Vec<String>) {
     if let Some(p) = port.protocol.as_deref().filter(|p| !["TCP", "UDP", "SCTP"].contains(p)) {
-        errors.push(format!("{path}.protocol: Unsupported value: \"{p}\": supported values: \"TCP\", \"UDP\", \"SCTP\""));
+        errors
+            .push(format!("{path}.protocol: Unsupported value: \"{p}\": supported values: \"TCP\", \"UDP\", \"SCTP\""));
     }
     match (&port.port, port.end_port) {
         (Some(IntOrString::Int(n)), end) => {
@@ -50,24 +51,27 @@ fn validate_port(port: &PolicyPort, path: &str, errors: &mut Vec<String>) {
             }
             if let Some(end) = end {
                 if end < *n {
-                    errors.push(format!("{path}.endPort: Invalid value: {end}: must be greater than or equal to `port`"));
+                    errors
+                        .push(format!("{path}.endPort: Invalid value: {end}: must be greater than or equal to `port`"));
                 }
                 if !(1..=65535).contains(&end) {
-                    errors.push(format!("{path}.endPort: Invalid value: {end}: must be between 1 and 65535, inclusive"));
+                    errors
+                        .push(format!("{path}.endPort: Invalid value: {end}: must be between 1 and 65535, inclusive"));
                 }
             }
         }
         (Some(IntOrString::String(name)), end) => {
             if let Some(end) = end {
-                errors.push(format!("{path}.endPort: Invalid value: {end}: may not be specified when `port` is non-numeric"));
+                errors.push(format!(
+                    "{path}.endPort: Invalid value: {end}: may not be specified when `port` is non-numeric"
+                ));
             }
             for problem in port_name_problems(name) {
                 errors.push(format!("{path}.port: Invalid value: \"{name}\": {problem}"));
             }
         }
-        (None, Some(end)) => {
-            errors.push(format!("{path}.endPort: Invalid value: {end}: may not be specified when `port` is not specified"))
-        }
+        (None, Some(end)) => errors
+            .push(format!("{path}.endPort: Invalid value: {end}: may not be specified when `port` is not specified")),
         (None, None) => {}
     }
 }
@@ -120,9 +124,8 @@ fn selector(sel: &LabelSelector, path: &str, errors: &mut Vec<String>) {
     for (i, req) in sel.match_expressions.iter().enumerate() {
         let at = format!("{path}.matchExpressions[{i}]");
         match req.operator.as_str() {
-            "In" | "NotIn" if req.values.is_empty() => {
-                errors.push(format!("{at}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'"))
-            }
+            "In" | "NotIn" if req.values.is_empty() => errors
+                .push(format!("{at}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'")),
             "Exists" | "DoesNotExist" if !req.values.is_empty() => errors.push(format!(
                 "{at}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
             )),
@@ -161,9 +164,8 @@ fn validate_ip_block(block: &IpBlock, path: &str, errors: &mut Vec<String>) {
     for (i, except) in block.except.iter().enumerate() {
         match parse_cidr(except) {
             None => errors.push(format!("{path}.except[{i}]: Invalid value: \"{except}\": {BAD}")),
-            Some(inner) if !cidr_contains(cidr, inner.0) || cidr.1 >= inner.1 => {
-                errors.push(format!("{path}.except[{i}]: Invalid value: \"{except}\": must be a strict subset of `cidr`"))
-            }
+            Some(inner) if !cidr_contains(cidr, inner.0) || cidr.1 >= inner.1 => errors
+                .push(format!("{path}.except[{i}]: Invalid value: \"{except}\": must be a strict subset of `cidr`")),
             Some(_) => {}
         }
     }
@@ -216,7 +218,9 @@ mod tests {
         assert!(errors.iter().all(|e| e.ends_with("must be a strict subset of `cidr`")));
         assert_eq!(
             errors_of("spec:\n  ingress:\n  - from:\n    - ipBlock: {cidr: 300.0.0.0/8}\n"),
-            ["spec.ingress[0].from[0].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"]
+            [
+                "spec.ingress[0].from[0].ipBlock.cidr: Invalid value: \"300.0.0.0/8\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+            ]
         );
     }
 

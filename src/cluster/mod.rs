@@ -77,11 +77,19 @@ pub enum Role {
     User,
     ApiServer,
     Scheduler,
-    Controller { name: String },
-    Kubelet { node: String },
-    KubeProxy { node: String },
+    Controller {
+        name: String,
+    },
+    Kubelet {
+        node: String,
+    },
+    KubeProxy {
+        node: String,
+    },
     /// The CNI plugin's agent on a node (`calico-node`), which enforces NetworkPolicies.
-    Cni { node: String },
+    Cni {
+        node: String,
+    },
     CoreDns,
 }
 
@@ -471,7 +479,10 @@ impl Cluster {
     /// Every node's CNI agent (`calico-node`), whose rules decide which connections the pod
     /// network carries.
     pub fn cni_agents(&self) -> Vec<&crate::cni::CalicoNode> {
-        self.slots.iter().filter_map(|s| s.component.as_ref()?.as_any().downcast_ref::<crate::cni::CalicoNode>()).collect()
+        self.slots
+            .iter()
+            .filter_map(|s| s.component.as_ref()?.as_any().downcast_ref::<crate::cni::CalicoNode>())
+            .collect()
     }
 
     /// The kube-proxy on `node`, for `sim curl` and views.

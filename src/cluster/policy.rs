@@ -43,7 +43,14 @@ pub fn dns_allowed(cluster: &Cluster, from: Source, server: &str) -> bool {
 
 /// `curl` from `from` (a pod in `namespace`): the network's answer, unless the CNI agents'
 /// rules drop the query for the name or the connection, which then time out.
-pub fn curl_from(cluster: &Cluster, from: Source, namespace: &str, url: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
+pub fn curl_from(
+    cluster: &Cluster,
+    from: Source,
+    namespace: &str,
+    url: &str,
+    insecure: bool,
+    rng: &mut Rng,
+) -> CurlResult {
     let node = node_of(&from);
     if let Some(dropped) = dropped(cluster, from, namespace, url, rng.clone()) {
         return dropped;
@@ -86,7 +93,9 @@ fn dropped(cluster: &Cluster, from: Source, namespace: &str, url: &str, mut rng:
     crate::cni::check(&cluster.cni_agents(), from, &ip, port, "TCP").err()?;
     let ms = SYN_GIVE_UP.as_millis();
     Some(CurlResult {
-        stderr: format!("curl: (28) Failed to connect to {host} port {port} after {ms} ms: Couldn't connect to server\n"),
+        stderr: format!(
+            "curl: (28) Failed to connect to {host} port {port} after {ms} ms: Couldn't connect to server\n"
+        ),
         code: 28,
         waited: SYN_GIVE_UP,
         ..Default::default()

@@ -66,7 +66,10 @@ impl CalicoNode {
     fn program(&mut self, ctx: &mut Ctx) {
         let of = |i: &Informer| i.cache.values().cloned().collect::<Vec<_>>();
         let (policies, pods, namespaces) = (of(&self.policies), of(&self.pods), of(&self.namespaces));
-        let policies: Vec<_> = policies.iter().filter_map(|o| if let Object::NetworkPolicy(p) = &**o { Some(&**p) } else { None }).collect();
+        let policies: Vec<_> = policies
+            .iter()
+            .filter_map(|o| if let Object::NetworkPolicy(p) = &**o { Some(&**p) } else { None })
+            .collect();
         let pods: Vec<_> = pods.iter().filter_map(|o| o.as_pod()).collect();
         let namespaces: Vec<_> =
             namespaces.iter().filter_map(|o| if let Object::Namespace(n) = &**o { Some(n) } else { None }).collect();
@@ -95,8 +98,9 @@ impl Component for CalicoNode {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        let changed =
-            !self.policies.sync(ctx).is_empty() | !self.pods.sync(ctx).is_empty() | !self.namespaces.sync(ctx).is_empty();
+        let changed = !self.policies.sync(ctx).is_empty()
+            | !self.pods.sync(ctx).is_empty()
+            | !self.namespaces.sync(ctx).is_empty();
         if changed || self.dirty {
             self.dirty = false;
             self.program(ctx);

@@ -165,14 +165,14 @@ pub fn compile(
             ingress: None,
             egress: None,
         };
-        let selecting = policies
-            .iter()
-            .filter(|p| p.metadata.namespace == ns && p.spec.pod_selector.matches(&pod.metadata.labels));
+        let selecting =
+            policies.iter().filter(|p| p.metadata.namespace == ns && p.spec.pod_selector.matches(&pod.metadata.labels));
         for policy in selecting {
             let name = format!("{ns}/{}", policy.metadata.name);
             let (ingress, egress) = policy.spec.isolates();
             let peers_of = |peers: &[Peer]| {
-                (!peers.is_empty()).then(|| peers.iter().filter_map(|p| peer_set(p, ns, &network, &namespaces)).collect())
+                (!peers.is_empty())
+                    .then(|| peers.iter().filter_map(|p| peer_set(p, ns, &network, &namespaces)).collect())
             };
             if ingress {
                 let rules = endpoint.ingress.get_or_insert_with(Vec::new);

@@ -54,10 +54,8 @@ fn world() -> World {
 }
 
 fn verdict(w: &World, policies: &[NetworkPolicy], from: &str, to: &str, port: u16) -> Result<(), Denied> {
-    let agents = [
-        agent("worker-1", policies, &w.pods, &w.namespaces),
-        agent("worker-2", policies, &w.pods, &w.namespaces),
-    ];
+    let agents =
+        [agent("worker-1", policies, &w.pods, &w.namespaces), agent("worker-2", policies, &w.pods, &w.namespaces)];
     let agents: Vec<&CalicoNode> = agents.iter().collect();
     let sender = w.pods.iter().find(|p| p.status.pod_ip == from).unwrap();
     check(&agents, Source::Pod { node: &sender.spec.node_name, ip: from }, to, port, "TCP")
@@ -67,14 +65,16 @@ fn verdict(w: &World, policies: &[NetworkPolicy], from: &str, to: &str, port: u1
 fn pods_no_policy_selects_accept_everything() {
     let w = world();
     assert_eq!(verdict(&w, &[], "10.244.2.3", "10.244.1.2", 80), Ok(()));
-    let unrelated = policy("metadata: {name: db, namespace: default}\nspec:\n  podSelector: {matchLabels: {app: db}}\n");
+    let unrelated =
+        policy("metadata: {name: db, namespace: default}\nspec:\n  podSelector: {matchLabels: {app: db}}\n");
     assert_eq!(verdict(&w, &[unrelated], "10.244.2.3", "10.244.1.2", 80), Ok(()));
 }
 
 #[test]
 fn a_default_deny_ingress_policy_drops_every_connection_to_the_namespaces_pods() {
     let w = world();
-    let deny = policy("metadata: {name: deny, namespace: default}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n");
+    let deny =
+        policy("metadata: {name: deny, namespace: default}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n");
     assert_eq!(
         verdict(&w, &[deny], "10.244.2.2", "10.244.1.2", 80),
         Err(Denied::Ingress { pod: "default/web".into() })

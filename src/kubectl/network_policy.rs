@@ -5,7 +5,7 @@
 use super::age::age;
 use super::describe::{annotations_multiline, labels_multiline, layout};
 use crate::api::network_policy::{NetworkPolicy, Peer, PolicyPort};
-use crate::api::{LabelSelector, Event};
+use crate::api::{Event, LabelSelector};
 use crate::sim::Time;
 use std::fmt::Write;
 
@@ -17,7 +17,11 @@ fn selector(sel: &LabelSelector) -> String {
 
 /// NAME, POD-SELECTOR, AGE.
 pub fn row(policy: &NetworkPolicy, now: Time) -> Vec<String> {
-    vec![policy.metadata.name.clone(), selector(&policy.spec.pod_selector), age(policy.metadata.creation_timestamp, now)]
+    vec![
+        policy.metadata.name.clone(),
+        selector(&policy.spec.pod_selector),
+        age(policy.metadata.creation_timestamp, now),
+    ]
 }
 
 /// `kubectl describe networkpolicy`.
@@ -28,7 +32,8 @@ pub fn describe(policy: &NetworkPolicy, _events: &[Event], _now: Time) -> String
     let _ = writeln!(out, "Namespace:\t{}", m.namespace);
     let created = m.creation_timestamp.map(|t| t.rfc3339()).unwrap_or_default();
     // Go's default time format: `2026-01-01 00:00:00 +0000 UTC`.
-    let created = if created.len() >= 19 { format!("{} {} +0000 UTC", &created[..10], &created[11..19]) } else { created };
+    let created =
+        if created.len() >= 19 { format!("{} {} +0000 UTC", &created[..10], &created[11..19]) } else { created };
     let _ = writeln!(out, "Created on:\t{created}");
     labels_multiline(&mut out, "Labels", &m.labels);
     annotations_multiline(&mut out, "Annotations", &m.annotations);
@@ -103,7 +108,9 @@ fn rules_text(out: &mut String, rules: &[(&[PolicyPort], &[Peer])], direction: D
             if let Some(pods) = &peer.pod_selector {
                 let _ = writeln!(out, "{ind}  PodSelector: {}", selector(pods));
             }
-            if let Some(block) = peer.ip_block.as_ref().filter(|_| peer.pod_selector.is_none() && peer.namespace_selector.is_none()) {
+            if let Some(block) =
+                peer.ip_block.as_ref().filter(|_| peer.pod_selector.is_none() && peer.namespace_selector.is_none())
+            {
                 let _ = writeln!(out, "{ind}  IPBlock:");
                 let _ = writeln!(out, "{ind}    CIDR: {}", block.cidr);
                 let _ = writeln!(out, "{ind}    Except: {}", block.except.join(", "));

@@ -308,8 +308,10 @@ fn curl_time_limit(args: &[&str]) -> Option<Duration> {
 
 /// BusyBox wget's network timeout (`-T SEC`, `--timeout=SEC`): 900 s unless given.
 fn wget_time_limit(args: &[&str]) -> Duration {
-    let given = option_value(args, &["-T", "--timeout"])
-        .or_else(|| args.iter().find_map(|a| a.strip_prefix("--timeout=").or_else(|| a.strip_prefix("-T").filter(|v| !v.is_empty()))));
+    let given = option_value(args, &["-T", "--timeout"]).or_else(|| {
+        args.iter()
+            .find_map(|a| a.strip_prefix("--timeout=").or_else(|| a.strip_prefix("-T").filter(|v| !v.is_empty())))
+    });
     let seconds = given.and_then(|v| v.parse::<u64>().ok()).unwrap_or(900);
     Duration::seconds(seconds.min(1 << 30))
 }
