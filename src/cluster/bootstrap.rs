@@ -348,7 +348,8 @@ mod tests {
         }
         assert_eq!(names.iter().filter(|n| n.starts_with("kube-proxy-")).count(), 4);
         assert_eq!(names.iter().filter(|n| n.starts_with("coredns-")).count(), 2);
-        assert_eq!(pods.len(), 10);
+        assert_eq!(names.iter().filter(|n| n.starts_with("calico-node-")).count(), 4);
+        assert_eq!(pods.len(), 14);
         for pod in &pods {
             assert_eq!(pod.status.phase, "Running", "{}", pod.metadata.name);
             assert!(pod.status.container_statuses.iter().all(|c| c.ready), "{} not ready", pod.metadata.name);

@@ -16,6 +16,7 @@ pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
+mod explain_network_policy;
 mod explain_storage;
 mod expose;
 mod imperative_flags;

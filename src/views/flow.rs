@@ -396,6 +396,12 @@ impl Flow {
 /// The message an entry makes, if it is one: a request, a watch notification, a kubelet's call
 /// to its runtime, or (with `notes`, at the teaching pace) a component's decision.
 fn hop(cluster: &Cluster, entry: &Entry, notes: bool) -> Option<Hop> {
+    // The CNI plugin's agents are not drawn on the map yet: their requests, watches and
+    // decisions stay off it.
+    let cni = |id| matches!(cluster.component_role(id), Some(Role::Cni { .. }));
+    if cni(entry.actor) || matches!(&entry.what, Happening::Notify { to, .. } if cni(*to)) {
+        return None;
+    }
     match &entry.what {
         Happening::Request { failed_at, code, .. } if *code != 0 => {
             let stages = match failed_at {
