@@ -7,6 +7,10 @@
 //!
 //! What the agents enforce is what they have seen: a policy applies once a node's agent has
 //! synced it, and a stopped agent leaves its last rules in place.
+//!
+//! One liberty with felix: an agent watches Pods and Namespaces only while some
+//! NetworkPolicy exists (its policy watch is always open). With no policy there is nothing to
+//! program, and a thousand-node cluster's pods are not sent to a thousand agents for nothing.
 
 pub mod rules;
 
@@ -29,6 +33,8 @@ pub struct CalicoNode {
     namespaces: Informer,
     /// What is programmed for this node's pods, by pod address.
     endpoints: BTreeMap<String, Endpoint>,
+    /// Whether the Pod and Namespace watches are open (while any policy exists).
+    watching: bool,
     dirty: bool,
 }
 
@@ -40,6 +46,7 @@ impl CalicoNode {
             pods: Informer::new(Kind::Pod),
             namespaces: Informer::new(Kind::Namespace),
             endpoints: BTreeMap::new(),
+            watching: false,
             dirty: true,
         }
     }
@@ -48,7 +55,7 @@ impl CalicoNode {
         &self.node
     }
 
-    /// The node's pods as programmed, in address order.
+    /// The node's pods as programmed, in address order (none while no policy exists).
     pub fn endpoints(&self) -> impl Iterator<Item = &Endpoint> {
         self.endpoints.values()
     }
@@ -64,6 +71,15 @@ impl CalicoNode {
     }
 
     fn program(&mut self, ctx: &mut Ctx) {
+        if self.policies.cache.is_empty() {
+            // No policy, no isolation: nothing to program, whatever the pods.
+            for e in self.endpoints.values().filter(|e| e.ingress.is_some() || e.egress.is_some()) {
+                let open = Endpoint { ingress: None, egress: None, ..e.clone() };
+                ctx.decide(|| rules::summary(&open));
+            }
+            self.endpoints.clear();
+            return;
+        }
         let of = |i: &Informer| i.cache.values().cloned().collect::<Vec<_>>();
         let (policies, pods, namespaces) = (of(&self.policies), of(&self.pods), of(&self.namespaces));
         let policies: Vec<_> = policies
@@ -91,16 +107,35 @@ impl CalicoNode {
 impl Component for CalicoNode {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
         let _ = self.policies.start(ctx);
-        let _ = self.pods.start(ctx);
-        let _ = self.namespaces.start(ctx);
+        if self.watching {
+            let _ = self.pods.start(ctx);
+            let _ = self.namespaces.start(ctx);
+        }
         self.dirty = true;
         Some(ctx.now)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        let changed = !self.policies.sync(ctx).is_empty()
-            | !self.pods.sync(ctx).is_empty()
-            | !self.namespaces.sync(ctx).is_empty();
+        let mut changed = !self.policies.sync(ctx).is_empty();
+        let wanted = !self.policies.cache.is_empty();
+        if wanted && !self.watching {
+            ctx.decide(|| "a NetworkPolicy exists: watching Pods and Namespaces".to_string());
+            let _ = self.pods.start(ctx);
+            let _ = self.namespaces.start(ctx);
+            self.watching = true;
+            changed = true;
+        } else if !wanted && self.watching {
+            ctx.decide(|| "no NetworkPolicy is left: no longer watching Pods and Namespaces".to_string());
+            self.pods.stop(ctx);
+            self.namespaces.stop(ctx);
+            self.pods = Informer::new(Kind::Pod);
+            self.namespaces = Informer::new(Kind::Namespace);
+            self.watching = false;
+            changed = true;
+        }
+        if self.watching {
+            changed |= !self.pods.sync(ctx).is_empty() | !self.namespaces.sync(ctx).is_empty();
+        }
         if changed || self.dirty {
             self.dirty = false;
             self.program(ctx);
@@ -117,7 +152,7 @@ impl Component for CalicoNode {
     }
 
     fn informers(&self) -> Vec<&Informer> {
-        vec![&self.policies, &self.pods, &self.namespaces]
+        if self.watching { vec![&self.policies, &self.pods, &self.namespaces] } else { vec![&self.policies] }
     }
 
     fn lanes(&self) -> Vec<String> {
