@@ -4,6 +4,7 @@ pub mod api;
 pub mod apiserver;
 pub mod client;
 pub mod cluster;
+pub mod cni;
 pub mod controllers;
 pub mod dns;
 pub mod editor;

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["record"],
     &["apiserver"],
     &["client"],
-    &["dns", "proxy", "userland", "kubelet", "scheduler", "controllers"],
+    &["dns", "proxy", "cni", "userland", "kubelet", "scheduler", "controllers"],
     &["cluster"],
     &["kubectl"],
     &["etcdctl"],

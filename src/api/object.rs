@@ -129,6 +129,7 @@ kinds! {
     PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
     ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
+    NetworkPolicy(Box<NetworkPolicy>) = "networking.k8s.io", "v1", "networkpolicies", "networkpolicy", true, ["netpol"];
 }
 
 impl Kind {

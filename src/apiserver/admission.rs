@@ -127,6 +127,7 @@ pub fn default_object(object: &mut Object) {
         Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
             super::storage_admission::default(object)
         }
+        Object::NetworkPolicy(p) => crate::api::network_policy::default_policy(p),
         Object::PriorityClass(pc) => {
             pc.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
         }

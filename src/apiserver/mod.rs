@@ -21,6 +21,7 @@ pub mod fields;
 pub mod http;
 pub mod inspect;
 pub mod limit_ranger;
+pub mod network_policy_validation;
 pub mod patch;
 pub mod policy_validation;
 pub mod priority;

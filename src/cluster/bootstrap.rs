@@ -215,6 +215,35 @@ pub fn coredns_rbac(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The CNI plugin: Calico's node agent, which enforces NetworkPolicies (kind's own kindnet
+// does not), as its manifest installs it.
+// ---------------------------------------------------------------------------------------------
+
+const CALICO_NODE_CLUSTERROLE: &str = include_str!("manifests/calico-node-clusterrole.yaml");
+const CALICO_NODE_CLUSTERROLEBINDING: &str = include_str!("manifests/calico-node-clusterrolebinding.yaml");
+const CALICO_NODE_DAEMONSET: &str = include_str!("manifests/calico-node-daemonset.yaml");
+/// The Calico release the cluster runs.
+pub const CALICO_VERSION: &str = "v3.29.3";
+
+/// Creates, through `send`, the `calico-node` service account, its rights (reading pods,
+/// namespaces and NetworkPolicies) and its DaemonSet in `kube-system`. The agent each of its
+/// pods stands for is [`crate::cni::CalicoNode`].
+pub fn cni_plugin(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    let account = Object::ServiceAccount(crate::api::ServiceAccount {
+        metadata: ObjectMeta { name: "calico-node".into(), namespace: "kube-system".into(), ..Default::default() },
+        ..Default::default()
+    });
+    for object in [
+        account,
+        manifest(Kind::ClusterRole, CALICO_NODE_CLUSTERROLE),
+        manifest(Kind::ClusterRoleBinding, CALICO_NODE_CLUSTERROLEBINDING),
+        manifest(Kind::DaemonSet, &CALICO_NODE_DAEMONSET.replace("{CALICO_VERSION}", CALICO_VERSION)),
+    ] {
+        let _ = send(Request::create(object));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // kind's storage: the `standard` default StorageClass and local-path-provisioner.
 // ---------------------------------------------------------------------------------------------
 
@@ -319,7 +348,8 @@ mod tests {
         }
         assert_eq!(names.iter().filter(|n| n.starts_with("kube-proxy-")).count(), 4);
         assert_eq!(names.iter().filter(|n| n.starts_with("coredns-")).count(), 2);
-        assert_eq!(pods.len(), 10);
+        assert_eq!(names.iter().filter(|n| n.starts_with("calico-node-")).count(), 4);
+        assert_eq!(pods.len(), 14);
         for pod in &pods {
             assert_eq!(pod.status.phase, "Running", "{}", pod.metadata.name);
             assert!(pod.status.container_statuses.iter().all(|c| c.ready), "{} not ready", pod.metadata.name);

@@ -9,6 +9,7 @@ pub mod bootstrap;
 pub mod container_output;
 pub mod kubelet_proxy;
 pub mod network;
+pub mod policy;
 pub mod rbac_policy;
 
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
@@ -83,6 +84,10 @@ pub enum Role {
         node: String,
     },
     KubeProxy {
+        node: String,
+    },
+    /// The CNI plugin's agent on a node (`calico-node`), which enforces NetworkPolicies.
+    Cni {
         node: String,
     },
     CoreDns,
@@ -229,6 +234,10 @@ impl Cluster {
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        // The CNI plugin's objects, too, draw from a stream of their own.
+        let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "cni-plugin"));
+        crate::cluster::bootstrap::cni_plugin(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        cluster.api_rng = api_rng;
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -370,6 +379,9 @@ impl Cluster {
             "kube-proxy",
             "",
         );
+        let cni = Box::new(crate::cni::CalicoNode::new(&name));
+        let cni_role = Role::Cni { node: name.clone() };
+        self.add_component(&format!("calico-node ({name})"), crate::cni::USER, cni_role, cni, crate::cni::NAME, "");
         let kubelet =
             Box::new(Kubelet::new(config).with_registry(self.registry.clone()).with_network(self.dns.clone()));
         self.add_component(&format!("kubelet ({name})"), &user, role, kubelet, "kubelet", "")
@@ -477,6 +489,15 @@ impl Cluster {
     /// The registry the nodes pull from (`sim image break|fix`).
     pub fn registry(&self) -> &crate::kubelet::images::Registry {
         &self.registry
+    }
+
+    /// Every node's CNI agent (`calico-node`), whose rules decide which connections the pod
+    /// network carries.
+    pub fn cni_agents(&self) -> Vec<&crate::cni::CalicoNode> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.component.as_ref()?.as_any().downcast_ref::<crate::cni::CalicoNode>())
+            .collect()
     }
 
     /// The kube-proxy on `node`, for `sim curl` and views.

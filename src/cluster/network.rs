@@ -149,6 +149,12 @@ impl crate::userland::World for Cluster {
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
         curl(self, url, node, namespace, insecure, rng)
     }
+    fn curl_from_pod(&self, pod: &crate::api::Pod, url: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
+        super::policy::curl_from(self, super::policy::source(pod), &pod.metadata.namespace, url, insecure, rng)
+    }
+    fn dns_allowed(&self, pod: &crate::api::Pod, server: &str) -> bool {
+        super::policy::dns_allowed(self, super::policy::source(pod), server)
+    }
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer {
         crate::apiserver::http::answer(&self.api, method, path, token)
     }

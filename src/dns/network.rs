@@ -61,6 +61,19 @@ impl Network {
         }
     }
 
+    /// The CoreDNS pods a query from `node` to `server` is sent to: those its rule for the
+    /// address leads to, or `server` itself when it is a CoreDNS pod.
+    pub fn endpoints(&self, node: &str, server: &str) -> Vec<String> {
+        let state = self.0.borrow();
+        match state.routes.get(node).and_then(|r| r.get(server)) {
+            Some(endpoints) => endpoints.clone(),
+            None if state.routes.values().flat_map(|r| r.values()).flatten().any(|e| e == server) => {
+                vec![server.to_string()]
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// Whether any node's rules lead a query to a CoreDNS pod.
     pub fn answering(&self) -> bool {
         self.0.borrow().routes.values().flat_map(|r| r.values()).any(|eps| !eps.is_empty())

@@ -106,7 +106,7 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String], io_stdin: Opti
             // Lines piped in (a heredoc) are the shell's script.
             Some(script) => {
                 let result = container.script(&program, script);
-                return finish(out, result);
+                return waited(cluster, finish(out, &result), &result);
             }
             None => {
                 out.attach = Some(Box::new(Attach::exec(&pod, stream, &command[0])));
@@ -115,11 +115,20 @@ pub fn exec(cluster: &mut Cluster, args: &Args, words: &[String], io_stdin: Opti
         }
     }
     let result = container.run(&command);
-    finish(out, result)
+    waited(cluster, finish(out, &result), &result)
+}
+
+/// The command's waits (a timeout, a `sleep`) pass in virtual time before kubectl returns,
+/// within what one command may let pass.
+fn waited(cluster: &mut Cluster, out: Output, result: &crate::userland::Run) -> Output {
+    if result.slept > crate::sim::Duration::ZERO {
+        cluster.advance(result.slept.min(crate::sim::limits::COMMAND_TIME_CAP));
+    }
+    out
 }
 
 /// What the command printed, and kubectl's note of a non-zero exit.
-fn finish(mut out: Output, result: crate::userland::Run) -> Output {
+fn finish(mut out: Output, result: &crate::userland::Run) -> Output {
     out.stdout.push_str(&result.stdout);
     out.stderr.push_str(&result.stderr);
     if result.code != 0 {

@@ -16,6 +16,7 @@ pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
+mod explain_network_policy;
 mod explain_storage;
 mod expose;
 mod imperative_flags;
@@ -25,6 +26,7 @@ mod label;
 mod logs;
 pub mod manifest;
 pub mod merge;
+mod network_policy;
 mod node_ops;
 mod object_watch;
 pub mod output;
@@ -1098,6 +1100,7 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
                 Object::PodDisruptionBudget(p) => policy_printers::describe_pdb(p, &events, now),
                 Object::PriorityClass(p) => policy_printers::describe_priority_class(p, &events, now),
+                Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

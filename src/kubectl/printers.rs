@@ -50,6 +50,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::ResourceQuota => (&["NAME", "AGE", "REQUEST", "LIMIT"], &[]),
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::PriorityClass => (&["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], &[]),
+        Kind::NetworkPolicy => (&["NAME", "POD-SELECTOR", "AGE"], &[]),
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
@@ -363,6 +364,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         }
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
+        Object::NetworkPolicy(p) => super::network_policy::row(p, now),
         Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
     }
 }

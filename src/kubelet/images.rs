@@ -129,6 +129,12 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 10256 },
     },
     ImageInfo {
+        repository: "calico/node",
+        tags: &["v3.29.3"],
+        size: 142_554_385,
+        behaviour: Behaviour::Server { port: 9099 },
+    },
+    ImageInfo {
         repository: "registry.k8s.io/etcd",
         tags: &["3.5.21-0"],
         size: 58_938_593,
@@ -412,6 +418,7 @@ pub fn speaks_http(repository: &str) -> bool {
 /// add-ons' and the sandbox image, so a new cluster starts without pulling anything.
 pub const PRELOADED: &[&str] = &[
     "registry.k8s.io/coredns/coredns:v1.12.0",
+    "docker.io/calico/node:v3.29.3",
     "docker.io/kindest/local-path-helper:v20241212-8ac705d0",
     "docker.io/kindest/local-path-provisioner:v20250214-acbabc1a",
     "registry.k8s.io/etcd:3.5.21-0",

@@ -129,6 +129,11 @@ impl Kubelet {
         &self.config.name
     }
 
+    /// The node's address (its InternalIP).
+    pub fn internal_ip(&self) -> &str {
+        &self.config.internal_ip
+    }
+
     /// How many times it has synced a pod it runs (stepped the pod's worker).
     pub fn pod_syncs(&self, namespace: &str, pod: &str) -> Option<u64> {
         Some(self.workers.get(&cache_key(namespace, pod))?.1.syncs())

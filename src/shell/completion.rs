@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(complete(&session(), "kubectl get deploy").line, "kubectl get deployments ");
         let c = complete(&session(), "kubectl get n");
         assert_eq!(c.line, "kubectl get n");
-        assert_eq!(c.candidates, vec!["namespaces", "nodes"]);
+        assert_eq!(c.candidates, vec!["namespaces", "networkpolicies", "nodes"]);
     }
 
     #[test]

@@ -38,9 +38,10 @@ sim: control the sandbox itself (not part of Kubernetes)
                           the last N (20) requests, watch notifications and decisions of
                           a component (kubelet/worker-1, kube-proxy/worker-1…), as its
                           client log at -v=6 would show them
-  sim curl URL [--from NODE] [-n NAMESPACE] [-k]
-                          send an HTTP request as a pod in NAMESPACE (default) on NODE
-                          (worker-1) would: cluster DNS, then that node's kube-proxy rules
+  sim curl URL [--from NODE|pod/NAME] [-n NAMESPACE] [-k]
+                          send an HTTP request from NODE (worker-1), or as the pod NAME in
+                          NAMESPACE (default): cluster DNS, that node's kube-proxy rules,
+                          the CNI plugin's NetworkPolicy rules
   sim help                this help
 
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms; at most 6h)
@@ -523,7 +524,30 @@ impl Session {
                 };
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
-                let r = crate::cluster::network::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                let r = match node.strip_prefix("pod/") {
+                    // Sent as a pod: from its address, in its namespace, on its node.
+                    Some(name) => {
+                        let found = self.cluster.kubelets().find_map(|k| k.pod(namespace, name));
+                        let Some(pod) = found.as_ref().and_then(|p| p.as_pod()).filter(|p| !p.status.pod_ip.is_empty())
+                        else {
+                            return Output {
+                                stderr: format!(
+                                    "sim curl: pod \"{name}\" is not running in namespace \"{namespace}\"\n"
+                                ),
+                                code: 1,
+                                ..Default::default()
+                            };
+                        };
+                        let from = crate::cluster::policy::source(pod);
+                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, insecure, &mut rng)
+                    }
+                    // Sent from the node itself: the pod network's rules see the node's address.
+                    None => {
+                        let ip = self.cluster.kubelet(node).map(|k| k.internal_ip().to_string()).unwrap_or_default();
+                        let from = crate::cni::Source::Node { name: node, ip: &ip };
+                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, insecure, &mut rng)
+                    }
+                };
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
             [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::shell::chaos::help())),

@@ -43,23 +43,36 @@ impl Container<'_> {
             return Run::fail(77, format!("curl: (77) error setting certificate file: {ca}"));
         }
         let insecure = ca.is_some() || args.contains(&"--insecure") || short_flag(args, 'k');
-        let result = self.world.curl(url, &self.pod.spec.node_name, &self.pod.metadata.namespace, insecure, &mut rng);
+        let result = self.world.curl_from_pod(self.pod, url, insecure, &mut rng);
         if result.code != 0 {
             let slept = result.waited;
             let message = result.stderr.trim_end().to_string();
             if !wget {
+                // Unanswered packets: curl's own timeout may come first.
+                if let Some(limit) = curl_time_limit(args).filter(|l| slept != Duration::ZERO && *l < slept) {
+                    let waited = limit + Duration::millis(1);
+                    let phase = if result.code == 6 { "Resolving" } else { "Connection" };
+                    let text = format!("curl: (28) {phase} timed out after {} milliseconds", waited.as_millis());
+                    return Run { slept: waited, ..Run::fail(28, text) };
+                }
                 return match message.strip_prefix("sim curl: ") {
                     Some(_) => Run::fail(56, "curl: (56) Recv failure: Connection reset by peer".into()),
                     None => Run { slept, ..Run::fail(result.code, message) },
                 };
             }
+            let limit = wget_time_limit(args);
             let text = match result.code {
                 6 => format!("wget: bad address '{host}'"),
                 7 => format!(
                     "wget: can't connect to remote host ({}): Connection refused",
                     resolve_for_wget(self, &host)
                 ),
-                28 => "wget: download timed out".to_string(),
+                28 if slept == Duration::ZERO => "wget: download timed out".to_string(),
+                28 if limit < slept => return Run { slept: limit, ..Run::fail(1, "wget: download timed out".into()) },
+                28 => format!(
+                    "wget: can't connect to remote host ({}): Connection timed out",
+                    resolve_for_wget(self, &host)
+                ),
                 _ => "wget: error getting response: Connection reset by peer".to_string(),
             };
             return Run { slept, ..Run::fail(1, text) };
@@ -106,6 +119,15 @@ impl Container<'_> {
         };
         if code != 200 && wget {
             return Run::fail(1, format!("wget: server returned error: HTTP/1.1 {code} Not Found"));
+        }
+        if wget && args.contains(&"--spider") {
+            // It asks whether the page is there, and fetches nothing.
+            let mut run = Run::ok(String::new());
+            if !args.iter().any(|a| a.starts_with("-q")) {
+                let ip = resolve_for_wget(self, &host);
+                run.stderr = format!("Connecting to {host} ({ip}:{port})\nremote file exists\n");
+            }
+            return run;
         }
         let size = body.len();
         let mut run = Run::ok(if quiet_body { body } else { String::new() });
@@ -186,6 +208,9 @@ impl Container<'_> {
         server: &str,
         ask: impl FnOnce(&crate::dns::Index) -> R,
     ) -> Result<R, crate::dns::DnsError> {
+        if !self.world.dns_allowed(self.pod, server) {
+            return Err(crate::dns::DnsError::Timeout);
+        }
         self.world.dns().ask(&self.pod.spec.node_name, server, ask)
     }
 }
@@ -270,6 +295,25 @@ fn option_values<'a, 'n>(args: &'n [&'a str], names: &'n [&str]) -> impl Iterato
 /// The value the first `name VALUE` option among `args` gives.
 fn option_value<'a>(args: &[&'a str], names: &[&str]) -> Option<&'a str> {
     option_values(args, names).next()
+}
+
+/// How long curl waits at most (`--connect-timeout`, `-m`/`--max-time`, in seconds, possibly
+/// fractional): the shorter of those given.
+fn curl_time_limit(args: &[&str]) -> Option<Duration> {
+    option_values(args, &["--connect-timeout", "-m", "--max-time"])
+        .filter_map(|v| v.parse::<f64>().ok().filter(|s| *s > 0.0 && s.is_finite()))
+        .map(|s| Duration::millis((s * 1000.0).min(1e12) as u64))
+        .min()
+}
+
+/// BusyBox wget's network timeout (`-T SEC`, `--timeout=SEC`): 900 s unless given.
+fn wget_time_limit(args: &[&str]) -> Duration {
+    let given = option_value(args, &["-T", "--timeout"]).or_else(|| {
+        args.iter()
+            .find_map(|a| a.strip_prefix("--timeout=").or_else(|| a.strip_prefix("-T").filter(|v| !v.is_empty())))
+    });
+    let seconds = given.and_then(|v| v.parse::<u64>().ok()).unwrap_or(900);
+    Duration::seconds(seconds.min(1 << 30))
 }
 
 /// Whether a one-letter flag is given, alone (`-k`) or among others (`-sk`).

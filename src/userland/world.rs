@@ -24,6 +24,15 @@ pub trait World {
     fn dns(&self) -> &Network;
     /// One HTTP(S) request from a pod in `namespace` on `node`, across the cluster's network.
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult;
+    /// One HTTP(S) request from `pod`, across the cluster's network as its CNI plugin's rules
+    /// let it through.
+    fn curl_from_pod(&self, pod: &crate::api::Pod, url: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
+        self.curl(url, &pod.spec.node_name, &pod.metadata.namespace, insecure, rng)
+    }
+    /// Whether the pod network carries a DNS query from `pod` to `server`.
+    fn dns_allowed(&self, _pod: &crate::api::Pod, _server: &str) -> bool {
+        true
+    }
     /// The API server's answer to `method path` over HTTPS, with a service account's token.
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer;
 }

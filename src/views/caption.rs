@@ -21,6 +21,7 @@ pub fn who(cluster: &Cluster, id: ComponentId) -> String {
         Some(Role::Controller { name }) => controller_words(name),
         Some(Role::Kubelet { node }) => format!("the kubelet on {node}"),
         Some(Role::KubeProxy { node }) => format!("kube-proxy on {node}"),
+        Some(Role::Cni { node }) => format!("calico-node on {node}"),
         Some(Role::CoreDns) => "CoreDNS".into(),
         Some(Role::AddOn { name }) => name.clone(),
         None => cluster.component_name(id).to_string(),

@@ -25,6 +25,8 @@ pub enum Place {
     KubeProxy(String),
     /// A node's container runtime (containerd), which only its kubelet calls.
     Runtime(String),
+    /// A node's CNI plugin agent (`calico-node`).
+    Cni(String),
     /// CoreDNS, the cluster's DNS add-on.
     CoreDns,
     /// Another add-on running as pods and talking to the API (`local-path-provisioner`).
@@ -45,6 +47,7 @@ impl Place {
             Place::Kubelet(node) => format!("kubelet/{node}"),
             Place::KubeProxy(node) => format!("kube-proxy/{node}"),
             Place::Runtime(node) => format!("containerd/{node}"),
+            Place::Cni(node) => format!("cni/{node}"),
             Place::CoreDns => "coredns".into(),
             Place::AddOn(name) => name.clone(),
             Place::Nodes => "nodes".into(),
@@ -544,6 +547,7 @@ fn place(cluster: &Cluster, end: End) -> Place {
             Some(Role::Controller { name }) => Place::Controller(name.clone()),
             Some(Role::Kubelet { node }) => Place::Kubelet(node.clone()),
             Some(Role::KubeProxy { node }) => Place::KubeProxy(node.clone()),
+            Some(Role::Cni { node }) => Place::Cni(node.clone()),
             Some(Role::CoreDns) => Place::CoreDns,
             Some(Role::AddOn { name }) => Place::AddOn(name.clone()),
             Some(Role::User) => Place::Kubectl,
@@ -562,7 +566,10 @@ fn bundle(cluster: &Cluster, hops: Vec<Hop>) -> Vec<Hop> {
     let on_node = |e: End| match e {
         End::Runtime(_) => End::Nodes,
         End::Component(id)
-            if matches!(cluster.component_role(id), Some(Role::Kubelet { .. } | Role::KubeProxy { .. })) =>
+            if matches!(
+                cluster.component_role(id),
+                Some(Role::Kubelet { .. } | Role::KubeProxy { .. } | Role::Cni { .. })
+            ) =>
         {
             End::Nodes
         }

@@ -152,6 +152,9 @@ impl Lanes {
             Some(Role::KubeProxy { node }) => {
                 self.add(format!("kube-proxy/{node}"), |_, o| Place::KubeProxy(o), format!("kube-proxy {node}"))
             }
+            Some(Role::Cni { node }) => {
+                self.add(format!("calico-node/{node}"), |_, o| Place::Other(o), format!("calico-node {node}"))
+            }
             Some(Role::CoreDns) => self.add("coredns".into(), |_, o| Place::Other(o), "coredns".into()),
             Some(Role::AddOn { name }) => self.add(name.clone(), |_, o| Place::Other(o), name.clone()),
             None => {

@@ -23,7 +23,7 @@ pub fn shell_layout() -> Layout {
         nodes: DEFAULT_NODES.iter().map(|n| (n.to_string(), 0)).collect(),
         lanes: Vec::new(),
         addons: DEFAULT_ADDONS.iter().map(|n| n.to_string()).collect(),
-        cni: None,
+        cni: Some(crate::cni::NAME.to_string()),
     })
 }
 

@@ -207,7 +207,10 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         nodes: nodes.iter().map(|n| (n.name.clone(), n.pod_count)).collect(),
         lanes: lanes.iter().map(|(n, _)| n.clone()).collect(),
         addons: addons.iter().map(|(n, _)| n.clone()).collect(),
-        cni: None,
+        cni: cluster
+            .component_ids()
+            .any(|id| matches!(cluster.component_role(id), Some(crate::cluster::Role::Cni { .. })))
+            .then(|| crate::cni::NAME.to_string()),
     };
     let request = view.requests.first().map(|r| RequestLine {
         text: format!("{} {} {} · {}", r.code, r.method, r.path, r.who),

@@ -477,6 +477,7 @@ impl Layout {
             Place::Kubelet(node) => self.node(node).map(|n| n.kubelet),
             Place::KubeProxy(node) => self.node(node).map(|n| n.kube_proxy),
             Place::Runtime(node) => self.node(node).map(|n| n.runtime),
+            Place::Cni(node) => self.node(node).and_then(|n| n.cni),
             Place::CoreDns => Some(COREDNS),
             Place::AddOn(name) => self.addon(name),
             Place::Nodes => None,
