@@ -130,7 +130,7 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "registry.k8s.io/etcd",
-        tags: &["3.5.21-0"],
+        tags: &["3.5.1-0", "3.5.21-0"],
         size: 58_938_593,
         behaviour: Behaviour::Server { port: 2379 },
     },
@@ -214,6 +214,20 @@ pub static CATALOG: &[ImageInfo] = &[
         tags: &["0.1"],
         size: 2_615_123,
         behaviour: Behaviour::Server { port: 8080 },
+    },
+    // Connect a Frontend to a Backend: the Go backend answers `{"message":"Hello"}` on 80,
+    // behind the tutorial's nginx frontend.
+    ImageInfo {
+        repository: "gcr.io/google-samples/hello-go-gke",
+        tags: &["1.0"],
+        size: 4_424_412,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "gcr.io/google-samples/hello-frontend",
+        tags: &["1.0"],
+        size: 49_621_405,
+        behaviour: Behaviour::Server { port: 80 },
     },
     // Echoes the request it got (older Hello Minikube and Service examples).
     ImageInfo {

@@ -99,7 +99,13 @@ pub fn plan_with(
             memory: 0,
         },
         _ => {
-            let mut run = run_argv(&argv);
+            // A python program's `if`s may read the environment (an indexed Job's index).
+            let program = argv.first().map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+            let mut run = if program.starts_with("python") && argv.iter().any(|a| a.contains("os.")) {
+                super::interpreters::python_with(&argv, &env())
+            } else {
+                run_argv(&argv)
+            };
             if super::interpreters::buffers_output(&argv, &env()) {
                 run.flush_at_exit();
             }
