@@ -12,13 +12,16 @@
 # For each file: a fresh sandbox (`kubeloop --state`), `kubectl apply -f -`, `sim settle`,
 # `sleep 90s`, then the pods and PersistentVolumeClaims the file made. Observed as one of
 #   refused: <kubectl's first error line>     (some object of the file was not created)
-#   converged                                 every new pod Running n/n or Completed, every
-#                                             new claim Bound (or the file made neither)
-#   stuck: <pod STATUS READY …, pvc STATUS …> otherwise
+#   converged                                 every new pod Running n/n without restarts or
+#                                             Completed, every claim Bound, every Job Complete
+#                                             (or the file made none of these)
+#   stuck: <pod STATUS READY [restarts:N], pvc:… STATUS, job:… STATUS, …>  otherwise
 # and judged against EXPECTED.tsv (path, expectation, owner, why):
 #   excluded        a fresh real cluster refuses it (or it is no manifest): outside the figure
 #   converges       a real cluster converges it
 #   stuck:REGEX     a real cluster leaves it stuck; the observation must match REGEX
+#   unjudged        its outcome depends on more than a fresh cluster (the node's size or
+#                   configuration): observed and listed, outside the figure
 # An example passes when it applies and its observation meets the expectation. The owner column
 # names the helper building what it lacks ("ingress", "netpol", "vap", "hpa") or is "-".
 # The last line is the figure: "figure: P/N accepted examples pass (X%)".
@@ -55,13 +58,16 @@ observe() { # FILE → one line on stdout
   k sim settle > /dev/null 2>&1
   k sleep 90s > /dev/null 2>&1
   local pods pvcs
-  pods="$(k kubectl get pods -A --no-headers 2>/dev/null | awk '{print $1"/"$2" "$4" "$3}' \
+  pods="$(k kubectl get pods -A --no-headers 2>/dev/null | awk '{print $1"/"$2" "$4" "$3" "$5}' \
           | sort | join -v1 - "$WORK/base-pods" 2>/dev/null)"
   pvcs="$(k kubectl get pvc -A --no-headers 2>/dev/null | awk '{print "pvc:"$1"/"$2" "$3}')"
+  jobs="$(k kubectl get jobs -A --no-headers 2>/dev/null | awk '{print "job:"$1"/"$2" "$3}')"
   local bad
   bad="$( { printf '%s\n' "$pods" | awk 'NF { split($3, r, "/");
-              if (!(($2 == "Running" && r[1] == r[2]) || $2 == "Completed")) print $1" "$2" "$3 }';
-            printf '%s\n' "$pvcs" | awk 'NF && $2 != "Bound" { print $1" "$2 }'; } | paste -sd, -)"
+              if ($2 == "Completed" || ($2 == "Running" && r[1] == r[2] && $4 == "0")) next;
+              print $1" "$2" "$3 ($4 == "0" ? "" : " restarts:"$4) }';
+            printf '%s\n' "$pvcs" | awk 'NF && $2 != "Bound" { print $1" "$2 }';
+            printf '%s\n' "$jobs" | awk 'NF && $2 != "Complete" { print $1" "$2 }'; } | paste -sd, -)"
   if [ -z "$bad" ]; then echo "converged"; else echo "stuck: $bad"; fi
 }
 
@@ -79,7 +85,8 @@ while IFS= read -r file; do
   fi
   obs="$(observe "$file")"
   [ "$VERBOSE" = 1 ] && echo "$rel: $obs"
-  if [ -z "$expect" ]; then
+  if [ -z "$expect" ] || [ "$expect" = "unjudged" ]; then
+    [ -n "$why" ] && obs="$obs — $why"
     unjudged=$((unjudged + 1)); unjudged_list+="  $rel: $obs"$'\n'; continue
   fi
   judged=$((judged + 1))
@@ -93,9 +100,9 @@ while IFS= read -r file; do
   else exceptions+="  $rel [${owner:--}] expected $expect; observed $obs${why:+ — $why}"$'\n'; fi
 done < <(find "$SRC" -name '*.yaml' -o -name '*.yml' | sort)
 
-echo "examples: $total files; excluded (a real cluster refuses them): $excluded; judged: $judged; no expectation yet: $unjudged"
+echo "examples: $total files; excluded (a real cluster refuses them): $excluded; judged: $judged; unjudged: $unjudged"
 [ -n "$excl_list" ] && [ "$VERBOSE" = 1 ] && printf 'excluded:\n%s' "$excl_list"
 [ -n "$exceptions" ] && printf 'exceptions:\n%s' "$exceptions"
-[ -n "$unjudged_list" ] && printf 'no expectation in EXPECTED.tsv (not in the figure):\n%s' "$unjudged_list"
+[ -n "$unjudged_list" ] && printf 'unjudged (no expectation, or outside the figure):\n%s' "$unjudged_list"
 pct="$(awk -v p="$passed" -v n="$judged" 'BEGIN { if (n) printf "%.1f", 100 * p / n; else print "0" }')"
 echo "figure: $passed/$judged accepted examples pass ($pct%)"
