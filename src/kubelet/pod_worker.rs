@@ -757,6 +757,18 @@ impl PodWorker {
             match c.image.clone() {
                 ImageState::Present => break,
                 ImageState::Unknown => {
+                    // A reference the runtime cannot parse is never pulled.
+                    if !images::valid_reference(image) {
+                        if !matches!(&c.state, State::Waiting { reason, .. } if reason == "InvalidImageName") {
+                            let message = format!(
+                                "Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format"
+                            );
+                            actions.push(ev("Warning", "InspectFailed", message.clone()));
+                            actions.push(ev("Warning", "Failed", "Error: InvalidImageName".into()));
+                            c.state = State::Waiting { reason: "InvalidImageName".into(), message };
+                        }
+                        return;
+                    }
                     let pull_policy = c.spec.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
                     let present = runtime.images.contains(&c.reference.canonical);
                     if present && pull_policy != "Always" {
@@ -1179,7 +1191,9 @@ impl PodWorker {
             if !c.init && !initialized {
                 return false;
             }
-            matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown)
+            // An image reference it cannot parse is waited on for good, not worked on.
+            let invalid = matches!(&c.state, State::Waiting { reason, .. } if reason == "InvalidImageName");
+            (matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown) && !invalid)
                 || matches!(c.state, State::Running { exits_at: Some(t), .. } if t <= horizon)
                 || (matches!(c.state, State::Terminated(_)) && c.restart_at.is_some() && c.restart_count <= 1)
                 || matches!(&c.state, State::Waiting { reason, .. } if reason == "ContainerCreating")
