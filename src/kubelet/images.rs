@@ -229,6 +229,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 49_621_405,
         behaviour: Behaviour::Server { port: 80 },
     },
+    // The DNS autoscaling page's cluster-proportional-autoscaler: resizes its --target.
+    ImageInfo {
+        repository: "registry.k8s.io/cpa/cluster-proportional-autoscaler",
+        tags: &["1.8.4", "v1.8.9", "v1.9.0"],
+        size: 15_334_112,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
     // Echoes the request it got (older Hello Minikube and Service examples).
     ImageInfo {
         repository: "registry.k8s.io/echoserver",

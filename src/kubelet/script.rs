@@ -180,6 +180,12 @@ fn server_run(image: &ImageRef, argv: &[String], env: &dyn Fn() -> Vec<(String, 
         {
             Some(banners::postgres_refusal())
         }
+        // Its --target must be KIND/NAME (`deployment/coredns`); the docs leave <SCALE_TARGET>.
+        "registry.k8s.io/cpa/cluster-proportional-autoscaler" => argv
+            .iter()
+            .find_map(|a| a.strip_prefix("--target="))
+            .filter(|t| t.split('/').count() != 2 || t.contains(['<', '>']))
+            .map(|t| vec![format!("target format error: {t}")]),
         _ => None,
     };
     if let Some(lines) = refusal {
