@@ -197,7 +197,8 @@ pub fn default_object(object: &mut Object) {
                 spec.completions = Some(1);
             }
             spec.parallelism.get_or_insert(1);
-            spec.backoff_limit.get_or_insert(6);
+            // With a limit per index, the Job's own is as good as none.
+            spec.backoff_limit.get_or_insert(if spec.backoff_limit_per_index.is_some() { i32::MAX } else { 6 });
             spec.completion_mode.get_or_insert_with(|| "NonIndexed".into());
             spec.suspend.get_or_insert(false);
             spec.pod_replacement_policy.get_or_insert_with(|| "TerminatingOrFailed".into());

@@ -1334,6 +1334,18 @@ impl ApiServer {
         };
         let type_ = svc.spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
         if type_ != "ExternalName" {
+            // The cluster is single-stack IPv4: a Service may not require dual-stack nor put
+            // IPv6 first (a second family it only prefers is dropped).
+            let cause = if svc.spec.ip_family_policy.as_deref() == Some("RequireDualStack") {
+                Some("spec.ipFamilyPolicy: Invalid value: \"RequireDualStack\": this cluster is not configured for dual-stack services".to_string())
+            } else {
+                svc.spec.ip_families.first().filter(|f| *f != "IPv4").map(|first| {
+                    format!("spec.ipFamilies[0]: Invalid value: \"{first}\": not configured on this cluster")
+                })
+            };
+            if let Some(cause) = cause {
+                return Err(Status::invalid(Kind::Service, &svc.metadata.name, vec![cause]));
+            }
             if svc.spec.cluster_ip.is_empty() {
                 svc.spec.cluster_ip = svc.spec.cluster_ips.first().cloned().unwrap_or_default();
             }

@@ -70,6 +70,21 @@ pub fn completed(job: &Job, pods: &[Pod]) -> BTreeSet<i32> {
     done
 }
 
+/// With `backoffLimitPerIndex`: the indexes whose pods failed more times than it allows (and
+/// those `status.failedIndexes` already holds), completed ones left out. Empty without it.
+pub fn failed(job: &Job, pods: &[Pod], done: &BTreeSet<i32>) -> BTreeSet<i32> {
+    let Some(limit) = job.spec.backoff_limit_per_index else { return BTreeSet::new() };
+    let total = job.spec.completions.unwrap_or(0);
+    let mut failures: std::collections::BTreeMap<i32, i32> = Default::default();
+    for i in pods.iter().filter(|p| p.status.phase == "Failed").filter_map(index_of) {
+        *failures.entry(i).or_default() += 1;
+    }
+    let mut out = parse(job.status.failed_indexes.as_deref().unwrap_or_default());
+    out.extend(failures.into_iter().filter(|(_, n)| *n > limit).map(|(i, _)| i));
+    out.retain(|i| *i < total && !done.contains(i));
+    out
+}
+
 /// The indexes to start pods for next, lowest first: neither done nor running.
 pub fn pending(job: &Job, done: &BTreeSet<i32>, active: &[&Pod]) -> Vec<i32> {
     let running: BTreeSet<i32> = active.iter().filter_map(|p| index_of(p)).collect();
@@ -120,5 +135,32 @@ mod tests {
         assert_eq!(t.metadata.labels[COMPLETION_INDEX], "3");
         assert_eq!(t.spec.hostname.as_deref(), Some("sample-3"));
         assert_eq!(t.spec.containers[0].env[0].name, INDEX_ENV);
+    }
+
+    #[test]
+    fn an_index_fails_once_its_pods_failed_more_often_than_backoff_limit_per_index_allows() {
+        let mut job = Job::default();
+        job.spec.completions = Some(4);
+        job.spec.backoff_limit_per_index = Some(1);
+        let pod = |index: i32, phase: &str| {
+            let mut p = Pod::default();
+            p.metadata.annotations.insert(COMPLETION_INDEX.into(), index.to_string());
+            std::sync::Arc::make_mut(&mut p.status).phase = phase.into();
+            p
+        };
+        // Index 0 failed twice (past the limit of 1), index 1 once, index 2 twice but then
+        // succeeded.
+        let pods = [
+            pod(0, "Failed"),
+            pod(0, "Failed"),
+            pod(1, "Failed"),
+            pod(2, "Failed"),
+            pod(2, "Failed"),
+            pod(2, "Succeeded"),
+        ];
+        let done = completed(&job, &pods);
+        assert_eq!(failed(&job, &pods, &done), [0].into());
+        job.spec.backoff_limit_per_index = None;
+        assert!(failed(&job, &pods, &done).is_empty(), "without the limit no index fails on its own");
     }
 }

@@ -11,9 +11,13 @@
 //! releases: `SuccessCriteriaMet` / `FailureTarget` first, then `Complete` / `Failed` once no
 //! pod is still terminating. `suspend` deletes the active pods and resuming restarts the clock.
 //!
-//! Left out: Indexed completion mode, pod failure policies, success policies,
-//! backoffLimitPerIndex, adoption of orphan pods, and `ttlSecondsAfterFinished` (that is
-//! another controller upstream).
+//! Indexed Jobs (indexed_job.rs) with `backoffLimitPerIndex`: an index whose pods failed more
+//! often than that is not run again and is listed in `status.failedIndexes`; more of them
+//! than `maxFailedIndexes` fails the Job at once (MaxFailedIndexesExceeded), and a Job whose
+//! every index has completed or failed, some failed, fails then (FailedIndexes).
+//!
+//! Left out: pod failure policies, success policies, adoption of orphan pods, and
+//! `ttlSecondsAfterFinished` (that is another controller upstream).
 
 use super::indexed_job;
 use super::pods::{create_reporting, pod_from_template, ready_since, slow_start};
@@ -494,7 +498,8 @@ impl JobController {
         let mut indexes = if indexed_job::is_indexed(&job) {
             let active: Vec<&Pod> =
                 s.pods.iter().filter(|p| !p.is_terminal() && p.metadata.deletion_timestamp.is_none()).collect();
-            let done = indexed_job::completed(&job, &s.pods);
+            let mut done = indexed_job::completed(&job, &s.pods);
+            done.extend(indexed_job::failed(&job, &s.pods, &done));
             Some(indexed_job::pending(&job, &done, &active).into_iter())
         } else {
             None
@@ -596,10 +601,18 @@ impl JobController {
             pods: pods.clone(),
         };
         let satisfied = self.satisfied(key, now);
+        let (mut done_indexes, mut failed_indexes) = (BTreeSet::new(), BTreeSet::new());
         if indexed_job::is_indexed(&job) {
-            let done = indexed_job::format(&indexed_job::completed(&job, &pods));
+            done_indexes = indexed_job::completed(&job, &pods);
+            failed_indexes = indexed_job::failed(&job, &pods, &done_indexes);
+            let done = indexed_job::format(&done_indexes);
             s.job.status.completed_indexes = (!done.is_empty()).then_some(done);
+            if job.spec.backoff_limit_per_index.is_some() {
+                s.job.status.failed_indexes = Some(indexed_job::format(&failed_indexes));
+            }
         }
+        let max_failed = job.spec.max_failed_indexes.map_or(usize::MAX, |m| m.max(0) as usize);
+        let all_indexes_ended = done_indexes.len() + failed_indexes.len() >= job.spec.completions.unwrap_or(0) as usize;
 
         // Has the Job reached an end?
         let mut finished: Option<JobCondition> = None;
@@ -610,6 +623,11 @@ impl JobController {
             if exceeds_backoff_limit {
                 let message = "Job has reached the specified backoff limit";
                 finished = Some(condition("FailureTarget", "True", "BackoffLimitExceeded", message, now));
+            } else if failed_indexes.len() > max_failed {
+                let message = "Job has exceeded the specified maximal number of failed indexes";
+                finished = Some(condition("FailureTarget", "True", "MaxFailedIndexesExceeded", message, now));
+            } else if !failed_indexes.is_empty() && all_indexes_ended && active_pods.is_empty() {
+                finished = Some(condition("FailureTarget", "True", "FailedIndexes", "Job has failed indexes", now));
             } else if let (Some(deadline), Some(start)) = (job.spec.active_deadline_seconds, job.status.start_time) {
                 if !suspended {
                     let allowed = Duration::seconds(deadline.max(0) as u64);

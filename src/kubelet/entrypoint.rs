@@ -96,6 +96,10 @@ fn server_programs(repository: &str) -> &'static [&'static str] {
 pub fn serves(repository: &str, argv: &[String]) -> bool {
     let Some(first) = argv.first() else { return true };
     let program = first.rsplit('/').next().unwrap_or("");
+    // `nginx -t` / `-T` test (and print) the configuration, `-v` / `-V` the version: then exit.
+    if program == "nginx" && argv[1..].iter().any(|a| matches!(a.as_str(), "-t" | "-T" | "-v" | "-V" | "-h" | "-?")) {
+        return false;
+    }
     match server_programs(repository) {
         // An image named after its server's binary (`etcd`, `kube-proxy`).
         [] => !program.is_empty() && repository.rsplit('/').next() == Some(program),
@@ -140,5 +144,12 @@ mod tests {
         assert!(argv("busybox", &[], &[]).is_empty());
         assert_eq!(argv("ubuntu", &[], &words("sleep 10")), words("sleep 10"));
         assert!(argv("registry.k8s.io/e2e-test-images/agnhost", &[], &words("netexec --http-port=8080")).is_empty());
+    }
+
+    #[test]
+    fn nginx_asked_to_test_its_configuration_or_print_its_version_does_not_serve() {
+        assert!(!serves("nginx", &argv("nginx", &[], &words("nginx -T"))));
+        assert!(!serves("nginx", &argv("nginx", &[], &words("nginx -v"))));
+        assert!(serves("nginx", &argv("nginx", &[], &words("nginx -g daemon\\ off;"))));
     }
 }

@@ -228,7 +228,7 @@ fn decode(data: &str) -> String {
 }
 
 /// `metadata.annotations['key']` or `metadata.labels['key']`: that one value.
-fn downward_key(pod: &Pod, path: &str) -> Option<String> {
+pub(super) fn downward_key(pod: &Pod, path: &str) -> Option<String> {
     let (map, rest): (&crate::api::Labels, &str) = if let Some(rest) = path.strip_prefix("metadata.annotations[") {
         (&pod.metadata.annotations, rest)
     } else {

@@ -59,9 +59,11 @@ impl Userland {
         ];
         match self {
             Userland::Distroless => false,
-            Userland::Busybox => basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash"),
+            Userland::Busybox => {
+                basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash" | "rev")
+            }
             Userland::BusyboxCurl => {
-                basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash" | "curl")
+                basic.contains(&program) || matches!(program, "wget" | "nslookup" | "ps" | "ash" | "curl" | "rev")
             }
             Userland::DebianCurl => basic.contains(&program) || matches!(program, "bash" | "curl"),
             Userland::Debian => basic.contains(&program) || program == "bash",

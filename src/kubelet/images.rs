@@ -136,7 +136,7 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "registry.k8s.io/etcd",
-        tags: &["3.5.21-0"],
+        tags: &["3.5.1-0", "3.5.21-0"],
         size: 58_938_593,
         behaviour: Behaviour::Server { port: 2379 },
     },
@@ -219,6 +219,27 @@ pub static CATALOG: &[ImageInfo] = &[
         repository: "registry.k8s.io/goproxy",
         tags: &["0.1"],
         size: 2_615_123,
+        behaviour: Behaviour::Server { port: 8080 },
+    },
+    // Connect a Frontend to a Backend: the Go backend answers `{"message":"Hello"}` on 80,
+    // behind the tutorial's nginx frontend.
+    ImageInfo {
+        repository: "gcr.io/google-samples/hello-go-gke",
+        tags: &["1.0"],
+        size: 4_424_412,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
+        repository: "gcr.io/google-samples/hello-frontend",
+        tags: &["1.0"],
+        size: 49_621_405,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    // The DNS autoscaling page's cluster-proportional-autoscaler: resizes its --target.
+    ImageInfo {
+        repository: "registry.k8s.io/cpa/cluster-proportional-autoscaler",
+        tags: &["1.8.4", "v1.8.9", "v1.9.0"],
+        size: 15_334_112,
         behaviour: Behaviour::Server { port: 8080 },
     },
     // Echoes the request it got (older Hello Minikube and Service examples).
@@ -458,6 +479,31 @@ pub fn parse_reference(image: &str) -> ImageRef {
         format!("docker.io/library/{name}:{tag}")
     };
     ImageRef { repository, tag: tag.to_string(), canonical }
+}
+
+/// Whether `image` is a reference the runtime can parse (`[host[:port]/]path[:tag][@digest]`,
+/// the path in lower case): `gcr.io/<project>/job-wq-1`, with the placeholder the docs leave
+/// for the reader, is not, and its container waits as InvalidImageName.
+pub fn valid_reference(image: &str) -> bool {
+    let (name, digest) = image.split_once('@').map_or((image, None), |(n, d)| (n, Some(d)));
+    let (name, tag) = match name.rsplit_once(':') {
+        Some((n, t)) if !t.contains('/') => (n, Some(t)),
+        _ => (name, None),
+    };
+    let path_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-');
+    let mut parts = name.split('/').peekable();
+    let host =
+        parts.peek().filter(|first| name.contains('/') && (first.contains(['.', ':']) || **first == "localhost"));
+    let host_ok = host.is_none_or(|h| h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':')));
+    if host.is_some() {
+        parts.next();
+    }
+    let path_ok = parts.all(|p| !p.is_empty() && p.chars().all(path_char));
+    let tag_ok = tag.is_none_or(|t| {
+        !t.is_empty() && t.len() <= 128 && t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    });
+    let digest_ok = digest.is_none_or(|d| d.split_once(':').is_some_and(|(a, h)| !a.is_empty() && !h.is_empty()));
+    !name.is_empty() && host_ok && path_ok && tag_ok && digest_ok
 }
 
 /// Why a pull fails, in containerd's words.
@@ -733,5 +779,23 @@ mod tests {
         assert!(lookup(&parse_reference("nginx:1.25")).is_ok());
         assert_eq!(lookup(&parse_reference("nginx:9.9")).unwrap_err(), PullError::NoSuchTag);
         assert_eq!(lookup(&parse_reference("nginxx")).unwrap_err(), PullError::NoSuchRepository);
+    }
+
+    #[test]
+    fn a_reference_with_the_docs_placeholder_or_capitals_in_its_path_cannot_be_parsed() {
+        for good in [
+            "nginx",
+            "nginx:1.14.2",
+            "registry.k8s.io/pause:3.9",
+            "localhost:5000/app:v1",
+            "docker.io/library/busybox",
+            "quay.io/fluentd_elasticsearch/fluentd:v5.0.1",
+            "busybox@sha256:abc123",
+        ] {
+            assert!(valid_reference(good), "{good}");
+        }
+        for bad in ["gcr.io/<project>/job-wq-1", "Nginx", "nginx:", "nginx:bad tag", "registry.k8s.io//pause", ""] {
+            assert!(!valid_reference(bad), "{bad}");
+        }
     }
 }

@@ -10,12 +10,20 @@ use crate::sim::Duration;
 /// `python …`: `-c CODE`, `-m http.server`, a script file, or nothing (no terminal: it reads
 /// end of input and exits).
 pub fn python(argv: &[String]) -> Run {
+    python_with(argv, &[])
+}
+
+/// `python`, its `-c` program's `if` statements judged against the container's variables.
+pub fn python_with(argv: &[String], env: &[(String, String)]) -> Run {
     let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]);
     let args = &argv[1..];
     let flags_end = args.iter().position(|a| !a.starts_with('-') || a == "-c" || a == "-m").unwrap_or(args.len());
     match args.get(flags_end).map(String::as_str) {
         None => finished(Vec::new(), 0),
-        Some("-c") => program_run(args.get(flags_end + 1).map_or("", String::as_str), python_statement),
+        Some("-c") => {
+            let code = args.get(flags_end + 1).map_or("", String::as_str);
+            program_run(&super::python_if::selected(code, env), python_statement)
+        }
         // `python -m http.server`: serves until stopped (its startup line is buffered, as
         // Python buffers stdout without a terminal, so the log stays empty).
         Some("-m") if args.get(flags_end + 1).is_some_and(|m| m == "http.server") => Run::forever(Vec::new()),

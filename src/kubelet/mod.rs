@@ -2,6 +2,7 @@
 //! watches the pods bound to its node and runs them through the container runtime,
 //! reporting each pod's status and Events back through the API server.
 
+pub mod apparmor;
 pub mod banners;
 pub mod entrypoint;
 pub mod env;
@@ -12,6 +13,7 @@ mod interpreters;
 pub mod node_config;
 pub mod pod_worker;
 pub mod probes;
+mod python_if;
 pub mod references;
 pub mod script;
 pub mod volumes;

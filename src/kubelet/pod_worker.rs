@@ -22,6 +22,8 @@ use std::sync::Arc;
 
 /// A container's waiting reason when its variables cannot be worked out.
 pub const CONFIG_ERROR: &str = "CreateContainerConfigError";
+/// The runtime could not create the container (an AppArmor profile the node lacks).
+pub const CREATE_ERROR: &str = "CreateContainerError";
 pub const CRASH_BACKOFF_INITIAL: Duration = Duration::seconds(10);
 pub const CRASH_BACKOFF_MAX: Duration = Duration::seconds(300);
 /// A crash back-off not advanced for this long is forgotten (twice the longest wait): a
@@ -130,6 +132,8 @@ struct ContainerRun {
     /// The variables from ConfigMaps and Secrets the current instance started with (they
     /// stay as they were when the objects change). `None` for a container without such.
     env: Option<Vec<(String, String)>>,
+    /// The AppArmor profile it asks the node for by name (`Localhost`), which no node has.
+    apparmor: Option<String>,
 }
 
 impl ContainerRun {
@@ -244,6 +248,7 @@ impl PodWorker {
                 unfilled: false,
                 start_error: None,
                 env: None,
+                apparmor: super::apparmor::localhost_profile(pod, &c),
                 reference: images::parse_reference(&c.image),
                 image: ImageState::Unknown,
                 state: State::Waiting { reason: "ContainerCreating".into(), message: String::new() },
@@ -752,6 +757,18 @@ impl PodWorker {
             match c.image.clone() {
                 ImageState::Present => break,
                 ImageState::Unknown => {
+                    // A reference the runtime cannot parse is never pulled.
+                    if !images::valid_reference(image) {
+                        if !matches!(&c.state, State::Waiting { reason, .. } if reason == "InvalidImageName") {
+                            let message = format!(
+                                "Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format"
+                            );
+                            actions.push(ev("Warning", "InspectFailed", message.clone()));
+                            actions.push(ev("Warning", "Failed", "Error: InvalidImageName".into()));
+                            c.state = State::Waiting { reason: "InvalidImageName".into(), message };
+                        }
+                        return;
+                    }
                     let pull_policy = c.spec.image_pull_policy.as_deref().unwrap_or("IfNotPresent");
                     let present = runtime.images.contains(&c.reference.canonical);
                     if present && pull_policy != "Always" {
@@ -844,9 +861,18 @@ impl PodWorker {
                 // Its variables are worked out before the container is created: a missing
                 // ConfigMap or Secret (or key) fails the pod's sync, which is tried again
                 // after the sync back-off, the image checked again each time.
-                if let Some(error) = world.config_error(&c.spec) {
+                // The runtime then refuses to create it under an AppArmor profile the node
+                // has not loaded (CreateContainerError), tried again the same way.
+                let failure = world.config_error(&c.spec).map(|e| (CONFIG_ERROR, e)).or_else(|| {
+                    let profile = c.apparmor.as_ref()?;
+                    Some((
+                        CREATE_ERROR,
+                        super::apparmor::not_loaded(new_container_id(rng).trim_start_matches("containerd://"), profile),
+                    ))
+                });
+                if let Some((reason, error)) = failure {
                     let again = !c.container_id.is_empty()
-                        || matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR);
+                        || matches!(&c.state, State::Waiting { reason, .. } if reason == CONFIG_ERROR || reason == CREATE_ERROR);
                     if again {
                         actions.push(ev(
                             "Normal",
@@ -855,7 +881,7 @@ impl PodWorker {
                         ));
                     }
                     actions.push(ev("Warning", "Failed", format!("Error: {error}")));
-                    c.state = State::Waiting { reason: CONFIG_ERROR.into(), message: error };
+                    c.state = State::Waiting { reason: reason.into(), message: error };
                     let jitter = rng.between(0, SYNC_ERROR_BACKOFF.0 / 2);
                     c.restart_at = Some(now + SYNC_ERROR_BACKOFF + Duration::millis(jitter));
                     return;
@@ -1165,7 +1191,9 @@ impl PodWorker {
             if !c.init && !initialized {
                 return false;
             }
-            matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown)
+            // An image reference it cannot parse is waited on for good, not worked on.
+            let invalid = matches!(&c.state, State::Waiting { reason, .. } if reason == "InvalidImageName");
+            (matches!(c.image, ImageState::Pulling { .. } | ImageState::Unknown) && !invalid)
                 || matches!(c.state, State::Running { exits_at: Some(t), .. } if t <= horizon)
                 || (matches!(c.state, State::Terminated(_)) && c.restart_at.is_some() && c.restart_count <= 1)
                 || matches!(&c.state, State::Waiting { reason, .. } if reason == "ContainerCreating")

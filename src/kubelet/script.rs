@@ -99,7 +99,13 @@ pub fn plan_with(
             memory: 0,
         },
         _ => {
-            let mut run = run_argv(&argv);
+            // A python program's `if`s may read the environment (an indexed Job's index).
+            let program = argv.first().map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+            let mut run = if program.starts_with("python") && argv.iter().any(|a| a.contains("os.")) {
+                super::interpreters::python_with(&argv, &env())
+            } else {
+                run_argv(&argv)
+            };
             if super::interpreters::buffers_output(&argv, &env()) {
                 run.flush_at_exit();
             }
@@ -112,7 +118,7 @@ pub fn plan_with(
 /// BusyBox applets).
 const COMMON_PROGRAMS: &[&str] = &[
     "tail", "head", "touch", "mkdir", "rm", "mv", "cp", "ln", "chmod", "kill", "test", "[", "expr", "seq", "yes", "wc",
-    "grep", "sed", "awk", "sort", "cut", "tr", "tee", "dd", "find", "xargs", "basename", "dirname", "stat",
+    "grep", "sed", "awk", "sort", "cut", "tr", "tee", "dd", "find", "xargs", "basename", "dirname", "stat", "rev",
 ];
 
 /// Why a container's process cannot start at all, as containerd reports it: its program is not
@@ -174,6 +180,12 @@ fn server_run(image: &ImageRef, argv: &[String], env: &dyn Fn() -> Vec<(String, 
         {
             Some(banners::postgres_refusal())
         }
+        // Its --target must be KIND/NAME (`deployment/coredns`); the docs leave <SCALE_TARGET>.
+        "registry.k8s.io/cpa/cluster-proportional-autoscaler" => argv
+            .iter()
+            .find_map(|a| a.strip_prefix("--target="))
+            .filter(|t| t.split('/').count() != 2 || t.contains(['<', '>']))
+            .map(|t| vec![format!("target format error: {t}")]),
         _ => None,
     };
     if let Some(lines) = refusal {
@@ -276,6 +288,29 @@ fn run_argv(argv: &[String]) -> Run {
             let line = format!("stress: info: [1] dispatching hogs: 0 cpu, 0 io, {workers} vm, 0 hdd");
             Run { memory: workers * each, ..Run::forever(vec![(Duration::ZERO, line)]) }
         }
+        // `nginx -t` / `-T`: the configuration is tested (`-T` would print it too, left out here)
+        // and nginx exits; `-v` / `-V` print the version and exit.
+        "nginx" if argv[1..].iter().any(|a| matches!(a.as_str(), "-t" | "-T")) => Run {
+            lifetime: Some(Duration::millis(40)),
+            exit_code: 0,
+            logs: [
+                "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok",
+                "nginx: configuration file /etc/nginx/nginx.conf test is successful",
+            ]
+            .map(|l| (Duration::millis(30), l.to_string()))
+            .into(),
+            honours_sigterm: true,
+            waits_for: None,
+            memory: 0,
+        },
+        "nginx" if argv[1..].iter().any(|a| matches!(a.as_str(), "-v" | "-V" | "-h" | "-?")) => Run {
+            lifetime: Some(Duration::millis(20)),
+            exit_code: 0,
+            logs: vec![(Duration::millis(10), "nginx version: nginx".to_string())],
+            honours_sigterm: true,
+            waits_for: None,
+            memory: 0,
+        },
         "nginx" | "httpd" | "redis-server" | "httpd-foreground" | "fluentd" => Run::forever(Vec::new()),
         _ => run_script(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")),
     }
@@ -692,7 +727,7 @@ fn simple_command(cmd: &str) -> (Option<Duration>, Vec<String>, i32) {
         "tail" if words.iter().any(|w| w == "-f" || w == "-F") => (None, vec![], 0),
         // What these print depends on the cluster: a placeholder the cluster fills in.
         "cat" | "ls" | "env" | "printenv" | "hostname" | "wget" | "curl" | "nslookup" | "ps" | "id" | "whoami"
-        | "uname" | "pwd" => (Some(Duration::millis(10)), vec![format!("{PLACEHOLDER}{cmd}")], 0),
+        | "uname" | "pwd" | "rev" => (Some(Duration::millis(10)), vec![format!("{PLACEHOLDER}{cmd}")], 0),
         "date" => (Some(Duration::ZERO), vec![format!("{PLACEHOLDER}{cmd}")], 0),
         "touch" | "mkdir" | "rm" | "ping" => (Some(Duration::millis(10)), vec![], 0),
         other => (Some(Duration::ZERO), vec![format!("sh: {other}: not found")], 127),

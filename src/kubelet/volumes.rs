@@ -144,8 +144,8 @@ fn project(source: &Value, data: Files, missing: &str) -> Result<Files, String> 
     Ok(files)
 }
 
-/// A downward API file: the pod's name, namespace, uid, or its labels or annotations as
-/// `key="value"` lines.
+/// A downward API file: the pod's name, namespace, uid, its labels or annotations as
+/// `key="value"` lines, or one of them (`metadata.annotations['key']`) as its bare value.
 fn downward(pod: &Pod, field: &str) -> String {
     let pairs =
         |map: &BTreeMap<String, String>| map.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect::<Vec<_>>().join("\n");
@@ -155,7 +155,7 @@ fn downward(pod: &Pod, field: &str) -> String {
         "metadata.uid" => pod.metadata.uid.clone(),
         "metadata.labels" => pairs(&pod.metadata.labels),
         "metadata.annotations" => pairs(&pod.metadata.annotations),
-        _ => String::new(),
+        keyed => super::env::downward_key(pod, keyed).unwrap_or_default(),
     }
 }
 
@@ -239,5 +239,13 @@ mod tests {
         let files = &mount(&NoObjects, &p).expect("mounted")["info"];
         assert_eq!(files["labels"], "app=\"web\"");
         assert_eq!(files["name"], "p");
+    }
+
+    #[test]
+    fn a_downward_api_file_of_one_annotation_holds_its_bare_value() {
+        let mut pod = Pod::default();
+        pod.metadata.annotations.insert("batch.kubernetes.io/job-completion-index".into(), "3".into());
+        assert_eq!(downward(&pod, "metadata.annotations['batch.kubernetes.io/job-completion-index']"), "3");
+        assert_eq!(downward(&pod, "metadata.annotations['missing']"), "");
     }
 }

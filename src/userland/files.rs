@@ -176,6 +176,15 @@ impl Container<'_> {
         run
     }
 
+    /// `rev FILE…` (a BusyBox applet, util-linux's elsewhere): each line of the files with its
+    /// characters in reverse order.
+    pub(super) fn rev(&self, args: &[&str]) -> Run {
+        let mut run = self.cat(args);
+        run.stderr = run.stderr.replace("cat:", "rev:");
+        run.stdout = run.stdout.lines().map(|l| l.chars().rev().chain(['\n']).collect::<String>()).collect();
+        run
+    }
+
     /// Where the node's root filesystem is mounted in this container (a hostPath volume of
     /// `/`), if it is.
     fn node_root_at(&self) -> Option<String> {

@@ -175,6 +175,7 @@ impl<'a> Container<'a> {
             }),
             "date" => Run::ok(format!("{}\n", self.world.now().ctime(false))),
             "cat" => self.cat(&args),
+            "rev" => self.rev(&args),
             "ls" => self.ls(&args),
             "ps" => self.ps(),
             // Without a URL curl only says how to get help (no progress meter).

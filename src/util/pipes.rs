@@ -1,5 +1,5 @@
 //! The shell around commands, the sandbox's and a container's `sh` alike: `$(...)`
-//! substitution, `|` pipelines, and the text filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `awk '{print $N}'`,
+//! substitution, `|` pipelines, and the text filters students reach for (`head`, `tail`, `grep`, `wc -l`, `sort`, `rev`, `awk '{print $N}'`,
 //! `cut`, `xargs`), so that `kubectl get pods -o name | head -1 | xargs kubectl delete` works.
 
 use crate::util::sort::StableSort;
@@ -199,6 +199,8 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                 many => many.iter().map(|n| format!("{n:>7}")).collect::<Vec<_>>().join(" ") + "\n",
             })
         }
+        // Each line's characters in reverse order.
+        "rev" => Ok(input.lines().map(|l| l.chars().rev().chain(['\n']).collect::<String>()).collect()),
         "sort" => {
             let mut sorted = lines;
             sorted.stable_sort();
@@ -402,5 +404,10 @@ mod tests {
         assert_eq!(filter(&w("awk '{print $1}'"), "a b\nc d\n").unwrap(), "a\nc\n");
         assert_eq!(filter(&w("cut -d / -f 2"), "pod/web\n").unwrap(), "web\n");
         assert!(filter(&w("nope"), text).is_err());
+    }
+
+    #[test]
+    fn rev_reverses_each_line_of_its_input() {
+        assert_eq!(filter(&w("rev"), "abc\nkube\n").unwrap(), "cba\nebuk\n");
     }
 }
