@@ -129,6 +129,8 @@ kinds! {
     PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
     ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
+    ValidatingAdmissionPolicy(Box<ValidatingAdmissionPolicy>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "validatingadmissionpolicy", false, [];
+    ValidatingAdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false, [];
 }
 
 impl Kind {

@@ -662,6 +662,11 @@ impl Cluster {
         (self.now.since(start), unsettled)
     }
 
+    /// The API server's warnings to the person at kubectl since they were last taken.
+    pub fn take_api_warnings(&mut self) -> Vec<String> {
+        self.api.take_warnings()
+    }
+
     /// Sends a request as the person at the keyboard (kubectl).
     pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
         let Some(_) = self.client_log else { return self.request_as(ComponentId::USER, req) };
