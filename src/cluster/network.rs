@@ -152,4 +152,7 @@ impl crate::userland::World for Cluster {
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer {
         crate::apiserver::http::answer(&self.api, method, path, token)
     }
+    fn etcdctl(&self, args: &[String]) -> crate::kubectl::Output {
+        crate::etcdctl::run(self.inspect(), args)
+    }
 }

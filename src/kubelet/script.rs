@@ -112,7 +112,7 @@ pub fn plan_with(
 /// BusyBox applets).
 const COMMON_PROGRAMS: &[&str] = &[
     "tail", "head", "touch", "mkdir", "rm", "mv", "cp", "ln", "chmod", "kill", "test", "[", "expr", "seq", "yes", "wc",
-    "grep", "sed", "awk", "sort", "cut", "tr", "tee", "dd", "find", "xargs", "basename", "dirname", "stat",
+    "grep", "sed", "awk", "sort", "cut", "tr", "tee", "dd", "find", "xargs", "basename", "dirname", "stat", "rev",
 ];
 
 /// Why a container's process cannot start at all, as containerd reports it: its program is not
@@ -213,6 +213,7 @@ pub fn interactive_shell(
             let bash = matches!(
                 image_repo,
                 "ubuntu"
+                    | "bash"
                     | "debian"
                     | "centos"
                     | "fedora"

@@ -26,4 +26,7 @@ pub trait World {
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult;
     /// The API server's answer to `method path` over HTTPS, with a service account's token.
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer;
+    /// `etcdctl ARGS…` run in the etcd pod: the store, read through the API server's
+    /// read-only handle (what the sandbox's own `etcdctl` reads).
+    fn etcdctl(&self, args: &[String]) -> crate::kubectl::Output;
 }

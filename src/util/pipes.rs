@@ -199,6 +199,8 @@ pub fn filter(words: &[String], input: &str) -> Result<String, String> {
                 many => many.iter().map(|n| format!("{n:>7}")).collect::<Vec<_>>().join(" ") + "\n",
             })
         }
+        // BusyBox's and util-linux's `rev`: each line's characters in reverse order.
+        "rev" => Ok(lines.iter().map(|l| l.chars().rev().collect::<String>() + "\n").collect()),
         "sort" => {
             let mut sorted = lines;
             sorted.stable_sort();
