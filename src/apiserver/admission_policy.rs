@@ -282,16 +282,15 @@ fn matches(resources: &MatchResources, attrs: &Attributes, namespace: Option<&Ob
 fn rule_matches(rule: &ResourceRule, attrs: &Attributes) -> bool {
     let info = attrs.kind.info();
     let any = |list: &[String], value: &str| list.iter().any(|v| v == "*" || v == value);
-    let resource = if attrs.subresource.is_empty() {
-        info.resource.to_string()
-    } else {
-        format!("{}/{}", info.resource, attrs.subresource)
-    };
-    let resource_ok = rule.resources.iter().any(|r| {
-        r == "*"
-            || *r == resource
-            || (r.ends_with("/*") && attrs.subresource.is_empty().not() && r.starts_with(info.resource))
-            || (r.starts_with("*/") && r[2..] == *attrs.subresource)
+    // `*` is every resource (not its subresources); `deployments/*` every subresource of
+    // deployments; `*/scale` the scale subresource of any resource.
+    let resource_ok = rule.resources.iter().any(|r| match r.split_once('/') {
+        None => (r == "*" || r == info.resource) && attrs.subresource.is_empty(),
+        Some((res, sub)) => {
+            (res == "*" || res == info.resource)
+                && !attrs.subresource.is_empty()
+                && (sub == "*" || sub == attrs.subresource)
+        }
     });
     let scope_ok = match rule.scope.as_deref() {
         Some("Cluster") => !info.namespaced,
@@ -305,8 +304,6 @@ fn rule_matches(rule: &ResourceRule, attrs: &Attributes) -> bool {
         && scope_ok
         && (rule.resource_names.is_empty() || rule.resource_names.iter().any(|n| n == attrs.name))
 }
-
-use std::ops::Not;
 
 /// The parameters a binding gives its policy's checks: `[null]` when the policy takes none;
 /// the objects `paramRef` names or selects otherwise. `Err(Some(why))` refuses (subject to
@@ -359,5 +356,121 @@ fn parameters(
     match param_ref.parameter_not_found_action.as_deref() {
         Some("Allow") => Err(None),
         _ => Err(Some("no params found for policy binding with `Deny` parameterNotFoundAction".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::record::{Happening, Stage};
+    use crate::shell::Session;
+
+    const POLICY: &str = "kubectl apply -f - <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: cap
+spec:
+  failurePolicy: FAILURE
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [apps]
+      apiVersions: [v1]
+      operations: [CREATE, UPDATE]
+      resources: [deployments]
+    objectSelector:
+      matchLabels: {capped: 'yes'}
+  validations:
+  - expression: EXPRESSION
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: cap-binding
+spec:
+  policyName: cap
+  validationActions: [ACTIONS]
+EOF
+";
+
+    fn session(expression: &str, actions: &str, failure: &str) -> Session {
+        let mut s = Session::new(1);
+        let script = POLICY.replace("EXPRESSION", expression).replace("ACTIONS", actions).replace("FAILURE", failure);
+        let out = s.transcript(&script);
+        assert!(
+            out.contains("validatingadmissionpolicybinding.admissionregistration.k8s.io/cap-binding created"),
+            "{out}"
+        );
+        s
+    }
+
+    const CAPPED: &str = "kubectl apply -f - <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {capped: 'yes'}}
+spec:
+  replicas: REPLICAS
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+EOF
+";
+
+    fn apply(s: &mut Session, replicas: u32) -> String {
+        s.transcript(&CAPPED.replace("REPLICAS", &replicas.to_string()))
+    }
+
+    #[test]
+    fn a_denied_write_is_refused_at_validating_admission_with_the_servers_message() {
+        let mut s = session("object.spec.replicas <= 5", "Deny", "Fail");
+        let out = apply(&mut s, 6);
+        assert!(
+            out.contains("The deployments \"web\" is invalid: : ValidatingAdmissionPolicy 'cap' with binding 'cap-binding' denied request: failed expression: object.spec.replicas <= 5"),
+            "{out}"
+        );
+        let refused = s.cluster.record.entries().rev().find_map(|e| match &e.what {
+            Happening::Request { verb: "create", code, failed_at, .. } => Some((*code, *failed_at)),
+            _ => None,
+        });
+        assert_eq!(refused, Some((422, Some(Stage::ValidatingAdmission))));
+        assert!(apply(&mut s, 5).contains("deployment.apps/web created"));
+    }
+
+    #[test]
+    fn objects_the_object_selector_leaves_out_are_not_checked() {
+        let mut s = session("object.spec.replicas <= 5", "Deny", "Fail");
+        let out = s.transcript("kubectl create deployment free --image=nginx --replicas=9\n");
+        assert!(out.contains("deployment.apps/free created"), "{out}");
+    }
+
+    #[test]
+    fn warn_lets_the_write_through_and_kubectl_prints_the_warning_first() {
+        let mut s = session("object.spec.replicas <= 5", "Warn", "Fail");
+        let out = apply(&mut s, 6);
+        assert!(
+            out.contains("Warning: Validation failed for ValidatingAdmissionPolicy 'cap' with binding 'cap-binding': failed expression: object.spec.replicas <= 5\ndeployment.apps/web created"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_expression_error_refuses_when_failure_policy_is_fail_and_passes_when_ignore() {
+        let mut s = session("object.spec.missing > 1", "Deny", "Fail");
+        let out = apply(&mut s, 1);
+        assert!(out.contains("expression 'object.spec.missing > 1' resulted in error: no such key: missing"), "{out}");
+        let mut s = session("object.spec.missing > 1", "Deny", "Ignore");
+        assert!(apply(&mut s, 1).contains("deployment.apps/web created"));
+    }
+
+    #[test]
+    fn an_expression_that_does_not_parse_or_runs_on_never_panics_and_follows_failure_policy() {
+        let mut s = session(
+            "\"[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, true))))))\"",
+            "Deny",
+            "Fail",
+        );
+        assert!(apply(&mut s, 1).contains("actual cost limit exceeded"));
+        let mut s = session("\"object.spec.replicas <=\"", "Deny", "Fail");
+        assert!(apply(&mut s, 1).contains("resulted in error: Syntax error"));
     }
 }

@@ -325,7 +325,7 @@ impl Eval<'_, '_> {
             ("bool", Val::Str(s), []) => match s.as_str() {
                 "true" | "True" | "TRUE" | "t" | "1" => Ok(Val::Bool(true)),
                 "false" | "False" | "FALSE" | "f" | "0" => Ok(Val::Bool(false)),
-                _ => Err(format!("type conversion error from 'string' to 'bool'")),
+                _ => Err("type conversion error from 'string' to 'bool'".to_string()),
             },
             ("dyn", v, []) => Ok(v.clone()),
             _ => {
