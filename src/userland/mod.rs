@@ -124,8 +124,8 @@ impl<'a> Container<'a> {
         let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
         // The etcd image is distroless but for etcd's own binaries: etcdctl reads the store.
         if program == "etcdctl" && self.image.repository == "registry.k8s.io/etcd" {
-            let out = self.world.etcdctl(&argv[1..]);
-            return Run { stdout: out.stdout, stderr: out.stderr, code: out.code, ..Default::default() };
+            let (stdout, stderr, code) = self.world.etcdctl(&argv[1..]);
+            return Run { stdout, stderr, code, ..Default::default() };
         }
         if !self.installed(&program) {
             let p = &argv[0];
