@@ -1,6 +1,7 @@
 //! The object model: Kubernetes' API types, as manifests and the API server use them.
 
 pub mod access_review;
+pub mod admission_policy;
 pub mod apps;
 pub mod batch;
 pub mod component_status;
@@ -31,6 +32,7 @@ pub mod value_de;
 pub mod well_known;
 
 pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
+pub use admission_policy::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;

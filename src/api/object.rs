@@ -130,6 +130,8 @@ kinds! {
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
     ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
     NetworkPolicy(Box<NetworkPolicy>) = "networking.k8s.io", "v1", "networkpolicies", "networkpolicy", true, ["netpol"];
+    ValidatingAdmissionPolicy(Box<ValidatingAdmissionPolicy>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "validatingadmissionpolicy", false, [];
+    ValidatingAdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false, [];
 }
 
 impl Kind {

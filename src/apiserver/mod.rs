@@ -9,8 +9,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
+pub mod admission_policy;
 pub mod authorization;
 pub mod bypass;
+pub mod cel;
 pub mod compactor;
 pub mod connect;
 pub mod events_etcd;
@@ -100,6 +102,8 @@ pub struct ApiServer {
     /// Whether the write being served came with a body big enough that what it stores may be
     /// over etcd's request limit (only such writes are measured).
     large_body: bool,
+    /// Warnings for the person at kubectl (admission policies' Warn), until kubectl takes them.
+    warnings: Vec<String>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -716,6 +720,8 @@ impl ApiServer {
         }
         // Validating admission: ServiceAccount (the account a pod names must exist).
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
+        // Validating admission: ValidatingAdmissionPolicy.
+        self.check_policies(&req, "CREATE", Some(&object), None, env, seq)?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
         object.meta_mut().managed_fields = created;
@@ -988,6 +994,8 @@ impl ApiServer {
         if !errors.is_empty() {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
+        // Validating admission: ValidatingAdmissionPolicy.
+        self.check_policies(&req, "UPDATE", Some(&object), Some(old), env, seq)?;
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
         // A status write's entries are worked out when first read (see `ManagedFields`); the
@@ -1057,6 +1065,8 @@ impl ApiServer {
         let key = Self::key(&req, &req.name);
         let current =
             self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
+        // Validating admission: ValidatingAdmissionPolicy.
+        self.check_policies(&req, "DELETE", None, Some(&current.value), env, seq)?;
         let mut object = (*current.value).clone();
         // The built-in PriorityClasses stay (the registry refuses to delete them).
         if req.kind == Kind::PriorityClass && crate::api::scheduling::SYSTEM_CLASSES.iter().any(|c| c.0 == req.name) {
@@ -1161,6 +1171,58 @@ impl ApiServer {
             .delete(&key, Some(current.mod_revision))
             .map_err(|_| (Stage::Storage, Status::conflict(req.kind, &req.name)))?;
         Ok(self.publish(change, env, seq))
+    }
+
+    /// The ValidatingAdmissionPolicy plugin on a write: a refusal at validating admission, or
+    /// the warnings it has for the person at kubectl and its notes for the record.
+    fn check_policies(
+        &mut self,
+        req: &Request,
+        operation: &'static str,
+        object: Option<&Object>,
+        old: Option<&Object>,
+        env: &mut Env,
+        seq: Seq,
+    ) -> StageResult<()> {
+        let no_groups = Vec::new();
+        let (user, groups) = match &env.identity {
+            Some(who) => (who.user.as_str(), &who.groups),
+            None => (env.user, &no_groups),
+        };
+        let subresource = match req.subresource {
+            Some(Subresource::Status) => "status",
+            Some(Subresource::Scale) => "scale",
+            _ => "",
+        };
+        let name = object.or(old).map_or(req.name.as_str(), |o| o.name());
+        let attrs = admission_policy::Attributes {
+            operation,
+            kind: req.kind,
+            subresource,
+            namespace: object.or(old).map_or(req.namespace.as_str(), |o| o.namespace()),
+            name,
+            object,
+            old_object: old,
+            user,
+            groups,
+            dry_run: req.dry_run,
+        };
+        let verdict = admission_policy::admit(&self.etcd, &attrs).map_err(|e| (Stage::ValidatingAdmission, e))?;
+        if env.record.enabled {
+            for text in verdict.notes {
+                let what = Happening::Decision { text: format!("validating admission: {text}") };
+                env.record.push(env.now, self.etcd.revision(), ComponentId::API_SERVER, Some(seq), what);
+            }
+        }
+        if env.actor == ComponentId::USER {
+            self.warnings.extend(verdict.warnings);
+        }
+        Ok(())
+    }
+
+    /// The warnings the server has sent the person at kubectl since they were last taken.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// ServiceAccount admission's lookup: a pod (other than a mirror pod) may only name a

@@ -149,7 +149,13 @@ pub struct Cluster {
     next_compaction: Time,
     /// What a pod's DNS query reaches: its node's kube-proxy rules, CoreDNS behind them.
     dns: crate::dns::Network,
+    /// etcdctl in the etcd pod (`kubectl exec … -- etcdctl`), given by the shell above, which
+    /// holds the etcdctl the sandbox's own command line runs.
+    pub etcdctl: Option<EtcdctlFn>,
 }
+
+/// etcdctl over the store's read-only handle: stdout, stderr, exit code.
+pub type EtcdctlFn = fn(crate::apiserver::inspect::Inspect<'_>, &[String]) -> (String, String, i32);
 
 /// How often etcd deletes the keys of expired leases. kube-apiserver attaches an Event to a
 /// lease granted up to a minute earlier and lengthens its TTL by that minute, so an Event goes
@@ -210,6 +216,7 @@ impl Cluster {
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
             next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
             dns: crate::dns::Network::default(),
+            etcdctl: None,
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -702,6 +709,11 @@ impl Cluster {
             }
         }
         (self.now.since(start), unsettled)
+    }
+
+    /// The API server's warnings to the person at kubectl since they were last taken.
+    pub fn take_api_warnings(&mut self) -> Vec<String> {
+        self.api.take_warnings()
     }
 
     /// Sends a request as the person at the keyboard (kubectl).

@@ -158,4 +158,10 @@ impl crate::userland::World for Cluster {
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer {
         crate::apiserver::http::answer(&self.api, method, path, token)
     }
+    fn etcdctl(&self, args: &[String]) -> (String, String, i32) {
+        match self.etcdctl {
+            Some(etcdctl) => etcdctl(self.inspect(), args),
+            None => (String::new(), "etcdctl: not available here\n".into(), 1),
+        }
+    }
 }

@@ -280,6 +280,9 @@ pub struct JobController {
     pods: Informer,
     expectations: HashMap<String, Expectations>,
     backoff: HashMap<String, BackoffRecord>,
+    /// Jobs waiting out a pod-failure back-off before they create pods again: work under way,
+    /// which "run until settled" waits for.
+    backing_off: BTreeSet<String>,
     /// The last decision per Job.
     pub lanes: BTreeMap<String, Lane>,
 }
@@ -291,6 +294,7 @@ impl Default for JobController {
             pods: Informer::new(Kind::Pod),
             expectations: HashMap::new(),
             backoff: HashMap::new(),
+            backing_off: BTreeSet::new(),
             lanes: BTreeMap::new(),
         }
     }
@@ -549,6 +553,7 @@ impl JobController {
         if is_finished(&job) {
             // Nothing left to do but let go of pods that still carry the finalizer.
             self.backoff.remove(key);
+            self.backing_off.remove(key);
             for pod in pods.iter().filter(|p| has_finalizer(p)) {
                 self.release(pod, ctx);
             }
@@ -710,6 +715,11 @@ impl JobController {
         s.lane.active = s.active;
         self.track_and_finish(&mut s, finished, &old_status, ctx);
         self.backoff.insert(key.to_string(), s.record);
+        if s.lane.action.starts_with("back-off") {
+            self.backing_off.insert(key.to_string());
+        } else {
+            self.backing_off.remove(key);
+        }
         self.lanes.insert(key.to_string(), s.lane.clone());
         if let Some(status) = s.failed {
             return Err(status);
@@ -850,10 +860,15 @@ impl Reconciler for JobController {
         let Some(obj) = self.jobs.cache.get(key).cloned() else {
             self.expectations.remove(key);
             self.backoff.remove(key);
+            self.backing_off.remove(key);
             self.lanes.remove(key);
             return Ok(Action::AwaitChange);
         };
         self.sync(key, obj, ctx)
+    }
+
+    fn busy(&self) -> bool {
+        !self.backing_off.is_empty()
     }
 
     fn summary(&self) -> String {

@@ -1376,6 +1376,7 @@ fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
         .iter()
         .chain(super::explain_storage::TYPES)
         .chain(super::explain_network_policy::TYPES)
+        .chain(super::explain_admission::TYPES)
         .find(|(n, _, _)| *n == name)
         .map(|(_, d, f)| (*d, *f))
 }

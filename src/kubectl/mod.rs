@@ -1,6 +1,7 @@
 //! kubectl: the command-line client, speaking to the simulated API server exactly as the real
 //! one speaks to a cluster, and printing what the real one prints.
 
+pub mod admission_printers;
 pub mod age;
 pub mod args;
 mod attach;
@@ -16,6 +17,7 @@ pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
+mod explain_admission;
 mod explain_network_policy;
 mod explain_storage;
 mod expose;
@@ -159,8 +161,17 @@ pub fn verb_names() -> Vec<&'static str> {
     verbs
 }
 
-/// Runs one kubectl command (the words after `kubectl`).
+/// Runs one kubectl command (the words after `kubectl`); the server's warnings come first,
+/// as kubectl prints them (`Warning: …`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
+    cluster.take_api_warnings();
+    let mut out = run_command(cluster, words, io);
+    let warnings: String = cluster.take_api_warnings().iter().map(|w| format!("Warning: {w}\n")).collect();
+    out.warnings = warnings + &out.warnings;
+    out
+}
+
+fn run_command(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     let Some((verb, rest)) = args::split_verb(words) else {
         return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, patch, scale, version\n".into());
     };

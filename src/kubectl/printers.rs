@@ -51,6 +51,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::PriorityClass => (&["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], &[]),
         Kind::NetworkPolicy => (&["NAME", "POD-SELECTOR", "AGE"], &[]),
+        Kind::ValidatingAdmissionPolicy | Kind::ValidatingAdmissionPolicyBinding => {
+            (super::admission_printers::headers(kind == Kind::ValidatingAdmissionPolicyBinding), &[])
+        }
         Kind::RoleBinding | Kind::ClusterRoleBinding => {
             (&["NAME", "ROLE", "AGE"], &["USERS", "GROUPS", "SERVICEACCOUNTS"])
         }
@@ -365,6 +368,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
         Object::NetworkPolicy(p) => super::network_policy::row(p, now),
+        Object::ValidatingAdmissionPolicy(_) | Object::ValidatingAdmissionPolicyBinding(_) => {
+            super::admission_printers::row(object, now)
+        }
         Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
     }
 }

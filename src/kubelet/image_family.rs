@@ -46,6 +46,8 @@ impl Userland {
             "nginx" | "registry.k8s.io/nginx-slim" | "registry.k8s.io/hpa-example" => Userland::DebianCurl,
             "centos" | "fedora" | "rockylinux" => Userland::DebianCurl,
             "python" | "perl" if !tag.contains("slim") => Userland::DebianCurl,
+            // Alpine with bash installed: what its users need is bash.
+            "bash" => Userland::Debian,
             r if r.starts_with("registry.k8s.io/") => Userland::Distroless,
             _ => Userland::Debian,
         }

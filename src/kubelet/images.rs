@@ -33,6 +33,8 @@ pub static CATALOG: &[ImageInfo] = &[
         tags: &[
             "latest", "stable", "alpine", "1.14.2", "1.16.1", "1.19", "1.20", "1.21", "1.22", "1.23", "1.24", "1.25",
             "1.25.3", "1.26", "1.27", "1.28", "1.29", "1.7.9", "mainline",
+            // Older tags the docs and courses still name.
+            "1.9.1", "1.10", "1.11", "1.12", "1.13", "1.14", "1.15", "1.15.4", "1.16", "1.17", "1.18", "1.23.4",
         ],
         size: 72_099_410,
         behaviour: Behaviour::Server { port: 80 },
@@ -45,7 +47,10 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "redis",
-        tags: &["latest", "alpine", "6", "6.0.5", "6.2", "7", "7.2", "7.4", "5.0.4"],
+        tags: &[
+            "latest", "alpine", "6", "6.0.5", "6.2", "7", "7.2", "7.4", "5.0.4", "3.2", "4", "4.0", "5", "5.0", "6.0",
+            "7.0", "8",
+        ],
         size: 45_417_121,
         behaviour: Behaviour::Server { port: 6379 },
     },
@@ -70,14 +75,35 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "ubuntu",
-        tags: &["latest", "22.04", "24.04", "jammy", "noble"],
+        tags: &["latest", "18.04", "20.04", "22.04", "24.04", "bionic", "focal", "jammy", "noble"],
         size: 29_754_217,
         behaviour: Behaviour::Shell,
     },
     ImageInfo {
         repository: "debian",
-        tags: &["latest", "bookworm", "bookworm-slim", "12"],
+        tags: &[
+            "latest",
+            "bookworm",
+            "bookworm-slim",
+            "12",
+            "stable",
+            "stable-slim",
+            "bullseye",
+            "bullseye-slim",
+            "11",
+            "buster",
+            "10",
+            "trixie",
+            "13",
+        ],
         size: 48_479_614,
+        behaviour: Behaviour::Shell,
+    },
+    // Alpine with bash: the docs' scripts that need bash (`image: bash`).
+    ImageInfo {
+        repository: "bash",
+        tags: &["latest", "4.4", "5", "5.1", "5.2", "5.3", "devel"],
+        size: 6_421_044,
         behaviour: Behaviour::Shell,
     },
     ImageInfo {
@@ -98,9 +124,20 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 44_961_233,
         behaviour: Behaviour::Server { port: 24224 },
     },
+    // The DaemonSet page's log collector (v2.5.2 on older versions of the page).
+    ImageInfo {
+        repository: "quay.io/fluentd_elasticsearch/fluentd",
+        tags: &["v2.5.2", "v3.0.2", "v3.1.0", "v4.4.1", "v5.0.1"],
+        size: 73_624_118,
+        behaviour: Behaviour::Server { port: 24231 },
+    },
     ImageInfo {
         repository: "registry.k8s.io/pause",
-        tags: &["3.9", "3.10"],
+        // The docs name old tags (`pause:2.0`) and none (`latest`): the registry keeps them all.
+        tags: &[
+            "latest", "0.8.0", "1.0", "2.0", "3.0", "3.1", "3.2", "3.3", "3.4.1", "3.5", "3.6", "3.7", "3.8", "3.9",
+            "3.10", "3.10.1",
+        ],
         size: 320_368,
         behaviour: Behaviour::Pause,
     },
@@ -310,7 +347,7 @@ pub static CATALOG: &[ImageInfo] = &[
     },
     ImageInfo {
         repository: "mongo",
-        tags: &["latest", "6", "6.0", "7", "7.0", "8", "8.0"],
+        tags: &["latest", "3.6", "4", "4.0", "4.2", "4.4", "5", "5.0", "6", "6.0", "7", "7.0", "8", "8.0"],
         size: 263_842_203,
         behaviour: Behaviour::Server { port: 27017 },
     },

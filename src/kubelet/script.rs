@@ -225,6 +225,7 @@ pub fn interactive_shell(
             let bash = matches!(
                 image_repo,
                 "ubuntu"
+                    | "bash"
                     | "debian"
                     | "centos"
                     | "fedora"

@@ -114,6 +114,10 @@ impl Session {
 
     pub fn with_config(config: ClusterConfig) -> Session {
         let mut cluster = Cluster::new(config);
+        cluster.etcdctl = Some(|store, args| {
+            let out = crate::etcdctl::run(store, args);
+            (out.stdout, out.stderr, out.code)
+        });
         // A cluster is up for a while before anyone types, as a fresh kind cluster is.
         cluster.advance(BOOT_TIME);
         Session {

@@ -35,4 +35,7 @@ pub trait World {
     }
     /// The API server's answer to `method path` over HTTPS, with a service account's token.
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer;
+    /// `etcdctl ARGS…` run in the etcd pod: the store, read through the API server's
+    /// read-only handle (what the sandbox's own `etcdctl` reads): stdout, stderr, exit code.
+    fn etcdctl(&self, args: &[String]) -> (String, String, i32);
 }
