@@ -1,7 +1,9 @@
 //! The object model: Kubernetes' API types, as manifests and the API server use them.
 
 pub mod access_review;
+pub mod aggregation;
 pub mod apps;
+pub mod autoscaling;
 pub mod batch;
 pub mod component_status;
 pub mod config;
@@ -30,7 +32,9 @@ pub mod value_de;
 pub mod well_known;
 
 pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
+pub use aggregation::{ApiService, NodeMetrics, PodMetrics};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
+pub use autoscaling::HorizontalPodAutoscaler;
 pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;
 pub use config::{ConfigMap, Secret, ServiceAccount};

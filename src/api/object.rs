@@ -129,6 +129,10 @@ kinds! {
     PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
     ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
+    HorizontalPodAutoscaler(Box<HorizontalPodAutoscaler>) = "autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", true, ["hpa"];
+    APIService(Box<ApiService>) = "apiregistration.k8s.io", "v1", "apiservices", "apiservice", false, [];
+    NodeMetrics(Box<NodeMetrics>) = "metrics.k8s.io", "v1beta1", "nodes", "nodemetrics", false, [];
+    PodMetrics(Box<PodMetrics>) = "metrics.k8s.io", "v1beta1", "pods", "podmetrics", true, [];
 }
 
 impl Kind {
@@ -200,6 +204,8 @@ impl Object {
                 | Kind::StatefulSet
                 | Kind::PodDisruptionBudget
                 | Kind::ReplicationController
+                | Kind::HorizontalPodAutoscaler
+                | Kind::APIService
         )
     }
 

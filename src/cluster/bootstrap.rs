@@ -257,6 +257,29 @@ pub fn kind_storage(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// metrics-server: the add-on behind the Metrics API (`kubectl top`, the HPA).
+// ---------------------------------------------------------------------------------------------
+
+const METRICS_SERVER: &str = include_str!("manifests/metrics-server.yaml");
+/// Who metrics-server is to the API server: its pod's service account.
+pub const METRICS_SERVER_USER: &str = "system:serviceaccount:kube-system:metrics-server";
+
+/// Creates, through `send`, metrics-server's release manifest (`components.yaml`, with the
+/// `--kubelet-insecure-tls` a kind cluster needs): its account and rights, its Service and
+/// Deployment in kube-system, and the APIService that registers `metrics.k8s.io` with the
+/// API server's aggregator.
+pub fn metrics_server(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    for document in crate::yaml::documents(METRICS_SERVER) {
+        let Ok(value) = document else { continue };
+        let kind =
+            Kind::from_type_meta(value["apiVersion"].as_str().unwrap_or(""), value["kind"].as_str().unwrap_or(""));
+        if let Some(object) = kind.and_then(|k| Object::decode(k, &value).ok()) {
+            let _ = send(Request::create(object));
+        }
+    }
+}
+
 /// Creates the built-in PriorityClasses (`system-node-critical`, `system-cluster-critical`),
 /// as kube-apiserver's post-start hook does, through `send`.
 pub fn system_priority_classes(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {

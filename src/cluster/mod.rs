@@ -8,6 +8,7 @@
 pub mod bootstrap;
 pub mod container_output;
 pub mod kubelet_proxy;
+pub mod metrics;
 pub mod network;
 pub mod rbac_policy;
 
@@ -123,6 +124,8 @@ pub struct Cluster {
     next_compaction: Time,
     /// What a pod's DNS query reaches: its node's kube-proxy rules, CoreDNS behind them.
     dns: crate::dns::Network,
+    /// metrics-server's scrapes and the APIServices' availability checks (see [`metrics`]).
+    metrics: metrics::Metrics,
 }
 
 /// How often etcd deletes the keys of expired leases. kube-apiserver attaches an Event to a
@@ -184,6 +187,7 @@ impl Cluster {
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
             next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
             dns: crate::dns::Network::default(),
+            metrics: Default::default(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -208,6 +212,7 @@ impl Cluster {
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::metrics_server(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -259,6 +264,10 @@ impl Cluster {
             "pv-protection-controller",
             ControllerLoop::new(crate::controllers::storage_protection::PvProtectionController::default()),
         );
+        cluster.add_controller(
+            "horizontal-pod-autoscaler",
+            ControllerLoop::new(crate::controllers::hpa::HpaController::default()),
+        );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
         let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
         let cp = cp.control_plane(static_pods);
@@ -277,6 +286,12 @@ impl Cluster {
         let role = Role::Controller { name: name.into() };
         let source = "rancher.io/local-path_local-path-provisioner";
         cluster.add_component(name, crate::cluster::bootstrap::LOCAL_PATH_USER, role, provisioner, source, "");
+        let backend = cluster.api.metrics.clone();
+        let server = Box::new(ControllerLoop::new(crate::controllers::metrics_server::MetricsServer::new(backend)));
+        let role = Role::Controller { name: "metrics-server".into() };
+        let user = crate::cluster::bootstrap::METRICS_SERVER_USER;
+        let id = cluster.add_component("metrics-server", user, role, server, "metrics-server", "");
+        cluster.api.metrics.set_server(ComponentId(id));
         cluster
     }
 
@@ -580,6 +595,7 @@ impl Cluster {
                 self.schedule_woken();
             }
         }
+        self.metrics_due();
     }
 
     /// Runs `f` as the API server's own housekeeping (no request caused it).

@@ -56,6 +56,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::StorageClass | Kind::PersistentVolume | Kind::PersistentVolumeClaim => {
             super::storage_printers::headers(kind)
         }
+        Kind::HorizontalPodAutoscaler | Kind::APIService | Kind::NodeMetrics | Kind::PodMetrics => {
+            super::autoscaling_printers::headers(kind)
+        }
     };
     let mut h = base.to_vec();
     if wide {
@@ -364,6 +367,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
         Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
+        Object::HorizontalPodAutoscaler(_) | Object::APIService(_) | Object::NodeMetrics(_) | Object::PodMetrics(_) => {
+            super::autoscaling_printers::row(object, now)
+        }
     }
 }
 

@@ -14,6 +14,7 @@ pub mod pod_worker;
 pub mod probes;
 pub mod references;
 pub mod script;
+pub mod usage;
 pub mod volumes;
 mod workers;
 
