@@ -186,11 +186,29 @@ impl HpaController {
                 })
                 .collect();
             let Some(target) = res.target.average_utilization else { continue };
-            if pods.iter().any(|p| p.request == 0) {
-                failure = Some((
-                    format!("failed to get {} utilization: missing request for {}", res.name, res.name),
-                    "FailedGetResourceMetric",
-                ));
+            if usage.is_empty() {
+                let message = format!(
+                    "failed to get {0} utilization: unable to get metrics for resource {0}: no metrics returned from resource metrics API",
+                    res.name
+                );
+                failure = Some((message, "FailedGetResourceMetric"));
+                continue;
+            }
+            let unrequested = self
+                .pods
+                .cache
+                .values()
+                .filter_map(|o| o.as_pod())
+                .filter(|p| {
+                    p.metadata.namespace == ns && selector.as_ref().is_some_and(|s| s.matches(&p.metadata.labels))
+                })
+                .find_map(|p| {
+                    let c = p.spec.containers.iter().find(|c| !c.resources.requests.contains_key(&res.name))?;
+                    Some(format!("missing request for {} in container {} of Pod {}", res.name, c.name, p.metadata.name))
+                });
+            if let Some(missing) = unrequested {
+                failure =
+                    Some((format!("failed to get {} utilization: {missing}", res.name), "FailedGetResourceMetric"));
                 continue;
             }
             match algorithm::replicas_for_utilization(current, &pods, target) {
@@ -372,6 +390,10 @@ impl Reconciler for HpaController {
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
         // Its own objects only: pods are read at each sync, which comes every 15 s anyway.
         match informer {
+            // Its own status writes are no news: the next sync is 15 s after the last.
+            0 if delta.old.as_deref().is_some_and(|o| o.meta().generation == delta.object.meta().generation) => {
+                Vec::new()
+            }
             0 => vec![cache_key(delta.object.namespace(), delta.object.name())],
             _ => Vec::new(),
         }
