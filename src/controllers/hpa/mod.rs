@@ -298,6 +298,9 @@ impl HpaController {
         };
         next.status.desired_replicas = bounded;
         if bounded != current {
+            ctx.decide(|| {
+                format!("scale {}/{} from {current} to {bounded} (wanted {desired}): {rescale_reason}", r.kind, r.name)
+            });
             match ctx.call(Request::scale(kind, &ns, &r.name, bounded)) {
                 Ok(_) => {
                     events.push(ScaleEvent { at: ctx.now, change: bounded - current });
