@@ -327,7 +327,7 @@ mod tests {
     }
 
     #[test]
-    fn a_new_cluster_runs_the_control_plane_kube_proxy_and_coredns_in_kube_system() {
+    fn a_new_cluster_runs_the_control_plane_kube_proxy_coredns_and_metrics_server_in_kube_system() {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.advance(Duration::seconds(60));
         let pods = pods(&cluster, "kube-system");
@@ -342,7 +342,8 @@ mod tests {
         }
         assert_eq!(names.iter().filter(|n| n.starts_with("kube-proxy-")).count(), 4);
         assert_eq!(names.iter().filter(|n| n.starts_with("coredns-")).count(), 2);
-        assert_eq!(pods.len(), 10);
+        assert_eq!(names.iter().filter(|n| n.starts_with("metrics-server-")).count(), 1);
+        assert_eq!(pods.len(), 11);
         for pod in &pods {
             assert_eq!(pod.status.phase, "Running", "{}", pod.metadata.name);
             assert!(pod.status.container_statuses.iter().all(|c| c.ready), "{} not ready", pod.metadata.name);

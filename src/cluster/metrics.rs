@@ -1,6 +1,7 @@
 //! metrics-server's scrapes, carried by the cluster as it carries the API server's calls to
 //! kubelets: every `--metric-resolution` (15 s), while metrics-server's process is up, it
-//! calls each node's kubelet at `/metrics/resource` (a record entry per call) and keeps what
+//! calls each node's kubelet at `/metrics/resource` (a decision of metrics-server's in the
+//! record per call) and keeps what
 //! the kubelet reports in its memory, which the API server's aggregation layer reaches (see
 //! [`crate::apiserver::aggregator`]). What a kubelet reports is what its running containers
 //! use ([`crate::kubelet::usage`]): servers under the load that the cluster's load
@@ -87,10 +88,25 @@ impl Cluster {
             .collect();
         let revision = self.api.revision();
         for (idx, node) in nodes {
-            let to = crate::record::ComponentId(idx);
-            let what = Happening::KubeletCall { to, method: "GET", path: "/metrics/resource".into() };
-            self.record.push(self.now, revision, server, None, what);
-            let sample = if self.is_running(to) { self.sample(&node, &received) } else { None };
+            let kubelet = crate::record::ComponentId(idx);
+            let up = self.is_running(kubelet);
+            // metrics-server's own call to the kubelet's port, in its words (the record's
+            // `KubeletCall` is the API server's hop for a client).
+            let text = if self.record.enabled {
+                let ip = self.kubelet(&node).map(|k| k.config.internal_ip.clone()).unwrap_or_default();
+                let url = format!("https://{ip}:10250/metrics/resource");
+                if up {
+                    format!("scrape node {node}: GET {url}")
+                } else {
+                    format!(
+                        "scrape node {node} failed: Get \"{url}\": dial tcp {ip}:10250: connect: connection refused"
+                    )
+                }
+            } else {
+                String::new()
+            };
+            self.record.push(self.now, revision, server, None, Happening::Decision { text });
+            let sample = if up { self.sample(&node, &received) } else { None };
             backend.scraped(&node, sample);
         }
     }

@@ -10,6 +10,10 @@ use crate::api::Kind;
 use crate::apiserver::aggregator::MetricsBackend;
 use crate::client::component::{Ctx, Delta, Informer};
 
+/// Its decisions when its process comes up and when it goes.
+pub const SERVING: &str = "metrics-server is serving: scraping kubelets every 15s";
+pub const STOPPED: &str = "metrics-server stopped";
+
 /// The label its pods carry.
 pub const APP_LABEL: (&str, &str) = ("k8s-app", "metrics-server");
 

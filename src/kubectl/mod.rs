@@ -17,6 +17,7 @@ pub mod edit;
 pub mod events;
 mod exec;
 pub mod explain;
+mod explain_autoscaling;
 mod explain_storage;
 mod expose;
 mod imperative_flags;

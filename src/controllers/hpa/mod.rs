@@ -23,7 +23,6 @@ pub const SYNC_PERIOD: Duration = Duration::seconds(15);
 
 pub struct HpaController {
     hpas: Informer,
-    pods: Informer,
     recommendations: BTreeMap<String, Vec<Recommendation>>,
     scale_events: BTreeMap<String, Vec<ScaleEvent>>,
 }
@@ -32,7 +31,6 @@ impl Default for HpaController {
     fn default() -> Self {
         HpaController {
             hpas: Informer::new(Kind::HorizontalPodAutoscaler),
-            pods: Informer::new(Kind::Pod),
             recommendations: BTreeMap::new(),
             scale_events: BTreeMap::new(),
         }
@@ -125,6 +123,14 @@ impl HpaController {
             next.status.conditions = conditions;
             return self.write_status(&object, hpa, next, ctx);
         }
+        // The target's pods, listed at each sync (no watch of its own on every pod in the
+        // cluster: it looks every 15 s anyway).
+        let mut list = Request::list(Kind::Pod, &ns);
+        list.label_selector = selector.clone();
+        let pods_now: Vec<crate::api::Pod> = match ctx.call(list) {
+            Ok(Reply::List { items, .. }) => items.iter().filter_map(|o| o.as_pod().cloned()).collect(),
+            _ => Vec::new(),
+        };
         // Each metric's proposal; the largest wins.
         let mut proposed: Option<(i32, String)> = None;
         let mut current_metrics = Vec::new();
@@ -156,14 +162,8 @@ impl HpaController {
                     continue;
                 }
             };
-            let pods: Vec<PodSample> = self
-                .pods
-                .cache
-                .values()
-                .filter_map(|o| o.as_pod())
-                .filter(|p| {
-                    p.metadata.namespace == ns && selector.as_ref().is_some_and(|s| s.matches(&p.metadata.labels))
-                })
+            let pods: Vec<PodSample> = pods_now
+                .iter()
                 .filter(|p| {
                     p.metadata.deletion_timestamp.is_none()
                         && p.status.phase != "Failed"
@@ -194,18 +194,10 @@ impl HpaController {
                 failure = Some((message, "FailedGetResourceMetric"));
                 continue;
             }
-            let unrequested = self
-                .pods
-                .cache
-                .values()
-                .filter_map(|o| o.as_pod())
-                .filter(|p| {
-                    p.metadata.namespace == ns && selector.as_ref().is_some_and(|s| s.matches(&p.metadata.labels))
-                })
-                .find_map(|p| {
-                    let c = p.spec.containers.iter().find(|c| !c.resources.requests.contains_key(&res.name))?;
-                    Some(format!("missing request for {} in container {} of Pod {}", res.name, c.name, p.metadata.name))
-                });
+            let unrequested = pods_now.iter().filter(|p| p.metadata.deletion_timestamp.is_none()).find_map(|p| {
+                let c = p.spec.containers.iter().find(|c| !c.resources.requests.contains_key(&res.name))?;
+                Some(format!("missing request for {} in container {} of Pod {}", res.name, c.name, p.metadata.name))
+            });
             if let Some(missing) = unrequested {
                 failure =
                     Some((format!("failed to get {} utilization: {missing}", res.name), "FailedGetResourceMetric"));
@@ -387,11 +379,10 @@ impl HpaController {
 
 impl Reconciler for HpaController {
     fn informers(&mut self) -> Vec<&mut Informer> {
-        vec![&mut self.hpas, &mut self.pods]
+        vec![&mut self.hpas]
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
-        // Its own objects only: pods are read at each sync, which comes every 15 s anyway.
         match informer {
             // Its own status writes are no news: the next sync is 15 s after the last.
             0 if delta.old.as_deref().is_some_and(|o| o.meta().generation == delta.object.meta().generation) => {
