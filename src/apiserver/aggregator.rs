@@ -192,6 +192,10 @@ impl ApiServer {
     /// Writes only what changed; returns how many it wrote.
     pub fn check_api_services(&mut self, env: &mut Env) -> usize {
         let mut written = 0;
+        if self.etcd_down {
+            // Its writes would fail; it looks again once the store is back.
+            return 0;
+        }
         for object in self.peek_list(Kind::APIService, "") {
             let Object::APIService(service) = &*object else { continue };
             let Some(backend) = &service.spec.service else { continue };
@@ -229,5 +233,54 @@ impl ApiServer {
             }
         }
         written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str) -> PodMetrics {
+        let mut p = PodMetrics::default();
+        p.metadata.name = name.into();
+        p.metadata.namespace = "default".into();
+        p
+    }
+
+    #[test]
+    fn a_pod_is_served_from_its_second_scrape_on() {
+        let backend = MetricsBackend::default();
+        backend.set_up(true);
+        backend.scraped("worker-1", Some((NodeMetrics::default(), vec![pod("web")])));
+        assert!(backend.pod_metrics("default").is_empty());
+        assert!(backend.node_metrics().is_empty());
+        backend.scraped("worker-1", Some((NodeMetrics::default(), vec![pod("web"), pod("new")])));
+        let served: Vec<String> = backend.pod_metrics("").iter().map(|o| o.name().to_string()).collect();
+        assert_eq!(served, ["web"]);
+        assert_eq!(backend.node_metrics().len(), 1);
+    }
+
+    #[test]
+    fn a_stopped_metrics_server_forgets_what_it_scraped() {
+        let backend = MetricsBackend::default();
+        backend.set_up(true);
+        for _ in 0..2 {
+            backend.scraped("worker-1", Some((NodeMetrics::default(), vec![pod("web")])));
+        }
+        assert_eq!(backend.pod_metrics("default").len(), 1);
+        backend.set_up(false);
+        backend.set_up(true);
+        assert!(backend.pod_metrics("default").is_empty());
+    }
+
+    #[test]
+    fn a_kubelet_that_does_not_answer_drops_its_nodes_points() {
+        let backend = MetricsBackend::default();
+        backend.set_up(true);
+        for _ in 0..2 {
+            backend.scraped("worker-1", Some((NodeMetrics::default(), vec![pod("web")])));
+        }
+        backend.scraped("worker-1", None);
+        assert!(backend.pod_metrics("").is_empty());
     }
 }
