@@ -65,3 +65,28 @@ fn every_seed_replays_identically() {
     // Chance matters: different seeds give different clusters.
     assert!(distinct.len() > 90, "only {} distinct runs out of 100", distinct.len());
 }
+
+/// An HPA under a load generator: metrics-server's scrapes, the load's path through DNS and
+/// kube-proxy, and the autoscaler's decisions replay identically too.
+const AUTOSCALING: &str = r#"
+kubectl create deployment php-apache --image=registry.k8s.io/hpa-example --replicas=2
+kubectl patch deployment php-apache -p '{"spec":{"template":{"spec":{"containers":[{"name":"hpa-example","resources":{"requests":{"cpu":"200m"},"limits":{"cpu":"500m"}}}]}}}}'
+kubectl expose deployment php-apache --port=80
+kubectl autoscale deployment php-apache --cpu=50% --min=1 --max=6
+kubectl run load --image=busybox:1.28 -- /bin/sh -c "while sleep 0.01; do wget -q -O- http://php-apache; done"
+sleep 2m
+kubectl top pods
+kubectl get hpa
+"#;
+
+#[test]
+fn an_autoscaled_deployment_under_load_replays_identically() {
+    for seed in 1..=5 {
+        let mut a = Session::new(seed);
+        let mut b = Session::new(seed);
+        let (ta, tb) = (a.transcript(AUTOSCALING), b.transcript(AUTOSCALING));
+        assert_eq!(ta, tb, "seed {seed}: transcripts differ");
+        assert_eq!(record_digest(&a), record_digest(&b), "seed {seed}: records differ");
+        assert!(ta.contains("cpu: "), "{ta}");
+    }
+}

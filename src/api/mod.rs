@@ -2,7 +2,9 @@
 
 pub mod access_review;
 pub mod admission_policy;
+pub mod aggregation;
 pub mod apps;
+pub mod autoscaling;
 pub mod batch;
 pub mod component_status;
 pub mod config;
@@ -33,7 +35,9 @@ pub mod well_known;
 
 pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
 pub use admission_policy::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+pub use aggregation::{ApiService, NodeMetrics, PodMetrics};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
+pub use autoscaling::HorizontalPodAutoscaler;
 pub use batch::{CronJob, Job};
 pub use component_status::ComponentStatus;
 pub use config::{ConfigMap, Secret, ServiceAccount};

@@ -87,6 +87,9 @@ macro_rules! kinds {
             /// Decodes a request body of a known kind strictly: unknown fields are errors,
             /// reported with their path the way the API server's strict field validation does.
             pub fn decode(kind: Kind, body: &Value) -> Result<Object, DecodeError> {
+                if kind == Kind::HorizontalPodAutoscaler && body["apiVersion"] == "autoscaling/v1" {
+                    return Ok(Object::HorizontalPodAutoscaler(strict(&super::autoscaling::v1_to_v2(body))?));
+                }
                 Ok(match kind { $(Kind::$variant => Object::$variant(strict(body)?)),* })
             }
         }
@@ -132,6 +135,10 @@ kinds! {
     NetworkPolicy(Box<NetworkPolicy>) = "networking.k8s.io", "v1", "networkpolicies", "networkpolicy", true, ["netpol"];
     ValidatingAdmissionPolicy(Box<ValidatingAdmissionPolicy>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "validatingadmissionpolicy", false, [];
     ValidatingAdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false, [];
+    HorizontalPodAutoscaler(Box<HorizontalPodAutoscaler>) = "autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", true, ["hpa"];
+    APIService(Box<ApiService>) = "apiregistration.k8s.io", "v1", "apiservices", "apiservice", false, [];
+    NodeMetrics(Box<NodeMetrics>) = "metrics.k8s.io", "v1beta1", "nodes", "nodemetrics", false, [];
+    PodMetrics(Box<PodMetrics>) = "metrics.k8s.io", "v1beta1", "pods", "podmetrics", true, [];
 }
 
 impl Kind {
@@ -156,6 +163,10 @@ impl Kind {
 
     /// Finds the kind a manifest's `apiVersion` and `kind` name.
     pub fn from_type_meta(api_version: &str, kind: &str) -> Option<Kind> {
+        // autoscaling/v1 HorizontalPodAutoscalers are served too, converted to v2.
+        if api_version == "autoscaling/v1" && kind == "HorizontalPodAutoscaler" {
+            return Some(Kind::HorizontalPodAutoscaler);
+        }
         Kind::ALL.iter().copied().find(|k| k.info().kind == kind && k.api_version() == api_version)
     }
 
@@ -203,6 +214,8 @@ impl Object {
                 | Kind::StatefulSet
                 | Kind::PodDisruptionBudget
                 | Kind::ReplicationController
+                | Kind::HorizontalPodAutoscaler
+                | Kind::APIService
         )
     }
 

@@ -10,6 +10,7 @@
 
 pub mod admission;
 pub mod admission_policy;
+pub mod aggregator;
 pub mod authorization;
 pub mod bypass;
 pub mod cel;
@@ -99,6 +100,8 @@ pub struct ApiServer {
     events_oldest_lease: Option<Time>,
     /// The etcd compactor's memory between rounds.
     compactor: compactor::Compactor,
+    /// metrics-server's memory, which the aggregation layer proxies `metrics.k8s.io` to.
+    pub metrics: aggregator::MetricsBackend,
     /// Whether the write being served came with a body big enough that what it stores may be
     /// over etcd's request limit (only such writes are measured).
     large_body: bool,
@@ -292,6 +295,9 @@ impl ApiServer {
             Err((Stage::Storage, Self::refused()))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
+                Ok(()) if Self::is_aggregated(req.kind) => {
+                    self.authorized(&req, env).and_then(|()| self.aggregate(&req, env, seq))
+                }
                 Ok(()) => self.process(req, env, seq),
                 Err(status) => Err((Stage::Storage, status)),
             }
@@ -349,15 +355,13 @@ impl ApiServer {
         }
     }
 
-    fn process(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
+    /// Authentication, then (for clients judged by RBAC) authorization.
+    fn authorized(&self, req: &Request, env: &Env) -> StageResult<()> {
         if env.user.is_empty() {
             return Err((
                 Stage::Authentication,
                 Status { code: 401, reason: "Unauthorized", ..Status::bad_request("Unauthorized") },
             ));
-        }
-        if req.kind == Kind::ComponentStatus {
-            return self.component_statuses(&req);
         }
         if let Some(who) = &env.identity {
             let sub = req.subresource.map(|s| s.as_str());
@@ -366,6 +370,14 @@ impl ApiServer {
                 return Err((Stage::Authorization, Status::forbidden(message)));
             }
         }
+        Ok(())
+    }
+
+    fn process(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
+        if req.kind == Kind::ComponentStatus && !env.user.is_empty() {
+            return self.component_statuses(&req);
+        }
+        self.authorized(&req, env)?;
         // The body is read within the server's limit before anything decodes it.
         self.large_body = false;
         if let (Verb::Create | Verb::Update | Verb::Patch, Some(Body::Json(body))) = (req.verb, &req.body) {

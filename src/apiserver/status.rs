@@ -16,7 +16,7 @@ pub struct Status {
 }
 
 impl Status {
-    fn new(code: u16, reason: &'static str, message: String) -> Status {
+    pub(crate) fn new(code: u16, reason: &'static str, message: String) -> Status {
         Status { code, reason, message, kind: String::new(), name: String::new(), causes: Vec::new() }
     }
 

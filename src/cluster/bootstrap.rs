@@ -286,6 +286,29 @@ pub fn kind_storage(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// metrics-server: the add-on behind the Metrics API (`kubectl top`, the HPA).
+// ---------------------------------------------------------------------------------------------
+
+const METRICS_SERVER: &str = include_str!("manifests/metrics-server.yaml");
+/// Who metrics-server is to the API server: its pod's service account.
+pub const METRICS_SERVER_USER: &str = "system:serviceaccount:kube-system:metrics-server";
+
+/// Creates, through `send`, metrics-server's release manifest (`components.yaml`, with the
+/// `--kubelet-insecure-tls` a kind cluster needs): its account and rights, its Service and
+/// Deployment in kube-system, and the APIService that registers `metrics.k8s.io` with the
+/// API server's aggregator.
+pub fn metrics_server(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    for document in crate::yaml::documents(METRICS_SERVER) {
+        let Ok(value) = document else { continue };
+        let kind =
+            Kind::from_type_meta(value["apiVersion"].as_str().unwrap_or(""), value["kind"].as_str().unwrap_or(""));
+        if let Some(object) = kind.and_then(|k| Object::decode(k, &value).ok()) {
+            let _ = send(Request::create(object));
+        }
+    }
+}
+
 /// Creates the built-in PriorityClasses (`system-node-critical`, `system-cluster-critical`),
 /// as kube-apiserver's post-start hook does, through `send`.
 pub fn system_priority_classes(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
@@ -333,7 +356,7 @@ mod tests {
     }
 
     #[test]
-    fn a_new_cluster_runs_the_control_plane_kube_proxy_and_coredns_in_kube_system() {
+    fn a_new_cluster_runs_the_control_plane_kube_proxy_coredns_and_metrics_server_in_kube_system() {
         let mut cluster = Cluster::new(ClusterConfig::default());
         cluster.advance(Duration::seconds(60));
         let pods = pods(&cluster, "kube-system");
@@ -349,7 +372,8 @@ mod tests {
         assert_eq!(names.iter().filter(|n| n.starts_with("kube-proxy-")).count(), 4);
         assert_eq!(names.iter().filter(|n| n.starts_with("coredns-")).count(), 2);
         assert_eq!(names.iter().filter(|n| n.starts_with("calico-node-")).count(), 4);
-        assert_eq!(pods.len(), 14);
+        assert_eq!(names.iter().filter(|n| n.starts_with("metrics-server-")).count(), 1);
+        assert_eq!(pods.len(), 15);
         for pod in &pods {
             assert_eq!(pod.status.phase, "Running", "{}", pod.metadata.name);
             assert!(pod.status.container_statuses.iter().all(|c| c.ready), "{} not ready", pod.metadata.name);

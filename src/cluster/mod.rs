@@ -8,6 +8,7 @@
 pub mod bootstrap;
 pub mod container_output;
 pub mod kubelet_proxy;
+pub mod metrics;
 pub mod network;
 pub mod policy;
 pub mod rbac_policy;
@@ -152,6 +153,8 @@ pub struct Cluster {
     /// etcdctl in the etcd pod (`kubectl exec … -- etcdctl`), given by the shell above, which
     /// holds the etcdctl the sandbox's own command line runs.
     pub etcdctl: Option<EtcdctlFn>,
+    /// metrics-server's scrapes and the APIServices' availability checks (see [`metrics`]).
+    metrics: metrics::Metrics,
 }
 
 /// etcdctl over the store's read-only handle: stdout, stderr, exit code.
@@ -217,6 +220,7 @@ impl Cluster {
             next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
             dns: crate::dns::Network::default(),
             etcdctl: None,
+            metrics: Default::default(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -245,6 +249,7 @@ impl Cluster {
         let api_rng = std::mem::replace(&mut cluster.api_rng, Rng::stream(config.seed, "cni-plugin"));
         crate::cluster::bootstrap::cni_plugin(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.api_rng = api_rng;
+        crate::cluster::bootstrap::metrics_server(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -296,6 +301,10 @@ impl Cluster {
             "pv-protection-controller",
             ControllerLoop::new(crate::controllers::storage_protection::PvProtectionController::default()),
         );
+        cluster.add_controller(
+            "horizontal-pod-autoscaler",
+            ControllerLoop::new(crate::controllers::hpa::HpaController::default()),
+        );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
         let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
         let cp = cp.control_plane(static_pods);
@@ -314,6 +323,12 @@ impl Cluster {
         let role = Role::AddOn { name: name.into() };
         let source = "rancher.io/local-path_local-path-provisioner";
         cluster.add_component(name, crate::cluster::bootstrap::LOCAL_PATH_USER, role, provisioner, source, "");
+        let backend = cluster.api.metrics.clone();
+        let server = Box::new(ControllerLoop::new(crate::controllers::metrics_server::MetricsServer::new(backend)));
+        let role = Role::AddOn { name: "metrics-server".into() };
+        let user = crate::cluster::bootstrap::METRICS_SERVER_USER;
+        let id = cluster.add_component("metrics-server", user, role, server, "metrics-server", "");
+        cluster.api.metrics.set_server(ComponentId(id));
         cluster
     }
 
@@ -629,6 +644,7 @@ impl Cluster {
                 self.schedule_woken();
             }
         }
+        self.metrics_due();
     }
 
     /// Runs `f` as the API server's own housekeeping (no request caused it).

@@ -132,7 +132,8 @@ impl NamespaceController {
     /// Deletes everything in the namespace and reports what is still there afterwards.
     fn delete_all_content(&mut self, namespace: &str, ctx: &mut Ctx) -> Result<Remaining, Status> {
         let mut remaining = Remaining::default();
-        for kind in Kind::ALL.iter().copied().filter(|k| k.info().namespaced) {
+        // Aggregated kinds (PodMetrics) cannot be deleted: their server serves get and list only.
+        for kind in Kind::ALL.iter().copied().filter(|k| k.info().namespaced && k.info().group != "metrics.k8s.io") {
             let items = list(ctx, kind, namespace)?;
             if items.is_empty() {
                 continue;

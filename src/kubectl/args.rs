@@ -81,6 +81,8 @@ const FLAGS: &[FlagSpec] = &[
     FlagSpec { long: "max", short: None, takes_value: true },
     FlagSpec { long: "min", short: None, takes_value: true },
     FlagSpec { long: "cpu-percent", short: None, takes_value: true },
+    FlagSpec { long: "cpu", short: None, takes_value: true },
+    FlagSpec { long: "memory", short: None, takes_value: true },
     // impersonation, for any verb
     FlagSpec { long: "as", short: None, takes_value: true },
     FlagSpec { long: "as-group", short: None, takes_value: true },

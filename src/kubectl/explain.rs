@@ -1377,6 +1377,7 @@ fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
         .chain(super::explain_storage::TYPES)
         .chain(super::explain_network_policy::TYPES)
         .chain(super::explain_admission::TYPES)
+        .chain(super::explain_autoscaling::TYPES)
         .find(|(n, _, _)| *n == name)
         .map(|(_, d, f)| (*d, *f))
 }

@@ -6,6 +6,7 @@ pub mod age;
 pub mod args;
 mod attach;
 pub mod auth;
+pub mod autoscaling_printers;
 mod create;
 mod create_policy;
 mod create_rbac;
@@ -18,6 +19,7 @@ pub mod events;
 mod exec;
 pub mod explain;
 mod explain_admission;
+mod explain_autoscaling;
 mod explain_network_policy;
 mod explain_storage;
 mod expose;
@@ -43,6 +45,7 @@ pub mod session;
 mod set;
 pub mod storage_printers;
 pub mod table;
+mod top;
 mod unserved;
 pub mod verbose;
 mod wait;
@@ -214,9 +217,9 @@ fn run_command(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         "exec" => return exec::exec(cluster, &args, &rest, io.stdin),
         "attach" => return attach::attach(cluster, &args),
         "debug" => return debug::debug(cluster, &args),
-        "top" => return unserved::top(&args),
+        "top" => return top::top(cluster, &args),
         "edit" => return unserved::edit(cluster, &args),
-        "autoscale" => return unserved::autoscale(cluster, &args),
+        "autoscale" => return top::autoscale(cluster, &args),
         "port-forward" => return unserved::port_forward(cluster, &args),
         "rollout" => return rollout::run(cluster, &args),
         "wait" => return wait::run(cluster, &args),
@@ -1112,6 +1115,8 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::PodDisruptionBudget(p) => policy_printers::describe_pdb(p, &events, now),
                 Object::PriorityClass(p) => policy_printers::describe_priority_class(p, &events, now),
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
+                Object::HorizontalPodAutoscaler(h) => autoscaling_printers::describe_hpa(h, &events, now),
+                Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -60,6 +60,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::StorageClass | Kind::PersistentVolume | Kind::PersistentVolumeClaim => {
             super::storage_printers::headers(kind)
         }
+        Kind::HorizontalPodAutoscaler | Kind::APIService | Kind::NodeMetrics | Kind::PodMetrics => {
+            super::autoscaling_printers::headers(kind)
+        }
     };
     let mut h = base.to_vec();
     if wide {
@@ -372,6 +375,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
             super::admission_printers::row(object, now)
         }
         Object::ReplicationController(rc) => row(&Object::ReplicaSet(Box::new(rc.as_replica_set())), now, wide),
+        Object::HorizontalPodAutoscaler(_) | Object::APIService(_) | Object::NodeMetrics(_) | Object::PodMetrics(_) => {
+            super::autoscaling_printers::row(object, now)
+        }
     }
 }
 

@@ -1,6 +1,5 @@
 //! Verbs whose server side this sandbox does not run, answered as real kubectl answers a
-//! cluster without it: `top` (no metrics-server, so no Metrics API), `autoscale` (no
-//! HorizontalPodAutoscaler API), `edit` (no editor in a terminal without a screen),
+//! cluster without it: `top`'s help, `autoscale`'s checks (its work is in `top.rs`), `edit` (no editor in a terminal without a screen),
 //! `port-forward` (no machine of the student's to listen on), and every verb while the API
 //! server cannot be reached.
 
@@ -25,7 +24,7 @@ pub fn unreachable(cluster: &Cluster, verb: &str) -> Option<Output> {
     Some(Output { stdout, stderr: format!("{refused}\n"), code: 1, ..Default::default() })
 }
 
-/// `kubectl top node|pod`: without metrics-server the Metrics API is not served.
+/// `kubectl top` without a resource (its help), or with one it does not know.
 pub fn top(args: &Args) -> Output {
     match args.positionals.first().map(String::as_str) {
         None => Output::ok(TOP_HELP.into()),
@@ -171,10 +170,11 @@ pub fn edit(cluster: &mut Cluster, args: &Args) -> Output {
     )
 }
 
-/// `kubectl autoscale`: flags checked as kubectl checks them, the target fetched, then the
-/// HorizontalPodAutoscaler cannot be created: this API server does not serve autoscaling/v2.
-pub fn autoscale(cluster: &mut Cluster, args: &Args) -> Output {
-    let Some(max) = args.get("max") else { return Output::err("error: required flag(s) \"max\" not set") };
+/// `kubectl autoscale`'s checks: flags as kubectl checks them, then the target fetched and
+/// checked to have a scale subresource. Gives the target's kind and name, `--min` (-1 when
+/// unset) and `--max`.
+pub fn autoscale_checks(cluster: &mut Cluster, args: &Args) -> Result<(Kind, String, i32, i32), Output> {
+    let Some(max) = args.get("max") else { return Err(Output::err("error: required flag(s) \"max\" not set")) };
     let number = |flag: &str, v: &str| {
         v.parse::<i32>().map_err(|_| {
             Output::err(format!(
@@ -182,31 +182,24 @@ pub fn autoscale(cluster: &mut Cluster, args: &Args) -> Output {
             ))
         })
     };
-    let max = match number("max", max) {
-        Ok(m) => m,
-        Err(out) => return out,
-    };
-    let min = match args.get("min").map(|m| number("min", m)).transpose() {
-        Ok(m) => m.unwrap_or(-1),
-        Err(out) => return out,
-    };
+    let max = number("max", max)?;
+    let min = args.get("min").map(|m| number("min", m)).transpose()?.unwrap_or(-1);
     if max < 1 {
-        return Output::err(format!("error: --max=MAXPODS is required and must be at least 1, max: {max}"));
+        return Err(Output::err(format!("error: --max=MAXPODS is required and must be at least 1, max: {max}")));
     }
     if max < min {
-        return Output::err(format!(
+        return Err(Output::err(format!(
             "error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: {max}, min: {min}"
-        ));
+        )));
     }
-    match target(cluster, args) {
-        Err(out) => out,
-        Ok((Kind::Deployment | Kind::ReplicaSet, _)) => {
-            Output::err("error: no matches for kind \"HorizontalPodAutoscaler\" in version \"autoscaling/v2\"")
+    match target(cluster, args)? {
+        (kind @ (Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::ReplicationController), name) => {
+            Ok((kind, name, min, max))
         }
-        Ok((kind, _)) => Output::err(format!(
+        (kind, _) => Err(Output::err(format!(
             "error: cannot autoscale a {}: {} does not have a scale subresource",
             kind.info().kind,
             kind.qualified_resource()
-        )),
+        ))),
     }
 }

@@ -154,6 +154,12 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Pause,
     },
     ImageInfo {
+        repository: "registry.k8s.io/metrics-server/metrics-server",
+        tags: &["v0.8.0", "v0.7.2"],
+        size: 19_519_322,
+        behaviour: Behaviour::Server { port: 10250 },
+    },
+    ImageInfo {
         repository: "kindest/local-path-helper",
         tags: &["v20241212-8ac705d0"],
         size: 3_084_725,
@@ -484,6 +490,7 @@ pub const PRELOADED: &[&str] = &[
     "registry.k8s.io/kube-controller-manager:v1.35.0",
     "registry.k8s.io/kube-proxy:v1.35.0",
     "registry.k8s.io/kube-scheduler:v1.35.0",
+    "registry.k8s.io/metrics-server/metrics-server:v0.8.0",
     "registry.k8s.io/pause:3.10",
 ];
 

@@ -16,6 +16,7 @@ pub mod probes;
 mod python_if;
 pub mod references;
 pub mod script;
+pub mod usage;
 pub mod volumes;
 mod workers;
 

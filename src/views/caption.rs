@@ -586,6 +586,31 @@ fn decision(cluster: &Cluster, actor: ComponentId, text: &str) -> String {
         let call = call.replace('"', "");
         return format!("{me_words} asks containerd{node} to {call}");
     }
+    // metrics-server's process and its scrapes (see `cluster::metrics`).
+    if text == crate::controllers::metrics_server::SERVING {
+        return format!(
+            "{me_words} is up (its pod is ready): it will scrape every kubelet's resource metrics every 15 s"
+        );
+    }
+    if text == crate::controllers::metrics_server::STOPPED {
+        return format!("{me_words} is down (no ready pod): it forgets its metrics, and the Metrics API cannot answer");
+    }
+    if let Some(rest) = text.strip_prefix("scrape node ") {
+        return match rest.split_once(": GET ") {
+            Some((node, url)) => {
+                format!("{me_words} scrapes the kubelet on {node} for its resource metrics: GET {url}")
+            }
+            None => {
+                format!("{me_words} cannot scrape the kubelet on {}", rest.replace(" failed:", ":").replace('"', ""))
+            }
+        };
+    }
+    // The horizontal pod autoscaler: `scale Deployment/web from 1 to 4 (wanted 5): reason`.
+    if let Some(rest) = text.strip_prefix("scale ") {
+        if let Some((what, why)) = rest.split_once(": ") {
+            return format!("{me_words} scales {what}, because of {why}");
+        }
+    }
     // kube-apiserver's etcd compactor (see `apiserver::compactor`).
     if let Some(round) = text.strip_prefix(crate::apiserver::compactor::PREFIX) {
         return match round.split_once("compacted to revision ") {
