@@ -129,6 +129,8 @@ kinds! {
     PodDisruptionBudget(Box<PodDisruptionBudget>) = "policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", true, ["pdb"];
     PriorityClass(PriorityClass) = "scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", false, ["pc"];
     ReplicationController(Box<ReplicationController>) = "", "v1", "replicationcontrollers", "replicationcontroller", true, ["rc"];
+    IngressClass(IngressClass) = "networking.k8s.io", "v1", "ingressclasses", "ingressclass", false, [];
+    Ingress(Box<Ingress>) = "networking.k8s.io", "v1", "ingresses", "ingress", true, ["ing"];
 }
 
 impl Kind {
@@ -200,6 +202,7 @@ impl Object {
                 | Kind::StatefulSet
                 | Kind::PodDisruptionBudget
                 | Kind::ReplicationController
+                | Kind::Ingress
         )
     }
 

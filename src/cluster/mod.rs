@@ -7,6 +7,7 @@
 
 pub mod bootstrap;
 pub mod container_output;
+pub mod ingress;
 pub mod kubelet_proxy;
 pub mod network;
 pub mod rbac_policy;
@@ -208,6 +209,7 @@ impl Cluster {
         crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::ingress_nginx(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -277,6 +279,7 @@ impl Cluster {
         let role = Role::Controller { name: name.into() };
         let source = "rancher.io/local-path_local-path-provisioner";
         cluster.add_component(name, crate::cluster::bootstrap::LOCAL_PATH_USER, role, provisioner, source, "");
+        cluster.add_ingress_components();
         cluster
     }
 

@@ -38,7 +38,7 @@ sim: control the sandbox itself (not part of Kubernetes)
                           the last N (20) requests, watch notifications and decisions of
                           a component (kubelet/worker-1, kube-proxy/worker-1…), as its
                           client log at -v=6 would show them
-  sim curl URL [--from NODE] [-n NAMESPACE] [-k]
+  sim curl URL [--from NODE] [-n NAMESPACE] [-k] [-H 'Host: NAME']
                           send an HTTP request as a pod in NAMESPACE (default) on NODE
                           (worker-1) would: cluster DNS, then that node's kube-proxy rules
   sim help                this help
@@ -501,12 +501,22 @@ impl Session {
             },
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
+                let mut host = None;
                 let mut it = rest.iter();
                 while let Some(word) = it.next() {
                     match *word {
                         "--from" => node = it.next().copied().unwrap_or(""),
                         "-n" | "--namespace" => namespace = it.next().copied().unwrap_or(""),
                         "-k" | "--insecure" => insecure = true,
+                        "-H" | "--header" => {
+                            let header = it.next().copied().unwrap_or("");
+                            if let Some((k, v)) =
+                                header.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("host"))
+                            {
+                                let _ = k;
+                                host = Some(v.trim());
+                            }
+                        }
                         "-s" | "--silent" | "-S" | "-sS" => {}
                         w if url.is_none() && !w.starts_with('-') => url = Some(w),
                         w => {
@@ -523,7 +533,15 @@ impl Session {
                 };
                 // Each request draws from its own stream, so looking never changes the cluster.
                 let mut rng = crate::sim::Rng::stream(self.cluster.seed(), &format!("sim curl {}", self.log.len()));
-                let r = crate::cluster::network::curl(&self.cluster, url, node, namespace, insecure, &mut rng);
+                let r = crate::cluster::network::curl_with_host(
+                    &self.cluster,
+                    url,
+                    host,
+                    node,
+                    namespace,
+                    insecure,
+                    &mut rng,
+                );
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }
             }
             [] | ["help"] => ok(format!("{SIM_HELP}{}", crate::shell::chaos::help())),

@@ -24,6 +24,19 @@ pub trait World {
     fn dns(&self) -> &Network;
     /// One HTTP(S) request from a pod in `namespace` on `node`, across the cluster's network.
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult;
+    /// The same request with a `Host:` header of its own (`curl -H 'Host: …'`).
+    fn curl_with_host(
+        &self,
+        url: &str,
+        host: Option<&str>,
+        node: &str,
+        namespace: &str,
+        insecure: bool,
+        rng: &mut Rng,
+    ) -> CurlResult {
+        let _ = host;
+        self.curl(url, node, namespace, insecure, rng)
+    }
     /// The API server's answer to `method path` over HTTPS, with a service account's token.
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer;
 }
