@@ -1372,7 +1372,12 @@ const TYPES: &[(&str, &str, &[Field])] = &[
 const GENERIC: &[Field] = &[API_VERSION, KIND, METADATA];
 
 fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
-    TYPES.iter().chain(super::explain_storage::TYPES).find(|(n, _, _)| *n == name).map(|(_, d, f)| (*d, *f))
+    TYPES
+        .iter()
+        .chain(super::explain_storage::TYPES)
+        .chain(super::explain_networking::TYPES)
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, d, f)| (*d, *f))
 }
 
 /// The object type a field's type names (`[]Container` -> `Container`).
