@@ -93,7 +93,7 @@ impl IngressNginxController {
             .filter_map(|o| if let Object::Ingress(i) = &**o { Some(&**i) } else { None })
             .filter(|i| i.metadata.deletion_timestamp.is_none() && i.class().is_some_and(|c| ours.contains(&c)))
             .collect();
-        list.sort_by(|a, b| a.metadata.creation_timestamp.cmp(&b.metadata.creation_timestamp));
+        list.sort_by_key(|i| i.metadata.creation_timestamp);
         list
     }
 

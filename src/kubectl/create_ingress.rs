@@ -24,7 +24,7 @@ type Rule = (String, String, &'static str, Value, Option<String>);
 
 fn parse_rule(text: &str) -> Option<Rule> {
     let (route, tls) = match text.split_once(',') {
-        Some((r, t)) if t == "tls" => (r, Some(String::new())),
+        Some((r, "tls")) => (r, Some(String::new())),
         Some((r, t)) => (r, Some(t.strip_prefix("tls=")?.to_string())),
         None => (text, None),
     };
