@@ -82,17 +82,59 @@ pub fn serve(
     CurlResult { stdout: format!("{} via ingress {ingress} ({nginx})\n", reply.stdout.trim_end()), ..reply }
 }
 
-/// The page nginx answers with itself, for an ingress-nginx summary line that is not a
-/// backend's answer: (status code, status text, body).
-pub fn nginx_page(summary: &str) -> Option<(u16, String, String)> {
-    let rest = summary.strip_prefix("HTTP/1.1 ")?;
-    if !rest.contains(" from ingress-nginx pod ") || rest.contains(" from pod ") {
-        return None;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Kind, Object};
+    use crate::apiserver::Request;
+    use crate::cluster::ClusterConfig;
+    use crate::sim::Duration;
+
+    fn apply(cluster: &mut Cluster, yaml: &str) {
+        let value: serde_json::Value = crate::yaml::from_str(yaml).expect("yaml");
+        let kind = Kind::ALL.iter().copied().find(|k| k.info().kind == value["kind"]).expect("kind");
+        cluster.request(Request::create(Object::decode(kind, &value).expect("decodes"))).expect("created");
     }
-    let (status, _) = rest.split_once(" from ingress-nginx pod ")?;
-    let code: u16 = status.split(' ').next()?.parse().ok()?;
-    let body = format!(
-        "<html>\n<head><title>{status}</title></head>\n<body>\n<center><h1>{status}</h1></center>\n<hr><center>nginx</center>\n</body>\n</html>\n"
-    );
-    Some((code, status.to_string(), body))
+
+    fn cluster_with_an_ingress() -> Cluster {
+        let mut cluster = Cluster::new(ClusterConfig { workers: 1, ..ClusterConfig::default() });
+        apply(
+            &mut cluster,
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  containers:\n  - name: web\n    image: nginx\n",
+        );
+        apply(
+            &mut cluster,
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n",
+        );
+        apply(
+            &mut cluster,
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: empty\nspec:\n  selector: {app: none}\n  ports:\n  - port: 80\n",
+        );
+        apply(
+            &mut cluster,
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: demo\nspec:\n  rules:\n  - host: web.example\n    http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n          service:\n            name: web\n            port:\n              number: 80\n      - path: /down\n        pathType: Exact\n        backend:\n          service:\n            name: empty\n            port:\n              number: 80\n",
+        );
+        cluster.settle(Duration::seconds(60));
+        cluster
+    }
+
+    #[test]
+    fn the_ingress_gets_the_load_balancer_address_and_routes_by_host_and_path() {
+        let cluster = cluster_with_an_ingress();
+        let Some(Object::Ingress(ing)) = cluster.inspect().get(Kind::Ingress, "default", "demo").as_deref().cloned()
+        else {
+            panic!("no Ingress")
+        };
+        assert_eq!(ing.spec.ingress_class_name.as_deref(), Some("nginx"));
+        assert_eq!(ing.addresses(), ["172.18.0.200"]);
+        let mut rng = Rng::stream(1, "test");
+        let mut ask = |host: &str, path: &str| {
+            let url = format!("http://172.18.0.200{path}");
+            super::super::network::curl_with_host(&cluster, &url, Some(host), "worker-1", "default", false, &mut rng)
+                .stdout
+        };
+        assert!(ask("web.example", "/").starts_with("HTTP/1.1 200 OK from pod web "), "{}", ask("web.example", "/"));
+        assert!(ask("other.example", "/").starts_with("HTTP/1.1 404 Not Found from ingress-nginx pod"));
+        assert!(ask("web.example", "/down").starts_with("HTTP/1.1 503 Service Temporarily Unavailable"));
+    }
 }

@@ -67,7 +67,7 @@ impl Container<'_> {
             return Run { slept, ..Run::fail(1, text) };
         }
         // nginx of an ingress controller answering itself (no rule, no endpoints).
-        if let Some((code, status, body)) = crate::cluster::ingress::nginx_page(&result.stdout) {
+        if let Some((code, status, body)) = super::pages::nginx_page(&result.stdout) {
             if wget {
                 return Run::fail(1, format!("wget: server returned error: HTTP/1.1 {status}"));
             }
