@@ -93,7 +93,9 @@ mod tests {
     fn apply(cluster: &mut Cluster, yaml: &str) {
         let value: serde_json::Value = crate::yaml::from_str(yaml).expect("yaml");
         let kind = Kind::ALL.iter().copied().find(|k| k.info().kind == value["kind"]).expect("kind");
-        cluster.request(Request::create(Object::decode(kind, &value).expect("decodes"))).expect("created");
+        let mut object = Object::decode(kind, &value).expect("decodes");
+        object.meta_mut().namespace = "default".into();
+        cluster.request(Request::create(object)).expect("created");
     }
 
     fn cluster_with_an_ingress() -> Cluster {
