@@ -18,6 +18,7 @@ pub mod meta;
 pub mod named_item;
 pub mod namespace;
 pub mod network_policy;
+pub mod networking;
 pub mod node;
 pub mod object;
 pub mod pod;
@@ -50,6 +51,7 @@ pub use meta::{LabelSelector, Labels, ObjectMeta, ObjectReference, OwnerReferenc
 pub use named_item::NamedItem;
 pub use namespace::Namespace;
 pub use network_policy::NetworkPolicy;
+pub use networking::{Ingress, IngressClass};
 pub use node::{Node, NodeCondition, Taint};
 pub use object::{DecodeError, Kind, KindInfo, Object};
 pub use pod::{Container, Pod, PodCondition, PodSpec, PodStatus, Toleration};

@@ -139,6 +139,8 @@ kinds! {
     APIService(Box<ApiService>) = "apiregistration.k8s.io", "v1", "apiservices", "apiservice", false, [];
     NodeMetrics(Box<NodeMetrics>) = "metrics.k8s.io", "v1beta1", "nodes", "nodemetrics", false, [];
     PodMetrics(Box<PodMetrics>) = "metrics.k8s.io", "v1beta1", "pods", "podmetrics", true, [];
+    IngressClass(IngressClass) = "networking.k8s.io", "v1", "ingressclasses", "ingressclass", false, [];
+    Ingress(Box<Ingress>) = "networking.k8s.io", "v1", "ingresses", "ingress", true, ["ing"];
 }
 
 impl Kind {
@@ -216,6 +218,7 @@ impl Object {
                 | Kind::ReplicationController
                 | Kind::HorizontalPodAutoscaler
                 | Kind::APIService
+                | Kind::Ingress
         )
     }
 

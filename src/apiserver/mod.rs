@@ -25,6 +25,7 @@ pub mod http;
 pub mod inspect;
 pub mod limit_ranger;
 pub mod network_policy_validation;
+pub mod networking_admission;
 pub mod patch;
 pub mod policy_validation;
 pub mod priority;
@@ -668,6 +669,9 @@ impl ApiServer {
         }
         if let Object::PersistentVolumeClaim(pvc) = &mut object {
             storage_admission::default_class(&self.etcd, pvc);
+        }
+        if let Object::Ingress(ing) = &mut object {
+            networking_admission::default_class(&self.etcd, ing);
         }
         // Mutating admission: Priority resolves the pod's class into its priority.
         let priority = match &mut object {

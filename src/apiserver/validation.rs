@@ -3,7 +3,7 @@
 use crate::api::{Object, Pod};
 
 const DNS_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+pub(super) const DNS_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 pub fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
@@ -43,6 +43,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> String {
 pub fn validate(object: &Object) -> Vec<String> {
     let mut errors = validate_metadata(object);
     super::storage_admission::validate(object, &mut errors);
+    super::networking_admission::validate(object, &mut errors);
     match object {
         Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
         Object::Deployment(d) => {

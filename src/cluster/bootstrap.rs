@@ -309,6 +309,46 @@ pub fn metrics_server(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// ingress-nginx, installed as its "cloud" deploy manifest installs it, with its class the default.
+// ---------------------------------------------------------------------------------------------
+
+const INGRESS_NGINX_DEPLOYMENT: &str = include_str!("manifests/ingress-nginx-deployment.yaml");
+const INGRESS_NGINX_SERVICE: &str = include_str!("manifests/ingress-nginx-service.yaml");
+const INGRESS_NGINX_CLASS: &str = include_str!("manifests/ingress-nginx-ingressclass.yaml");
+
+/// Creates, through `send`, the `ingress-nginx` namespace with the controller's account, its
+/// Deployment and LoadBalancer Service, and the `nginx` IngressClass, marked as the default.
+pub fn ingress_nginx(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+    let ns = crate::controllers::ingress_nginx::NAMESPACE;
+    let mut labels = std::collections::BTreeMap::new();
+    for (k, v) in [("app.kubernetes.io/instance", "ingress-nginx"), ("app.kubernetes.io/name", "ingress-nginx")] {
+        labels.insert(k.into(), v.into());
+    }
+    let namespace = Object::Namespace(crate::api::Namespace {
+        metadata: ObjectMeta { name: ns.into(), labels: labels.clone().into(), ..Default::default() },
+        ..Default::default()
+    });
+    let account = Object::ServiceAccount(crate::api::ServiceAccount {
+        metadata: ObjectMeta {
+            name: "ingress-nginx".into(),
+            namespace: ns.into(),
+            labels: labels.into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    for object in [
+        namespace,
+        account,
+        manifest(Kind::Service, INGRESS_NGINX_SERVICE),
+        manifest(Kind::Deployment, INGRESS_NGINX_DEPLOYMENT),
+        manifest(Kind::IngressClass, INGRESS_NGINX_CLASS),
+    ] {
+        let _ = send(Request::create(object));
+    }
+}
+
 /// Creates the built-in PriorityClasses (`system-node-critical`, `system-cluster-critical`),
 /// as kube-apiserver's post-start hook does, through `send`.
 pub fn system_priority_classes(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {

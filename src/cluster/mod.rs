@@ -7,6 +7,7 @@
 
 pub mod bootstrap;
 pub mod container_output;
+pub mod ingress;
 pub mod kubelet_proxy;
 pub mod metrics;
 pub mod network;
@@ -250,6 +251,7 @@ impl Cluster {
         crate::cluster::bootstrap::cni_plugin(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.api_rng = api_rng;
         crate::cluster::bootstrap::metrics_server(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        crate::cluster::bootstrap::ingress_nginx(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         cluster.add_component(
             "kube-scheduler",
             "system:kube-scheduler",
@@ -329,6 +331,7 @@ impl Cluster {
         let user = crate::cluster::bootstrap::METRICS_SERVER_USER;
         let id = cluster.add_component("metrics-server", user, role, server, "metrics-server", "");
         cluster.api.metrics.set_server(ComponentId(id));
+        cluster.add_ingress_components();
         cluster
     }
 

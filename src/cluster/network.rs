@@ -15,6 +15,20 @@ use crate::sim::{Rng, Time};
 /// cluster DNS, routes ClusterIPs with the node's kube-proxy rules (pod IPs directly), and
 /// describes the answer of whatever listens at the endpoint in one line.
 pub fn curl(cluster: &Cluster, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
+    curl_with_host(cluster, url, None, node, namespace, insecure, rng)
+}
+
+/// [`curl`] with a `Host:` header of its own (`curl -H 'Host: …'`), which an ingress
+/// controller routes by.
+pub fn curl_with_host(
+    cluster: &Cluster,
+    url: &str,
+    host_header: Option<&str>,
+    node: &str,
+    namespace: &str,
+    insecure: bool,
+    rng: &mut Rng,
+) -> CurlResult {
     let fail = |code: i32, message: String| CurlResult { stderr: format!("{message}\n"), code, ..Default::default() };
     let (scheme, host, port) = match parse_url(url) {
         Ok(parts) => parts,
@@ -41,6 +55,8 @@ pub fn curl(cluster: &Cluster, url: &str, node: &str, namespace: &str, insecure:
     };
     let refused =
         || fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server"));
+    // A load balancer's address: the node's rules send it on to the Service's ClusterIP.
+    let (address, port) = proxy.load_balancer_target(&address, port).unwrap_or((address, port));
     let (endpoint, via) = match proxy.route(&address, port, rng) {
         Ok(e) => (e, format!(" via {address}:{port}")),
         Err(RouteError::NoEndpoints { .. }) => return refused(),
@@ -116,6 +132,10 @@ pub fn curl(cluster: &Cluster, url: &str, node: &str, namespace: &str, insecure:
     match listener {
         None => refused(),
         Some(_) if scheme == "https" => fail(1, format!("sim curl: TLS to pods is not simulated ({from})")),
+        Some(crate::controllers::ingress_nginx::IMAGE) => {
+            let path = crate::userland::url_path(url);
+            super::ingress::serve(cluster, &pod_name, &endpoint.ip, host_header.unwrap_or(&host), &path, node, rng)
+        }
         Some(r) if crate::kubelet::images::speaks_http(r) => {
             CurlResult { stdout: format!("HTTP/1.1 200 OK {from}\n"), ..Default::default() }
         }
@@ -149,11 +169,30 @@ impl crate::userland::World for Cluster {
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
         curl(self, url, node, namespace, insecure, rng)
     }
-    fn curl_from_pod(&self, pod: &crate::api::Pod, url: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
-        super::policy::curl_from(self, super::policy::source(pod), &pod.metadata.namespace, url, insecure, rng)
+    fn curl_from_pod(
+        &self,
+        pod: &crate::api::Pod,
+        url: &str,
+        host: Option<&str>,
+        insecure: bool,
+        rng: &mut Rng,
+    ) -> CurlResult {
+        let from = super::policy::source(pod);
+        super::policy::curl_from(self, from, &pod.metadata.namespace, url, host, insecure, rng)
     }
     fn dns_allowed(&self, pod: &crate::api::Pod, server: &str) -> bool {
         super::policy::dns_allowed(self, super::policy::source(pod), server)
+    }
+    fn curl_with_host(
+        &self,
+        url: &str,
+        host: Option<&str>,
+        node: &str,
+        namespace: &str,
+        insecure: bool,
+        rng: &mut Rng,
+    ) -> CurlResult {
+        curl_with_host(self, url, host, node, namespace, insecure, rng)
     }
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer {
         crate::apiserver::http::answer(&self.api, method, path, token)

@@ -48,6 +48,7 @@ pub fn curl_from(
     from: Source,
     namespace: &str,
     url: &str,
+    host: Option<&str>,
     insecure: bool,
     rng: &mut Rng,
 ) -> CurlResult {
@@ -55,7 +56,7 @@ pub fn curl_from(
     if let Some(dropped) = dropped(cluster, from, namespace, url, rng.clone()) {
         return dropped;
     }
-    super::network::curl(cluster, url, node, namespace, insecure, rng)
+    super::network::curl_with_host(cluster, url, host, node, namespace, insecure, rng)
 }
 
 /// What curl gets when the rules drop its packets; `None` when they pass. Resolves and routes

@@ -14,6 +14,7 @@ pub mod expectations;
 pub mod garbage_collector;
 pub mod hpa;
 pub mod indexed_job;
+pub mod ingress_nginx;
 pub mod job;
 pub mod lane;
 pub mod local_path;
@@ -24,6 +25,7 @@ pub mod persistentvolume;
 pub mod pods;
 pub mod replica_set_status;
 pub mod replicaset;
+pub mod service_lb;
 pub mod serviceaccount;
 pub mod statefulset;
 pub mod storage_protection;
@@ -135,6 +137,11 @@ pub trait Reconciler: 'static {
     /// A one-line summary for views: e.g. desired vs actual of the last reconcile.
     fn summary(&self) -> String {
         String::new()
+    }
+    /// The reconciler itself, for what others may look up in it (an ingress controller's
+    /// routes); `None` for most.
+    fn as_any(&self) -> Option<&dyn Any> {
+        None
     }
 }
 

@@ -231,6 +231,8 @@ pub(super) fn is_generator(args: &Args) -> bool {
                     | "pdb"
                     | "priorityclass"
                     | "pc"
+                    | "ingress"
+                    | "ing"
             )
         })
 }
@@ -253,6 +255,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         "clusterrolebinding" => ("create clusterrolebinding", Kind::ClusterRoleBinding),
         "poddisruptionbudget" | "pdb" => ("create poddisruptionbudget", Kind::PodDisruptionBudget),
         "priorityclass" | "pc" => ("create priorityclass", Kind::PriorityClass),
+        "ingress" | "ing" => ("create ingress", Kind::Ingress),
         "service" | "svc" => match names.get(1).map(String::as_str) {
             Some("clusterip") => ("create service clusterip", Kind::Service),
             Some("nodeport") => ("create service nodeport", Kind::Service),
@@ -309,6 +312,7 @@ pub(super) fn create(cluster: &mut Cluster, args: &Args, words: &[String]) -> Ou
         Kind::RoleBinding | Kind::ClusterRoleBinding => super::create_rbac::binding(args, &name, kind),
         Kind::PodDisruptionBudget => super::create_policy::pdb(args, &name),
         Kind::PriorityClass => super::create_policy::priority_class(args, &name),
+        Kind::Ingress => super::create_ingress::ingress(args, &name),
         _ => Ok(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name}})),
     };
     let mut object = match built {

@@ -840,6 +840,19 @@ pub fn describe_service(svc: &Service, slices: &[EndpointSlice], events: &[Event
     if !spec.external_ips.is_empty() {
         let _ = writeln!(out, "External IPs:\t{}", spec.external_ips.join(","));
     }
+    if let Some(list) = svc.status.load_balancer.as_ref().and_then(|lb| lb.get("ingress")?.as_array().cloned()) {
+        let shown: Vec<String> = list
+            .iter()
+            .filter_map(|i| {
+                let ip = i.get("ip").or_else(|| i.get("hostname"))?.as_str()?;
+                Some(match i.get("ipMode").and_then(|m| m.as_str()) {
+                    Some(mode) => format!("{ip} ({mode})"),
+                    None => ip.to_string(),
+                })
+            })
+            .collect();
+        let _ = writeln!(out, "LoadBalancer Ingress:\t{}", shown.join(", "));
+    }
     if let Some(ip) = spec.load_balancer_ip.as_deref().filter(|ip| !ip.is_empty()) {
         let _ = writeln!(out, "IP:\t{ip}");
     }

@@ -81,6 +81,11 @@ pub(crate) const FLAGS: &[FlagSpec] = &[
     switch("global-default"),
     value("description"),
     value("preemption-policy"),
+    // create ingress
+    value("rule"),
+    value("class"),
+    value("default-backend"),
+    value("annotation"),
 ];
 
 /// `-l` is `--labels` for `run` and `expose` (a selector everywhere else); `run` has `-i`,

@@ -8,6 +8,7 @@ mod attach;
 pub mod auth;
 pub mod autoscaling_printers;
 mod create;
+mod create_ingress;
 mod create_policy;
 mod create_rbac;
 mod debug;
@@ -21,6 +22,7 @@ pub mod explain;
 mod explain_admission;
 mod explain_autoscaling;
 mod explain_network_policy;
+mod explain_networking;
 mod explain_storage;
 mod expose;
 mod imperative_flags;
@@ -31,6 +33,7 @@ mod logs;
 pub mod manifest;
 pub mod merge;
 mod network_policy;
+pub mod networking_printers;
 mod node_ops;
 mod object_watch;
 pub mod output;
@@ -1112,6 +1115,23 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                     describe_storage::describe_stateful_set(sts, &pods, &events, now)
                 }
                 Object::StorageClass(sc) => describe_storage::describe_class(sc, &events, now),
+                Object::Ingress(ing) => {
+                    let ns = &ing.metadata.namespace;
+                    let mut list = |kind| match cluster.request(Request::list(kind, ns)) {
+                        Ok(Reply::List { items, .. }) => items,
+                        _ => Vec::new(),
+                    };
+                    let services: Vec<crate::api::Service> = list(Kind::Service)
+                        .iter()
+                        .filter_map(|o| if let Object::Service(s) = &**o { Some((**s).clone()) } else { None })
+                        .collect();
+                    let slices: Vec<crate::api::EndpointSlice> = list(Kind::EndpointSlice)
+                        .iter()
+                        .filter_map(|o| if let Object::EndpointSlice(s) = &**o { Some(s.clone()) } else { None })
+                        .collect();
+                    networking_printers::describe_ingress(ing, &services, &slices, &events, now)
+                }
+                Object::IngressClass(c) => networking_printers::describe_ingress_class(c, &events, now),
                 Object::PodDisruptionBudget(p) => policy_printers::describe_pdb(p, &events, now),
                 Object::PriorityClass(p) => policy_printers::describe_priority_class(p, &events, now),
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),

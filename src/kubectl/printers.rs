@@ -63,6 +63,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::HorizontalPodAutoscaler | Kind::APIService | Kind::NodeMetrics | Kind::PodMetrics => {
             super::autoscaling_printers::headers(kind)
         }
+        Kind::Ingress | Kind::IngressClass => super::networking_printers::headers(kind),
     };
     let mut h = base.to_vec();
     if wide {
@@ -369,6 +370,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
             super::storage_printers::row(object, now, wide)
         }
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
+        Object::Ingress(_) | Object::IngressClass(_) => super::networking_printers::row(object, now),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
         Object::NetworkPolicy(p) => super::network_policy::row(p, now),
         Object::ValidatingAdmissionPolicy(_) | Object::ValidatingAdmissionPolicyBinding(_) => {

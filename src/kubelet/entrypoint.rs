@@ -87,6 +87,7 @@ fn server_programs(repository: &str) -> &'static [&'static str] {
         "wordpress" => &["apache2-foreground"],
         "fluentd" => &["fluentd"],
         "hashicorp/http-echo" => &["http-echo"],
+        "registry.k8s.io/ingress-nginx/controller" => &["nginx-ingress-controller", "nginx"],
         _ => &[],
     }
 }

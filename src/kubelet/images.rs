@@ -148,6 +148,12 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 53 },
     },
     ImageInfo {
+        repository: "registry.k8s.io/ingress-nginx/controller",
+        tags: &["v1.12.1"],
+        size: 107_839_502,
+        behaviour: Behaviour::Server { port: 80 },
+    },
+    ImageInfo {
         repository: "kindest/local-path-provisioner",
         tags: &["v20250214-acbabc1a"],
         size: 20_136_521,
@@ -485,6 +491,7 @@ pub const PRELOADED: &[&str] = &[
     "docker.io/calico/node:v3.29.3",
     "docker.io/kindest/local-path-helper:v20241212-8ac705d0",
     "docker.io/kindest/local-path-provisioner:v20250214-acbabc1a",
+    "registry.k8s.io/ingress-nginx/controller:v1.12.1",
     "registry.k8s.io/etcd:3.5.21-0",
     "registry.k8s.io/kube-apiserver:v1.35.0",
     "registry.k8s.io/kube-controller-manager:v1.35.0",
@@ -676,6 +683,7 @@ pub fn server_ports(repository: &str, port: u16) -> Vec<u16> {
         "registry.k8s.io/coredns/coredns" => vec![53, 8080, 8181, 9153],
         "registry.k8s.io/etcd" => vec![2379, 2380, 2381],
         "registry.k8s.io/kube-proxy" => vec![10249, 10256],
+        "registry.k8s.io/ingress-nginx/controller" => vec![80, 443, 10254],
         _ => vec![port],
     }
 }

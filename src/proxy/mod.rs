@@ -121,6 +121,22 @@ impl KubeProxy {
         Err(RouteError::NoEndpoints { service: rule.service.clone() })
     }
 
+    /// Where this node's rules send a connection to a load balancer's address (`KUBE-EXT`
+    /// chains for a `type: LoadBalancer` Service's `status.loadBalancer.ingress[].ip`): the
+    /// Service's ClusterIP and port, whose rule picks the endpoint.
+    pub fn load_balancer_target(&self, ip: &str, port: u16) -> Option<(String, u16)> {
+        self.services.cache.values().find_map(|o| {
+            let Object::Service(svc) = &**o else { return None };
+            if svc.spec.type_.as_deref() != Some("LoadBalancer")
+                || !crate::controllers::service_lb::lb_ips(svc).iter().any(|a| a == ip)
+            {
+                return None;
+            }
+            let p = svc.spec.ports.iter().find(|p| p.port == i32::from(port))?;
+            Some((svc.spec.cluster_ip.clone(), p.port as u16))
+        })
+    }
+
     /// Builds every rule from the caches, as a full iptables sync does.
     fn build_rules(&self) -> BTreeMap<(String, u16, String), ServiceRule> {
         let mut rules = BTreeMap::new();

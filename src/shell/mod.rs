@@ -38,7 +38,7 @@ sim: control the sandbox itself (not part of Kubernetes)
                           the last N (20) requests, watch notifications and decisions of
                           a component (kubelet/worker-1, kube-proxy/worker-1…), as its
                           client log at -v=6 would show them
-  sim curl URL [--from NODE|pod/NAME] [-n NAMESPACE] [-k]
+  sim curl URL [--from NODE|pod/NAME] [-n NAMESPACE] [-k] [-H 'Host: NAME']
                           send an HTTP request from NODE (worker-1), or as the pod NAME in
                           NAMESPACE (default): cluster DNS, that node's kube-proxy rules,
                           the CNI plugin's NetworkPolicy rules
@@ -506,12 +506,22 @@ impl Session {
             },
             ["curl", rest @ ..] => {
                 let (mut url, mut node, mut namespace, mut insecure) = (None, "worker-1", "default", false);
+                let mut host = None;
                 let mut it = rest.iter();
                 while let Some(word) = it.next() {
                     match *word {
                         "--from" => node = it.next().copied().unwrap_or(""),
                         "-n" | "--namespace" => namespace = it.next().copied().unwrap_or(""),
                         "-k" | "--insecure" => insecure = true,
+                        "-H" | "--header" => {
+                            let header = it.next().copied().unwrap_or("");
+                            if let Some((k, v)) =
+                                header.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case("host"))
+                            {
+                                let _ = k;
+                                host = Some(v.trim());
+                            }
+                        }
                         "-s" | "--silent" | "-S" | "-sS" => {}
                         w if url.is_none() && !w.starts_with('-') => url = Some(w),
                         w => {
@@ -543,13 +553,13 @@ impl Session {
                             };
                         };
                         let from = crate::cluster::policy::source(pod);
-                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, insecure, &mut rng)
+                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, host, insecure, &mut rng)
                     }
                     // Sent from the node itself: the pod network's rules see the node's address.
                     None => {
                         let ip = self.cluster.kubelet(node).map(|k| k.internal_ip().to_string()).unwrap_or_default();
                         let from = crate::cni::Source::Node { name: node, ip: &ip };
-                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, insecure, &mut rng)
+                        crate::cluster::policy::curl_from(&self.cluster, from, namespace, url, host, insecure, &mut rng)
                     }
                 };
                 Output { stdout: r.stdout, stderr: r.stderr, code: r.code, ..Default::default() }

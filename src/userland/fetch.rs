@@ -43,7 +43,8 @@ impl Container<'_> {
             return Run::fail(77, format!("curl: (77) error setting certificate file: {ca}"));
         }
         let insecure = ca.is_some() || args.contains(&"--insecure") || short_flag(args, 'k');
-        let result = self.world.curl_from_pod(self.pod, url, insecure, &mut rng);
+        let host_header = if wget { None } else { header_value(args, "Host") };
+        let result = self.world.curl_from_pod(self.pod, url, host_header, insecure, &mut rng);
         if result.code != 0 {
             let slept = result.waited;
             let message = result.stderr.trim_end().to_string();
@@ -76,6 +77,14 @@ impl Container<'_> {
                 _ => "wget: error getting response: Connection reset by peer".to_string(),
             };
             return Run { slept, ..Run::fail(1, text) };
+        }
+        // nginx of an ingress controller answering itself (no rule, no endpoints).
+        if let Some((code, status, body)) = super::pages::nginx_page(&result.stdout) {
+            if wget {
+                return Run::fail(1, format!("wget: server returned error: HTTP/1.1 {status}"));
+            }
+            let _ = code;
+            return Run::ok(if quiet_body { body } else { String::new() });
         }
         // Which server answered: the pod the sim request reached.
         let Some(server) = served_by(self.world, &result.stdout) else {
@@ -374,8 +383,16 @@ pub(super) fn file_name(path: &str) -> String {
     }
 }
 
+/// The value of curl's `-H 'Name: value'` header `name`, if given.
+fn header_value<'a>(args: &[&'a str], name: &str) -> Option<&'a str> {
+    option_values(args, &["-H", "--header"]).find_map(|h| {
+        let (key, value) = h.split_once(':')?;
+        key.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
 /// The path of a URL (`/` when it has none).
-pub(super) fn url_path(url: &str) -> String {
+pub fn url_path(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     match rest.find('/') {
         Some(i) => rest[i..].split(['?', '#']).next().unwrap_or("/").to_string(),

@@ -19,6 +19,7 @@ mod world;
 
 pub use crate::kubelet::image_family::Userland;
 pub use crate::util::printing;
+pub use fetch::url_path;
 pub use world::World;
 
 use crate::api::Pod;

@@ -173,3 +173,18 @@ pub(super) const HTTPD_404: &str = "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.
 <p>The requested URL was not found on this server.</p>
 </body></html>
 ";
+
+/// The page nginx answers with itself, for an ingress-nginx summary line (see `cluster::ingress`) that is not a
+/// backend's answer: (status code, status text, body).
+pub(super) fn nginx_page(summary: &str) -> Option<(u16, String, String)> {
+    let rest = summary.strip_prefix("HTTP/1.1 ")?;
+    if !rest.contains(" from ingress-nginx pod ") || rest.contains(" from pod ") {
+        return None;
+    }
+    let (status, _) = rest.split_once(" from ingress-nginx pod ")?;
+    let code: u16 = status.split(' ').next()?.parse().ok()?;
+    let body = format!(
+        "<html>\n<head><title>{status}</title></head>\n<body>\n<center><h1>{status}</h1></center>\n<hr><center>nginx</center>\n</body>\n</html>\n"
+    );
+    Some((code, status.to_string(), body))
+}

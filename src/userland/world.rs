@@ -26,12 +26,32 @@ pub trait World {
     fn curl(&self, url: &str, node: &str, namespace: &str, insecure: bool, rng: &mut Rng) -> CurlResult;
     /// One HTTP(S) request from `pod`, across the cluster's network as its CNI plugin's rules
     /// let it through.
-    fn curl_from_pod(&self, pod: &crate::api::Pod, url: &str, insecure: bool, rng: &mut Rng) -> CurlResult {
-        self.curl(url, &pod.spec.node_name, &pod.metadata.namespace, insecure, rng)
+    fn curl_from_pod(
+        &self,
+        pod: &crate::api::Pod,
+        url: &str,
+        host: Option<&str>,
+        insecure: bool,
+        rng: &mut Rng,
+    ) -> CurlResult {
+        self.curl_with_host(url, host, &pod.spec.node_name, &pod.metadata.namespace, insecure, rng)
     }
     /// Whether the pod network carries a DNS query from `pod` to `server`.
     fn dns_allowed(&self, _pod: &crate::api::Pod, _server: &str) -> bool {
         true
+    }
+    /// The same request with a `Host:` header of its own (`curl -H 'Host: …'`).
+    fn curl_with_host(
+        &self,
+        url: &str,
+        host: Option<&str>,
+        node: &str,
+        namespace: &str,
+        insecure: bool,
+        rng: &mut Rng,
+    ) -> CurlResult {
+        let _ = host;
+        self.curl(url, node, namespace, insecure, rng)
     }
     /// The API server's answer to `method path` over HTTPS, with a service account's token.
     fn answer_http(&self, method: &str, path: &str, token: Option<&str>) -> Answer;

@@ -15,7 +15,8 @@ use std::fmt::Write;
 pub const DEFAULT_NODES: [&str; 4] = ["control-plane", "worker-1", "worker-2", "worker-3"];
 
 /// The add-ons besides CoreDNS a fresh cluster runs, each with its box.
-pub const DEFAULT_ADDONS: [&str; 2] = ["local-path-provisioner", "metrics-server"];
+pub const DEFAULT_ADDONS: [&str; 4] =
+    ["local-path-provisioner", "metrics-server", "cloud-controller-manager", "ingress-nginx-controller"];
 
 /// The map's layout for the default cluster with no pods and no controller lanes.
 pub fn shell_layout() -> Layout {

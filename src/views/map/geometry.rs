@@ -12,7 +12,7 @@ pub const WIDTH: f64 = 1200.0;
 /// Up to this many nodes are drawn as boxes with their components; more become tiles.
 pub const MAX_BOXES: usize = 8;
 /// The most pods a node box lists by name; more are drawn as dots.
-pub const LISTED_PODS: usize = 6;
+pub const LISTED_PODS: usize = 8;
 /// Rows of dots a node box shows at most (the rest are counted).
 const DOT_ROWS: usize = 6;
 const DOT: f64 = 19.0;
@@ -197,7 +197,10 @@ pub struct Layout {
 
 /// An add-on's box title and what it does, in a few words.
 pub fn addon_title(name: &str) -> String {
-    name.trim_end_matches("-controller").trim_end_matches("-provisioner").to_string()
+    match name {
+        "cloud-controller-manager" => "cloud provider".into(),
+        n => n.trim_end_matches("-controller").trim_end_matches("-provisioner").to_string(),
+    }
 }
 
 /// What an add-on does, as its box says under its title.
@@ -206,6 +209,7 @@ pub fn addon_role(name: &str) -> &'static str {
         "local-path-provisioner" => "provisions PVs",
         n if n.starts_with("ingress") => "routes Ingress",
         "metrics-server" => "the metrics API",
+        "cloud-controller-manager" => "LB addresses",
         _ => "an add-on",
     }
 }
