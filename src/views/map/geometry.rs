@@ -197,8 +197,11 @@ pub struct Layout {
 
 /// An add-on's box title and what it does, in a few words.
 pub fn addon_title(name: &str) -> String {
+    // A box is narrow: the name a course uses, shortened (its tooltip gives the whole name).
     match name {
-        "cloud-controller-manager" => "cloud provider".into(),
+        "cloud-controller-manager" => "cloud".into(),
+        "metrics-server" => "metrics".into(),
+        "ingress-nginx-controller" => "ingress".into(),
         n => n.trim_end_matches("-controller").trim_end_matches("-provisioner").to_string(),
     }
 }
@@ -207,8 +210,8 @@ pub fn addon_title(name: &str) -> String {
 pub fn addon_role(name: &str) -> &'static str {
     match name {
         "local-path-provisioner" => "provisions PVs",
-        n if n.starts_with("ingress") => "routes Ingress",
-        "metrics-server" => "the metrics API",
+        n if n.starts_with("ingress") => "nginx, by host",
+        "metrics-server" => "Metrics API",
         "cloud-controller-manager" => "LB addresses",
         _ => "an add-on",
     }
