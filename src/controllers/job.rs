@@ -315,6 +315,8 @@ struct Sync {
     /// Pods whose finalizer this sync already removed.
     released: BTreeSet<String>,
     requeue: Option<Duration>,
+    /// It waits out a pod-failure back-off before creating pods again.
+    backing_off: bool,
     /// Why the sync failed (a refused create), to be tried again, rate-limited.
     failed: Option<Status>,
     lane: Lane,
@@ -477,6 +479,7 @@ impl JobController {
         let remaining = s.record.remaining(ctx.now);
         if remaining > Duration::ZERO {
             s.lane.action = format!("back-off {remaining}");
+            s.backing_off = true;
             s.requeue_after(remaining);
             return;
         }
@@ -600,6 +603,7 @@ impl JobController {
             uncounted,
             released: BTreeSet::new(),
             requeue: None,
+            backing_off: false,
             failed: None,
             lane: Lane { succeeded, failed, ..Default::default() },
             job: job.clone(),
@@ -715,7 +719,7 @@ impl JobController {
         s.lane.active = s.active;
         self.track_and_finish(&mut s, finished, &old_status, ctx);
         self.backoff.insert(key.to_string(), s.record);
-        if s.lane.action.starts_with("back-off") {
+        if s.backing_off {
             self.backing_off.insert(key.to_string());
         } else {
             self.backing_off.remove(key);

@@ -7,6 +7,22 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// Integer arithmetic as CEL does it, for either integer type: None on overflow, an error
+/// (returned from the calling function) for division or modulus by zero.
+macro_rules! checked {
+    ($op:expr, $x:expr, $y:expr) => {
+        match $op {
+            Add => $x.checked_add($y),
+            Sub => $x.checked_sub($y),
+            Mul => $x.checked_mul($y),
+            Div if $y == 0 => return Err("division by zero".into()),
+            Rem if $y == 0 => return Err("modulus by zero".into()),
+            Div => $x.checked_div($y),
+            _ => $x.checked_rem($y),
+        }
+    };
+}
+
 /// The budget of one evaluation (upstream's per-expression limit is in the millions of cost
 /// units; each step here is one unit, each character built one more).
 pub const COST_LIMIT: u64 = 1_000_000;
@@ -211,28 +227,8 @@ impl Eval<'_, '_> {
         };
         let overflow = || "integer overflow".to_string();
         match (a, b) {
-            (Val::Int(x), Val::Int(y)) => match op {
-                Add => x.checked_add(y),
-                Sub => x.checked_sub(y),
-                Mul => x.checked_mul(y),
-                Div if y == 0 => return Err("division by zero".into()),
-                Rem if y == 0 => return Err("modulus by zero".into()),
-                Div => x.checked_div(y),
-                _ => x.checked_rem(y),
-            }
-            .map(Val::Int)
-            .ok_or_else(overflow),
-            (Val::Uint(x), Val::Uint(y)) => match op {
-                Add => x.checked_add(y),
-                Sub => x.checked_sub(y),
-                Mul => x.checked_mul(y),
-                Div if y == 0 => return Err("division by zero".into()),
-                Rem if y == 0 => return Err("modulus by zero".into()),
-                Div => x.checked_div(y),
-                _ => x.checked_rem(y),
-            }
-            .map(Val::Uint)
-            .ok_or_else(overflow),
+            (Val::Int(x), Val::Int(y)) => checked!(op, x, y).map(Val::Int).ok_or_else(overflow),
+            (Val::Uint(x), Val::Uint(y)) => checked!(op, x, y).map(Val::Uint).ok_or_else(overflow),
             (Val::Double(x), Val::Double(y)) => Ok(Val::Double(match op {
                 Add => x + y,
                 Sub => x - y,
