@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
+pub mod apiextensions;
 pub mod admission_policy;
 pub mod aggregator;
 pub mod authorization;
@@ -31,6 +32,7 @@ pub mod policy_validation;
 pub mod priority;
 pub mod quota;
 pub mod rbac_validation;
+pub mod schema;
 pub mod request;
 pub mod reviews;
 pub mod status;
@@ -108,6 +110,10 @@ pub struct ApiServer {
     large_body: bool,
     /// Warnings for the person at kubectl (admission policies' Warn), until kubectl takes them.
     warnings: Vec<String>,
+    /// CustomResourceDefinitions the apiextensions controllers are to look at, and when.
+    crd_work: std::collections::BTreeMap<String, Time>,
+    /// What discovery lists of custom resources, until a definition changes.
+    served_cache: std::cell::RefCell<Option<Arc<Vec<crate::api::custom::Served>>>>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -212,6 +218,8 @@ impl ApiServer {
 
     /// Direct write access to etcd, bypassing the API server: what `etcdctl put` does.
     pub fn etcd_bypass(&mut self) -> &mut Etcd {
+        // What is written there may be a definition: discovery asks again.
+        self.served_cache.replace(None);
         &mut self.etcd
     }
 
@@ -276,7 +284,7 @@ impl ApiServer {
             return events.borrow_mut().here().api.peek(kind, namespace, name);
         }
         let ns = if kind.info().namespaced { namespace } else { "" };
-        self.etcd.get(&LookupKey::etcd(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
+        self.etcd.get(&LookupKey::etcd(kind.storage_resource(), ns, name)).map(|kv| kv.value.clone())
     }
 
     /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
@@ -397,6 +405,9 @@ impl ApiServer {
         if req.subresource.is_some_and(|s| s.connects()) {
             return self.connect(&req, env);
         }
+        if let Kind::Custom(_) = req.kind {
+            self.served_definition(&req)?;
+        }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
             Verb::List => self.list(&req).map(|r| (200, r)),
@@ -479,7 +490,7 @@ impl ApiServer {
     }
 
     fn key(req: &Request, name: &str) -> LookupKey {
-        LookupKey::etcd(req.kind.info().resource, &req.namespace, name)
+        LookupKey::etcd(req.kind.storage_resource(), &req.namespace, name)
     }
 
     fn get(&self, req: &Request) -> StageResult<Arc<Object>> {
@@ -615,6 +626,7 @@ impl ApiServer {
         seq: Seq,
         applied: Option<Vec<ManagedFieldsEntry>>,
     ) -> StageResult<Arc<Object>> {
+        let strict = matches!(req.body, Some(Body::Json(_)));
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         // Mutating admission (including the defaults of a new object).
@@ -636,6 +648,11 @@ impl ApiServer {
         }
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
+        self.admit_custom(&req, &mut object, strict)?;
+        if let Object::CustomResourceDefinition(crd) = &mut object {
+            crd.status = Default::default();
+            crd.metadata.finalizers.push(apiextensions::CLEANUP_FINALIZER.to_string());
+        }
         // The creator owns what it set, worked out when first read (see `ManagedFields`): from
         // the object the store keeps, for the kinds admission changes no further past this
         // point (nothing is copied), or else from a copy of the object as it stands now.
@@ -954,6 +971,7 @@ impl ApiServer {
         seq: Seq,
         applied: Option<Vec<ManagedFieldsEntry>>,
     ) -> StageResult<Arc<Object>> {
+        let strict = matches!(req.body, Some(Body::Json(_)));
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         let name = if req.name.is_empty() { object.name().to_string() } else { req.name.clone() };
@@ -974,6 +992,8 @@ impl ApiServer {
         if Object::has_status(req.kind) {
             let status_only = req.subresource == Some(Subresource::Status);
             object = merge_status(old, object, status_only);
+        } else if self.custom_has_status(req.kind) {
+            object = merge_custom_status(old, object, req.subresource == Some(Subresource::Status));
         }
         {
             let old_meta = old.meta();
@@ -990,9 +1010,12 @@ impl ApiServer {
         if let Err(errors) = keep_allocated(old, &mut object) {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
+        if let Object::Custom(_) = object {
+            self.admit_custom(&req, &mut object, strict && !status_update)?;
+        }
         if !status_update {
             admission::default_object(&mut object);
-            if spec_changed(old, &object) && object.meta().generation > 0 {
+            if (spec_changed(old, &object) || custom_spec_changed(old, &object)) && object.meta().generation > 0 {
                 object.meta_mut().generation += 1;
             }
         }
@@ -1302,6 +1325,12 @@ impl ApiServer {
 
     /// Sends a write's watch notifications and returns the stored object.
     fn publish(&mut self, change: Change, env: &mut Env, seq: Seq) -> Arc<Object> {
+        if let Object::CustomResourceDefinition(crd) = &*change.value {
+            self.served_cache.replace(None);
+            if change.kind == crate::etcd::ChangeKind::Put {
+                self.definition_written(&crd.metadata.name.clone(), env.now);
+            }
+        }
         if change.value.kind() == Kind::Event {
             match change.kind {
                 crate::etcd::ChangeKind::Put => self.event_leases.attach(&change.key, env.now + EVENT_TTL),
@@ -1492,7 +1521,7 @@ impl ApiServer {
 }
 
 fn list_prefix(kind: Kind, namespace: &str) -> String {
-    let resource = kind.info().resource;
+    let resource = kind.storage_resource();
     if kind.info().namespaced && !namespace.is_empty() {
         format!("/registry/{resource}/{namespace}/")
     } else {
@@ -1690,8 +1719,40 @@ status_kinds!(
     PersistentVolume,
     PersistentVolumeClaim,
     PodDisruptionBudget,
-    ReplicationController
+    ReplicationController,
+    CustomResourceDefinition
 );
+
+/// A custom object's update with the status subresource: the main resource keeps the stored
+/// status, the status subresource keeps everything else.
+fn merge_custom_status(old: &Object, new: Object, status_only: bool) -> Object {
+    let (Object::Custom(o), Object::Custom(mut n)) = (old, new) else { return old.clone() };
+    if status_only {
+        let status = n.content.remove("status");
+        let mut merged = o.clone();
+        merged.metadata.resource_version.clone_from(&n.metadata.resource_version);
+        match status {
+            Some(s) => merged.content.insert("status".into(), s),
+            None => merged.content.remove("status"),
+        };
+        Object::Custom(merged)
+    } else {
+        match o.content.get("status") {
+            Some(s) => n.content.insert("status".into(), s.clone()),
+            None => n.content.remove("status"),
+        };
+        Object::Custom(n)
+    }
+}
+
+/// Whether a custom object's fields other than metadata and status changed (what bumps its
+/// generation).
+fn custom_spec_changed(old: &Object, new: &Object) -> bool {
+    let (Object::Custom(o), Object::Custom(n)) = (old, new) else { return false };
+    let without_status = |m: &serde_json::Map<String, Value>| m.iter().filter(|(k, _)| *k != "status").count();
+    without_status(&o.content) != without_status(&n.content)
+        || o.content.iter().any(|(k, v)| k != "status" && n.content.get(k) != Some(v))
+}
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
 /// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
@@ -1825,6 +1886,8 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::PodDisruptionBudget
             | Kind::ReplicationController
             | Kind::StatefulSet
+            | Kind::CustomResourceDefinition
+            | Kind::Custom(_)
     )
 }
 

@@ -578,6 +578,7 @@ impl Cluster {
         slot.wake_at = None;
         let Some(mut component) = slot.component.take() else { return true };
         let started = slot.started;
+        let served = self.api.served_custom();
         slot.started = true;
         let next = {
             let slot = &mut self.slots[idx as usize];
@@ -591,6 +592,8 @@ impl Cluster {
                 &mut self.record,
                 &mut slot.recorder,
             );
+            // The component's discovery: the custom resources the server lists.
+            let _discovery = crate::api::custom::Discovery::install(served);
             if started { component.run(&mut ctx) } else { component.start(&mut ctx) }
         };
         // A kubelet that started containers leaves what their commands print for the cluster
@@ -648,6 +651,15 @@ impl Cluster {
             }
         }
         self.metrics_due();
+        if self.api.next_crd_work().is_some_and(|t| t <= self.now) {
+            self.as_api_server(|api, env| api.apiextensions_due(env));
+            self.schedule_woken();
+        }
+    }
+
+    /// The custom resources the API server serves, as discovery lists them.
+    pub fn served_custom(&self) -> std::sync::Arc<Vec<crate::api::custom::Served>> {
+        self.api.served_custom()
     }
 
     /// Runs `f` as the API server's own housekeeping (no request caused it).

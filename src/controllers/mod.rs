@@ -122,6 +122,9 @@ pub trait Reconciler: 'static {
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String>;
     /// Called once the informers have listed: rebuild anything derived from their caches.
     fn on_start(&mut self) {}
+    /// Called before each run's sync: a controller that watches what discovery lists (the
+    /// garbage collector, every resource) starts informers for resources served since.
+    fn refresh(&mut self, _ctx: &mut Ctx) {}
     /// Brings one object's actual state towards its desired state.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced;
     /// Whether it has work under way beyond its ready queue (e.g. a namespace it is emptying
@@ -275,6 +278,7 @@ impl Component for ControllerLoop {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        self.reconciler.refresh(ctx);
         self.sync(ctx);
         self.queue.promote(ctx.now);
         let mut work = 0;

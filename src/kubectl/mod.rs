@@ -11,6 +11,7 @@ mod create;
 mod create_ingress;
 mod create_policy;
 mod create_rbac;
+pub mod custom_printers;
 mod debug;
 pub mod describe;
 mod describe_storage;
@@ -170,6 +171,8 @@ pub fn verb_names() -> Vec<&'static str> {
 /// Runs one kubectl command (the words after `kubectl`); the server's warnings come first,
 /// as kubectl prints them (`Warning: …`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
+    // Discovery: the custom resources the server lists, known for this command.
+    let _discovery = crate::api::custom::Discovery::install(cluster.served_custom());
     cluster.take_api_warnings();
     let mut out = run_command(cluster, words, io);
     let warnings: String = cluster.take_api_warnings().iter().map(|w| format!("Warning: {w}\n")).collect();
@@ -708,7 +711,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         let label_columns = printers::LabelColumns::from_args(args);
         let mut rows = Vec::new();
         if !args.has("no-headers") {
-            let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
+            let mut header: Vec<String> = printers::header_strings(kind, wide);
             if all_ns && kind.info().namespaced {
                 header.insert(0, "NAMESPACE".into());
             }

@@ -1,0 +1,446 @@
+//! The apiextensions part of kube-apiserver: CustomResourceDefinitions are defaulted and
+//! validated when written; its naming and establishing controllers then accept the names and
+//! mark the definition Established (shortly after, on the API server's own clock); from then
+//! on the API server serves the custom resource — each object pruned, defaulted and validated
+//! against its version's structural schema — and discovery lists it. Deleting a definition
+//! first deletes every object of it (the `customresourcecleanup` finalizer), then the
+//! definition.
+
+use super::validation::{is_dns_label, is_dns_subdomain};
+use super::{ApiServer, Env, Request, Stage, StageResult, Status, Subresource, Verb};
+use crate::api::crd::{CrdCondition, CustomResourceDefinition};
+use crate::api::custom::Served;
+use crate::api::{CustomKind, Kind, Object};
+use crate::etcd::lookup_key::LookupKey;
+use crate::sim::{Duration, Time};
+use std::sync::Arc;
+
+/// The finalizer that holds a definition until its objects are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+/// How long after a definition is written its names are accepted and it is Established.
+pub const ESTABLISH_DELAY: Duration = Duration::millis(500);
+
+const COLUMN_TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
+
+/// The defaults the API server gives a definition: singular and listKind from its kind.
+pub fn default_crd(crd: &mut CustomResourceDefinition) {
+    let names = &mut crd.spec.names;
+    if names.singular.is_empty() {
+        names.singular = names.kind.to_lowercase();
+    }
+    if names.list_kind.is_empty() && !names.kind.is_empty() {
+        names.list_kind = format!("{}List", names.kind);
+    }
+    if crd.spec.conversion.is_none() {
+        crd.spec.conversion = Some(crate::util::json_macro::json!({"strategy": "None"}));
+    }
+}
+
+/// What is wrong with a definition, in the API server's words.
+pub fn validate_crd(crd: &CustomResourceDefinition) -> Vec<String> {
+    let mut errors = Vec::new();
+    let spec = &crd.spec;
+    let names = &spec.names;
+    let expected = format!("{}.{}", names.plural, spec.group);
+    if crd.metadata.name != expected {
+        errors.push(format!(
+            "metadata.name: Invalid value: \"{}\": must be spec.names.plural+\".\"+spec.group",
+            crd.metadata.name
+        ));
+    }
+    if spec.group.is_empty() {
+        errors.push("spec.group: Required value".into());
+    } else if !is_dns_subdomain(&spec.group) {
+        errors.push(format!("spec.group: Invalid value: \"{}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", spec.group));
+    } else if !spec.group.contains('.') {
+        errors.push(format!("spec.group: Invalid value: \"{}\": should be a domain with at least one dot", spec.group));
+    }
+    match spec.scope.as_str() {
+        "Cluster" | "Namespaced" => {}
+        "" => errors.push("spec.scope: Required value".into()),
+        other => errors.push(format!("spec.scope: Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\"")),
+    }
+    for (field, value) in [("plural", &names.plural), ("singular", &names.singular)] {
+        if value.is_empty() {
+            errors.push(format!("spec.names.{field}: Required value"));
+        } else if !is_dns_label(value) {
+            errors.push(format!("spec.names.{field}: Invalid value: \"{value}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+        }
+    }
+    for (i, short) in names.short_names.iter().enumerate() {
+        if !is_dns_label(short) {
+            errors.push(format!("spec.names.shortNames[{i}]: Invalid value: \"{short}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+        }
+    }
+    for (field, value) in [("kind", &names.kind), ("listKind", &names.list_kind)] {
+        if value.is_empty() {
+            errors.push(format!("spec.names.{field}: Required value"));
+        } else if !value.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            errors.push(format!("spec.names.{field}: Invalid value: \"{value}\": may have mixed case, but should otherwise match: ^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$"));
+        }
+    }
+    if !names.kind.is_empty() && names.kind == names.list_kind {
+        errors.push(format!("spec.names.listKind: Invalid value: \"{}\": kind and listKind may not be the same or if listKind is empty, kind may not end in 'List'", names.list_kind));
+    }
+    if spec.versions.is_empty() {
+        errors.push("spec.versions: Invalid value: null: must have exactly one version marked as storage version".into());
+    } else {
+        let storage = spec.versions.iter().filter(|v| v.storage).count();
+        if storage != 1 {
+            let listed: Vec<String> = spec.versions.iter().map(|v| format!("{}(storage={})", v.name, v.storage)).collect();
+            errors.push(format!(
+                "spec.versions: Invalid value: \"{}\": must have exactly one version marked as storage version",
+                listed.join(",")
+            ));
+        }
+        if !spec.versions.iter().any(|v| v.served) {
+            errors.push("spec.versions: Invalid value: \"\": must have at least one version marked as served".into());
+        }
+    }
+    for (i, version) in spec.versions.iter().enumerate() {
+        let at = format!("spec.versions[{i}]");
+        if version.name.is_empty() {
+            errors.push(format!("{at}.name: Required value"));
+        } else if !is_dns_label(&version.name) {
+            errors.push(format!("{at}.name: Invalid value: \"{}\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", version.name));
+        } else if spec.versions[..i].iter().any(|v| v.name == version.name) {
+            errors.push(format!("{at}.name: Duplicate value: \"{}\"", version.name));
+        }
+        match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+            None => errors.push(format!("{at}.schema.openAPIV3Schema: Required value: schemas are required")),
+            Some(schema) => errors.extend(super::schema::check_structural(schema, &format!("{at}.schema.openAPIV3Schema"))),
+        }
+        for (j, column) in version.additional_printer_columns.iter().enumerate() {
+            let at = format!("{at}.additionalPrinterColumns[{j}]");
+            if column.name.is_empty() {
+                errors.push(format!("{at}.name: Required value"));
+            }
+            if column.type_.is_empty() {
+                errors.push(format!("{at}.type: Required value"));
+            } else if !COLUMN_TYPES.contains(&column.type_.as_str()) {
+                errors.push(format!("{at}.type: Unsupported value: \"{}\": supported values: \"boolean\", \"date\", \"integer\", \"number\", \"string\"", column.type_));
+            }
+            if column.json_path.is_empty() {
+                errors.push(format!("{at}.jsonPath: Required value"));
+            } else if !column.json_path.starts_with('.') {
+                errors.push(format!("{at}.jsonPath: Invalid value: \"{}\": must be a simple json path starting with .", column.json_path));
+            }
+        }
+    }
+    errors
+}
+
+/// What an update may not change.
+pub fn validate_crd_update(old: &CustomResourceDefinition, new: &CustomResourceDefinition) -> Vec<String> {
+    let mut errors = Vec::new();
+    if old.spec.scope != new.spec.scope && old.established() {
+        errors.push(format!("spec.scope: Invalid value: \"{}\": field is immutable", new.spec.scope));
+    }
+    if old.spec.group != new.spec.group {
+        errors.push(format!("spec.group: Invalid value: \"{}\": field is immutable", new.spec.group));
+    }
+    errors
+}
+
+fn condition(type_: &str, status: &str, reason: &str, message: &str, now: Time) -> CrdCondition {
+    CrdCondition {
+        type_: type_.into(),
+        status: status.into(),
+        last_transition_time: Some(now),
+        reason: reason.into(),
+        message: message.into(),
+    }
+}
+
+/// Sets a condition, keeping its transition time when its status stays.
+fn set_condition(conditions: &mut Vec<CrdCondition>, new: CrdCondition) {
+    match conditions.iter_mut().find(|c| c.type_ == new.type_) {
+        Some(c) if c.status == new.status && c.reason == new.reason && c.message == new.message => {}
+        Some(c) => {
+            let keep = (c.status == new.status).then_some(c.last_transition_time).flatten();
+            *c = new;
+            if keep.is_some() {
+                c.last_transition_time = keep;
+            }
+        }
+        None => conditions.push(new),
+    }
+}
+
+impl ApiServer {
+    /// The definitions the API server holds.
+    fn definitions(&self) -> Vec<Arc<Object>> {
+        self.peek_list(Kind::CustomResourceDefinition, "")
+    }
+
+    /// The definition of a custom kind's resource, if there is one.
+    fn definition_of(&self, kind: CustomKind) -> Option<Arc<Object>> {
+        let info = kind.info();
+        self.peek(Kind::CustomResourceDefinition, "", &format!("{}.{}", info.resource, info.group))
+    }
+
+    /// What discovery lists: each served version of every Established definition (the
+    /// storage version first among a definition's).
+    pub fn served_custom(&self) -> Arc<Vec<Served>> {
+        if let Some(served) = self.served_cache.borrow().as_ref() {
+            return served.clone();
+        }
+        let served = Arc::new(self.list_served());
+        self.served_cache.replace(Some(served.clone()));
+        served
+    }
+
+    fn list_served(&self) -> Vec<Served> {
+        let mut out = Vec::new();
+        for object in self.definitions() {
+            let Object::CustomResourceDefinition(crd) = object.as_ref() else { continue };
+            if !crd.established() {
+                continue;
+            }
+            let mut first = true;
+            for version in crd.spec.versions.iter().filter(|v| v.served) {
+                out.push(Served {
+                    kind: crd.custom_kind(&version.name),
+                    short_names: crd.status.accepted_names.short_names.clone(),
+                    categories: crd.status.accepted_names.categories.clone(),
+                    preferred: first,
+                    columns: version.additional_printer_columns.clone(),
+                    status: crd.has_status(&version.name),
+                });
+                first = false;
+            }
+        }
+        out
+    }
+
+    /// The definition behind a request for a custom kind, when the resource is served (404
+    /// otherwise, as for any path the server does not know).
+    pub(super) fn served_definition(&self, req: &Request) -> StageResult<Arc<Object>> {
+        let Kind::Custom(kind) = req.kind else {
+            return Err((Stage::Authorization, Status::not_found(req.kind, &req.name)));
+        };
+        let not_served =
+            || (Stage::Authorization, Status::new(404, "NotFound", "the server could not find the requested resource".to_string()));
+        let object = self.definition_of(kind).ok_or_else(not_served)?;
+        let Object::CustomResourceDefinition(crd) = object.as_ref() else { return Err(not_served()) };
+        let info = kind.info();
+        let version = crd.version(info.version).filter(|v| v.served).ok_or_else(not_served)?;
+        if !crd.established()
+            || crd.spec.names.kind != info.kind
+            || crd.namespaced() != info.namespaced
+            || crd.spec.names.singular != info.singular
+        {
+            return Err(not_served());
+        }
+        if req.subresource == Some(Subresource::Status) && !crd.has_status(&version.name) {
+            return Err(not_served());
+        }
+        if matches!(req.subresource, Some(s) if s != Subresource::Status) {
+            return Err(not_served());
+        }
+        if req.verb == Verb::Create && crd.metadata.deletion_timestamp.is_some() {
+            return Err((
+                Stage::Validation,
+                Status::new(
+                    405,
+                    "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating".to_string(),
+                ),
+            ));
+        }
+        Ok(object.clone())
+    }
+
+    /// A custom object on its way in: unknown fields pruned (refused, when the client sent
+    /// them and asked for strict field validation), defaults filled in, then validated.
+    pub(super) fn admit_custom(&self, req: &Request, object: &mut Object, strict: bool) -> StageResult<()> {
+        let Object::Custom(custom) = object else { return Ok(()) };
+        let definition = self.served_definition(req)?;
+        let Object::CustomResourceDefinition(crd) = definition.as_ref() else { return Ok(()) };
+        let Some(schema) = crd.schema(custom.of.info().version) else { return Ok(()) };
+        let pruned = super::schema::prune(&mut custom.content, schema);
+        if strict && !pruned.is_empty() {
+            let info = custom.of.info();
+            let unknown: Vec<String> = pruned.iter().map(|p| format!("unknown field \"{p}\"")).collect();
+            return Err((
+                Stage::Validation,
+                Status::bad_request(format!(
+                    "{} in version \"{}\" cannot be handled as a {}: strict decoding error: {}",
+                    info.kind,
+                    info.version,
+                    info.kind,
+                    unknown.join(", ")
+                )),
+            ));
+        }
+        super::schema::default(&mut custom.content, schema);
+        let errors = super::schema::validate(&custom.content, schema);
+        if !errors.is_empty() {
+            return Err((Stage::Validation, Status::invalid(req.kind, &custom.metadata.name, errors)));
+        }
+        Ok(())
+    }
+
+    /// Whether the custom kind's resource has the status subresource.
+    pub(super) fn custom_has_status(&self, kind: Kind) -> bool {
+        let Kind::Custom(c) = kind else { return false };
+        match self.definition_of(c).as_deref() {
+            Some(Object::CustomResourceDefinition(crd)) => crd.has_status(c.info().version),
+            _ => false,
+        }
+    }
+
+    /// Notes that a definition was written: its names are to be accepted, or (deleted) its
+    /// objects cleaned up.
+    pub(super) fn definition_written(&mut self, name: &str, now: Time) {
+        self.crd_work.insert(name.to_string(), now + ESTABLISH_DELAY);
+    }
+
+    /// When the apiextensions controllers next have work.
+    pub fn next_crd_work(&self) -> Option<Time> {
+        self.crd_work.values().min().copied()
+    }
+
+    /// The naming, establishing and finalizing controllers' passes over the definitions due:
+    /// each writes through the API server as any controller does.
+    pub fn apiextensions_due(&mut self, env: &mut Env) {
+        let due: Vec<String> = self.crd_work.iter().filter(|(_, at)| **at <= env.now).map(|(n, _)| n.clone()).collect();
+        for name in due {
+            self.crd_work.remove(&name);
+            let Some(object) = self.peek(Kind::CustomResourceDefinition, "", &name) else { continue };
+            let Object::CustomResourceDefinition(crd) = object.as_ref() else { continue };
+            if crd.metadata.deletion_timestamp.is_some() {
+                self.finalize_definition(crd, env);
+            } else {
+                self.establish(crd, env);
+            }
+        }
+    }
+
+    fn establish(&mut self, crd: &CustomResourceDefinition, env: &mut Env) {
+        let mut next = crd.clone();
+        let names = &crd.spec.names;
+        // Names another definition of the group already serves are refused.
+        let others: Vec<CustomResourceDefinition> = self
+            .definitions()
+            .iter()
+            .filter_map(|o| match o.as_ref() {
+                Object::CustomResourceDefinition(c) if c.metadata.name != crd.metadata.name => Some((**c).clone()),
+                _ => None,
+            })
+            .filter(|c| c.spec.group == crd.spec.group)
+            .collect();
+        let kind_taken = others.iter().any(|o| o.status.accepted_names.kind == names.kind);
+        let short_taken: Vec<&String> = names
+            .short_names
+            .iter()
+            .filter(|s| others.iter().any(|o| o.status.accepted_names.short_names.contains(s)))
+            .collect();
+        let status = &mut next.status;
+        if kind_taken {
+            set_condition(
+                &mut status.conditions,
+                condition("NamesAccepted", "False", "KindConflict", &format!("\"{}\" is already in use", names.kind), env.now),
+            );
+            set_condition(
+                &mut status.conditions,
+                condition("Established", "False", "NotAccepted", "not all names are accepted", env.now),
+            );
+        } else if let Some(short) = short_taken.first() {
+            set_condition(
+                &mut status.conditions,
+                condition(
+                    "NamesAccepted",
+                    "False",
+                    "ShortNamesConflict",
+                    &format!("\"{short}\" is already in use"),
+                    env.now,
+                ),
+            );
+            if !crd.established() {
+                set_condition(
+                    &mut status.conditions,
+                    condition("Established", "False", "NotAccepted", "not all names are accepted", env.now),
+                );
+            }
+        } else {
+            status.accepted_names = names.clone();
+            set_condition(
+                &mut status.conditions,
+                condition("NamesAccepted", "True", "NoConflicts", "no conflicts found", env.now),
+            );
+            set_condition(
+                &mut status.conditions,
+                condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted", env.now),
+            );
+        }
+        if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage) {
+            if !status.stored_versions.contains(&storage.name) {
+                status.stored_versions.push(storage.name.clone());
+            }
+        }
+        if next != *crd {
+            let _ = self.handle(Request::update_status(Object::CustomResourceDefinition(Box::new(next))), env);
+        }
+    }
+
+    /// A deleted definition: its objects are deleted, then the finalizer comes off.
+    fn finalize_definition(&mut self, crd: &CustomResourceDefinition, env: &mut Env) {
+        if !crd.metadata.finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
+            return;
+        }
+        let mut next = crd.clone();
+        set_condition(
+            &mut next.status.conditions,
+            condition("Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress", env.now),
+        );
+        set_condition(
+            &mut next.status.conditions,
+            condition("Established", "False", "Terminating", "the CustomResourceDefinition is being deleted", env.now),
+        );
+        if next != *crd {
+            let _ = self.handle(Request::update_status(Object::CustomResourceDefinition(Box::new(next.clone()))), env);
+        }
+        let prefix = format!("/registry/{}/{}/", crd.spec.group, crd.spec.names.plural);
+        let stored: Vec<Arc<Object>> = self.etcd.range(&prefix).map(|(_, kv)| kv.value.clone()).collect();
+        for object in stored {
+            // Straight to storage: the resource is no longer served, and its objects go
+            // whatever finalizers they hold.
+            let key = LookupKey::etcd(object.kind().storage_resource(), object.namespace(), object.name());
+            if let Ok(change) = self.etcd.delete(&key, None) {
+                let seq = env.record.last_seq();
+                self.publish(change, env, seq);
+            }
+        }
+        let Some(latest) = self.peek(Kind::CustomResourceDefinition, "", &crd.metadata.name) else { return };
+        let Object::CustomResourceDefinition(latest) = latest.as_ref() else { return };
+        let mut done = (**latest).clone();
+        done.metadata.finalizers.retain(|f| f != CLEANUP_FINALIZER);
+        set_condition(
+            &mut done.status.conditions,
+            condition("Terminating", "True", "InstanceDeletionCompleted", "removed all instances", env.now),
+        );
+        let _ = self.handle(Request::update(Object::CustomResourceDefinition(Box::new(done))), env);
+    }
+}
+
+/// The custom resources `served` lists, as `kubectl api-resources` rows: name, short names,
+/// API version, namespaced, kind.
+pub fn api_resource_rows(served: &[Served]) -> Vec<[String; 5]> {
+    served
+        .iter()
+        .filter(|s| s.preferred)
+        .map(|s| {
+            let info = s.kind.info();
+            [
+                info.resource.to_string(),
+                s.short_names.join(","),
+                Kind::Custom(s.kind).api_version(),
+                info.namespaced.to_string(),
+                info.kind.to_string(),
+            ]
+        })
+        .collect()
+}
