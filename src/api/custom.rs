@@ -184,6 +184,8 @@ pub struct Served {
     pub columns: Vec<super::crd::PrinterColumn>,
     /// Whether the version has the status subresource.
     pub status: bool,
+    /// The version's `openAPIV3Schema` (what `kubectl explain` reads).
+    pub schema: Value,
 }
 
 impl Served {
@@ -261,6 +263,7 @@ mod tests {
                 preferred: true,
                 columns: vec![],
                 status: false,
+                schema: Value::Null,
             }]));
             assert_eq!(Discovery::served().len(), 1);
         }

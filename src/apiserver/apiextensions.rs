@@ -208,6 +208,7 @@ impl ApiServer {
                     preferred: first,
                     columns: version.additional_printer_columns.clone(),
                     status: crd.has_status(&version.name),
+                    schema: crd.schema(&version.name).cloned().unwrap_or_default(),
                 });
                 first = false;
             }

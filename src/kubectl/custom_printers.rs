@@ -65,3 +65,97 @@ pub fn cell(column: &PrinterColumn, object: &Value, now: Time) -> String {
         (_, other) => super::jsonpath::text_of(other),
     }
 }
+
+/// `kubectl describe` of an object kubectl has no describer of its own for (a custom resource,
+/// a definition): its name and labels, then every other field, nested, under labels made from
+/// the field names (`readyReplicas` → `Ready Replicas`), then its events.
+pub fn describe(object: &Object, events: &[crate::api::Event], now: Time) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let m = object.meta();
+    let _ = writeln!(out, "Name:\t{}", m.name);
+    if !m.namespace.is_empty() {
+        let _ = writeln!(out, "Namespace:\t{}", m.namespace);
+    }
+    super::describe::labels_multiline(&mut out, "Labels", &m.labels);
+    super::describe::annotations_multiline(&mut out, "Annotations", &m.annotations);
+    let mut value = object.to_json_value();
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        for skipped in ["name", "namespace", "labels", "annotations", "managedFields"] {
+            meta.remove(skipped);
+        }
+    }
+    if let Value::Object(map) = &value {
+        content(&mut out, map, 0);
+    }
+    super::describe::events_section(&mut out, events, now);
+    super::describe::layout(&out)
+}
+
+fn content(out: &mut String, map: &serde_json::Map<String, Value>, level: usize) {
+    let indent = "  ".repeat(level);
+    for (key, value) in map {
+        let label = smart_label(key);
+        match value {
+            Value::Object(inner) if inner.is_empty() => {}
+            Value::Object(inner) => {
+                out.push_str(&format!("{indent}{label}:\n"));
+                content(out, inner, level + 1);
+            }
+            Value::Array(items) if items.is_empty() => {}
+            Value::Array(items) => {
+                out.push_str(&format!("{indent}{label}:\n"));
+                let inner = "  ".repeat(level + 1);
+                for item in items {
+                    match item {
+                        Value::Object(fields) => content(out, fields, level + 1),
+                        scalar => out.push_str(&format!("{inner}{}\n", super::jsonpath::text_of(scalar))),
+                    }
+                }
+            }
+            scalar => out.push_str(&format!("{indent}{label}:\t{}\n", super::jsonpath::text_of(scalar))),
+        }
+    }
+}
+
+/// A field name as describe labels it: words split at capitals, each capitalized, known
+/// initialisms upper-cased (`apiVersion` → `API Version`, `uid` → `UID`).
+pub fn smart_label(field: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for c in field.chars() {
+        if c.is_ascii_uppercase() && !current.is_empty() && !current.chars().last().is_some_and(|p| p.is_ascii_uppercase()) {
+            words.push(std::mem::take(&mut current));
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+        .iter()
+        .map(|w| {
+            let upper = w.to_ascii_uppercase();
+            if matches!(upper.as_str(), "API" | "UID" | "URL" | "IP" | "ID" | "CPU" | "DNS" | "TLS" | "JSON" | "HTTP") {
+                upper
+            } else {
+                let mut chars = w.chars();
+                chars.next().map(|f| f.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_become_describe_labels() {
+        assert_eq!(smart_label("readyReplicas"), "Ready Replicas");
+        assert_eq!(smart_label("apiVersion"), "API Version");
+        assert_eq!(smart_label("uid"), "UID");
+        assert_eq!(smart_label("creationTimestamp"), "Creation Timestamp");
+    }
+}

@@ -22,6 +22,7 @@ mod exec;
 pub mod explain;
 mod explain_admission;
 mod explain_autoscaling;
+mod explain_custom;
 mod explain_network_policy;
 mod explain_networking;
 mod explain_storage;
@@ -596,7 +597,10 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
     for t in positionals[0].split(',') {
         // The `all` category: the workload kinds, in discovery order.
         let kinds: Vec<Kind> = if t == "all" {
-            ALL_CATEGORY.to_vec()
+            // Custom resources in the category too, as discovery lists them.
+            let served = crate::api::custom::Discovery::served();
+            let custom = served.iter().filter(|s| s.preferred && s.categories.iter().any(|c| c == "all"));
+            ALL_CATEGORY.iter().copied().chain(custom.map(|s| Kind::Custom(s.kind))).collect()
         } else {
             vec![Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?]
         };
@@ -1140,6 +1144,7 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
                 Object::HorizontalPodAutoscaler(h) => autoscaling_printers::describe_hpa(h, &events, now),
                 Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
+                Object::Custom(_) | Object::CustomResourceDefinition(_) => custom_printers::describe(&object, &events, now),
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);
