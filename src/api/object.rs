@@ -183,7 +183,8 @@ impl Kind {
         }
         Kind::ALL.iter().copied().find(|k| k.info().kind == kind && k.api_version() == api_version).or_else(|| {
             let served = super::custom::Discovery::served();
-            let found = served.iter().find(|s| s.kind.info().kind == kind && Kind::Custom(s.kind).api_version() == api_version);
+            let found =
+                served.iter().find(|s| s.kind.info().kind == kind && Kind::Custom(s.kind).api_version() == api_version);
             found.map(|s| Kind::Custom(s.kind))
         })
     }
@@ -224,7 +225,9 @@ impl Kind {
                     || s.short_names.iter().any(|n| *n == name)
                     || info.kind.eq_ignore_ascii_case(&name);
                 name_ok
-                    && group.as_deref().is_none_or(|g| g == info.group || g == format!("{}.{}", info.version, info.group))
+                    && group
+                        .as_deref()
+                        .is_none_or(|g| g == info.group || g == format!("{}.{}", info.version, info.group))
             });
             found.map(|s| Kind::Custom(s.kind))
         })

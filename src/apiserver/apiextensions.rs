@@ -58,7 +58,8 @@ pub fn validate_crd(crd: &CustomResourceDefinition) -> Vec<String> {
     match spec.scope.as_str() {
         "Cluster" | "Namespaced" => {}
         "" => errors.push("spec.scope: Required value".into()),
-        other => errors.push(format!("spec.scope: Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\"")),
+        other => errors
+            .push(format!("spec.scope: Unsupported value: \"{other}\": supported values: \"Cluster\", \"Namespaced\"")),
     }
     for (field, value) in [("plural", &names.plural), ("singular", &names.singular)] {
         if value.is_empty() {
@@ -85,11 +86,13 @@ pub fn validate_crd(crd: &CustomResourceDefinition) -> Vec<String> {
         errors.push(format!("spec.names.listKind: Invalid value: \"{}\": kind and listKind may not be the same or if listKind is empty, kind may not end in 'List'", names.list_kind));
     }
     if spec.versions.is_empty() {
-        errors.push("spec.versions: Invalid value: null: must have exactly one version marked as storage version".into());
+        errors
+            .push("spec.versions: Invalid value: null: must have exactly one version marked as storage version".into());
     } else {
         let storage = spec.versions.iter().filter(|v| v.storage).count();
         if storage != 1 {
-            let listed: Vec<String> = spec.versions.iter().map(|v| format!("{}(storage={})", v.name, v.storage)).collect();
+            let listed: Vec<String> =
+                spec.versions.iter().map(|v| format!("{}(storage={})", v.name, v.storage)).collect();
             errors.push(format!(
                 "spec.versions: Invalid value: \"{}\": must have exactly one version marked as storage version",
                 listed.join(",")
@@ -110,7 +113,9 @@ pub fn validate_crd(crd: &CustomResourceDefinition) -> Vec<String> {
         }
         match version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             None => errors.push(format!("{at}.schema.openAPIV3Schema: Required value: schemas are required")),
-            Some(schema) => errors.extend(super::schema::check_structural(schema, &format!("{at}.schema.openAPIV3Schema"))),
+            Some(schema) => {
+                errors.extend(super::schema::check_structural(schema, &format!("{at}.schema.openAPIV3Schema")))
+            }
         }
         for (j, column) in version.additional_printer_columns.iter().enumerate() {
             let at = format!("{at}.additionalPrinterColumns[{j}]");
@@ -125,7 +130,10 @@ pub fn validate_crd(crd: &CustomResourceDefinition) -> Vec<String> {
             if column.json_path.is_empty() {
                 errors.push(format!("{at}.jsonPath: Required value"));
             } else if !column.json_path.starts_with('.') {
-                errors.push(format!("{at}.jsonPath: Invalid value: \"{}\": must be a simple json path starting with .", column.json_path));
+                errors.push(format!(
+                    "{at}.jsonPath: Invalid value: \"{}\": must be a simple json path starting with .",
+                    column.json_path
+                ));
             }
         }
     }
@@ -222,8 +230,12 @@ impl ApiServer {
         let Kind::Custom(kind) = req.kind else {
             return Err((Stage::Authorization, Status::not_found(req.kind, &req.name)));
         };
-        let not_served =
-            || (Stage::Authorization, Status::new(404, "NotFound", "the server could not find the requested resource".to_string()));
+        let not_served = || {
+            (
+                Stage::Authorization,
+                Status::new(404, "NotFound", "the server could not find the requested resource".to_string()),
+            )
+        };
         let object = self.definition_of(kind).ok_or_else(not_served)?;
         let Object::CustomResourceDefinition(crd) = object.as_ref() else { return Err(not_served()) };
         let info = kind.info();
@@ -343,7 +355,13 @@ impl ApiServer {
         if kind_taken {
             set_condition(
                 &mut status.conditions,
-                condition("NamesAccepted", "False", "KindConflict", &format!("\"{}\" is already in use", names.kind), env.now),
+                condition(
+                    "NamesAccepted",
+                    "False",
+                    "KindConflict",
+                    &format!("\"{}\" is already in use", names.kind),
+                    env.now,
+                ),
             );
             set_condition(
                 &mut status.conditions,
@@ -374,7 +392,13 @@ impl ApiServer {
             );
             set_condition(
                 &mut status.conditions,
-                condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted", env.now),
+                condition(
+                    "Established",
+                    "True",
+                    "InitialNamesAccepted",
+                    "the initial names have been accepted",
+                    env.now,
+                ),
             );
         }
         if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage) {
@@ -395,7 +419,13 @@ impl ApiServer {
         let mut next = crd.clone();
         set_condition(
             &mut next.status.conditions,
-            condition("Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress", env.now),
+            condition(
+                "Terminating",
+                "True",
+                "InstanceDeletionInProgress",
+                "CustomResource deletion is in progress",
+                env.now,
+            ),
         );
         set_condition(
             &mut next.status.conditions,

@@ -9,9 +9,9 @@
 #![allow(clippy::result_large_err)]
 
 pub mod admission;
-pub mod apiextensions;
 pub mod admission_policy;
 pub mod aggregator;
+pub mod apiextensions;
 pub mod authorization;
 pub mod bypass;
 pub mod cel;
@@ -32,9 +32,9 @@ pub mod policy_validation;
 pub mod priority;
 pub mod quota;
 pub mod rbac_validation;
-pub mod schema;
 pub mod request;
 pub mod reviews;
+pub mod schema;
 pub mod status;
 pub mod storage_admission;
 pub mod validation;

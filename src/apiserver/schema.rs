@@ -290,13 +290,19 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
     };
     if !fits {
         let wanted = if type_.is_empty() { "integer,string" } else { type_ };
-        errors.push(format!("{shown}: Invalid value: \"{found}\": {shown} in body must be of type {wanted}: \"{found}\""));
+        errors.push(format!(
+            "{shown}: Invalid value: \"{found}\": {shown} in body must be of type {wanted}: \"{found}\""
+        ));
         return;
     }
     if let Some(options) = schema.get("enum").and_then(Value::as_array) {
         if !options.contains(value) {
             let list: Vec<String> = options.iter().map(quoted).collect();
-            errors.push(format!("{shown}: Unsupported value: {}: supported values: {}", quoted(value), list.join(", ")));
+            errors.push(format!(
+                "{shown}: Unsupported value: {}: supported values: {}",
+                quoted(value),
+                list.join(", ")
+            ));
         }
     }
     if let Some(n) = value.as_f64() {
@@ -304,14 +310,20 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
             let exclusive = schema.get("exclusiveMaximum") == Some(&Value::Bool(true));
             if n > max || (exclusive && n == max) {
                 let how = if exclusive { "less than" } else { "less than or equal to" };
-                errors.push(format!("{shown}: Invalid value: {value}: {shown} in body should be {how} {}", schema["maximum"]));
+                errors.push(format!(
+                    "{shown}: Invalid value: {value}: {shown} in body should be {how} {}",
+                    schema["maximum"]
+                ));
             }
         }
         if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
             let exclusive = schema.get("exclusiveMinimum") == Some(&Value::Bool(true));
             if n < min || (exclusive && n == min) {
                 let how = if exclusive { "greater than" } else { "greater than or equal to" };
-                errors.push(format!("{shown}: Invalid value: {value}: {shown} in body should be {how} {}", schema["minimum"]));
+                errors.push(format!(
+                    "{shown}: Invalid value: {value}: {shown} in body should be {how} {}",
+                    schema["minimum"]
+                ));
             }
         }
     }
@@ -321,7 +333,8 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
             errors.push(format!("{shown}: Too long: may not be more than {max} bytes"));
         }
         if let Some(min) = schema.get("minLength").and_then(Value::as_u64).filter(|m| len < *m) {
-            errors.push(format!("{shown}: Invalid value: \"{s}\": {shown} in body should be at least {min} chars long"));
+            errors
+                .push(format!("{shown}: Invalid value: \"{s}\": {shown} in body should be at least {min} chars long"));
         }
     }
     if let Value::Array(items) = value {
@@ -329,7 +342,10 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
             errors.push(format!("{shown}: Too many: {}: must have at most {max} items", items.len()));
         }
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64).filter(|m| (items.len() as u64) < *m) {
-            errors.push(format!("{shown}: Invalid value: {}: {shown} in body should have at least {min} items", items.len()));
+            errors.push(format!(
+                "{shown}: Invalid value: {}: {shown} in body should have at least {min} items",
+                items.len()
+            ));
         }
         if let Some(item_schema) = schema.get("items") {
             for (i, item) in items.iter().enumerate() {

@@ -213,7 +213,7 @@ impl Reconciler for GarbageCollector {
         self.informers.iter_mut().collect()
     }
 
-    fn refresh(&mut self, ctx: &mut Ctx) {
+    fn refresh(&mut self, ctx: &mut Ctx) -> Vec<String> {
         // Custom resources own and are owned too: one informer for each discovery lists.
         for served in crate::api::custom::Discovery::served().iter().filter(|s| s.preferred) {
             let kind = Kind::Custom(served.kind);
@@ -231,6 +231,7 @@ impl Reconciler for GarbageCollector {
                 }
             }
         }
+        Vec::new()
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {

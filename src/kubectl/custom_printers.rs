@@ -124,7 +124,10 @@ pub fn smart_label(field: &str) -> String {
     let mut words: Vec<String> = Vec::new();
     let mut current = String::new();
     for c in field.chars() {
-        if c.is_ascii_uppercase() && !current.is_empty() && !current.chars().last().is_some_and(|p| p.is_ascii_uppercase()) {
+        if c.is_ascii_uppercase()
+            && !current.is_empty()
+            && !current.chars().last().is_some_and(|p| p.is_ascii_uppercase())
+        {
             words.push(std::mem::take(&mut current));
         }
         current.push(c);

@@ -16,29 +16,74 @@ pub(super) const CRD_TYPES: &[(&str, &str, &[Field])] = &[
             API_VERSION,
             KIND,
             METADATA,
-            ("spec", "CustomResourceDefinitionSpec", true, "spec describes how the resource is named, scoped and versioned."),
-            ("status", "CustomResourceDefinitionStatus", false, "status says whether the names were accepted and the resource is served."),
+            (
+                "spec",
+                "CustomResourceDefinitionSpec",
+                true,
+                "spec describes how the resource is named, scoped and versioned.",
+            ),
+            (
+                "status",
+                "CustomResourceDefinitionStatus",
+                false,
+                "status says whether the names were accepted and the resource is served.",
+            ),
         ],
     ),
     (
         "CustomResourceDefinitionSpec",
         "CustomResourceDefinitionSpec describes the resource a definition adds.",
         &[
-            ("conversion", "Object", false, "conversion says how objects are converted between versions; None changes only their apiVersion."),
-            ("group", "string", true, "group is the API group of the resource (a domain, e.g. example.com): its objects' apiVersion is <group>/<version>."),
-            ("names", "CustomResourceDefinitionNames", true, "names are the plural, singular, kind, short names and categories the resource is known by."),
-            ("scope", "string", true, "scope is Namespaced or Cluster: whether objects live in a namespace.\n\nPossible enum values:\n - `\"Cluster\"`\n - `\"Namespaced\"`"),
-            ("versions", "[]CustomResourceDefinitionVersion", true, "versions lists the versions served; exactly one is the storage version."),
+            (
+                "conversion",
+                "Object",
+                false,
+                "conversion says how objects are converted between versions; None changes only their apiVersion.",
+            ),
+            (
+                "group",
+                "string",
+                true,
+                "group is the API group of the resource (a domain, e.g. example.com): its objects' apiVersion is <group>/<version>.",
+            ),
+            (
+                "names",
+                "CustomResourceDefinitionNames",
+                true,
+                "names are the plural, singular, kind, short names and categories the resource is known by.",
+            ),
+            (
+                "scope",
+                "string",
+                true,
+                "scope is Namespaced or Cluster: whether objects live in a namespace.\n\nPossible enum values:\n - `\"Cluster\"`\n - `\"Namespaced\"`",
+            ),
+            (
+                "versions",
+                "[]CustomResourceDefinitionVersion",
+                true,
+                "versions lists the versions served; exactly one is the storage version.",
+            ),
         ],
     ),
     (
         "CustomResourceDefinitionNames",
         "CustomResourceDefinitionNames are the names a custom resource is served and printed by.",
         &[
-            ("categories", "[]string", false, "categories are the groups of resources this one belongs to, e.g. `all` for `kubectl get all`."),
+            (
+                "categories",
+                "[]string",
+                false,
+                "categories are the groups of resources this one belongs to, e.g. `all` for `kubectl get all`.",
+            ),
             ("kind", "string", true, "kind is the CamelCase kind of the objects."),
             ("listKind", "string", false, "listKind is the kind of a list of them; defaults to <kind>List."),
-            ("plural", "string", true, "plural is the lowercase name in URLs and RBAC rules: /apis/<group>/<version>/<plural>."),
+            (
+                "plural",
+                "string",
+                true,
+                "plural is the lowercase name in URLs and RBAC rules: /apis/<group>/<version>/<plural>.",
+            ),
             ("shortNames", "[]string", false, "shortNames are abbreviations kubectl accepts for the resource."),
             ("singular", "string", false, "singular is the lowercase singular name; defaults to the lowercased kind."),
         ],
@@ -47,11 +92,26 @@ pub(super) const CRD_TYPES: &[(&str, &str, &[Field])] = &[
         "CustomResourceDefinitionVersion",
         "CustomResourceDefinitionVersion is one version of the resource: whether it is served and stored, its schema, subresources and printer columns.",
         &[
-            ("additionalPrinterColumns", "[]Object", false, "additionalPrinterColumns are the columns `kubectl get` prints, each a JSONPath into the object; without them NAME and AGE are printed."),
+            (
+                "additionalPrinterColumns",
+                "[]Object",
+                false,
+                "additionalPrinterColumns are the columns `kubectl get` prints, each a JSONPath into the object; without them NAME and AGE are printed.",
+            ),
             ("name", "string", true, "name is the version's name, as in <group>/<name>."),
-            ("schema", "Object", false, "schema holds the openAPIV3Schema objects of this version are validated, pruned and defaulted against; it must be structural."),
+            (
+                "schema",
+                "Object",
+                false,
+                "schema holds the openAPIV3Schema objects of this version are validated, pruned and defaulted against; it must be structural.",
+            ),
             ("served", "boolean", true, "served says whether the version is served by the REST API."),
-            ("storage", "boolean", true, "storage says whether objects are stored in this version; exactly one version must be."),
+            (
+                "storage",
+                "boolean",
+                true,
+                "storage says whether objects are stored in this version; exactly one version must be.",
+            ),
             ("subresources", "Object", false, "subresources are the status and scale subresources the version has."),
         ],
     ),
@@ -59,9 +119,24 @@ pub(super) const CRD_TYPES: &[(&str, &str, &[Field])] = &[
         "CustomResourceDefinitionStatus",
         "CustomResourceDefinitionStatus is what the API server reports of a definition.",
         &[
-            ("acceptedNames", "CustomResourceDefinitionNames", false, "acceptedNames are the names actually served (they may differ from spec.names when they conflict)."),
-            ("conditions", "[]Object", false, "conditions are the definition's state: NamesAccepted, Established, Terminating."),
-            ("storedVersions", "[]string", false, "storedVersions lists every version objects have ever been stored in."),
+            (
+                "acceptedNames",
+                "CustomResourceDefinitionNames",
+                false,
+                "acceptedNames are the names actually served (they may differ from spec.names when they conflict).",
+            ),
+            (
+                "conditions",
+                "[]Object",
+                false,
+                "conditions are the definition's state: NamesAccepted, Established, Terminating.",
+            ),
+            (
+                "storedVersions",
+                "[]string",
+                false,
+                "storedVersions lists every version objects have ever been stored in.",
+            ),
         ],
     ),
 ];
@@ -81,8 +156,11 @@ fn type_name(schema: &Value) -> String {
 /// The fields of a schema node (an array's: its items'), sorted, with whether each is required.
 fn fields(schema: &Value) -> Vec<(String, Value, bool)> {
     let node = if schema.get("type").and_then(Value::as_str) == Some("array") { &schema["items"] } else { schema };
-    let required: Vec<&str> =
-        node.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> = node
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     node.get("properties")
         .and_then(Value::as_object)
         .map(|props| props.iter().map(|(k, v)| (k.clone(), v.clone(), required.contains(&k.as_str()))).collect())

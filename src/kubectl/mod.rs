@@ -1144,7 +1144,9 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
                 Object::HorizontalPodAutoscaler(h) => autoscaling_printers::describe_hpa(h, &events, now),
                 Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
-                Object::Custom(_) | Object::CustomResourceDefinition(_) => custom_printers::describe(&object, &events, now),
+                Object::Custom(_) | Object::CustomResourceDefinition(_) => {
+                    custom_printers::describe(&object, &events, now)
+                }
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -166,6 +166,14 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 10250 },
     },
     ImageInfo {
+        // The operator the lesson on extending the API deploys (its process: a component,
+        // see `controllers::website_operator`); listens for health checks.
+        repository: "kubeloop/website-operator",
+        tags: &["v0.1.0", "latest"],
+        size: 14_221_873,
+        behaviour: Behaviour::Server { port: 8081 },
+    },
+    ImageInfo {
         repository: "kindest/local-path-helper",
         tags: &["v20241212-8ac705d0"],
         size: 3_084_725,
