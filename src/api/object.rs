@@ -222,7 +222,7 @@ impl Kind {
                 let info = s.kind.info();
                 let name_ok = info.resource == name
                     || info.singular == name
-                    || s.short_names.iter().any(|n| *n == name)
+                    || s.short_names.contains(&name)
                     || info.kind.eq_ignore_ascii_case(&name);
                 name_ok
                     && group

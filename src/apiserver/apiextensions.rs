@@ -475,3 +475,128 @@ pub fn api_resource_rows(served: &[Served]) -> Vec<[String; 5]> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::{Command, Session};
+
+    const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, default: 1}
+          status:
+            type: object
+            properties:
+              phase: {type: string}
+";
+
+    fn run(session: &mut Session, line: &str, heredoc: Option<&str>) -> String {
+        let command = Command { line: line.into(), heredoc: heredoc.map(|h| ("EOF".into(), h.into())) };
+        let out = session.execute(&command);
+        format!("{}{}", out.stdout, out.stderr)
+    }
+
+    fn widget(size: &str) -> String {
+        format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: {size}\n")
+    }
+
+    #[test]
+    fn a_definition_gets_its_defaults_and_is_established_shortly_after() {
+        let mut s = Session::new(1);
+        run(&mut s, "kubectl apply -f -", Some(CRD));
+        let before = run(&mut s, "kubectl get crd widgets.example.com -o jsonpath={.status.conditions}", None);
+        assert_eq!(before, "");
+        run(&mut s, "sleep 1", None);
+        let names = run(
+            &mut s,
+            "kubectl get crd widgets.example.com -o jsonpath={.spec.names.listKind}/{.spec.names.singular}",
+            None,
+        );
+        assert_eq!(names, "WidgetList/widget");
+        let established = run(
+            &mut s,
+            "kubectl get crd widgets.example.com -o jsonpath='{.status.conditions[?(@.type==\"Established\")].reason}'",
+            None,
+        );
+        assert_eq!(established, "InitialNamesAccepted");
+    }
+
+    #[test]
+    fn objects_are_served_only_once_the_definition_is_established() {
+        let mut s = Session::new(1);
+        run(&mut s, "kubectl apply -f -", Some(CRD));
+        let early = run(&mut s, "kubectl apply -f -", Some(&widget("2")));
+        assert!(early.contains("no matches for kind \"Widget\" in version \"example.com/v1\""), "{early}");
+        run(&mut s, "sleep 1", None);
+        assert_eq!(run(&mut s, "kubectl apply -f -", Some(&widget("2"))), "widget.example.com/w created\n");
+    }
+
+    #[test]
+    fn spec_changes_bump_the_generation_and_status_goes_only_through_its_subresource() {
+        let mut s = Session::new(1);
+        run(&mut s, "kubectl apply -f -", Some(CRD));
+        run(&mut s, "sleep 1", None);
+        run(&mut s, "kubectl apply -f -", Some(&widget("2")));
+        run(&mut s, "kubectl patch widget w --type=merge -p '{\"status\":{\"phase\":\"Up\"}}'", None);
+        run(&mut s, "kubectl patch widget w --type=merge -p '{\"spec\":{\"size\":3}}'", None);
+        let got =
+            run(&mut s, "kubectl get widget w -o jsonpath={.metadata.generation}/{.status.phase}/{.spec.size}", None);
+        assert_eq!(got, "2//3");
+        run(
+            &mut s,
+            "kubectl patch widget w --subresource=status --type=merge -p '{\"status\":{\"phase\":\"Up\"}}'",
+            None,
+        );
+        let got = run(&mut s, "kubectl get widget w -o jsonpath={.metadata.generation}/{.status.phase}", None);
+        assert_eq!(got, "2/Up");
+    }
+
+    #[test]
+    fn deleting_the_definition_deletes_its_objects_first() {
+        let mut s = Session::new(1);
+        run(&mut s, "kubectl apply -f -", Some(CRD));
+        run(&mut s, "sleep 1", None);
+        run(&mut s, "kubectl apply -f -", Some(&widget("2")));
+        run(&mut s, "kubectl delete crd widgets.example.com", None);
+        run(&mut s, "sleep 2", None);
+        assert_eq!(run(&mut s, "etcdctl get /registry/example.com --prefix --keys-only", None), "");
+        assert_eq!(run(&mut s, "kubectl get crd", None), "No resources found\n");
+    }
+
+    #[test]
+    fn a_definition_whose_name_is_not_plural_dot_group_is_invalid() {
+        let mut crd: CustomResourceDefinition = Default::default();
+        crd.metadata.name = "widget.example.com".into();
+        crd.spec.group = "example.com".into();
+        crd.spec.scope = "Cluster".into();
+        crd.spec.names.plural = "widgets".into();
+        crd.spec.names.kind = "Widget".into();
+        default_crd(&mut crd);
+        let errors = validate_crd(&crd);
+        assert_eq!(
+            errors[..2],
+            [
+                "metadata.name: Invalid value: \"widget.example.com\": must be spec.names.plural+\".\"+spec.group",
+                "spec.versions: Invalid value: null: must have exactly one version marked as storage version"
+            ]
+        );
+    }
+}

@@ -845,6 +845,17 @@ impl ApiServer {
         let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let live = current.value.to_json_value();
         let patch_type = req.patch_type.unwrap_or(patch::PatchType::Strategic);
+        // Custom resources have no patch strategies to merge by: strategic merge is refused.
+        if matches!(req.kind, Kind::Custom(_)) && patch_type == patch::PatchType::Strategic {
+            return Err((
+                Stage::Validation,
+                Status::new(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml".to_string(),
+                ),
+            ));
+        }
         let body = match req.body.take() {
             Some(Body::Json(v)) => v,
             _ => return Err((Stage::Validation, Status::bad_request("a patch needs a JSON body"))),

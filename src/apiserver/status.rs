@@ -117,6 +117,7 @@ impl Status {
             409 => "Conflict",
             410 => "Gone",
             413 => "Request Entity Too Large",
+            415 => "Unsupported Media Type",
             422 => "Unprocessable Entity",
             429 => "Too Many Requests",
             500 => "Internal Server Error",
