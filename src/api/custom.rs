@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 /// The names that identify a custom kind (what a CRD's `spec.names`, group, scope and one of
 /// its versions say).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Names {
     group: String,
     resource: String,
@@ -40,8 +40,15 @@ static REGISTRY: Mutex<Vec<&'static Entry>> = Mutex::new(Vec::new());
 const CUSTOM_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
 /// A custom kind: an index into the process's table of custom kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CustomKind(u32);
+
+// Hashed by names too: the same kind hashes alike in every run, whenever it was interned.
+impl std::hash::Hash for CustomKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.entry().names.hash(state);
+    }
+}
 
 impl CustomKind {
     /// The handle of a kind with these names, the same one every time they are asked for.

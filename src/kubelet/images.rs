@@ -692,6 +692,7 @@ pub fn server_ports(repository: &str, port: u16) -> Vec<u16> {
         "registry.k8s.io/etcd" => vec![2379, 2380, 2381],
         "registry.k8s.io/kube-proxy" => vec![10249, 10256],
         "registry.k8s.io/ingress-nginx/controller" => vec![80, 443, 10254],
+        "kubeloop/website-operator" => vec![8080, 8081],
         _ => vec![port],
     }
 }
