@@ -40,8 +40,17 @@ static REGISTRY: Mutex<Vec<&'static Entry>> = Mutex::new(Vec::new());
 const CUSTOM_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
 /// A custom kind: an index into the process's table of custom kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CustomKind(u32);
+
+// Shown by names (`websites.example.com/v1`), not by its index, which depends on the order
+// the process met its kinds.
+impl std::fmt::Debug for CustomKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let info = self.info();
+        write!(f, "CustomKind({}.{}/{})", info.resource, info.group, info.version)
+    }
+}
 
 // Hashed by names too: the same kind hashes alike in every run, whenever it was interned.
 impl std::hash::Hash for CustomKind {
