@@ -177,7 +177,107 @@ fn set_condition(conditions: &mut Vec<CrdCondition>, new: CrdCondition) {
     }
 }
 
+/// How Kubernetes orders versions: `v2` > `v1` > `v1beta2` > `v1beta1` > `v1alpha1` > any
+/// other name.
+pub fn version_priority(name: &str) -> (u8, u64, u64) {
+    let Some(rest) = name.strip_prefix('v') else { return (0, 0, 0) };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let Ok(major) = digits.parse::<u64>() else { return (0, 0, 0) };
+    let tail = &rest[digits.len()..];
+    let (level, minor) = if tail.is_empty() {
+        (3, 0)
+    } else if let Some(n) = tail.strip_prefix("beta") {
+        (2, n.parse().unwrap_or(0))
+    } else if let Some(n) = tail.strip_prefix("alpha") {
+        (1, n.parse().unwrap_or(0))
+    } else {
+        return (0, 0, 0);
+    };
+    (level, major, minor)
+}
+
+/// The kind of a definition's storage version, in which its objects are kept.
+pub fn storage_kind(definition: &Object) -> Option<Kind> {
+    let Object::CustomResourceDefinition(crd) = definition else { return None };
+    let storage = crd.spec.versions.iter().find(|v| v.storage)?;
+    Some(Kind::Custom(crd.custom_kind(&storage.name)))
+}
+
+/// A custom object in another version of its resource: conversion strategy None, which
+/// changes its apiVersion and nothing else.
+pub fn converted(object: &Arc<Object>, to: Kind) -> Arc<Object> {
+    match (object.as_ref(), to) {
+        (Object::Custom(o), Kind::Custom(version)) if o.of != version => {
+            let mut copy = (**o).clone();
+            copy.of = version;
+            copy.api_version = to.api_version();
+            Arc::new(Object::Custom(Box::new(copy)))
+        }
+        _ => object.clone(),
+    }
+}
+
 impl ApiServer {
+    /// A request in a served version other than the storage version: the objects are read
+    /// and written in the storage version and converted for the client.
+    pub(super) fn in_storage_version(
+        &mut self,
+        req: Request,
+        storage: Kind,
+        env: &mut Env,
+        seq: crate::record::Seq,
+    ) -> StageResult<(u16, super::Reply)> {
+        use super::Reply;
+        let asked = req.kind;
+        match req.verb {
+            Verb::Get | Verb::List | Verb::Watch => {
+                let mut read = req.clone();
+                read.kind = storage;
+                let (code, reply) = match req.verb {
+                    Verb::Get => (200, Reply::Object(self.get(&read)?)),
+                    Verb::List => (200, self.list(&read)?),
+                    _ => {
+                        // The backlog goes out as the watch opens: note the version first.
+                        let next = self.watches.next_id();
+                        self.custom_watch_versions.insert(next, asked);
+                        match self.watch(&read, env, seq) {
+                            Ok(reply) => (200, reply),
+                            Err(e) => {
+                                self.custom_watch_versions.remove(&next);
+                                return Err(e);
+                            }
+                        }
+                    }
+                };
+                Ok((code, convert_reply(reply, asked)))
+            }
+            _ => {
+                let (code, reply) = match req.verb {
+                    Verb::Create => (201, Reply::Object(self.create(req, env, seq, None)?)),
+                    Verb::Update => (200, Reply::Object(self.update(req, env, seq, None)?)),
+                    Verb::Patch if req.patch_type == Some(super::patch::PatchType::Apply) => {
+                        self.server_side_apply(req, env, seq)?
+                    }
+                    Verb::Patch => (200, Reply::Object(self.patch(req, env, seq)?)),
+                    _ => (200, Reply::Object(self.delete(req, env, seq)?)),
+                };
+                Ok((code, convert_reply(reply, asked)))
+            }
+        }
+    }
+
+    /// Turns a custom object the client wrote in another version into the storage version.
+    pub(super) fn to_storage_version(&self, object: &mut Object) {
+        let Object::Custom(custom) = object else { return };
+        let Some(definition) = self.definition_of(custom.of) else { return };
+        if let Some(Kind::Custom(storage)) = storage_kind(&definition) {
+            if storage != custom.of {
+                custom.of = storage;
+                custom.api_version = Kind::Custom(storage).api_version();
+            }
+        }
+    }
+
     /// The definitions the API server holds.
     fn definitions(&self) -> Vec<Arc<Object>> {
         self.peek_list(Kind::CustomResourceDefinition, "")
@@ -207,8 +307,12 @@ impl ApiServer {
             if !crd.established() {
                 continue;
             }
+            // Discovery lists the versions by priority: GA before beta before alpha, higher first.
+            let mut versions: Vec<&crate::api::crd::CrdVersion> =
+                crd.spec.versions.iter().filter(|v| v.served).collect();
+            versions.sort_by_key(|v| std::cmp::Reverse(version_priority(&v.name)));
             let mut first = true;
-            for version in crd.spec.versions.iter().filter(|v| v.served) {
+            for version in versions {
                 out.push(Served {
                     kind: crd.custom_kind(&version.name),
                     short_names: crd.status.accepted_names.short_names.clone(),
@@ -457,6 +561,17 @@ impl ApiServer {
     }
 }
 
+fn convert_reply(reply: super::Reply, to: Kind) -> super::Reply {
+    use super::Reply;
+    match reply {
+        Reply::Object(o) => Reply::Object(converted(&o, to)),
+        Reply::List { items, revision } => {
+            Reply::List { items: items.iter().map(|o| converted(o, to)).collect(), revision }
+        }
+        other => other,
+    }
+}
+
 /// The custom resources `served` lists, as `kubectl api-resources` rows: name, short names,
 /// API version, namespaced, kind.
 pub fn api_resource_rows(served: &[Served]) -> Vec<[String; 5]> {
@@ -598,5 +713,30 @@ spec:
                 "spec.versions: Invalid value: null: must have exactly one version marked as storage version"
             ]
         );
+    }
+
+    #[test]
+    fn versions_are_preferred_ga_then_beta_then_alpha() {
+        let mut names = vec!["v1alpha1", "v2", "v1beta1", "v1", "v1beta2", "other"];
+        names.sort_by_key(|n| std::cmp::Reverse(version_priority(n)));
+        assert_eq!(names, ["v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "other"]);
+    }
+
+    #[test]
+    fn a_second_served_version_reads_and_writes_the_same_objects_converted() {
+        let mut s = Session::new(1);
+        let two = CRD.replace(
+            "  versions:\n  - name: v1\n",
+            "  versions:\n  - name: v1beta1\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n  - name: v1\n",
+        );
+        run(&mut s, "kubectl apply -f -", Some(&two));
+        run(&mut s, "sleep 1", None);
+        let old = widget("2").replace("example.com/v1", "example.com/v1beta1");
+        assert_eq!(run(&mut s, "kubectl apply -f -", Some(&old)), "widget.example.com/w created\n");
+        let stored = run(&mut s, "etcdctl get /registry/example.com/widgets/default/w --print-value-only", None);
+        assert!(stored.contains("\"apiVersion\":\"example.com/v1\""), "{stored}");
+        let read = run(&mut s, "kubectl get widgets.v1beta1.example.com w -o jsonpath={.apiVersion}", None);
+        assert_eq!(read, "example.com/v1beta1");
+        assert_eq!(run(&mut s, "kubectl get widget w -o jsonpath={.apiVersion}", None), "example.com/v1");
     }
 }

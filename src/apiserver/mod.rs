@@ -114,6 +114,9 @@ pub struct ApiServer {
     crd_work: std::collections::BTreeMap<String, Time>,
     /// What discovery lists of custom resources, until a definition changes.
     served_cache: std::cell::RefCell<Option<Arc<Vec<crate::api::custom::Served>>>>,
+    /// Watches of a custom resource opened in a version other than its storage version: the
+    /// version each watcher asked for (its objects are converted on the way out).
+    custom_watch_versions: std::collections::BTreeMap<WatchId, Kind>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -406,7 +409,10 @@ impl ApiServer {
             return self.connect(&req, env);
         }
         if let Kind::Custom(_) = req.kind {
-            self.served_definition(&req)?;
+            let definition = self.served_definition(&req)?;
+            if let Some(storage) = apiextensions::storage_kind(&definition).filter(|k| *k != req.kind) {
+                return self.in_storage_version(req, storage, env, seq);
+            }
         }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
@@ -649,6 +655,7 @@ impl ApiServer {
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
         self.admit_custom(&req, &mut object, strict)?;
+        self.to_storage_version(&mut object);
         if let Object::CustomResourceDefinition(crd) = &mut object {
             crd.status = Default::default();
             crd.metadata.finalizers.push(apiextensions::CLEANUP_FINALIZER.to_string());
@@ -1023,6 +1030,7 @@ impl ApiServer {
         }
         if let Object::Custom(_) = object {
             self.admit_custom(&req, &mut object, strict && !status_update)?;
+            self.to_storage_version(&mut object);
         }
         if !status_update {
             admission::default_object(&mut object);
@@ -1399,6 +1407,10 @@ impl ApiServer {
             Happening::Decision { text: String::new() }
         };
         let seq = env.record.push(env.now, revision, ComponentId::API_SERVER, Some(cause), what);
+        let object = match self.custom_watch_versions.get(&watch) {
+            Some(version) => apiextensions::converted(&object, *version),
+            None => object,
+        };
         self.watches.push(watch, WatchEvent { type_, object, revision, seq });
         if self.woken.last() != Some(&owner) {
             self.woken.push(owner);

@@ -1,7 +1,8 @@
 //! Structural schemas: a CustomResourceDefinition's `openAPIV3Schema`, checked when the
 //! definition is written (every node says its type; arrays say their items) and applied to
 //! each custom object written — unknown fields pruned, defaults filled in, then the value
-//! validated (types, required, enum, bounds, lengths), with the API server's words.
+//! validated (types, required, enum, bounds, lengths, patterns, CEL rules), with the API
+//! server's words.
 
 use serde_json::{Map, Value};
 
@@ -68,6 +69,7 @@ pub fn check_structural(schema: &Value, path: &str) -> Vec<String> {
         errors.push(format!("{path}.type: Invalid value: \"{}\": must be object at the root", text(&schema["type"])));
     }
     check_node(schema, path, &mut errors, true);
+    check_rule_syntax(schema, path, &mut errors);
     errors
 }
 
@@ -327,6 +329,14 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
             }
         }
     }
+    if let (Value::String(s), Some(pattern)) = (value, schema.get("pattern").and_then(Value::as_str)) {
+        if super::cel::regex::is_match(pattern, s) == Ok(false) {
+            errors.push(format!("{shown}: Invalid value: \"{s}\": {shown} in body should match '{pattern}'"));
+        }
+    }
+    if let Some(rules) = schema.get("x-kubernetes-validations").and_then(Value::as_array) {
+        check_rules(value, rules, shown, errors);
+    }
     if let Value::String(s) = value {
         let len = s.chars().count() as u64;
         if let Some(max) = schema.get("maxLength").and_then(Value::as_u64).filter(|m| len > *m) {
@@ -371,6 +381,61 @@ fn validate_node(value: &Value, schema: &Value, path: &str, errors: &mut Vec<Str
                 _ => {}
             }
         }
+    }
+}
+
+/// The CEL rules of a node (`x-kubernetes-validations`), with `self` the node's value. Rules
+/// about the old object (`oldSelf`, transition rules) apply to updates only: they are not
+/// checked here.
+fn check_rules(value: &Value, rules: &[Value], shown: &str, errors: &mut Vec<String>) {
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert("self".to_string(), super::cel::Val::from_json(value));
+    for rule in rules {
+        let Some(text) = rule.get("rule").and_then(Value::as_str) else { continue };
+        if text.contains("oldSelf") {
+            continue;
+        }
+        let message = match super::cel::eval_text(text, &vars) {
+            Ok(super::cel::Val::Bool(true)) => continue,
+            Ok(_) => match rule.get("message").and_then(Value::as_str) {
+                Some(m) => m.to_string(),
+                None => format!("failed rule: {text}"),
+            },
+            Err(e) => format!("{e}: {text}"),
+        };
+        let path = match rule.get("fieldPath").and_then(Value::as_str) {
+            Some(p) if shown == "<root>" => p.trim_start_matches('.').to_string(),
+            Some(p) => format!("{shown}{p}"),
+            None => shown.to_string(),
+        };
+        errors.push(format!("{path}: Invalid value: \"{}\": {message}", type_of(value)));
+    }
+}
+
+/// What is wrong with the CEL rules of a schema, as the API server refuses a definition whose
+/// rules do not compile.
+pub fn check_rule_syntax(node: &Value, path: &str, errors: &mut Vec<String>) {
+    if let Some(rules) = node.get("x-kubernetes-validations").and_then(Value::as_array) {
+        for (i, rule) in rules.iter().enumerate() {
+            match rule.get("rule").and_then(Value::as_str) {
+                None => errors.push(format!("{path}.x-kubernetes-validations[{i}].rule: Required value")),
+                Some(text) => {
+                    if let Err(e) = super::cel::parse(text) {
+                        errors.push(format!(
+                            "{path}.x-kubernetes-validations[{i}].rule: Invalid value: \"{text}\": compilation failed: {e}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        for (name, child) in props {
+            check_rule_syntax(child, &format!("{path}.properties[{name}]"), errors);
+        }
+    }
+    if let Some(items) = node.get("items") {
+        check_rule_syntax(items, &format!("{path}.items"), errors);
     }
 }
 
@@ -438,6 +503,26 @@ mod tests {
             [
                 "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
                 "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[a].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\""
+            ]
+        );
+    }
+
+    #[test]
+    fn patterns_and_cel_rules_are_checked_with_their_messages() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.min <= self.max", "message": "min must not exceed max"},
+                {"rule": "self.min >= 0"}],
+            "properties": {
+                "name": {"type": "string", "pattern": "^[a-z]+$"},
+                "min": {"type": "integer"}, "max": {"type": "integer"}}}}});
+        let object = json!({"spec": {"name": "Web", "min": -5, "max": -6}});
+        assert_eq!(
+            validate(object.as_object().unwrap(), &schema),
+            [
+                "spec: Invalid value: \"object\": min must not exceed max",
+                "spec: Invalid value: \"object\": failed rule: self.min >= 0",
+                "spec.name: Invalid value: \"Web\": spec.name in body should match '^[a-z]+$'"
             ]
         );
     }
