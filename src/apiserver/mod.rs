@@ -17,6 +17,7 @@ pub mod bypass;
 pub mod cel;
 pub mod compactor;
 pub mod connect;
+pub mod crd_validation;
 pub mod events_etcd;
 pub mod eviction;
 pub mod field_manager;
