@@ -49,12 +49,13 @@ fn custom_row(object: &CustomObject, now: Time, wide: bool) -> Vec<String> {
     row
 }
 
-/// One cell: the first value the column's JSONPath finds, printed as its type says.
+/// One cell: the first value the column's JSONPath finds, printed as its type says; blank
+/// when it finds none (a status no controller has written yet).
 pub fn cell(column: &PrinterColumn, object: &Value, now: Time) -> String {
     let path = format!("{{{}}}", column.json_path);
     let found = super::jsonpath::Template::parse(&path).ok().and_then(|t| t.execute_json(object).ok());
     let Some(value) = found.and_then(|v| v.into_iter().next()).filter(|v| !v.is_null()) else {
-        return "<none>".into();
+        return String::new();
     };
     match (column.type_.as_str(), &value) {
         ("date", Value::String(s)) => match Time::parse_rfc3339(s) {
