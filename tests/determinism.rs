@@ -90,3 +90,31 @@ fn an_autoscaled_deployment_under_load_replays_identically() {
         assert!(ta.contains("cpu: "), "{ta}");
     }
 }
+
+/// A CRD, the website-operator and its Websites: discovery, the operator's process and the
+/// garbage collector's informers for custom resources replay identically too.
+const OPERATOR: &str = r#"
+kubectl apply -f https://kubeloop.dev/website-operator/crd.yaml
+sleep 1
+kubectl apply -f https://kubeloop.dev/website-operator/rbac.yaml
+kubectl apply -f https://kubeloop.dev/website-operator/operator.yaml
+kubectl apply -f https://kubeloop.dev/website-operator/website.yaml
+sleep 30s
+kubectl patch ws blog --type=merge -p '{"spec":{"replicas":3}}'
+sleep 10s
+kubectl delete ws blog
+sleep 5s
+kubectl get ws,deploy,svc,pods -A
+"#;
+
+#[test]
+fn a_custom_resource_and_its_operator_replay_identically() {
+    for seed in 1..=3 {
+        let mut a = Session::new(seed);
+        let mut b = Session::new(seed);
+        let (ta, tb) = (a.transcript(OPERATOR), b.transcript(OPERATOR));
+        assert_eq!(ta, tb, "seed {seed}: transcripts differ");
+        assert_eq!(record_digest(&a), record_digest(&b), "seed {seed}: records differ");
+        assert!(ta.contains("website-operator"), "{ta}");
+    }
+}

@@ -103,3 +103,41 @@ fn check(mut session: Session) {
     let left = session.execute(&Command::new("kubectl get deploy,rs -l app=web"));
     assert_eq!(left.stderr, "No resources found in default namespace.\n");
 }
+
+/// A custom resource and its operator: a CRD, the operator's Deployment, Websites it turns into
+/// Deployments and Services it owns, a Website deleted (its dependents collected) and the CRD
+/// deleted with a Website left (its objects cleaned up first).
+const OPERATOR: &str = r#"
+kubectl apply -f https://kubeloop.dev/website-operator/crd.yaml
+sleep 1
+kubectl apply -f https://kubeloop.dev/website-operator/rbac.yaml
+kubectl apply -f https://kubeloop.dev/website-operator/operator.yaml
+kubectl apply -f https://kubeloop.dev/website-operator/website.yaml
+kubectl create namespace shop
+kubectl apply -n shop -f https://kubeloop.dev/website-operator/website.yaml
+kubectl patch ws blog --type=merge -p '{"spec":{"replicas":4}}'
+kubectl delete ws blog --wait=false
+kubectl delete crd websites.example.kubeloop.dev --wait=false
+"#;
+
+#[test]
+fn invariants_hold_for_a_custom_resource_its_operator_and_their_deletion() {
+    let mut session = Session::new(5);
+    for command in parse_script(OPERATOR) {
+        session.execute(&command);
+        let until = session.cluster.now() + Duration::seconds(30);
+        let mut steps = 0;
+        while session.cluster.next_wakeup().is_some_and(|t| t <= until) {
+            session.cluster.step();
+            steps += 1;
+            let problems = session.cluster.check_invariants(false);
+            assert!(problems.is_empty(), "after `{}` step {steps}: {problems:#?}", command.line);
+        }
+    }
+    session.cluster.settle(Duration::minutes(5));
+    let problems = session.cluster.check_invariants(true);
+    assert!(problems.is_empty(), "after settling: {problems:#?}");
+    // The Websites went with their definition, and what the operator made went with them.
+    let left = session.execute(&Command::new("kubectl get deploy,svc -n shop"));
+    assert_eq!(left.stderr, "No resources found in shop namespace.\n", "{}", left.stdout);
+}

@@ -28,7 +28,7 @@ pub type JsonSource = Box<dyn Fn() -> Value + Send>;
 macro_rules! kinds {
     ($( $variant:ident($ty:ty) = $group:literal, $version:literal, $resource:literal, $singular:literal, $namespaced:literal, [$($short:literal),*]; )*) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Kind { $($variant),* }
+        pub enum Kind { $($variant,)* Custom(super::custom::CustomKind) }
 
         impl Kind {
             pub const ALL: &'static [Kind] = &[$(Kind::$variant),*];
@@ -48,6 +48,7 @@ macro_rules! kinds {
                         };
                         &INFO
                     })*
+                    Kind::Custom(c) => c.info(),
                 }
             }
         }
@@ -55,22 +56,25 @@ macro_rules! kinds {
         /// One stored object of any kind.
         #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(untagged)]
-        pub enum Object { $($variant($ty)),* }
+        pub enum Object { $($variant($ty),)* Custom(Box<super::custom::CustomObject>) }
 
         macro_rules! each_kind {
             ($obj:expr, $inner:ident => $body:expr) => {
-                match $obj { $(Object::$variant($inner) => $body),* }
+                match $obj { $(Object::$variant($inner) => $body,)* Object::Custom($inner) => $body }
             };
         }
 
         impl Object {
             pub fn kind(&self) -> Kind {
-                match self { $(Object::$variant(_) => Kind::$variant),* }
+                match self { $(Object::$variant(_) => Kind::$variant,)* Object::Custom(o) => Kind::Custom(o.of) }
             }
 
             /// An empty object of `kind`, e.g. to check which fields a selector may name.
             pub fn empty(kind: Kind) -> Object {
-                match kind { $(Kind::$variant => Object::$variant(Default::default())),* }
+                match kind {
+                    $(Kind::$variant => Object::$variant(Default::default()),)*
+                    Kind::Custom(c) => Object::Custom(Box::new(super::custom::CustomObject::empty(c))),
+                }
             }
 
             /// A copy of the object, kept at its kind's own size (not the enum's), that gives
@@ -81,6 +85,10 @@ macro_rules! kinds {
                         let copy = o.clone();
                         Box::new(move || serde_json::to_value(&copy).unwrap_or(Value::Null))
                     }),*
+                    Object::Custom(o) => {
+                        let copy = o.clone();
+                        Box::new(move || serde_json::to_value(&copy).unwrap_or(Value::Null))
+                    }
                 }
             }
 
@@ -90,13 +98,16 @@ macro_rules! kinds {
                 if kind == Kind::HorizontalPodAutoscaler && body["apiVersion"] == "autoscaling/v1" {
                     return Ok(Object::HorizontalPodAutoscaler(strict(&super::autoscaling::v1_to_v2(body))?));
                 }
+                if let Kind::Custom(c) = kind {
+                    return Ok(Object::Custom(Box::new(super::custom::CustomObject::decode(c, body)?)));
+                }
                 // Through a table, not a match: a match would be one body holding every kind's
                 // decoder, which the page's worker compiles whole on the first object it decodes
                 // (it compiles functions on their first call); the optimizer inlines a decoder
                 // called from one place, but not one called through a table.
                 const DECODERS: &[fn(&Value) -> Result<Object, DecodeError>] =
                     &[$(|body| Ok(Object::$variant(strict(body)?))),*];
-                match DECODERS.get(kind as usize) {
+                match Kind::ALL.iter().position(|k| *k == kind).and_then(|i| DECODERS.get(i)) {
                     Some(decode) => decode(body),
                     None => Err(DecodeError { message: format!("no decoder for {kind:?}") }),
                 }
@@ -150,6 +161,7 @@ kinds! {
     PodMetrics(Box<PodMetrics>) = "metrics.k8s.io", "v1beta1", "pods", "podmetrics", true, [];
     IngressClass(IngressClass) = "networking.k8s.io", "v1", "ingressclasses", "ingressclass", false, [];
     Ingress(Box<Ingress>) = "networking.k8s.io", "v1", "ingresses", "ingress", true, ["ing"];
+    CustomResourceDefinition(Box<CustomResourceDefinition>) = "apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition", false, ["crd", "crds"];
 }
 
 impl Kind {
@@ -178,7 +190,20 @@ impl Kind {
         if api_version == "autoscaling/v1" && kind == "HorizontalPodAutoscaler" {
             return Some(Kind::HorizontalPodAutoscaler);
         }
-        Kind::ALL.iter().copied().find(|k| k.info().kind == kind && k.api_version() == api_version)
+        Kind::ALL.iter().copied().find(|k| k.info().kind == kind && k.api_version() == api_version).or_else(|| {
+            let served = super::custom::Discovery::served();
+            let found =
+                served.iter().find(|s| s.kind.info().kind == kind && Kind::Custom(s.kind).api_version() == api_version);
+            found.map(|s| Kind::Custom(s.kind))
+        })
+    }
+
+    /// etcd's resource prefix: the plural for built-in kinds, `GROUP/PLURAL` for custom ones.
+    pub fn storage_resource(self) -> &'static str {
+        match self {
+            Kind::Custom(c) => c.storage(),
+            _ => self.info().resource,
+        }
     }
 
     /// Finds the kind a command line names: plural, singular, short name or Kind, optionally
@@ -189,7 +214,7 @@ impl Kind {
             Some((n, g)) => (n.to_string(), Some(g.to_string())),
             None => (lower, None),
         };
-        Kind::ALL.iter().copied().find(|k| {
+        let builtin = Kind::ALL.iter().copied().find(|k| {
             let info = k.info();
             let name_ok = info.resource == name
                 || info.singular == name
@@ -197,6 +222,23 @@ impl Kind {
                 || info.kind.eq_ignore_ascii_case(&name);
             name_ok
                 && group.as_deref().is_none_or(|g| g == info.group || g == format!("{}.{}", info.version, info.group))
+        });
+        builtin.or_else(|| {
+            // Then what discovery found: a group given in full (`websites.example.com`) names a
+            // custom resource too.
+            let served = super::custom::Discovery::served();
+            let found = served.iter().filter(|s| s.preferred || group.as_deref().is_some()).find(|s| {
+                let info = s.kind.info();
+                let name_ok = info.resource == name
+                    || info.singular == name
+                    || s.short_names.contains(&name)
+                    || info.kind.eq_ignore_ascii_case(&name);
+                name_ok
+                    && group
+                        .as_deref()
+                        .is_none_or(|g| g == info.group || g == format!("{}.{}", info.version, info.group))
+            });
+            found.map(|s| Kind::Custom(s.kind))
         })
     }
 }
@@ -228,6 +270,7 @@ impl Object {
                 | Kind::HorizontalPodAutoscaler
                 | Kind::APIService
                 | Kind::Ingress
+                | Kind::CustomResourceDefinition
         )
     }
 

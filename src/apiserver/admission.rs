@@ -124,6 +124,7 @@ pub fn default_object(object: &mut Object) {
         Object::Pod(p) => default_pod_spec(Arc::make_mut(&mut p.spec)),
         Object::RoleBinding(_) | Object::ClusterRoleBinding(_) => super::rbac_validation::default_subjects(object),
         Object::LimitRange(range) => super::limit_ranger::default_limit_range(range),
+        Object::CustomResourceDefinition(crd) => super::apiextensions::default_crd(crd),
         Object::StorageClass(_) | Object::PersistentVolume(_) | Object::PersistentVolumeClaim(_) => {
             super::storage_admission::default(object)
         }

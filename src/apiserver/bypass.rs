@@ -41,7 +41,7 @@ impl ApiServer {
         }
         let prefix = list_prefix(kind, namespace);
         let ns = if kind.info().namespaced { namespace } else { "" };
-        let key = Etcd::key_for(kind.info().resource, ns, name);
+        let key = Etcd::key_for(kind.storage_resource(), ns, name);
         let raw = if name.is_empty() || matches!(verb, Verb::List | Verb::Watch) {
             self.etcd.raw_range(&prefix).next().map(|(_, r)| r)
         } else {

@@ -73,7 +73,11 @@ fn resource_answer(
     resource: &str,
     name: &str,
 ) -> Answer {
-    let Some(kind) = Kind::ALL.iter().copied().find(|k| k.info().resource == resource && k.info().group == group)
+    // The built-in resources, then the custom ones the API server serves.
+    let served = api.served_custom();
+    let custom = served.iter().filter(|s| s.preferred).map(|s| Kind::Custom(s.kind));
+    let Some(kind) =
+        Kind::ALL.iter().copied().chain(custom).find(|k| k.info().resource == resource && k.info().group == group)
     else {
         return status(404, "NotFound", "the server could not find the requested resource", None);
     };

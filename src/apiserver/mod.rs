@@ -11,11 +11,13 @@
 pub mod admission;
 pub mod admission_policy;
 pub mod aggregator;
+pub mod apiextensions;
 pub mod authorization;
 pub mod bypass;
 pub mod cel;
 pub mod compactor;
 pub mod connect;
+pub mod crd_validation;
 pub mod events_etcd;
 pub mod eviction;
 pub mod field_manager;
@@ -33,6 +35,7 @@ pub mod quota;
 pub mod rbac_validation;
 pub mod request;
 pub mod reviews;
+pub mod schema;
 pub mod status;
 pub mod storage_admission;
 pub mod validation;
@@ -108,6 +111,13 @@ pub struct ApiServer {
     large_body: bool,
     /// Warnings for the person at kubectl (admission policies' Warn), until kubectl takes them.
     warnings: Vec<String>,
+    /// CustomResourceDefinitions the apiextensions controllers are to look at, and when.
+    crd_work: std::collections::BTreeMap<String, Time>,
+    /// What discovery lists of custom resources, until a definition changes.
+    served_cache: std::cell::RefCell<Option<Arc<Vec<crate::api::custom::Served>>>>,
+    /// Watches of a custom resource opened in a version other than its storage version: the
+    /// version each watcher asked for (its objects are converted on the way out).
+    custom_watch_versions: std::collections::BTreeMap<WatchId, Kind>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -212,6 +222,8 @@ impl ApiServer {
 
     /// Direct write access to etcd, bypassing the API server: what `etcdctl put` does.
     pub fn etcd_bypass(&mut self) -> &mut Etcd {
+        // What is written there may be a definition: discovery asks again.
+        self.served_cache.replace(None);
         &mut self.etcd
     }
 
@@ -276,7 +288,7 @@ impl ApiServer {
             return events.borrow_mut().here().api.peek(kind, namespace, name);
         }
         let ns = if kind.info().namespaced { namespace } else { "" };
-        self.etcd.get(&LookupKey::etcd(kind.info().resource, ns, name)).map(|kv| kv.value.clone())
+        self.etcd.get(&LookupKey::etcd(kind.storage_resource(), ns, name)).map(|kv| kv.value.clone())
     }
 
     /// Every stored object of `kind` (in `namespace`, or all when empty), in key order.
@@ -397,6 +409,12 @@ impl ApiServer {
         if req.subresource.is_some_and(|s| s.connects()) {
             return self.connect(&req, env);
         }
+        if let Kind::Custom(_) = req.kind {
+            let definition = self.served_definition(&req)?;
+            if let Some(storage) = apiextensions::storage_kind(&definition).filter(|k| *k != req.kind) {
+                return self.in_storage_version(req, storage, env, seq);
+            }
+        }
         match req.verb {
             Verb::Get => self.get(&req).map(|o| (200, Reply::Object(o))),
             Verb::List => self.list(&req).map(|r| (200, r)),
@@ -479,7 +497,7 @@ impl ApiServer {
     }
 
     fn key(req: &Request, name: &str) -> LookupKey {
-        LookupKey::etcd(req.kind.info().resource, &req.namespace, name)
+        LookupKey::etcd(req.kind.storage_resource(), &req.namespace, name)
     }
 
     fn get(&self, req: &Request) -> StageResult<Arc<Object>> {
@@ -615,6 +633,7 @@ impl ApiServer {
         seq: Seq,
         applied: Option<Vec<ManagedFieldsEntry>>,
     ) -> StageResult<Arc<Object>> {
+        let strict = matches!(req.body, Some(Body::Json(_)));
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         // Mutating admission (including the defaults of a new object).
@@ -636,6 +655,12 @@ impl ApiServer {
         }
         // Defaults are part of what the client created; what admission plugins add is nobody's.
         admission::default_object(&mut object);
+        self.admit_custom(&req, &mut object, strict)?;
+        self.to_storage_version(&mut object);
+        if let Object::CustomResourceDefinition(crd) = &mut object {
+            crd.status = Default::default();
+            crd.metadata.finalizers.push(apiextensions::CLEANUP_FINALIZER.to_string());
+        }
         // The creator owns what it set, worked out when first read (see `ManagedFields`): from
         // the object the store keeps, for the kinds admission changes no further past this
         // point (nothing is copied), or else from a copy of the object as it stands now.
@@ -828,6 +853,17 @@ impl ApiServer {
         let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
         let live = current.value.to_json_value();
         let patch_type = req.patch_type.unwrap_or(patch::PatchType::Strategic);
+        // Custom resources have no patch strategies to merge by: strategic merge is refused.
+        if matches!(req.kind, Kind::Custom(_)) && patch_type == patch::PatchType::Strategic {
+            return Err((
+                Stage::Validation,
+                Status::new(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml".to_string(),
+                ),
+            ));
+        }
         let body = match req.body.take() {
             Some(Body::Json(v)) => v,
             _ => return Err((Stage::Validation, Status::bad_request("a patch needs a JSON body"))),
@@ -954,6 +990,7 @@ impl ApiServer {
         seq: Seq,
         applied: Option<Vec<ManagedFieldsEntry>>,
     ) -> StageResult<Arc<Object>> {
+        let strict = matches!(req.body, Some(Body::Json(_)));
         let mut object = Self::decode(&mut req)?;
         self.check_namespace(&mut req, &mut object)?;
         let name = if req.name.is_empty() { object.name().to_string() } else { req.name.clone() };
@@ -974,6 +1011,8 @@ impl ApiServer {
         if Object::has_status(req.kind) {
             let status_only = req.subresource == Some(Subresource::Status);
             object = merge_status(old, object, status_only);
+        } else if self.custom_has_status(req.kind) {
+            object = merge_custom_status(old, object, req.subresource == Some(Subresource::Status));
         }
         {
             let old_meta = old.meta();
@@ -990,9 +1029,13 @@ impl ApiServer {
         if let Err(errors) = keep_allocated(old, &mut object) {
             return Err((Stage::Validation, Status::invalid(req.kind, &name, errors)));
         }
+        if let Object::Custom(_) = object {
+            self.admit_custom(&req, &mut object, strict && !status_update)?;
+            self.to_storage_version(&mut object);
+        }
         if !status_update {
             admission::default_object(&mut object);
-            if spec_changed(old, &object) && object.meta().generation > 0 {
+            if (spec_changed(old, &object) || custom_spec_changed(old, &object)) && object.meta().generation > 0 {
                 object.meta_mut().generation += 1;
             }
         }
@@ -1302,6 +1345,12 @@ impl ApiServer {
 
     /// Sends a write's watch notifications and returns the stored object.
     fn publish(&mut self, change: Change, env: &mut Env, seq: Seq) -> Arc<Object> {
+        if let Object::CustomResourceDefinition(crd) = &*change.value {
+            self.served_cache.replace(None);
+            if change.kind == crate::etcd::ChangeKind::Put {
+                self.definition_written(&crd.metadata.name.clone(), env.now);
+            }
+        }
         if change.value.kind() == Kind::Event {
             match change.kind {
                 crate::etcd::ChangeKind::Put => self.event_leases.attach(&change.key, env.now + EVENT_TTL),
@@ -1359,6 +1408,10 @@ impl ApiServer {
             Happening::Decision { text: String::new() }
         };
         let seq = env.record.push(env.now, revision, ComponentId::API_SERVER, Some(cause), what);
+        let object = match self.custom_watch_versions.get(&watch) {
+            Some(version) => apiextensions::converted(&object, *version),
+            None => object,
+        };
         self.watches.push(watch, WatchEvent { type_, object, revision, seq });
         if self.woken.last() != Some(&owner) {
             self.woken.push(owner);
@@ -1492,7 +1545,7 @@ impl ApiServer {
 }
 
 fn list_prefix(kind: Kind, namespace: &str) -> String {
-    let resource = kind.info().resource;
+    let resource = kind.storage_resource();
     if kind.info().namespaced && !namespace.is_empty() {
         format!("/registry/{resource}/{namespace}/")
     } else {
@@ -1690,8 +1743,40 @@ status_kinds!(
     PersistentVolume,
     PersistentVolumeClaim,
     PodDisruptionBudget,
-    ReplicationController
+    ReplicationController,
+    CustomResourceDefinition
 );
+
+/// A custom object's update with the status subresource: the main resource keeps the stored
+/// status, the status subresource keeps everything else.
+fn merge_custom_status(old: &Object, new: Object, status_only: bool) -> Object {
+    let (Object::Custom(o), Object::Custom(mut n)) = (old, new) else { return old.clone() };
+    if status_only {
+        let status = n.content.remove("status");
+        let mut merged = o.clone();
+        merged.metadata.resource_version.clone_from(&n.metadata.resource_version);
+        match status {
+            Some(s) => merged.content.insert("status".into(), s),
+            None => merged.content.remove("status"),
+        };
+        Object::Custom(merged)
+    } else {
+        match o.content.get("status") {
+            Some(s) => n.content.insert("status".into(), s.clone()),
+            None => n.content.remove("status"),
+        };
+        Object::Custom(n)
+    }
+}
+
+/// Whether a custom object's fields other than metadata and status changed (what bumps its
+/// generation).
+fn custom_spec_changed(old: &Object, new: &Object) -> bool {
+    let (Object::Custom(o), Object::Custom(n)) = (old, new) else { return false };
+    let without_status = |m: &serde_json::Map<String, Value>| m.iter().filter(|(k, _)| *k != "status").count();
+    without_status(&o.content) != without_status(&n.content)
+        || o.content.iter().any(|(k, v)| k != "status" && n.content.get(k) != Some(v))
+}
 
 /// A Service keeps what was allocated for it: an update that leaves out the ClusterIP or a
 /// port's nodePort gets the existing ones (upstream's patchAllocatedValues); the ClusterIP may
@@ -1825,6 +1910,8 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::PodDisruptionBudget
             | Kind::ReplicationController
             | Kind::StatefulSet
+            | Kind::CustomResourceDefinition
+            | Kind::Custom(_)
     )
 }
 

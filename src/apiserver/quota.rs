@@ -99,7 +99,7 @@ fn used(etcd: &Etcd, namespace: &str, quota: &ResourceQuota) -> BTreeMap<String,
     let mut out = BTreeMap::new();
     for resource in quota.spec.hard.keys() {
         let Some(kind) = counted_kind(resource) else { continue };
-        let prefix = format!("/registry/{}/{namespace}/", kind.info().resource);
+        let prefix = format!("/registry/{}/{namespace}/", kind.storage_resource());
         let total: i128 = etcd.range(&prefix).filter_map(|(_, kv)| usage_of(&kv.value, resource)).sum();
         out.insert(resource.clone(), total);
     }

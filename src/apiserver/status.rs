@@ -86,7 +86,9 @@ impl Status {
 
     /// 422: the object failed validation; `causes` are `field: Type: detail` lines.
     pub fn invalid(kind: Kind, name: &str, causes: Vec<String>) -> Status {
-        let kind_name = if kind.info().group.is_empty() {
+        // Custom resources and their definitions are named by kind alone.
+        let by_kind = matches!(kind, Kind::Custom(_) | Kind::CustomResourceDefinition);
+        let kind_name = if kind.info().group.is_empty() || by_kind {
             kind.info().kind.to_string()
         } else {
             format!("{}.{}", kind.info().kind, kind.info().group)
@@ -115,6 +117,7 @@ impl Status {
             409 => "Conflict",
             410 => "Gone",
             413 => "Request Entity Too Large",
+            415 => "Unsupported Media Type",
             422 => "Unprocessable Entity",
             429 => "Too Many Requests",
             500 => "Internal Server Error",

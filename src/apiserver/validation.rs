@@ -45,6 +45,7 @@ pub fn validate(object: &Object) -> Vec<String> {
     super::storage_admission::validate(object, &mut errors);
     super::networking_admission::validate(object, &mut errors);
     match object {
+        Object::CustomResourceDefinition(crd) => errors.extend(super::apiextensions::validate_crd(crd)),
         Object::Pod(pod) => validate_pod_spec(&pod.spec, "spec", &mut errors),
         Object::Deployment(d) => {
             validate_replicas(d.spec.replicas, &mut errors);
@@ -320,6 +321,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<String> {
         }
     };
     match (old, new) {
+        (Object::CustomResourceDefinition(o), Object::CustomResourceDefinition(n)) => {
+            super::apiextensions::validate_crd_update(o, n)
+        }
         (Object::Pod(o), Object::Pod(n)) => validate_pod_update(o, n),
         (Object::Deployment(o), Object::Deployment(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),
         (Object::ReplicaSet(o), Object::ReplicaSet(n)) => immutable(o.spec.selector.as_ref(), n.spec.selector.as_ref()),

@@ -84,6 +84,11 @@ pub fn classify(filter: &WatchFilter, change: &Change) -> Option<WatchEventType>
 }
 
 impl Watches {
+    /// The number the next watch opened will have.
+    pub fn next_id(&self) -> WatchId {
+        self.watchers.len()
+    }
+
     pub fn open(&mut self, owner: ComponentId, filter: WatchFilter) -> WatchId {
         let id = self.watchers.len();
         match filter.node_index() {

@@ -67,6 +67,8 @@ pub struct Ctx<'a> {
     pub recorder: &'a mut EventRecorder,
     /// The record entry the component is reacting to; requests it makes point back to it.
     pub cause: Option<Seq>,
+    /// Whether RBAC judges its requests (a workload's process, as its service account).
+    pub judged: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -82,7 +84,7 @@ impl<'a> Ctx<'a> {
         record: &'a mut Record,
         recorder: &'a mut EventRecorder,
     ) -> Ctx<'a> {
-        Ctx { now, me, user, api, rng, api_rng, record, recorder, cause: None }
+        Ctx { now, me, user, api, rng, api_rng, record, recorder, cause: None, judged: false }
     }
 
     /// The API server, for the client library's own plumbing (draining the watches informers
@@ -99,7 +101,7 @@ impl<'a> Ctx<'a> {
             actor: self.me,
             user: self.user,
             cause: self.cause,
-            identity: None,
+            identity: self.judged.then(|| crate::apiserver::authorization::Identity::of(self.user, &[])),
         };
         self.api.handle(req, &mut env)
     }

@@ -11,6 +11,7 @@ pub mod ingress;
 pub mod kubelet_proxy;
 pub mod metrics;
 pub mod network;
+mod operators;
 pub mod policy;
 pub mod rbac_policy;
 
@@ -122,6 +123,9 @@ struct Slot {
     not_before: Time,
     recorder: EventRecorder,
     rng: Rng,
+    /// Whether RBAC judges its requests as its user's (a workload's process, such as an
+    /// operator, as its service account); the control plane acts under its bootstrap policy.
+    judged: bool,
 }
 
 pub struct Cluster {
@@ -359,6 +363,7 @@ impl Cluster {
             component,
             started: false,
             running: true,
+            judged: false,
             wake_at: None,
             not_before: Time(0),
             recorder,
@@ -578,6 +583,7 @@ impl Cluster {
         slot.wake_at = None;
         let Some(mut component) = slot.component.take() else { return true };
         let started = slot.started;
+        let served = self.api.served_custom();
         slot.started = true;
         let next = {
             let slot = &mut self.slots[idx as usize];
@@ -591,6 +597,9 @@ impl Cluster {
                 &mut self.record,
                 &mut slot.recorder,
             );
+            ctx.judged = slot.judged;
+            // The component's discovery: the custom resources the server lists.
+            let _discovery = crate::api::custom::Discovery::install(served);
             if started { component.run(&mut ctx) } else { component.start(&mut ctx) }
         };
         // A kubelet that started containers leaves what their commands print for the cluster
@@ -648,6 +657,16 @@ impl Cluster {
             }
         }
         self.metrics_due();
+        self.operators_due();
+        if self.api.next_crd_work().is_some_and(|t| t <= self.now) {
+            self.as_api_server(|api, env| api.apiextensions_due(env));
+            self.schedule_woken();
+        }
+    }
+
+    /// The custom resources the API server serves, as discovery lists them.
+    pub fn served_custom(&self) -> std::sync::Arc<Vec<crate::api::custom::Served>> {
+        self.api.served_custom()
     }
 
     /// Runs `f` as the API server's own housekeeping (no request caused it).

@@ -119,7 +119,11 @@ impl GarbageCollector {
                 None => {
                     // Not in our caches: ask the API server, as the real collector does.
                     // An answer other than "not found" leaves the question open: tried again later.
-                    let kind = Kind::ALL.iter().copied().find(|k| k.info().kind == owner.kind);
+                    let kind = Kind::ALL
+                        .iter()
+                        .copied()
+                        .find(|k| k.info().kind == owner.kind)
+                        .or_else(|| Kind::from_type_meta(&owner.api_version, &owner.kind));
                     let exists = match kind.map(|k| ctx.call(Request::get(k, object.namespace(), &owner.name))) {
                         None | Some(Err(Status { code: 404, .. })) => false,
                         Some(Err(status)) => return Err(status),
@@ -207,6 +211,27 @@ fn is_waiting(object: &Object) -> bool {
 impl Reconciler for GarbageCollector {
     fn informers(&mut self) -> Vec<&mut Informer> {
         self.informers.iter_mut().collect()
+    }
+
+    fn refresh(&mut self, ctx: &mut Ctx) -> Vec<String> {
+        // Custom resources own and are owned too: one informer for each discovery lists.
+        for served in crate::api::custom::Discovery::served().iter().filter(|s| s.preferred) {
+            let kind = Kind::Custom(served.kind);
+            if self.informers.iter().any(|i| i.kind == kind) {
+                continue;
+            }
+            let mut informer = Informer::new(kind);
+            if informer.start(ctx).is_ok() {
+                let at = self.informers.len();
+                let listed: Vec<Arc<Object>> = informer.cache.values().cloned().collect();
+                self.informers.push(informer);
+                for object in listed {
+                    let key = crate::client::component::cache_key(object.namespace(), object.name());
+                    self.by_uid.insert(object.meta().uid.clone(), (at, key));
+                }
+            }
+        }
+        Vec::new()
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {

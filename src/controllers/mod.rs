@@ -30,6 +30,7 @@ pub mod serviceaccount;
 pub mod statefulset;
 pub mod storage_protection;
 pub mod taint_eviction;
+pub mod website_operator;
 
 use crate::api::Object;
 use crate::client::component::{Component, Ctx, Delta, Informer};
@@ -122,6 +123,12 @@ pub trait Reconciler: 'static {
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String>;
     /// Called once the informers have listed: rebuild anything derived from their caches.
     fn on_start(&mut self) {}
+    /// Called before each run's sync: a controller that watches what discovery lists (the
+    /// garbage collector, every resource) starts informers for resources served since; the
+    /// keys it returns are queued (the objects a new informer listed).
+    fn refresh(&mut self, _ctx: &mut Ctx) -> Vec<String> {
+        Vec::new()
+    }
     /// Brings one object's actual state towards its desired state.
     fn reconcile(&mut self, key: &str, ctx: &mut Ctx) -> Synced;
     /// Whether it has work under way beyond its ready queue (e.g. a namespace it is emptying
@@ -275,6 +282,9 @@ impl Component for ControllerLoop {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Option<Time> {
+        for key in self.reconciler.refresh(ctx) {
+            self.queue.add(&key, None);
+        }
         self.sync(ctx);
         self.queue.promote(ctx.now);
         let mut work = 0;

@@ -133,7 +133,11 @@ impl NamespaceController {
     fn delete_all_content(&mut self, namespace: &str, ctx: &mut Ctx) -> Result<Remaining, Status> {
         let mut remaining = Remaining::default();
         // Aggregated kinds (PodMetrics) cannot be deleted: their server serves get and list only.
-        for kind in Kind::ALL.iter().copied().filter(|k| k.info().namespaced && k.info().group != "metrics.k8s.io") {
+        // Then the custom resources discovery lists.
+        let served = crate::api::custom::Discovery::served();
+        let custom = served.iter().filter(|s| s.preferred).map(|s| Kind::Custom(s.kind));
+        let kinds = Kind::ALL.iter().copied().chain(custom);
+        for kind in kinds.filter(|k| k.info().namespaced && k.info().group != "metrics.k8s.io") {
             let items = list(ctx, kind, namespace)?;
             if items.is_empty() {
                 continue;

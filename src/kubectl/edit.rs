@@ -67,7 +67,9 @@ pub fn save(cluster: &mut Cluster, original: &str, edited: &str) -> Saved {
     }
     let (kind, name) = (before.kind, before.name().to_string());
     let namespace = if kind.info().namespaced { before.namespace().to_string() } else { String::new() };
-    let request = Request::patch(kind, &namespace, &name, PatchType::Strategic, patch.clone()).managed_by(MANAGER);
+    // Custom resources have no patch strategies: kubectl sends them a JSON merge patch.
+    let patch_type = if matches!(kind, crate::api::Kind::Custom(_)) { PatchType::Merge } else { PatchType::Strategic };
+    let request = Request::patch(kind, &namespace, &name, patch_type, patch.clone()).managed_by(MANAGER);
     let output = match cluster.request(request) {
         Ok(_) => Output::ok(format!("{}/{name} edited\n", kind.qualified_singular())),
         Err(status) => Output::err(status.kubectl_message()),
@@ -77,7 +79,8 @@ pub fn save(cluster: &mut Cluster, original: &str, edited: &str) -> Saved {
         line.push_str(&format!(" -n {}", shell_quote(&namespace)));
     }
     let body = serde_json::to_string(&patch).unwrap_or_default();
-    line.push_str(&format!(" --type=strategic --field-manager={MANAGER} -p {}", shell_quote(&body)));
+    let flag = if patch_type == PatchType::Merge { "merge" } else { "strategic" };
+    line.push_str(&format!(" --type={flag} --field-manager={MANAGER} -p {}", shell_quote(&body)));
     let replay = (output.code == 0).then(|| Command::new(&line));
     Saved { output, replay }
 }

@@ -1379,6 +1379,7 @@ fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
         .chain(super::explain_admission::TYPES)
         .chain(super::explain_autoscaling::TYPES)
         .chain(super::explain_networking::TYPES)
+        .chain(super::explain_custom::CRD_TYPES)
         .find(|(n, _, _)| *n == name)
         .map(|(_, d, f)| (*d, *f))
 }
@@ -1389,7 +1390,7 @@ fn element(ty: &str) -> &str {
 }
 
 /// Wraps text at 80 columns with the given indent, as kubectl's plaintext template does.
-fn wrap(text: &str, indent: usize, out: &mut String) {
+pub(super) fn wrap(text: &str, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     let mut line = String::new();
     for word in text.split_whitespace() {
@@ -1435,6 +1436,9 @@ pub fn run(args: &Args) -> Output {
     let Some(kind) = Kind::from_resource_arg(resource) else {
         return Output::err(format!("error: the server doesn't have a resource type \"{resource}\""));
     };
+    if let Kind::Custom(custom) = kind {
+        return super::explain_custom::run(custom, parts, args.has("recursive"));
+    }
     let info = kind.info();
     let (mut description, mut fields) = type_info(info.kind).unwrap_or(("", GENERIC));
     let mut field: Option<&Field> = None;

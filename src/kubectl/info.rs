@@ -34,6 +34,18 @@ pub fn api_resources(args: &Args) -> Output {
             info.group.to_string(),
         ));
     }
+    // Then what discovery lists: the custom resources.
+    for served in crate::api::custom::Discovery::served().iter().filter(|s| s.preferred) {
+        let info = served.kind.info();
+        rows.push((
+            info.resource.to_string(),
+            served.short_names.join(","),
+            Kind::Custom(served.kind).api_version(),
+            info.namespaced,
+            info.kind.to_string(),
+            info.group.to_string(),
+        ));
+    }
     if let Some(ns) = args.get("namespaced") {
         let want = match ns {
             "true" => true,
@@ -108,7 +120,14 @@ pub fn api_resources(args: &Args) -> Output {
                 "statefulsets",
                 "jobs",
             ];
-            row.push(if all.contains(&r.0.as_str()) { "all".into() } else { String::new() });
+            let custom = crate::api::custom::Discovery::served()
+                .iter()
+                .find(|s| s.preferred && s.kind.info().resource == r.0 && s.kind.info().group == r.5)
+                .map(|s| s.categories.join(","));
+            match custom {
+                Some(categories) => row.push(categories),
+                None => row.push(if all.contains(&r.0.as_str()) { "all".into() } else { String::new() }),
+            }
         }
         table.push(row);
     }

@@ -11,6 +11,7 @@ mod create;
 mod create_ingress;
 mod create_policy;
 mod create_rbac;
+pub mod custom_printers;
 mod debug;
 pub mod describe;
 mod describe_storage;
@@ -21,6 +22,7 @@ mod exec;
 pub mod explain;
 mod explain_admission;
 mod explain_autoscaling;
+mod explain_custom;
 mod explain_network_policy;
 mod explain_networking;
 mod explain_storage;
@@ -170,6 +172,8 @@ pub fn verb_names() -> Vec<&'static str> {
 /// Runs one kubectl command (the words after `kubectl`); the server's warnings come first,
 /// as kubectl prints them (`Warning: …`).
 pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
+    // Discovery: the custom resources the server lists, known for this command.
+    let _discovery = crate::api::custom::Discovery::install(cluster.served_custom());
     cluster.take_api_warnings();
     let mut out = run_command(cluster, words, io);
     let warnings: String = cluster.take_api_warnings().iter().map(|w| format!("Warning: {w}\n")).collect();
@@ -593,7 +597,10 @@ fn resolve_targets(positionals: &[String]) -> Result<Vec<(Kind, Vec<String>)>, S
     for t in positionals[0].split(',') {
         // The `all` category: the workload kinds, in discovery order.
         let kinds: Vec<Kind> = if t == "all" {
-            ALL_CATEGORY.to_vec()
+            // Custom resources in the category too, as discovery lists them.
+            let served = crate::api::custom::Discovery::served();
+            let custom = served.iter().filter(|s| s.preferred && s.categories.iter().any(|c| c == "all"));
+            ALL_CATEGORY.iter().copied().chain(custom.map(|s| Kind::Custom(s.kind))).collect()
         } else {
             vec![Kind::from_resource_arg(t).ok_or_else(|| unknown(t))?]
         };
@@ -708,7 +715,7 @@ fn get(cluster: &mut Cluster, args: &Args) -> Output {
         let label_columns = printers::LabelColumns::from_args(args);
         let mut rows = Vec::new();
         if !args.has("no-headers") {
-            let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
+            let mut header: Vec<String> = printers::header_strings(kind, wide);
             if all_ns && kind.info().namespaced {
                 header.insert(0, "NAMESPACE".into());
             }
@@ -1137,6 +1144,9 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
                 Object::HorizontalPodAutoscaler(h) => autoscaling_printers::describe_hpa(h, &events, now),
                 Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
+                Object::Custom(_) | Object::CustomResourceDefinition(_) => {
+                    custom_printers::describe(&object, &events, now)
+                }
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

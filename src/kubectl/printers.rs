@@ -6,6 +6,15 @@ use crate::api::{Event, Kind, Lease, Namespace, Node, Object, Pod};
 use crate::sim::Time;
 use crate::util::sort::StableSort;
 
+/// A table's column headers, for kinds whose columns are not fixed too (custom resources'
+/// printer columns).
+pub fn header_strings(kind: Kind, wide: bool) -> Vec<String> {
+    match kind {
+        Kind::Custom(c) => super::custom_printers::headers(c, wide),
+        _ => headers(kind, wide).iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 /// A table's column headers (upper-cased) and which are `-o wide` only.
 pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
     let (base, extra): (&[&str], &[&str]) = match kind {
@@ -64,6 +73,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             super::autoscaling_printers::headers(kind)
         }
         Kind::Ingress | Kind::IngressClass => super::networking_printers::headers(kind),
+        Kind::CustomResourceDefinition | Kind::Custom(_) => (&["NAME", "CREATED AT"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -371,6 +381,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         }
         Object::PodDisruptionBudget(p) => super::policy_printers::pdb_row(p, now),
         Object::Ingress(_) | Object::IngressClass(_) => super::networking_printers::row(object, now),
+        Object::CustomResourceDefinition(_) | Object::Custom(_) => super::custom_printers::row(object, now, wide),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
         Object::NetworkPolicy(p) => super::network_policy::row(p, now),
         Object::ValidatingAdmissionPolicy(_) | Object::ValidatingAdmissionPolicyBinding(_) => {

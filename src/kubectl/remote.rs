@@ -25,6 +25,18 @@ const PREFIXES: &[&str] = &[
     "https://raw.githubusercontent.com/kubernetes/website/main/content/en/examples/",
 ];
 
+/// The website-operator's release (its CRD, RBAC, Deployment and a sample Website), as an
+/// operator publishes its install manifests, under [`OPERATOR_PREFIX`].
+const OPERATOR: &[(&str, &str)] = &[
+    ("crd.yaml", include_str!("operator_manifests/crd.yaml")),
+    ("rbac.yaml", include_str!("operator_manifests/rbac.yaml")),
+    ("operator.yaml", include_str!("operator_manifests/operator.yaml")),
+    ("website.yaml", include_str!("operator_manifests/website.yaml")),
+];
+
+/// Where the website-operator's release manifests are published.
+pub const OPERATOR_PREFIX: &str = "https://kubeloop.dev/website-operator/";
+
 /// Whether kubectl reads `name` as a URL rather than a path.
 pub fn is_url(name: &str) -> bool {
     name.starts_with("http://") || name.starts_with("https://")
@@ -32,7 +44,8 @@ pub fn is_url(name: &str) -> bool {
 
 /// The example's path for each URL the sandbox answers (for help and completion).
 pub fn example_urls() -> Vec<String> {
-    EXAMPLES.iter().map(|(path, _)| format!("{}{path}", PREFIXES[0])).collect()
+    let examples = EXAMPLES.iter().map(|(path, _)| format!("{}{path}", PREFIXES[0]));
+    examples.chain(OPERATOR.iter().map(|(path, _)| format!("{OPERATOR_PREFIX}{path}"))).collect()
 }
 
 /// The manifest at `url`, or kubectl's error when it cannot be fetched.
@@ -42,6 +55,10 @@ pub fn fetch(url: &str) -> Result<String, String> {
         .find_map(|p| url.strip_prefix(p))
         .or_else(|| url.strip_prefix("http://").and_then(|rest| rest.strip_prefix("k8s.io/examples/")));
     if let Some(text) = path.and_then(|path| EXAMPLES.iter().find(|(p, _)| *p == path)).map(|(_, text)| text) {
+        return Ok(text.to_string());
+    }
+    let release = url.strip_prefix(OPERATOR_PREFIX).and_then(|path| OPERATOR.iter().find(|(p, _)| *p == path));
+    if let Some((_, text)) = release {
         return Ok(text.to_string());
     }
     let host = url.split("://").nth(1).unwrap_or("").split(['/', '?', '#']).next().unwrap_or("");
@@ -66,10 +83,18 @@ mod tests {
             fetch("https://kubernetes.io/examples/pods/simple-pod.yaml"),
             fetch("http://k8s.io/examples/pods/simple-pod.yaml")
         );
-        for url in example_urls() {
-            let text = fetch(&url).unwrap();
-            assert!(crate::kubectl::manifest::parse(&text, &url).is_ok_and(|docs| docs.len() == 1), "{url}");
+        for url in example_urls().iter().filter(|u| !u.starts_with(OPERATOR_PREFIX)) {
+            let text = fetch(url).unwrap();
+            assert!(crate::kubectl::manifest::parse(&text, url).is_ok_and(|docs| docs.len() == 1), "{url}");
         }
+    }
+
+    #[test]
+    fn the_operators_release_manifests_are_published_at_its_url() {
+        let crd = fetch("https://kubeloop.dev/website-operator/crd.yaml").unwrap();
+        assert!(crate::kubectl::manifest::parse(&crd, "crd.yaml").is_ok_and(|docs| docs.len() == 1));
+        let rbac = fetch("https://kubeloop.dev/website-operator/rbac.yaml").unwrap();
+        assert!(crate::kubectl::manifest::parse(&rbac, "rbac.yaml").is_ok_and(|docs| docs.len() == 4));
     }
 
     #[test]

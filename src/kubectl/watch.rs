@@ -215,7 +215,7 @@ impl Printer {
                 let label_columns = printers::LabelColumns::from_args(&self.args);
                 let mut rows = Vec::new();
                 if !self.headed && !self.args.has("no-headers") {
-                    let mut header: Vec<String> = printers::headers(kind, wide).iter().map(|s| s.to_string()).collect();
+                    let mut header: Vec<String> = printers::header_strings(kind, wide);
                     if self.all_ns && namespaced {
                         header.insert(0, "NAMESPACE".into());
                     }

@@ -83,6 +83,16 @@ pub fn start_lines(repository: &str, tag: &str, argv: &[String]) -> Vec<(u64, St
             let listen = argv.iter().find_map(|a| a.strip_prefix("-listen=")).unwrap_or(":5678");
             one(&format!("$LOGTIME [INFO] server is listening on {listen}"))
         }
+        // An operator built on controller-runtime: its manager starts, then its controller's
+        // watches and workers.
+        (_, "kubeloop/website-operator") => vec![
+            (10, "$MONGOTIME\tINFO\tsetup\tstarting manager".into()),
+            (20, "$MONGOTIME\tINFO\tStarting EventSource\t{\"controller\": \"website\", \"controllerGroup\": \"example.kubeloop.dev\", \"controllerKind\": \"Website\", \"source\": \"kind source: *v1.Website\"}".into()),
+            (20, "$MONGOTIME\tINFO\tStarting EventSource\t{\"controller\": \"website\", \"controllerGroup\": \"example.kubeloop.dev\", \"controllerKind\": \"Website\", \"source\": \"kind source: *v1.Deployment\"}".into()),
+            (20, "$MONGOTIME\tINFO\tStarting EventSource\t{\"controller\": \"website\", \"controllerGroup\": \"example.kubeloop.dev\", \"controllerKind\": \"Website\", \"source\": \"kind source: *v1.Service\"}".into()),
+            (30, "$MONGOTIME\tINFO\tStarting Controller\t{\"controller\": \"website\", \"controllerGroup\": \"example.kubeloop.dev\", \"controllerKind\": \"Website\"}".into()),
+            (40, "$MONGOTIME\tINFO\tStarting workers\t{\"controller\": \"website\", \"controllerGroup\": \"example.kubeloop.dev\", \"controllerKind\": \"Website\", \"worker count\": 1}".into()),
+        ],
         // memcached and nginx-slim print nothing as they start.
         (_, "memcached" | "registry.k8s.io/nginx-slim") => Vec::new(),
         _ => one("started"),

@@ -166,6 +166,14 @@ pub static CATALOG: &[ImageInfo] = &[
         behaviour: Behaviour::Server { port: 10250 },
     },
     ImageInfo {
+        // The operator the lesson on extending the API deploys (its process: a component,
+        // see `controllers::website_operator`); listens for health checks.
+        repository: "kubeloop/website-operator",
+        tags: &["v0.1.0", "latest"],
+        size: 14_221_873,
+        behaviour: Behaviour::Server { port: 8081 },
+    },
+    ImageInfo {
         repository: "kindest/local-path-helper",
         tags: &["v20241212-8ac705d0"],
         size: 3_084_725,
@@ -684,6 +692,7 @@ pub fn server_ports(repository: &str, port: u16) -> Vec<u16> {
         "registry.k8s.io/etcd" => vec![2379, 2380, 2381],
         "registry.k8s.io/kube-proxy" => vec![10249, 10256],
         "registry.k8s.io/ingress-nginx/controller" => vec![80, 443, 10254],
+        "kubeloop/website-operator" => vec![8080, 8081],
         _ => vec![port],
     }
 }

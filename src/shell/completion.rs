@@ -123,7 +123,11 @@ fn kubectl(session: &Session, rest: &[&str], word: &str) -> Vec<String> {
     let Ok(parsed) = crate::kubectl::args::Args::parse(&verb, &rest) else { return Vec::new() };
     let namespace = parsed.get("namespace").unwrap_or("default").to_string();
     let args: Vec<&str> = parsed.positionals.iter().map(String::as_str).collect();
-    let types = || Kind::ALL.iter().map(|k| k.info().resource.to_string()).collect::<Vec<_>>();
+    // What discovery lists, custom resources included (kubectl's completion asks the server).
+    let _discovery = crate::api::custom::Discovery::install(session.cluster.served_custom());
+    let served = crate::api::custom::Discovery::served();
+    let custom = served.iter().filter(|s| s.preferred).map(|s| s.kind.info().resource.to_string());
+    let types = || Kind::ALL.iter().map(|k| k.info().resource.to_string()).chain(custom.clone()).collect::<Vec<_>>();
     match (verb.as_str(), args.as_slice()) {
         ("rollout", []) => ROLLOUT.iter().map(|s| s.to_string()).collect(),
         ("rollout", [_]) => kind_slash_names(session, word, &namespace, &[Kind::Deployment, Kind::DaemonSet]),
