@@ -51,6 +51,19 @@ pub fn member_id(index: usize, name: &str, ip: &str) -> u64 {
     h
 }
 
+/// The etcd members of a cluster with `control_planes` control-plane nodes: one on each,
+/// named after it (`control-plane`, `control-plane2`, …), at its node's address (the first
+/// keeps kind's 172.18.0.2; the others follow the workers').
+pub fn members_of(control_planes: u32, workers: u32) -> Vec<(String, String)> {
+    (1..=control_planes.clamp(1, 7))
+        .map(|n| {
+            let name = if n == 1 { "control-plane".to_string() } else { format!("control-plane{n}") };
+            let host = if n == 1 { 2 } else { 1 + workers + n };
+            (name, format!("172.18.0.{host}"))
+        })
+        .collect()
+}
+
 #[derive(Debug)]
 pub struct Group {
     pub members: Vec<Member>,
