@@ -41,3 +41,73 @@ impl ApiServer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cluster::ClusterConfig;
+    use crate::record::Happening;
+    use crate::shell::{Command, Session};
+
+    fn session(control_planes: u32) -> Session {
+        Session::with_config(ClusterConfig { control_planes, ..ClusterConfig::default() })
+    }
+
+    #[test]
+    fn a_write_is_recorded_replicating_to_the_followers_with_its_request_as_cause() {
+        let mut s = session(3);
+        s.execute(&Command::new("kubectl create configmap one --from-literal=a=1"));
+        let record = &s.cluster.record;
+        let create = record
+            .entries()
+            .find(|e| matches!(&e.what, Happening::Request { verb: "create", name, .. } if name == "one"))
+            .expect("the create");
+        let replicated: Vec<String> = record
+            .entries()
+            .filter(|e| e.cause == Some(create.seq))
+            .filter_map(|e| match &e.what {
+                Happening::Decision { text } if text.starts_with("etcd: ") => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replicated.iter().filter(|t| t.starts_with("etcd: MsgApp ")).count(), 2, "{replicated:?}");
+        assert!(replicated.iter().any(|t| t.starts_with("etcd: MsgAppResp ")), "{replicated:?}");
+        assert!(replicated.iter().any(|t| t.contains("committed index")), "{replicated:?}");
+    }
+
+    #[test]
+    fn a_single_member_records_no_raft_messages() {
+        let mut s = session(1);
+        s.execute(&Command::new("kubectl create configmap one --from-literal=a=1"));
+        assert!(s.cluster.inspect().etcd().raft().is_none());
+        assert!(
+            !s.cluster
+                .record
+                .entries()
+                .any(|e| matches!(&e.what, Happening::Decision { text } if text.starts_with("etcd: ")))
+        );
+    }
+
+    #[test]
+    fn without_a_quorum_kubectl_gets_etcds_timeout_and_with_one_back_it_writes_again() {
+        let mut s = session(3);
+        for line in ["sim etcd stop control-plane2", "sim etcd stop control-plane3"] {
+            s.execute(&Command::new(line));
+        }
+        let out = s.execute(&Command::new("kubectl get pods"));
+        assert_eq!(out.stderr, "Error from server: etcdserver: request timed out\n");
+        s.execute(&Command::new("sim etcd start control-plane3"));
+        s.execute(&Command::new("sleep 5s"));
+        let out = s.execute(&Command::new("kubectl create configmap back --from-literal=a=1"));
+        assert_eq!(out.stdout, "configmap/back created\n", "{out:?}");
+    }
+
+    #[test]
+    fn stopping_a_control_plane_node_stops_its_etcd_member() {
+        let mut s = session(3);
+        s.execute(&Command::new("sim node stop control-plane"));
+        let g = s.cluster.inspect().etcd().raft().expect("a group");
+        assert!(!g.links[0].running());
+        s.execute(&Command::new("sim node start control-plane"));
+        assert!(s.cluster.inspect().etcd().raft().expect("a group").links[0].running());
+    }
+}
