@@ -418,9 +418,10 @@ fn sim_member(cluster: &mut Cluster, verb: &str, member: &str) -> Output {
             return sim(cluster, &[verb.to_string()]);
         }
         None => {
-            return fail(format!(
+            return fail(
                 "sim etcd: etcd has one member here (control-plane); a cluster with control-planes: 3 has three\n"
-            ));
+                    .to_string(),
+            );
         }
     };
     let was_leader = cluster.with_api(|api, env| {
