@@ -1,7 +1,7 @@
 //! A member's Raft log: entries numbered from 1, each with the term it was proposed in and
 //! the API server request that wrote it.
 
-use crate::record::Seq;
+use super::Seq;
 
 /// One entry of the replicated log: a write to the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 //! its log and how far it knows the log is committed. It reacts to a message or a timer by
 //! changing its state and sending messages; the group delivers them.
 
+use super::Seq;
 use super::log::Log;
 use super::message::{Body, Message};
-use crate::record::Seq;
 use crate::sim::{Duration, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

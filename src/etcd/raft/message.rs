@@ -1,8 +1,8 @@
 //! The messages Raft members send each other: values the network delivers on the virtual
 //! clock.
 
+use super::Seq;
 use super::log::Entry;
-use crate::record::Seq;
 
 /// What a message asks or answers.
 #[derive(Clone, Debug, PartialEq, Eq)]

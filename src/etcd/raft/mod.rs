@@ -16,7 +16,9 @@ pub mod trace;
 #[cfg(test)]
 mod tests;
 
-use crate::record::Seq;
+/// The record entry of the API server request a write came from: a number the store keeps
+/// and hands back, without knowing the record (which sits above it).
+pub type Seq = u64;
 use crate::sim::{Duration, Rng, Time};
 use member::{Changed, Member, Outgoing, Role};
 use message::{Body, Message};

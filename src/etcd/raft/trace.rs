@@ -2,7 +2,7 @@
 //! messages): every message that votes or replicates, every leader change and commit, with
 //! the virtual instant and the API server request that caused it.
 
-use crate::record::Seq;
+use super::Seq;
 use crate::sim::Time;
 
 /// One thing that happened in the group.
