@@ -94,7 +94,7 @@ impl Member {
     }
 
     fn send(&self, out: &mut Vec<Outgoing>, at: Time, to: usize, body: Body, cause: Option<Seq>) {
-        out.push(Outgoing { at, message: Message { from: self.me, to, term: self.term, body, cause } });
+        out.push(Outgoing { at, message: Message { from: self.me, to, term: self.term, body, sent: at, cause } });
     }
 
     /// Becomes a follower of `term` (a new term forgets the vote).

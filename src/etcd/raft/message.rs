@@ -3,6 +3,7 @@
 
 use super::Seq;
 use super::log::Entry;
+use crate::sim::Time;
 
 /// What a message asks or answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub struct Message {
     pub to: usize,
     pub term: u64,
     pub body: Body,
+    /// When it left its sender (after the sender's disk, for an answer that waited for it).
+    pub sent: Time,
     /// The API server request whose write this message replicates, if any.
     pub cause: Option<Seq>,
 }

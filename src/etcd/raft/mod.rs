@@ -209,6 +209,7 @@ impl Group {
         if changed.became_leader {
             self.push_trace(Traced {
                 at: self.now,
+                sent: self.now,
                 from: i,
                 to: i,
                 kind: "leader",
@@ -226,6 +227,7 @@ impl Group {
             let cause = self.members[i].log.get(index).and_then(|e| e.cause);
             self.push_trace(Traced {
                 at: self.now,
+                sent: self.now,
                 from: i,
                 to: i,
                 kind: "commit",
@@ -250,6 +252,7 @@ impl Group {
         };
         self.push_trace(Traced {
             at: self.now,
+            sent: m.sent,
             from: m.from,
             to: m.to,
             kind: m.kind(),

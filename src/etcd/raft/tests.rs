@@ -157,3 +157,17 @@ fn slow_disks_on_a_majority_delay_every_commit() {
     assert!(fast < Duration::millis(10), "{fast:?}");
     assert!(slow >= network::SLOW_FSYNC, "{slow:?}");
 }
+
+#[test]
+fn a_write_sent_to_a_stopped_follower_is_traced_as_lost() {
+    let mut g = group(8);
+    g.advance_to(at(5_000));
+    let l = g.leader().unwrap();
+    let f = (0..3).find(|&i| i != l).unwrap();
+    g.set_stopped(f, true, at(5_000));
+    g.propose(at(5_000), Some(7), 1).unwrap();
+    let lost: Vec<_> = g.trace().filter(|t| t.cause == Some(7) && t.kind == "MsgApp" && !t.delivered).collect();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].to, f);
+    assert!(lost[0].sent < lost[0].at);
+}

@@ -8,7 +8,10 @@ use crate::sim::Time;
 /// One thing that happened in the group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Traced {
+    /// When it was delivered (or lost), or happened.
     pub at: Time,
+    /// When a message left its sender (`at` for a leader change or a commit).
+    pub sent: Time,
     /// Sender and receiver (the same member for a leader change or a commit).
     pub from: usize,
     pub to: usize,
