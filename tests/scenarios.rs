@@ -3,11 +3,24 @@
 //! output. The test replays the commands on a fresh sandbox (seed 1, or `# seed: N` on the
 //! first line) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
 
+use kubeloop::cluster::ClusterConfig;
 use kubeloop::shell::Session;
 use std::path::Path;
 
 fn seed_of(text: &str) -> u64 {
     text.lines().next().and_then(|l| l.strip_prefix("$ # seed: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(1)
+}
+
+/// The cluster a transcript runs on: its seed, and `$ # control-planes: N` on a line of its
+/// own among its first lines.
+fn config_of(text: &str) -> ClusterConfig {
+    let control_planes = text
+        .lines()
+        .take(5)
+        .find_map(|l| l.strip_prefix("$ # control-planes: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
+    ClusterConfig { seed: seed_of(text), control_planes, ..ClusterConfig::default() }
 }
 
 fn diff(expected: &str, actual: &str) -> String {
@@ -41,7 +54,7 @@ fn every_scenario_transcript_replays_exactly() {
     let mut failures = Vec::new();
     for path in &files {
         let expected = std::fs::read_to_string(path).unwrap();
-        let mut session = Session::new(seed_of(&expected));
+        let mut session = Session::with_config(config_of(&expected));
         let actual = session.replay(&expected);
         if actual != expected {
             if update {

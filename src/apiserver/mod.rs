@@ -31,6 +31,7 @@ pub mod networking_admission;
 pub mod patch;
 pub mod policy_validation;
 pub mod priority;
+pub mod quorum;
 pub mod quota;
 pub mod rbac_validation;
 pub mod request;
@@ -304,8 +305,11 @@ impl ApiServer {
     pub fn handle(&mut self, req: Request, env: &mut Env) -> Result<Reply, Status> {
         let what = Self::happening(&req, env.record.enabled);
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
+        let before = self.etcd.revision();
         let result = if self.etcd_down {
             Err((Stage::Storage, Self::refused()))
+        } else if let Err(status) = self.quorum(&req, env) {
+            Err((Stage::Storage, status))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
                 Ok(()) if Self::is_aggregated(req.kind) => {
@@ -316,6 +320,9 @@ impl ApiServer {
             }
         };
         Self::note_answer(env.record, seq, self.etcd.revision(), &result);
+        if self.etcd.raft().is_some() {
+            self.replicate(before, env, seq);
+        }
         result.map(|(_, reply)| reply).map_err(|(_, status)| status)
     }
 

@@ -57,6 +57,9 @@ pub struct ClusterConfig {
     /// `--etcd-servers-overrides=/events#…`; see [`crate::apiserver::events_etcd`]). Off by
     /// default: a kubeadm cluster keeps them with everything else, where `etcdctl` shows them.
     pub events_etcd: bool,
+    /// How many control-plane nodes (1, or 3 for kubeadm's stacked HA): each runs an etcd
+    /// member, and with more than one etcd is a Raft group.
+    pub control_planes: u32,
 }
 
 impl Default for ClusterConfig {
@@ -69,6 +72,7 @@ impl Default for ClusterConfig {
             worker_max_pods: 110,
             record: true,
             events_etcd: false,
+            control_planes: 1,
         }
     }
 }
@@ -229,6 +233,10 @@ impl Cluster {
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
+        }
+        if config.control_planes > 1 {
+            let members = crate::etcd::raft::members_of(config.control_planes, config.workers);
+            cluster.api.etcd_bypass().form_group(&members, config.seed, cluster.now);
         }
         cluster.add_slot("kubectl", "kubernetes-admin", Role::User, None, "");
         cluster.add_slot("kube-apiserver", "system:apiserver", Role::ApiServer, None, "");

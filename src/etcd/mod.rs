@@ -7,6 +7,7 @@
 
 pub mod keys;
 pub mod lookup_key;
+pub mod raft;
 pub mod resources;
 
 use crate::api::Object;
@@ -85,6 +86,9 @@ pub struct Etcd {
     raw: BTreeMap<String, RawValue>,
     /// Where compacted changes go (automatic or asked for); dropped at once without one.
     discard: Option<Box<dyn Discard + Send>>,
+    /// The Raft group behind the store when etcd has several members (none for the single
+    /// member of a one-control-plane cluster, whose writes commit as they are made).
+    raft: Option<Box<raft::Group>>,
 }
 
 impl KeyValue {
@@ -130,7 +134,23 @@ impl Etcd {
             history_limit: 50_000,
             raw: BTreeMap::new(),
             discard: None,
+            raft: None,
         }
+    }
+
+    /// Makes the store a Raft group of these members (name, IP): from then on a write
+    /// commits at a quorum of them, and without one nothing is served.
+    pub fn form_group(&mut self, members: &[(String, String)], seed: u64, now: crate::sim::Time) {
+        self.raft = (members.len() > 1).then(|| Box::new(raft::Group::new(members, seed, now)));
+    }
+
+    /// The Raft group, when etcd has several members.
+    pub fn raft(&self) -> Option<&raft::Group> {
+        self.raft.as_deref()
+    }
+
+    pub fn raft_mut(&mut self) -> Option<&mut raft::Group> {
+        self.raft.as_deref_mut()
     }
 
     /// The key an object is stored under.

@@ -56,6 +56,12 @@ pub fn run(cluster: &mut Cluster, files: &mut SnapshotFiles, args: &[String], st
     }
     let reaches_etcd =
         !matches!(positionals.as_slice(), ["version", ..] | ["snapshot", "restore", ..] | [] | ["help", ..]);
+    // A group's clock catches up with the present before etcdctl looks at it.
+    cluster.with_api(|api, env| api.etcd_bypass().raft_mut().map(|g| g.advance_to(env.now)));
+    let group_down = cluster.inspect().etcd().raft().is_some_and(|g| !g.has_quorum() || !g.links[0].running());
+    if reaches_etcd && handles(args) && group_down {
+        return error("context deadline exceeded");
+    }
     if reaches_etcd && !cluster.inspect().etcd_running() {
         if positionals.as_slice() == ["endpoint", "health"] {
             return Output {
@@ -369,9 +375,14 @@ fn size_text(s: &StoreSnapshot) -> String {
     }
 }
 
-/// `sim etcd stop|start`: etcd's process, and with it every API request.
+/// `sim etcd stop|start`: etcd's process, and with it every API request; with a member's
+/// name (`sim etcd stop control-plane2`), `partition|heal` and `slow|fast`: one member of a
+/// Raft group.
 pub fn sim(cluster: &mut Cluster, args: &[String]) -> Output {
     let ok = |s: &str| Output { stdout: s.to_string(), ..Default::default() };
+    if let [verb, member] = args {
+        return sim_member(cluster, verb, member);
+    }
     match args.first().map(String::as_str) {
         Some("stop") => {
             cluster.with_api(|api, _| api.set_etcd_running(false));
@@ -381,8 +392,76 @@ pub fn sim(cluster: &mut Cluster, args: &[String]) -> Output {
             cluster.with_api(|api, _| api.set_etcd_running(true));
             ok("etcd started\n")
         }
-        _ => Output { stderr: "sim etcd: expected stop or start\n".into(), code: 2, ..Default::default() },
+        _ => {
+            Output { stderr: format!("sim etcd: expected stop or start\n{MEMBER_HELP}"), code: 2, ..Default::default() }
+        }
     }
+}
+
+pub const MEMBER_HELP: &str = "  sim etcd stop|start MEMBER      stop or start one etcd member (control-plane2…)
+  sim etcd partition|heal MEMBER  cut one member off from the others, or reconnect it
+  sim etcd slow|fast MEMBER       give a member a slow disk (each log write takes 1.5 s), or a
+                                  healthy one again
+";
+
+/// One member of the group: stopped, partitioned, or on a slow disk.
+fn sim_member(cluster: &mut Cluster, verb: &str, member: &str) -> Output {
+    let fail = |s: String| Output { stderr: s, code: 1, ..Default::default() };
+    if !matches!(verb, "stop" | "start" | "partition" | "heal" | "slow" | "fast") {
+        return fail(format!("sim etcd: unknown command \"{verb}\"\n{MEMBER_HELP}"));
+    }
+    let found = cluster.inspect().etcd().raft().map(|g| g.find(member));
+    let i = match found {
+        Some(Some(i)) => i,
+        Some(None) => return fail(format!("sim etcd: no member named \"{member}\"\n")),
+        None if member == "control-plane" && matches!(verb, "stop" | "start") => {
+            return sim(cluster, &[verb.to_string()]);
+        }
+        None => {
+            return fail(
+                "sim etcd: etcd has one member here (control-plane); a cluster with control-planes: 3 has three\n"
+                    .to_string(),
+            );
+        }
+    };
+    let was_leader = cluster.with_api(|api, env| {
+        let Some(g) = api.etcd_bypass().raft_mut() else { return false };
+        g.advance_to(env.now);
+        let was_leader = g.leader() == Some(i);
+        match verb {
+            "stop" | "start" => g.set_stopped(i, verb == "stop", env.now),
+            "partition" | "heal" => g.set_partitioned(i, verb == "partition", env.now),
+            _ => g.set_slow_disk(i, verb == "slow", env.now),
+        }
+        was_leader
+    });
+    let lost = if was_leader && matches!(verb, "stop" | "partition") {
+        " (it was the leader: the others elect a new one once an election timeout passes without its heartbeats)"
+    } else {
+        ""
+    };
+    let what = match verb {
+        "stop" => "stopped",
+        "start" => "started: it rejoins as a follower and catches up from the leader",
+        "partition" => "partitioned from the other members",
+        "heal" => "reconnected to the other members",
+        "slow" => "on a slow disk: each write to its log takes 1.5 s",
+        _ => "on a healthy disk again",
+    };
+    Output { stdout: format!("etcd member {member} {what}{lost}\n"), ..Default::default() }
+}
+
+/// What stopping, starting, partitioning or healing a node does to the etcd member on it.
+pub fn node_changed(cluster: &mut Cluster, node: &str, verb: &str) {
+    let Some(i) = cluster.inspect().etcd().raft().and_then(|g| g.find(node)) else { return };
+    cluster.with_api(|api, env| {
+        let Some(g) = api.etcd_bypass().raft_mut() else { return };
+        match verb {
+            "stop" | "start" | "remove" => g.set_stopped(i, verb != "start", env.now),
+            "partition" | "heal" => g.set_partitioned(i, verb == "partition", env.now),
+            _ => {}
+        }
+    });
 }
 
 #[cfg(test)]

@@ -92,6 +92,10 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
                 Ok(w) if (1..=20).contains(&w) => c.workers = w,
                 _ => return Err((n, format!("workers must be a number from 1 to 20, not \"{value}\""))),
             },
+            "control-planes" => match value.parse::<u32>() {
+                Ok(n) if n == 1 || n == 3 => c.control_planes = n,
+                _ => return Err((n, format!("control-planes must be 1 or 3, not \"{value}\""))),
+            },
             "worker-cpu" => c.worker_cpu_milli = quantity(value, n, key)?.milli(),
             "worker-memory" => c.worker_memory_bytes = quantity(value, n, key)?.value(),
             "worker-max-pods" => match value.parse::<i64>() {
@@ -102,7 +106,7 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
                 return Err((
                     n,
                     format!(
-                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, worker-cpu, worker-memory, worker-max-pods)"
+                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, control-planes, worker-cpu, worker-memory, worker-max-pods)"
                     ),
                 ));
             }

@@ -55,6 +55,7 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
                 return err(format!("sim: node {name} is already cut off\n"));
             }
             cluster.stop_component(id);
+            crate::etcdctl::snapshot::node_changed(cluster, name, verb);
             let what = if verb == "stop" { "kubelet stopped" } else { "partitioned from the API server" };
             ok(format!("node/{name}: {what}; its heartbeats stop\n"))
         }
@@ -63,6 +64,7 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
                 return err(format!("sim: node {name} is already up\n"));
             }
             cluster.start_component(id);
+            crate::etcdctl::snapshot::node_changed(cluster, name, verb);
             let what = if verb == "start" { "kubelet started" } else { "reconnected to the API server" };
             ok(format!("node/{name}: {what}\n"))
         }

@@ -21,6 +21,7 @@ const PROGRAMS: &[&str] = &[
 const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "help"];
 const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal"];
 const SIM_POD: &[&str] = &["crash"];
+const SIM_ETCD: &[&str] = &["stop", "start", "partition", "heal", "slow", "fast"];
 const ETCDCTL: &[&str] = &["get", "put", "del", "watch", "member", "endpoint", "snapshot", "version"];
 const ROLLOUT: &[&str] = &["history", "pause", "restart", "resume", "status", "undo"];
 const CREATE: &[&str] = &[
@@ -98,6 +99,11 @@ fn candidates(session: &Session, before: &[&str], word: &str) -> Vec<String> {
             [] => owned(SIM),
             ["node"] => owned(SIM_NODE),
             ["pod"] => owned(SIM_POD),
+            ["etcd"] => owned(SIM_ETCD),
+            ["etcd", _] => session.cluster.inspect().etcd().raft().map_or_else(
+                || vec!["control-plane".to_string()],
+                |g| g.members.iter().map(|m| m.name.clone()).collect(),
+            ),
             ["node", _] => names(session, Kind::Node, ""),
             ["pod", _] => names(session, Kind::Pod, "default"),
             _ => Vec::new(),

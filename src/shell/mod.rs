@@ -32,6 +32,8 @@ sim: control the sandbox itself (not part of Kubernetes)
   sim settle              run virtual time until the cluster has nothing left to do
   sim time                print the virtual time and etcd's revision
   sim etcd stop|start      stop etcd (every API request then fails) or start it again
+  sim etcd stop|start|partition|heal|slow|fast MEMBER
+                          one member of a several-member etcd (control-plane2…)
   sim export              print the objects you made, with the fields you set, as one
                           YAML file for kubectl apply -f on a real cluster
   sim record [COMPONENT] [--last N]
