@@ -186,6 +186,19 @@ fn server_run(image: &ImageRef, argv: &[String], env: &dyn Fn() -> Vec<(String, 
             .find_map(|a| a.strip_prefix("--target="))
             .filter(|t| t.split('/').count() != 2 || t.contains(['<', '>']))
             .map(|t| vec![format!("target format error: {t}")]),
+        // A control-plane component refuses a flag it does not have, as its command line does.
+        r if crate::cluster::bootstrap::component_flags(r).is_some() => {
+            let known = crate::cluster::bootstrap::component_flags(r).unwrap_or_default();
+            argv.iter()
+                .skip(1)
+                .filter_map(|a| a.strip_prefix("--"))
+                .map(|a| a.split('=').next().unwrap_or(a))
+                .find(|f| !known.iter().any(|k| k == f))
+                .map(|f| {
+                    let program = r.rsplit('/').next().unwrap_or(r);
+                    vec![format!("Error: unknown flag: --{f}"), "Usage:".into(), format!("  {program} [flags]")]
+                })
+        }
         _ => None,
     };
     if let Some(lines) = refusal {
