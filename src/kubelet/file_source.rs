@@ -149,7 +149,7 @@ impl Kubelet {
 
     /// Whether the control-plane component a static pod runs (its `component` label:
     /// `kube-scheduler`) is up: its pod runs from the current manifest with every container
-    /// running. None while the manifests are as the node started with them: the component
+    /// running and ready (its probes say the component serves). None while the manifests are as the node started with them: the component
     /// then runs as it always has.
     pub fn static_component_up(&self, component: &str) -> Option<bool> {
         if !self.manifests_changed {
@@ -168,7 +168,7 @@ impl Kubelet {
         });
         let running = mirror.is_some_and(|m| {
             !m.status.container_statuses.is_empty()
-                && m.status.container_statuses.iter().all(|s| s.state.running.is_some())
+                && m.status.container_statuses.iter().all(|s| s.state.running.is_some() && s.ready)
         });
         Some(current && running && self.workers.contains_key(key))
     }

@@ -74,7 +74,24 @@ impl NodeShell {
     pub fn line(&mut self, cluster: &mut Cluster, line: &str, stdin: Option<&str>) -> (Output, bool) {
         let mut all = Output::default();
         let mut stdin = stdin.map(str::to_string);
-        for (part, op) in crate::kubelet::script::commands(line) {
+        // A comment: the rest of the line is for people.
+        if line.trim_start().starts_with('#') {
+            return (all, false);
+        }
+        // `$(command)`: what the command prints, its words joined by spaces.
+        let mut line = line.to_string();
+        let mut guard = 0;
+        while let Some((start, end, inner)) = crate::util::pipes::find_substitution(&line) {
+            guard += 1;
+            if guard > 16 {
+                break;
+            }
+            let out = self.pipeline(cluster, &inner, None);
+            all.stderr.push_str(&out.stderr);
+            let value = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+            line.replace_range(start..end, &value);
+        }
+        for (part, op) in crate::kubelet::script::commands(&line) {
             if !op.runs_after(self.last_code) || part.trim_start().starts_with('#') || part.trim().is_empty() {
                 continue;
             }
@@ -256,6 +273,25 @@ impl NodeShell {
                 Default::default()
             }
             "sed" => self.sed(cluster, args),
+            // A text filter reading a file named last (`grep image FILE`), else its input.
+            "grep" | "head" | "tail" | "wc" | "sort" | "cut" | "uniq" => {
+                let file = args.last().filter(|a| args.len() > 1 || !a.starts_with('-')).map(|a| path(a));
+                let (words, input) = match file.as_deref().map(|f| (f, fs::read(cluster, &node, f))) {
+                    Some((_, Ok(text))) if !(program == "grep" && args.len() == 1) => (&words[..words.len() - 1], text),
+                    Some((_, Err(e))) if stdin.is_none() && !(program == "grep" && args.len() == 1) => {
+                        let name = args.last().map_or("", String::as_str);
+                        return (String::new(), format!("{program}: {name}: {e}\n"), 2);
+                    }
+                    _ => (words, stdin.unwrap_or("").to_string()),
+                };
+                match crate::util::pipes::filter(words, &input) {
+                    Ok(t) => {
+                        let code = i32::from(program == "grep" && t.is_empty());
+                        (t, String::new(), code)
+                    }
+                    Err(e) => (String::new(), format!("{e}\n"), 2),
+                }
+            }
             "vi" | "vim" | "nano" => (
                 String::new(),
                 format!(
