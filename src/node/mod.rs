@@ -4,6 +4,7 @@
 //! pod manifests in /etc/kubernetes/manifests, which the kubelet runs (edit or move one and
 //! the kubelet stops or restarts that control-plane component at its next file check).
 
+pub mod completion;
 pub mod crictl;
 pub mod fs;
 pub mod iptables;
@@ -51,6 +52,11 @@ impl NodeShell {
         let mut shell = NodeShell { node: node.to_string(), cwd, chroot, last_code: 0, shown: String::new() };
         shell.shown = shell.make_prompt();
         shell
+    }
+
+    /// The shell's working directory.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
     }
 
     /// `root@NODE:~# ` (bash, logged in), or `# ` (sh after chroot).
@@ -365,4 +371,76 @@ pub fn debugs_node(pod: &crate::api::Pod) -> Option<&str> {
         .iter()
         .any(|v| v.get("hostPath").and_then(|h| h.get("path")).and_then(|p| p.as_str()) == Some("/"));
     (host_root && !pod.spec.node_name.is_empty()).then_some(pod.spec.node_name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{Command, Session};
+
+    fn on_control_plane() -> Session {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("sim ssh control-plane"));
+        s
+    }
+
+    fn scheduler_running(s: &Session) -> bool {
+        let id = s.cluster.find_component(&crate::cluster::Role::Scheduler).unwrap();
+        s.cluster.is_running(id)
+    }
+
+    #[test]
+    fn a_manifest_written_with_a_heredoc_is_read_at_the_next_file_check() {
+        let mut s = on_control_plane();
+        assert_eq!(s.prompt(), Some("root@control-plane:~# "));
+        let text = s.execute(&Command::new("cat /etc/kubernetes/manifests/kube-scheduler.yaml")).stdout;
+        let broken = text.replace("--leader-elect=true", "--leader-elect=true\n    - --no-such-flag");
+        let command = Command {
+            line: "cat > /etc/kubernetes/manifests/kube-scheduler.yaml".into(),
+            heredoc: Some(("EOF".into(), broken.clone())),
+        };
+        s.execute(&command);
+        assert_eq!(s.execute(&Command::new("cat /etc/kubernetes/manifests/kube-scheduler.yaml")).stdout, broken);
+        assert!(scheduler_running(&s), "nothing changes before the file source looks");
+        s.execute(&Command::new("sleep 30s"));
+        assert!(!scheduler_running(&s), "the new pod's container exits: the scheduler is down");
+        s.execute(&Command::new("exit"));
+        let logs = s.execute(&Command::new("kubectl logs -n kube-system kube-scheduler-control-plane")).stdout;
+        assert!(logs.starts_with("Error: unknown flag: --no-such-flag\n"), "{logs}");
+    }
+
+    #[test]
+    fn a_manifest_that_does_not_decode_stops_its_pod_and_the_journal_says_why() {
+        let mut s = on_control_plane();
+        s.execute(&Command::new("echo 'kind: [' > /etc/kubernetes/manifests/kube-scheduler.yaml"));
+        s.execute(&Command::new("sleep 20s"));
+        assert!(!scheduler_running(&s));
+        let journal = s.execute(&Command::new("journalctl -u kubelet | grep 'Could not process'")).stdout;
+        assert!(journal.contains("path=\"/etc/kubernetes/manifests/kube-scheduler.yaml\""), "{journal}");
+        assert_eq!(s.execute(&Command::new("crictl ps | grep -c kube-scheduler")).stdout, "0\n");
+    }
+
+    #[test]
+    fn systemctl_stops_and_starts_the_nodes_kubelet() {
+        let mut s = Session::new(1);
+        s.execute(&Command::new("sim ssh worker-1"));
+        s.execute(&Command::new("systemctl stop kubelet"));
+        let id = s.cluster.find_component(&crate::cluster::Role::Kubelet { node: "worker-1".into() }).unwrap();
+        assert!(!s.cluster.is_running(id));
+        let status = s.execute(&Command::new("systemctl status kubelet"));
+        assert_eq!(status.code, 3);
+        assert!(status.stdout.contains("Active: inactive (dead) since"), "{}", status.stdout);
+        s.execute(&Command::new("systemctl start kubelet"));
+        assert!(s.cluster.is_running(id));
+        assert_eq!(s.execute(&Command::new("systemctl is-active kubelet")).stdout, "active\n");
+        let out = s.execute(&Command::new("exit"));
+        assert_eq!((out.stdout.as_str(), s.prompt()), ("logout\n", None));
+    }
+
+    #[test]
+    fn sim_ssh_to_a_node_that_does_not_exist_fails_as_ssh_does() {
+        let mut s = Session::new(1);
+        let out = s.execute(&Command::new("sim ssh nosuch"));
+        assert_eq!(out.code, 255);
+        assert_eq!(s.prompt(), None);
+    }
 }

@@ -255,6 +255,11 @@ impl Session {
         Some(out)
     }
 
+    /// The shell on a node the terminal is in, if any (`sim ssh NODE`).
+    pub fn node_shell(&self) -> Option<&crate::node::NodeShell> {
+        self.node_shell.as_ref()
+    }
+
     /// The container shell's prompt while attached to one (`/ # `), else None (`$ `).
     pub fn prompt(&self) -> Option<&str> {
         if let Some(shell) = &self.node_shell {
