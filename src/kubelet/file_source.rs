@@ -185,9 +185,3 @@ impl Kubelet {
         })
     }
 }
-
-/// The key a static pod read from `manifest` has on `node`.
-pub fn static_pod_key(manifest: &Pod, node: &str) -> String {
-    let ns = if manifest.metadata.namespace.is_empty() { "default" } else { manifest.metadata.namespace.as_str() };
-    cache_key(ns, &format!("{}-{}", manifest.metadata.name, node.to_lowercase()))
-}

@@ -130,7 +130,7 @@ pub fn iptables(cluster: &Cluster, node: &str, args: &[String]) -> (String, Stri
     }
     if table != "nat" {
         return (
-            format!("Chain INPUT (policy ACCEPT)\ntarget     prot opt source               destination\n"),
+            "Chain INPUT (policy ACCEPT)\ntarget     prot opt source               destination\n".to_string(),
             String::new(),
             0,
         );
@@ -144,7 +144,7 @@ pub fn iptables(cluster: &Cluster, node: &str, args: &[String]) -> (String, Stri
     }
     if let Some(c) = &chain {
         if !names.contains(c) && c != "KUBE-NODEPORTS" {
-            return (String::new(), format!("iptables: No chain/target/match by that name.\n"), 1);
+            return (String::new(), "iptables: No chain/target/match by that name.\n".to_string(), 1);
         }
         names = vec![c.clone()];
     }

@@ -437,6 +437,23 @@ mod tests {
     }
 
     #[test]
+    fn without_the_controller_managers_manifest_no_controller_runs_until_it_is_back() {
+        let mut s = on_control_plane();
+        s.execute(&Command::new("mv /etc/kubernetes/manifests/kube-controller-manager.yaml /root/"));
+        s.execute(&Command::new("sleep 20s"));
+        s.execute(&Command::new("exit"));
+        s.execute(&Command::new("kubectl create deployment web --image=nginx"));
+        s.execute(&Command::new("sleep 10s"));
+        assert_eq!(s.execute(&Command::new("kubectl get rs -o name")).stdout, "", "no deployment controller");
+        s.execute(&Command::new("sim ssh control-plane"));
+        s.execute(&Command::new("mv kube-controller-manager.yaml /etc/kubernetes/manifests/"));
+        s.execute(&Command::new("sleep 45s"));
+        s.execute(&Command::new("exit"));
+        let rs = s.execute(&Command::new("kubectl get rs -o name")).stdout;
+        assert!(rs.starts_with("replicaset.apps/web-"), "{rs}");
+    }
+
+    #[test]
     fn sim_ssh_to_a_node_that_does_not_exist_fails_as_ssh_does() {
         let mut s = Session::new(1);
         let out = s.execute(&Command::new("sim ssh nosuch"));

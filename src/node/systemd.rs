@@ -186,7 +186,7 @@ pub fn journalctl(cluster: &Cluster, node: &str, args: &[String]) -> (String, St
     let lines = match unit.map(|u| u.trim_end_matches(".service")) {
         Some("kubelet") => journal(cluster, node),
         Some("containerd") => Vec::new(),
-        Some(u) => return (String::new(), format!("-- No entries --\n{}", if u.is_empty() { "" } else { "" }), 0),
+        Some(_) => return ("-- No entries --\n".into(), String::new(), 0),
         None => journal(cluster, node),
     };
     if lines.is_empty() {
@@ -313,6 +313,6 @@ pub fn journal(cluster: &Cluster, node: &str) -> Vec<String> {
             ),
         ));
     }
-    lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    lines.sort_by_key(|l| (l.0, l.1));
     lines.into_iter().map(|(_, _, l)| l).collect()
 }
