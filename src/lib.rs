@@ -13,7 +13,6 @@ pub mod etcdctl;
 pub mod kubectl;
 pub mod kubelet;
 pub mod lessons;
-pub mod node;
 pub mod page;
 pub mod proxy;
 pub mod record;

@@ -147,29 +147,6 @@ pub fn control_plane_manifest_files(node: &str, address: &str) -> Vec<(String, S
     names.iter().zip(texts).map(|(name, text)| (name.to_string(), fill_manifest(text, node, address))).collect()
 }
 
-/// The flags a control-plane component's image accepts (by repository,
-/// `registry.k8s.io/kube-scheduler`): those kubeadm's manifest gives it and a few common ones.
-/// None for any other image.
-pub fn component_flags(repository: &str) -> Option<Vec<String>> {
-    let text = match repository {
-        "registry.k8s.io/kube-apiserver" => KUBE_APISERVER_MANIFEST,
-        "registry.k8s.io/kube-controller-manager" => KUBE_CONTROLLER_MANAGER_MANIFEST,
-        "registry.k8s.io/kube-scheduler" => KUBE_SCHEDULER_MANIFEST,
-        _ => return None,
-    };
-    let mut flags: Vec<String> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("- --"))
-        .map(|f| f.split('=').next().unwrap_or(f).to_string())
-        .collect();
-    for common in
-        ["v", "vmodule", "config", "feature-gates", "profiling", "secure-port", "leader-elect", "logging-format"]
-    {
-        flags.push(common.to_string());
-    }
-    Some(flags)
-}
-
 fn fill_manifest(text: &str, node: &str, address: &str) -> String {
     text.replace("{ADDRESS}", address)
         .replace("{NODE}", node)

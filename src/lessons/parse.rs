@@ -352,7 +352,7 @@ pub(super) fn commands(lines: &[(usize, &str)], open: usize) -> Result<Vec<Comma
         let words = split_words(line).map_err(|e| (n, format!("this command does not parse: {e}")))?;
         let program = words.first().map(String::as_str).unwrap_or("");
         // A node shell's programs (`sim ssh NODE`, then `systemctl …`) are commands too.
-        if !PROGRAMS.contains(&program) && !crate::node::PROGRAMS.contains(&program) {
+        if !PROGRAMS.contains(&program) && !crate::shell::node::PROGRAMS.contains(&program) {
             return Err((n, format!("`{program}` is not a command of the sandbox (kubectl, etcdctl, sim, sleep)")));
         }
         let mut command = Command::new(line);

@@ -83,7 +83,7 @@ fn common_prefix(words: &[String]) -> String {
 fn candidates(session: &Session, before: &[&str], word: &str) -> Vec<String> {
     let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     if let Some(shell) = session.node_shell() {
-        return crate::node::completion::candidates(&session.cluster, shell, before, word);
+        return crate::shell::node::completion::candidates(&session.cluster, shell, before, word);
     }
     let Some((program, rest)) = before.split_first() else { return owned(PROGRAMS) };
     // A file after a redirection or kubectl's `-f`.

@@ -11,6 +11,7 @@ pub mod completion;
 pub mod coreutils;
 pub mod export;
 pub mod home;
+pub mod node;
 pub mod record_log;
 pub mod redirect;
 
@@ -108,7 +109,7 @@ pub struct Session {
     /// The container shell the terminal is attached to, if any (`kubectl exec -it … -- sh`).
     attached: Option<kubectl::session::Session>,
     /// A shell on a node (`sim ssh NODE`, or `chroot /host` in a node's debugging pod).
-    node_shell: Option<crate::node::NodeShell>,
+    node_shell: Option<crate::shell::node::NodeShell>,
 }
 
 impl Session {
@@ -171,7 +172,7 @@ impl Session {
             return out;
         }
         if let Some(node) = self.chroot_target(&command.line) {
-            self.node_shell = Some(crate::node::NodeShell::new(&node, true));
+            self.node_shell = Some(crate::shell::node::NodeShell::new(&node, true));
             return Output::default();
         }
         if let Some(mut attached) = self.attached.take() {
@@ -204,7 +205,7 @@ impl Session {
             return None;
         }
         let pod = self.attached.as_ref()?.pod();
-        crate::node::debugs_node(pod).map(str::to_string)
+        crate::shell::node::debugs_node(pod).map(str::to_string)
     }
 
     /// Opens a shell on a node (`sim ssh NODE`).
@@ -216,7 +217,7 @@ impl Session {
                 ..Default::default()
             };
         }
-        self.node_shell = Some(crate::node::NodeShell::new(node, false));
+        self.node_shell = Some(crate::shell::node::NodeShell::new(node, false));
         Output::default()
     }
 
@@ -256,7 +257,7 @@ impl Session {
     }
 
     /// The shell on a node the terminal is in, if any (`sim ssh NODE`).
-    pub fn node_shell(&self) -> Option<&crate::node::NodeShell> {
+    pub fn node_shell(&self) -> Option<&crate::shell::node::NodeShell> {
         self.node_shell.as_ref()
     }
 
