@@ -139,17 +139,28 @@ const KUBE_APISERVER_MANIFEST: &str = include_str!("manifests/kube-apiserver.yam
 const KUBE_CONTROLLER_MANAGER_MANIFEST: &str = include_str!("manifests/kube-controller-manager.yaml");
 const KUBE_SCHEDULER_MANIFEST: &str = include_str!("manifests/kube-scheduler.yaml");
 
+/// The manifest files `kubeadm init` writes into a control-plane node's
+/// `/etc/kubernetes/manifests` (file name, text), for a node named `node` at `address`.
+pub fn control_plane_manifest_files(node: &str, address: &str) -> Vec<(String, String)> {
+    let names = ["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"];
+    let texts = [ETCD_MANIFEST, KUBE_APISERVER_MANIFEST, KUBE_CONTROLLER_MANAGER_MANIFEST, KUBE_SCHEDULER_MANIFEST];
+    names.iter().zip(texts).map(|(name, text)| (name.to_string(), fill_manifest(text, node, address))).collect()
+}
+
+fn fill_manifest(text: &str, node: &str, address: &str) -> String {
+    text.replace("{ADDRESS}", address)
+        .replace("{NODE}", node)
+        .replace("{VERSION}", KUBERNETES_VERSION)
+        .replace("{ETCD_VERSION}", ETCD_VERSION)
+}
+
 /// The static pods `kubeadm init` writes on a control-plane node named `node` whose address is
 /// `address`, as the kubelet reads them from disk (not yet defaulted or named after the node).
 pub fn control_plane_static_pods(node: &str, address: &str) -> Vec<Pod> {
     [ETCD_MANIFEST, KUBE_APISERVER_MANIFEST, KUBE_CONTROLLER_MANAGER_MANIFEST, KUBE_SCHEDULER_MANIFEST]
         .iter()
         .map(|text| {
-            let text = text
-                .replace("{ADDRESS}", address)
-                .replace("{NODE}", node)
-                .replace("{VERSION}", KUBERNETES_VERSION)
-                .replace("{ETCD_VERSION}", ETCD_VERSION);
+            let text = fill_manifest(text, node, address);
             match manifest(Kind::Pod, &text) {
                 Object::Pod(mut pod) => {
                     crate::apiserver::admission::default_pod(&mut pod);

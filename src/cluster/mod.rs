@@ -14,6 +14,7 @@ pub mod network;
 mod operators;
 pub mod policy;
 pub mod rbac_policy;
+pub mod static_components;
 
 use crate::api::{Kind, Namespace, Object, ObjectMeta};
 use crate::apiserver::authorization::Identity;
@@ -321,7 +322,8 @@ impl Cluster {
         );
         let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
         let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
-        let cp = cp.control_plane(static_pods);
+        let files = crate::cluster::bootstrap::control_plane_manifest_files(&cp.name, &cp.internal_ip);
+        let cp = cp.control_plane(static_pods).with_manifest_files(files);
         cluster.add_node(cp);
         for i in 1..=config.workers {
             let name = format!("worker-{i}");
@@ -623,6 +625,7 @@ impl Cluster {
         if let Some(node) = node {
             container_output::fill(self, &node);
         }
+        static_components::follow(self, idx);
         if let Some(at) = next {
             self.wake(idx, at.max(self.now));
         }
@@ -866,6 +869,14 @@ impl Cluster {
             slot.wake_at = None;
         }
         self.api.close_watches_of(id);
+        let now = self.now;
+        if let Some(kubelet) = self.slots.get_mut(id.0 as usize).and_then(|s| {
+            let component: &mut dyn Component = s.component.as_deref_mut()?;
+            let any: &mut dyn std::any::Any = component;
+            any.downcast_mut::<Kubelet>()
+        }) {
+            kubelet.stopped(now);
+        }
     }
 
     /// Starts a stopped component's process again: it lists and watches afresh.

@@ -93,6 +93,11 @@ impl Session {
         s
     }
 
+    /// The pod the session's shell runs in, as it was when it attached.
+    pub fn pod(&self) -> &Pod {
+        &self.target.pod
+    }
+
     /// The container shell's prompt (`/ # `, `root@web:/# `, `# `).
     pub fn prompt(&self) -> &str {
         &self.prompt

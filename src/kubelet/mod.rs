@@ -7,6 +7,7 @@ pub mod banners;
 pub mod entrypoint;
 pub mod env;
 pub mod expansion;
+pub mod file_source;
 pub mod image_family;
 pub mod images;
 mod interpreters;
@@ -16,6 +17,7 @@ pub mod probes;
 mod python_if;
 pub mod references;
 pub mod script;
+mod service;
 pub mod usage;
 pub mod volumes;
 mod workers;
@@ -90,6 +92,15 @@ pub struct Kubelet {
     /// The node's own files that pods wrote through hostPath and claim volumes (absolute
     /// path → content): they stay when the pod goes, as a directory on the node would.
     disk: BTreeMap<String, String>,
+    /// When the file source next looks at the manifests folder (after a file there changed).
+    manifest_check_at: Option<Time>,
+    /// Whether the manifests have changed since the node started (see `file_source`).
+    manifests_changed: bool,
+    /// Static pods whose mirror it just created with no worker yet: stepped at once.
+    fresh_static: Vec<String>,
+    /// When its process last started, and when it stopped after each run (for systemd).
+    started_at: Time,
+    lifecycle: Vec<(Time, bool)>,
 }
 
 /// How often the kubelet's status manager resends statuses the API did not take.
@@ -123,7 +134,16 @@ impl Kubelet {
             node_uid: String::new(),
             static_pods: BTreeMap::new(),
             network: crate::dns::Network::default(),
-            disk: BTreeMap::new(),
+            disk: config
+                .manifest_files
+                .iter()
+                .map(|(name, text)| (format!("{}/{name}", file_source::MANIFEST_DIR), text.clone()))
+                .collect(),
+            manifest_check_at: None,
+            manifests_changed: false,
+            fresh_static: Vec::new(),
+            started_at: Time::ZERO,
+            lifecycle: Vec::new(),
             config,
         }
     }
@@ -425,7 +445,7 @@ impl Kubelet {
         // mirror pod is replaced instead, in `sync_static_pods`), and its events name the
         // static pod itself, whose uid is the manifest's hash.
         let static_pod = self.static_pods.get(key);
-        if static_pod.is_some() && pod.metadata.deletion_timestamp.is_some() {
+        if static_pod.is_some() && (pod.metadata.deletion_timestamp.is_some() || self.stale_mirror(key, pod)) {
             return;
         }
         let involved = match static_pod {
@@ -705,6 +725,7 @@ impl Kubelet {
     /// worker yet.
     fn busy_before(&self, horizon: Time) -> bool {
         self.workers.values().any(|(_, w)| w.busy(horizon))
+            || self.manifest_check_at.is_some_and(|t| t <= horizon)
             || self
                 .pods
                 .cache
@@ -714,9 +735,9 @@ impl Kubelet {
 
     /// Reads the manifests as the kubelet's file source does: the pod is named after the node,
     /// bound to it, tolerates every NoExecute taint, and its uid is the hash of the manifest.
-    fn read_static_pods(&mut self, now: Time) {
+    fn read_static_pods(&mut self, manifests: &[Pod], now: Time) {
         self.static_pods.clear();
-        for manifest in &self.config.static_pods {
+        for manifest in manifests {
             let mut pod = manifest.clone();
             let hash = manifest_hash(manifest, &self.config.name);
             let meta = &mut pod.metadata;
@@ -771,6 +792,9 @@ impl Kubelet {
                     .into();
                     if let Ok(stored) = ctx.call_object(Request::create(Object::Pod(mirror))) {
                         self.pods.assume(stored);
+                        if !self.workers.contains_key(&key) {
+                            self.fresh_static.push(key);
+                        }
                     }
                 }
                 Some(mirror) => {
@@ -811,7 +835,10 @@ fn rfc3339_nano(t: Time) -> String {
 
 impl Component for Kubelet {
     fn start(&mut self, ctx: &mut Ctx) -> Option<Time> {
-        self.read_static_pods(ctx.now);
+        self.started_at = ctx.now;
+        self.lifecycle.push((ctx.now, true));
+        self.manifest_check_at = None;
+        self.reload_static_pods(ctx);
         self.register(ctx);
         self.renew_lease(ctx);
         let _ = self.pods.start(ctx);
@@ -832,7 +859,12 @@ impl Component for Kubelet {
         // A pod whose ConfigMap or Secret changed is synced again only on its own schedule
         // (its back-off, its periodic sync): the change is read from the caches then.
         let _ = self.references.sync(ctx);
+        if self.manifest_check_at.is_some_and(|t| ctx.now >= t) {
+            self.manifest_check_at = None;
+            self.reload_static_pods(ctx);
+        }
         self.sync_static_pods(ctx);
+        touched.append(&mut self.fresh_static);
         if std::mem::take(&mut self.resync_all) {
             touched.extend(self.pods.cache.keys().map(String::from));
         }
@@ -860,10 +892,17 @@ impl Component for Kubelet {
             self.static_pods.keys().any(|k| !self.pods.cache.contains_key(k)).then(|| ctx.now + Duration::seconds(1));
         self.unsynced.retain(|k| self.pods.cache.contains_key(k));
         let status_retry = (!self.unsynced.is_empty()).then(|| ctx.now + STATUS_SYNC_PERIOD);
-        let next = [Some(self.lease_due), Some(self.status_due), next_worker, mirror_retry, status_retry]
-            .into_iter()
-            .flatten()
-            .min();
+        let next = [
+            Some(self.lease_due),
+            Some(self.status_due),
+            next_worker,
+            mirror_retry,
+            status_retry,
+            self.manifest_check_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         next.map(|t| t.max(ctx.now + Duration::millis(1)))
     }
 

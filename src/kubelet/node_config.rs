@@ -20,6 +20,9 @@ pub struct NodeConfig {
     /// The manifests in the node's `/etc/kubernetes/manifests`: static pods the kubelet runs
     /// itself and shows in the API as mirror pods.
     pub static_pods: Vec<Pod>,
+    /// The manifests folder's files as kubeadm wrote them (file name, text): when there are
+    /// any, the kubelet reads its static pods from these files on the node's disk instead.
+    pub manifest_files: Vec<(String, String)>,
     /// Images already in the node's container runtime when it boots (canonical references).
     pub preloaded_images: Vec<String>,
 }
@@ -43,6 +46,7 @@ impl NodeConfig {
             pod_cidr: format!("10.244.{}.0/24", index % 256),
             internal_ip: crate::api::well_known::node_address(index),
             static_pods: Vec::new(),
+            manifest_files: Vec::new(),
             preloaded_images: super::images::PRELOADED.iter().map(|i| i.to_string()).collect(),
         }
     }
@@ -60,6 +64,13 @@ impl NodeConfig {
             effect: "NoSchedule".into(),
             time_added: None,
         });
+        self
+    }
+
+    /// Puts the manifests as files in the node's `/etc/kubernetes/manifests`, where the
+    /// kubelet's file source reads them (and a shell on the node can edit them).
+    pub fn with_manifest_files(mut self, files: Vec<(String, String)>) -> Self {
+        self.manifest_files = files;
         self
     }
 

@@ -186,6 +186,19 @@ fn server_run(image: &ImageRef, argv: &[String], env: &dyn Fn() -> Vec<(String, 
             .find_map(|a| a.strip_prefix("--target="))
             .filter(|t| t.split('/').count() != 2 || t.contains(['<', '>']))
             .map(|t| vec![format!("target format error: {t}")]),
+        // A control-plane component refuses a flag it does not have, as its command line does.
+        r if component_flags(r).is_some() => {
+            let known = component_flags(r).unwrap_or_default();
+            argv.iter()
+                .skip(1)
+                .filter_map(|a| a.strip_prefix("--"))
+                .map(|a| a.split('=').next().unwrap_or(a))
+                .find(|f| !known.iter().any(|k| k == f))
+                .map(|f| {
+                    let program = r.rsplit('/').next().unwrap_or(r);
+                    vec![format!("Error: unknown flag: --{f}"), "Usage:".into(), format!("  {program} [flags]")]
+                })
+        }
         _ => None,
     };
     if let Some(lines) = refusal {
@@ -820,6 +833,29 @@ pub fn pi_digits(n: usize) -> String {
     }
     let digits: String = digits.chars().take(n + 1).collect();
     format!("{}.{}", &digits[..1], &digits[1..])
+}
+
+/// The flags a control-plane component's image accepts (by repository,
+/// `registry.k8s.io/kube-scheduler`): those kubeadm's manifest gives it and a few common ones.
+/// None for any other image.
+fn component_flags(repository: &str) -> Option<Vec<String>> {
+    let text = match repository {
+        "registry.k8s.io/kube-apiserver" => include_str!("../cluster/manifests/kube-apiserver.yaml"),
+        "registry.k8s.io/kube-controller-manager" => include_str!("../cluster/manifests/kube-controller-manager.yaml"),
+        "registry.k8s.io/kube-scheduler" => include_str!("../cluster/manifests/kube-scheduler.yaml"),
+        _ => return None,
+    };
+    let mut flags: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- --"))
+        .map(|f| f.split('=').next().unwrap_or(f).to_string())
+        .collect();
+    for common in
+        ["v", "vmodule", "config", "feature-gates", "profiling", "secure-port", "leader-elect", "logging-format"]
+    {
+        flags.push(common.to_string());
+    }
+    Some(flags)
 }
 
 #[cfg(test)]

@@ -355,7 +355,8 @@ pub(super) fn commands(lines: &[(usize, &str)], open: usize) -> Result<Vec<Comma
         let line = line.strip_prefix("$ ").unwrap_or(line);
         let words = split_words(line).map_err(|e| (n, format!("this command does not parse: {e}")))?;
         let program = words.first().map(String::as_str).unwrap_or("");
-        if !PROGRAMS.contains(&program) {
+        // A node shell's programs (`sim ssh NODE`, then `systemctl …`) are commands too.
+        if !PROGRAMS.contains(&program) && !crate::shell::node::PROGRAMS.contains(&program) {
             return Err((n, format!("`{program}` is not a command of the sandbox (kubectl, etcdctl, sim, sleep)")));
         }
         let mut command = Command::new(line);

@@ -18,7 +18,7 @@ pub struct Completion {
 const PROGRAMS: &[&str] = &[
     "kubectl", "etcdctl", "sim", "sleep", "clear", "echo", "printf", "cat", "ls", "rm", "mkdir", "touch", "pwd", "cd",
 ];
-const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "help"];
+const SIM: &[&str] = &["settle", "time", "node", "pod", "image", "scheduler", "curl", "export", "ssh", "help"];
 const SIM_NODE: &[&str] = &["stop", "start", "add", "remove", "partition", "heal"];
 const SIM_POD: &[&str] = &["crash"];
 const SIM_ETCD: &[&str] = &["stop", "start", "partition", "heal", "slow", "fast"];
@@ -83,6 +83,9 @@ fn common_prefix(words: &[String]) -> String {
 /// The words that could stand where the cursor is, after `before`.
 fn candidates(session: &Session, before: &[&str], word: &str) -> Vec<String> {
     let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    if let Some(shell) = session.node_shell() {
+        return crate::shell::node::completion::candidates(&session.cluster, shell, before, word);
+    }
     let Some((program, rest)) = before.split_first() else { return owned(PROGRAMS) };
     // A file after a redirection or kubectl's `-f`.
     if matches!(before.last().copied(), Some(">" | ">>" | "<" | "-f" | "--filename")) {
@@ -104,7 +107,7 @@ fn candidates(session: &Session, before: &[&str], word: &str) -> Vec<String> {
                 || vec!["control-plane".to_string()],
                 |g| g.members.iter().map(|m| m.name.clone()).collect(),
             ),
-            ["node", _] => names(session, Kind::Node, ""),
+            ["node", _] | ["ssh"] => names(session, Kind::Node, ""),
             ["pod", _] => names(session, Kind::Pod, "default"),
             _ => Vec::new(),
         },
@@ -262,6 +265,21 @@ mod tests {
             "kubectl apply -f https://k8s.io/examples/pods/simple-pod.yaml "
         );
         assert_eq!(complete(&s, "mkd").line, "mkdir ");
+    }
+
+    #[test]
+    fn a_node_shell_completes_its_own_programs_units_and_paths() {
+        let mut s = session();
+        assert_eq!(complete(&s, "sim ssh control").line, "sim ssh control-plane ");
+        s.execute(&crate::shell::Command::new("sim ssh control-plane"));
+        assert_eq!(complete(&s, "systemctl st").candidates, vec!["start", "status", "stop"]);
+        assert_eq!(complete(&s, "systemctl status kub").line, "systemctl status kubelet ");
+        assert_eq!(complete(&s, "ls /etc/kubernetes/ma").line, "ls /etc/kubernetes/manifests/");
+        assert_eq!(
+            complete(&s, "cat /etc/kubernetes/manifests/kube-s").line,
+            "cat /etc/kubernetes/manifests/kube-scheduler.yaml "
+        );
+        assert_eq!(complete(&s, "iptables -t nat -L KUBE-S").line, "iptables -t nat -L KUBE-SERVICES ");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod completion;
 pub mod coreutils;
 pub mod export;
 pub mod home;
+pub mod node;
 pub mod record_log;
 pub mod redirect;
 
@@ -44,6 +45,8 @@ sim: control the sandbox itself (not part of Kubernetes)
                           send an HTTP request from NODE (worker-1), or as the pod NAME in
                           NAMESPACE (default): cluster DNS, that node's kube-proxy rules,
                           the CNI plugin's NetworkPolicy rules
+  sim ssh NODE            a root shell on the node (systemctl, journalctl -u kubelet,
+                          crictl, iptables -t nat -L, /etc/kubernetes/manifests); exit
   sim help                this help
 
   sleep DURATION          let virtual time pass (30s, 2m, 1m30s, 500ms; at most 6h)
@@ -107,6 +110,8 @@ pub struct Session {
     log: Vec<Command>,
     /// The container shell the terminal is attached to, if any (`kubectl exec -it … -- sh`).
     attached: Option<kubectl::session::Session>,
+    /// A shell on a node (`sim ssh NODE`, or `chroot /host` in a node's debugging pod).
+    node_shell: Option<crate::shell::node::NodeShell>,
 }
 
 impl Session {
@@ -129,6 +134,7 @@ impl Session {
             snapshots: BTreeMap::new(),
             log: Vec::new(),
             attached: None,
+            node_shell: None,
         }
     }
 
@@ -159,6 +165,18 @@ impl Session {
     pub fn execute(&mut self, command: &Command) -> Output {
         self.log.push(command.clone());
         let mut ended = self.poll().unwrap_or_default();
+        if let Some(mut shell) = self.node_shell.take() {
+            let stdin = command.heredoc.as_ref().map(|(_, body)| body.as_str());
+            let (out, done) = shell.line(&mut self.cluster, &command.line, stdin);
+            if !done {
+                self.node_shell = Some(shell);
+            }
+            return out;
+        }
+        if let Some(node) = self.chroot_target(&command.line) {
+            self.node_shell = Some(crate::shell::node::NodeShell::new(&node, true));
+            return Output::default();
+        }
         if let Some(mut attached) = self.attached.take() {
             let (out, done) = attached.line(&mut self.cluster, &command.line);
             if !done {
@@ -177,10 +195,39 @@ impl Session {
         ended
     }
 
+    /// The node a line enters when it is `chroot /host` (or `chroot /host sh|bash`) typed in
+    /// the shell of a pod `kubectl debug node/…` made.
+    fn chroot_target(&self, line: &str) -> Option<String> {
+        let words = split_words(line).ok()?;
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        if !matches!(
+            words.as_slice(),
+            ["chroot", "/host"] | ["chroot", "/host", "sh" | "bash" | "/bin/sh" | "/bin/bash"]
+        ) {
+            return None;
+        }
+        let pod = self.attached.as_ref()?.pod();
+        crate::shell::node::debugs_node(pod).map(str::to_string)
+    }
+
+    /// Opens a shell on a node (`sim ssh NODE`).
+    fn ssh(&mut self, node: &str) -> Output {
+        if self.cluster.kubelet(node).is_none() {
+            return Output {
+                stderr: format!("ssh: Could not resolve hostname {node}: Name or service not known\n"),
+                code: 255,
+                ..Default::default()
+            };
+        }
+        self.node_shell = Some(crate::shell::node::NodeShell::new(node, false));
+        Output::default()
+    }
+
     /// Closes the terminal's input, as a one-shot `kubectl exec -it` from a script does when it
     /// returns: an attached shell reads end-of-file and exits as `exit` would. Returns what
     /// kubectl then prints (nothing when no shell was attached).
     pub fn hang_up(&mut self) -> Output {
+        self.node_shell = None;
         match self.attached.take() {
             Some(mut attached) => attached.line(&mut self.cluster, "exit").0,
             None => Output::default(),
@@ -191,9 +238,13 @@ impl Session {
     /// editor): a container shell the terminal is attached to stays attached and does not see it.
     pub fn execute_beside(&mut self, command: &Command) -> Output {
         let attached = self.attached.take();
+        let node_shell = self.node_shell.take();
         let out = self.execute(command);
         if self.attached.is_none() {
             self.attached = attached;
+        }
+        if self.node_shell.is_none() {
+            self.node_shell = node_shell;
         }
         out
     }
@@ -203,11 +254,20 @@ impl Session {
     pub fn poll(&mut self) -> Option<Output> {
         let out = self.attached.as_ref()?.check(&mut self.cluster)?;
         self.attached = None;
+        self.node_shell = None;
         Some(out)
+    }
+
+    /// The shell on a node the terminal is in, if any (`sim ssh NODE`).
+    pub fn node_shell(&self) -> Option<&crate::shell::node::NodeShell> {
+        self.node_shell.as_ref()
     }
 
     /// The container shell's prompt while attached to one (`/ # `), else None (`$ `).
     pub fn prompt(&self) -> Option<&str> {
+        if let Some(shell) = &self.node_shell {
+            return Some(shell.prompt());
+        }
         self.attached.as_ref().map(|a| a.prompt())
     }
 
@@ -497,6 +557,7 @@ impl Session {
                 self.cluster.inspect().etcd().revision()
             )),
             ["node", ..] => crate::shell::chaos::node(&mut self.cluster, &args[1..]),
+            ["ssh", node] => self.ssh(node),
             ["pod", ..] => crate::shell::chaos::pod(&mut self.cluster, &args[1..]),
             ["image", ..] => crate::shell::chaos::image(&mut self.cluster, &args[1..]),
             ["scheduler", ..] => crate::shell::chaos::scheduler(&mut self.cluster, &args[1..]),
@@ -621,13 +682,14 @@ impl Session {
             let typed = match line.strip_prefix(prompt.as_str()) {
                 Some(typed) => typed,
                 // An empty line typed at a prompt loses its trailing space in a file.
-                None if self.attached.is_some() && line == prompt.trim_end() => "",
+                None if (self.attached.is_some() || self.node_shell.is_some()) && line == prompt.trim_end() => "",
                 None => continue,
             };
-            let heredoc = heredoc_word(typed).filter(|_| self.attached.is_none()).map(|word| {
-                let body = heredoc_body(&mut lines, &word);
-                (word, body)
-            });
+            let heredoc =
+                heredoc_word(typed).filter(|_| self.attached.is_none() || self.node_shell.is_some()).map(|word| {
+                    let body = heredoc_body(&mut lines, &word);
+                    (word, body)
+                });
             let command = Command { line: typed.to_string(), heredoc };
             out.push_str(&prompt);
             out.push_str(&command.display());

@@ -1,0 +1,44 @@
+//! The control-plane components a kubeadm node runs as static pods, tied to those pods: when
+//! the control-plane node's kubelet stops kube-scheduler's pod (its manifest moved away,
+//! broken, or changed and not yet running again), the scheduler stops scheduling; when the
+//! pod runs again, the scheduler starts afresh. kube-controller-manager's pod carries every
+//! controller of the manager. (kube-apiserver's and etcd's pods are not tied: the sandbox's
+//! API stays up, see `sim etcd stop` for an API that is down.)
+
+use super::{Cluster, Role};
+use crate::kubelet::Kubelet;
+use crate::record::ComponentId;
+
+/// After a kubelet ran (the slot `idx`): starts or stops the components whose static pods it
+/// runs, as their pods now are.
+pub(super) fn follow(cluster: &mut Cluster, idx: u32) {
+    let Some(kubelet) =
+        cluster.slots.get(idx as usize).and_then(|s| s.component.as_ref()?.as_any().downcast_ref::<Kubelet>())
+    else {
+        return;
+    };
+    let scheduler = kubelet.static_component_up("kube-scheduler");
+    let manager = kubelet.static_component_up("kube-controller-manager");
+    if let Some(up) = scheduler {
+        let ids: Vec<u32> = slots_where(cluster, |r| *r == Role::Scheduler);
+        set(cluster, &ids, up);
+    }
+    if let Some(up) = manager {
+        let ids = slots_where(cluster, |r| matches!(r, Role::Controller { .. }));
+        set(cluster, &ids, up);
+    }
+}
+
+fn slots_where(cluster: &Cluster, f: impl Fn(&Role) -> bool) -> Vec<u32> {
+    cluster.slots.iter().enumerate().filter(|(_, s)| f(&s.role)).map(|(i, _)| i as u32).collect()
+}
+
+fn set(cluster: &mut Cluster, ids: &[u32], up: bool) {
+    for &id in ids {
+        match (up, cluster.is_running(ComponentId(id))) {
+            (true, false) => cluster.start_component(ComponentId(id)),
+            (false, true) => cluster.stop_component(ComponentId(id)),
+            _ => {}
+        }
+    }
+}
