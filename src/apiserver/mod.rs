@@ -37,6 +37,8 @@ pub mod status;
 pub mod storage_admission;
 pub mod validation;
 pub mod watch;
+pub mod webhook_validation;
+pub mod webhooks;
 
 pub use fields::FieldSelector;
 pub use request::{Body, ConnectTarget, Propagation, Reply, Request, Subresource, Verb, binding_json};
@@ -684,6 +686,8 @@ impl ApiServer {
             return Err((Stage::MutatingAdmission, Status::forbidden(format!("{what} is forbidden: {why}"))));
         }
         admission::admit_create(&mut object, env.rng);
+        // Mutating admission: MutatingAdmissionWebhook.
+        self.call_webhooks(&req, "CREATE", Some(&mut object), None, None, env, seq)?;
         // Validation.
         let errors = validation::validate(&object);
         if !errors.is_empty() {
@@ -738,6 +742,8 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "CREATE", Some(&object), None, env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "CREATE", None, Some(&object), None, env, seq)?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
         object.meta_mut().managed_fields = created;
@@ -996,6 +1002,8 @@ impl ApiServer {
                 object.meta_mut().generation += 1;
             }
         }
+        // Mutating admission: MutatingAdmissionWebhook.
+        self.call_webhooks(&req, "UPDATE", Some(&mut object), None, Some(old), env, seq)?;
         // A pod write that keeps the stored spec is checked as upstream checks a pod status
         // update: its metadata (the spec was checked when it was stored).
         let errors = if status_update && req.kind == Kind::Pod {
@@ -1012,6 +1020,8 @@ impl ApiServer {
         }
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "UPDATE", Some(&object), Some(old), env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "UPDATE", None, Some(&object), Some(old), env, seq)?;
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
         // A status write's entries are worked out when first read (see `ManagedFields`); the
@@ -1083,6 +1093,8 @@ impl ApiServer {
             self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "DELETE", None, Some(&current.value), env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "DELETE", None, None, Some(&current.value), env, seq)?;
         let mut object = (*current.value).clone();
         // The built-in PriorityClasses stay (the registry refuses to delete them).
         if req.kind == Kind::PriorityClass && crate::api::scheduling::SYSTEM_CLASSES.iter().any(|c| c.0 == req.name) {

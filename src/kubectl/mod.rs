@@ -24,6 +24,7 @@ mod explain_autoscaling;
 mod explain_network_policy;
 mod explain_networking;
 mod explain_storage;
+mod explain_webhooks;
 mod expose;
 mod imperative_flags;
 pub mod info;
@@ -53,6 +54,7 @@ mod unserved;
 pub mod verbose;
 mod wait;
 pub mod watch;
+pub mod webhook_printers;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -1137,6 +1139,9 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::NetworkPolicy(p) => network_policy::describe(p, &events, now),
                 Object::HorizontalPodAutoscaler(h) => autoscaling_printers::describe_hpa(h, &events, now),
                 Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
+                Object::ValidatingWebhookConfiguration(_) | Object::MutatingWebhookConfiguration(_) => {
+                    webhook_printers::describe(&object, &events, now)
+                }
                 other => describe::describe_generic(other, &events, now),
             };
             texts.push(text);

@@ -165,6 +165,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 19_519_322,
         behaviour: Behaviour::Server { port: 10250 },
     },
+    // The sandbox's own admission webhook server (flags: src/userland/admission_webhook.rs).
+    ImageInfo {
+        repository: "kubeloop/admission-webhook",
+        tags: &["latest", "1.0"],
+        size: 9_412_608,
+        behaviour: Behaviour::Server { port: 8443 },
+    },
     ImageInfo {
         repository: "kindest/local-path-helper",
         tags: &["v20241212-8ac705d0"],

@@ -1,0 +1,327 @@
+//! The MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: for each webhook of
+//! the Mutating/ValidatingWebhookConfigurations (in name order) whose rules and selectors take
+//! in the request, the API server sends an AdmissionReview to the webhook's Service — resolved
+//! through its own view of the Service and its Endpoints to one ready pod — and acts on the
+//! answer: a refusal ends the request, a mutating webhook's JSONPatch changes the object,
+//! warnings go back to the client. A call that fails (no Service, no ready endpoint, nothing
+//! listening, no answer within `timeoutSeconds`) refuses the request under `failurePolicy:
+//! Fail` and is passed over under `Ignore`.
+//!
+//! What a pod answers is what its program does: the catalog's `kubeloop/admission-webhook`
+//! (see `userland::admission_webhook`) answers by the rules its flags set; any other server
+//! speaks plain HTTP, or nothing, on that port.
+
+use super::Status;
+use super::admission_policy::{self, Attributes};
+use crate::api::admission_policy::MatchResources;
+use crate::api::admission_webhook::Webhook;
+use crate::api::{Kind, Object};
+use crate::etcd::Etcd;
+use crate::etcd::lookup_key::LookupKey;
+use crate::userland::admission_webhook::{self as image, Answer, Rules};
+use serde_json::Value;
+
+/// What the webhooks in force made of an allowed request.
+#[derive(Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// For the client (`Warning: …`).
+    pub warnings: Vec<String>,
+    /// For the record: each call, where it went, and what came back.
+    pub notes: Vec<String>,
+}
+
+/// Calls the mutating webhooks that concern the request, applying their patches to `object`
+/// in turn. `attrs.object` is not read: each webhook sees the object as the ones before left it.
+pub fn mutate(etcd: &Etcd, attrs: &Attributes, object: &mut Object) -> Result<Verdict, (Status, Verdict)> {
+    let mut verdict = Verdict::default();
+    for hook in webhooks(etcd, true) {
+        let current = Attributes { object: Some(&*object), ..*attrs };
+        let Some(answer) = call(etcd, &hook, &current, "MutatingAdmissionWebhook", &mut verdict)? else { continue };
+        if answer.patch.is_empty() {
+            continue;
+        }
+        let live = object.to_json_value();
+        let patched = super::patch::json_patch(&live, &Value::Array(answer.patch.clone()))
+            .and_then(|v| Object::decode(attrs.kind, &v).map_err(|e| e.message));
+        match patched {
+            Ok(mut new) => {
+                super::admission::default_object(&mut new);
+                *object = new;
+                let ops: Vec<String> = answer
+                    .patch
+                    .iter()
+                    .map(|op| format!("{} {}", op["op"].as_str().unwrap_or(""), op["path"].as_str().unwrap_or("")))
+                    .collect();
+                verdict.notes.push(format!("MutatingAdmissionWebhook \"{}\" patched: {}", hook.name, ops.join(", ")));
+            }
+            Err(why) => {
+                let status = Status::internal(format!(
+                    "Internal error occurred: JSON Patch of webhook \"{}\": {why}",
+                    hook.name
+                ));
+                return Err((Status { reason: "InternalError", ..status }, verdict));
+            }
+        }
+    }
+    Ok(verdict)
+}
+
+/// Calls the validating webhooks that concern the request: the first refusal, or the
+/// warnings they sent.
+pub fn validate(etcd: &Etcd, attrs: &Attributes) -> Result<Verdict, (Status, Verdict)> {
+    let mut verdict = Verdict::default();
+    for hook in webhooks(etcd, false) {
+        call(etcd, &hook, attrs, "ValidatingAdmissionWebhook", &mut verdict)?;
+    }
+    Ok(verdict)
+}
+
+/// The webhooks of every configuration of one sort, configurations in name order.
+fn webhooks(etcd: &Etcd, mutating: bool) -> Vec<Webhook> {
+    let prefix = if mutating {
+        "/registry/mutatingwebhookconfigurations/"
+    } else {
+        "/registry/validatingwebhookconfigurations/"
+    };
+    if !etcd.any_under(prefix) {
+        return Vec::new();
+    }
+    etcd.range(prefix)
+        .flat_map(|(_, kv)| match &*kv.value {
+            Object::MutatingWebhookConfiguration(c) => c.webhooks.clone(),
+            Object::ValidatingWebhookConfiguration(c) => c.webhooks.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Whether the webhook is called for the request: its rules and selectors. (The webhook
+/// configurations themselves are never sent to webhooks, so a broken one can be removed.)
+fn concerns(etcd: &Etcd, hook: &Webhook, attrs: &Attributes) -> bool {
+    if matches!(attrs.kind, Kind::ValidatingWebhookConfiguration | Kind::MutatingWebhookConfiguration) {
+        return false;
+    }
+    let resources = MatchResources {
+        namespace_selector: hook.namespace_selector.clone(),
+        object_selector: hook.object_selector.clone(),
+        resource_rules: hook.rules.clone(),
+        exclude_resource_rules: Vec::new(),
+        match_policy: hook.match_policy.clone(),
+    };
+    admission_policy::matches(&resources, attrs, admission_policy::namespace_object(etcd, attrs), true)
+}
+
+/// One call: `Ok(Some(answer))` when the webhook allowed the request, `Ok(None)` when it was
+/// not called or its failure was ignored, `Err` when it refused or failed closed.
+fn call(
+    etcd: &Etcd,
+    hook: &Webhook,
+    attrs: &Attributes,
+    plugin: &str,
+    verdict: &mut Verdict,
+) -> Result<Option<Answer>, (Status, Verdict)> {
+    if !concerns(etcd, hook, attrs) {
+        return Ok(None);
+    }
+    let (url, reached) = reach(etcd, hook);
+    let answer = reached.and_then(|(pod, rules, path)| {
+        verdict.notes.push(format!("{plugin} \"{}\": POST {url} → pod {pod}", hook.name));
+        if rules.delay >= hook.timeout() as u64 {
+            return Err("context deadline exceeded".to_string());
+        }
+        let object = attrs.object.or(attrs.old_object).map_or(Value::Null, Object::to_json_value);
+        rules.review(&path, &object).ok_or_else(|| "the server could not find the requested resource".to_string())
+    });
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(why) => {
+            let error = format!("failed calling webhook \"{}\": failed to call webhook: ", hook.name);
+            // Errors of the HTTP exchange name the URL; an HTTP answer that is not a review does not.
+            let error = if why.starts_with("the server") {
+                format!("{error}{why}")
+            } else {
+                format!("{error}Post \"{url}\": {why}")
+            };
+            if !hook.fails_closed() {
+                verdict.notes.push(format!("{plugin}: {error}; failurePolicy is Ignore: the request goes on"));
+                return Ok(None);
+            }
+            verdict.notes.push(format!("{plugin}: {error}; failurePolicy is Fail: the request is refused"));
+            let status = Status::new(500, "InternalError", format!("Internal error occurred: {error}"));
+            return Err((status, std::mem::take(verdict)));
+        }
+    };
+    verdict.warnings.extend(answer.warnings.iter().cloned());
+    if !answer.allowed {
+        verdict.notes.push(format!("{plugin} \"{}\" denied the request: {}", hook.name, answer.message));
+        let denied = format!("admission webhook \"{}\" denied the request", hook.name);
+        let message = if answer.message.is_empty() {
+            format!("{denied} without explanation")
+        } else {
+            format!("{denied}: {}", answer.message)
+        };
+        // A refusal with no code of its own is a 400 with no reason.
+        return Err((Status::new(400, "", message), std::mem::take(verdict)));
+    }
+    verdict.notes.push(format!("{plugin} \"{}\" allowed the request", hook.name));
+    Ok(Some(answer))
+}
+
+/// The URL the API server posts to, and what is there: the pod that answers (`ns/name
+/// (ip:port)`), its program's rules and the path asked; or why nothing answers.
+#[allow(clippy::type_complexity)]
+fn reach(etcd: &Etcd, hook: &Webhook) -> (String, Result<(String, Rules, String), String>) {
+    let timeout = format!("?timeout={}s", hook.timeout());
+    let config = &hook.client_config;
+    let (namespace, name, port, path) = match (&config.service, &config.url) {
+        (Some(s), _) => {
+            let port = s.port.unwrap_or(443);
+            let path = s.path.clone().unwrap_or_default();
+            let url = format!("https://{}.{}.svc:{port}{path}{timeout}", s.name, s.namespace);
+            (s.namespace.clone(), s.name.clone(), port, (url, path))
+        }
+        (None, Some(url)) => {
+            let rest = url.strip_prefix("https://").unwrap_or(url);
+            let (host, path) = rest.split_once('/').map_or((rest, String::new()), |(h, p)| (h, format!("/{p}")));
+            let (host_name, port) =
+                host.rsplit_once(':').and_then(|(h, p)| Some((h, p.parse().ok()?))).unwrap_or((host, 443));
+            let full = format!("{url}{timeout}");
+            // The API server resolves a Service's DNS name; anything else is outside the sandbox.
+            let parts: Vec<&str> = host_name.split('.').collect();
+            match parts.as_slice() {
+                [svc, ns, "svc", ..] => (ns.to_string(), svc.to_string(), port, (full, path)),
+                _ => return (full, Err(format!("dial tcp: lookup {host_name}: no such host"))),
+            }
+        }
+        (None, None) => return (String::new(), Err("no client config".into())),
+    };
+    let (url, path) = path;
+    let found = resolve(etcd, &namespace, &name, port).map(|(pod, rules)| (pod, rules, path));
+    (url, found)
+}
+
+/// The Service's ready endpoint for `port`, and what the pod behind it runs there.
+fn resolve(etcd: &Etcd, namespace: &str, name: &str, port: i32) -> Result<(String, Rules), String> {
+    let Some(Object::Service(service)) = etcd.get(&LookupKey::etcd("services", namespace, name)).map(|kv| &*kv.value)
+    else {
+        return Err(format!("service \"{name}\" not found"));
+    };
+    let Some(service_port) = service.spec.ports.iter().find(|p| p.port == port) else {
+        return Err(format!("no service port {port} found for service \"{name}\""));
+    };
+    let no_endpoints = || format!("no endpoints available for service \"{name}\"");
+    let Some(Object::Endpoints(endpoints)) =
+        etcd.get(&LookupKey::etcd("endpoints", namespace, name)).map(|kv| &*kv.value)
+    else {
+        return Err(no_endpoints());
+    };
+    let ready = endpoints.subsets.iter().find_map(|subset| {
+        let target = subset
+            .ports
+            .iter()
+            .find(|p| p.name == service_port.name || subset.ports.len() == 1)
+            .and_then(|p| p.port)?;
+        subset.addresses.first().map(|address| (address, target))
+    });
+    let Some((address, target)) = ready else { return Err(no_endpoints()) };
+    let refused = format!("dial tcp {}:{target}: connect: connection refused", address.ip);
+    let pod = address
+        .target_ref
+        .as_ref()
+        .and_then(|r| etcd.get(&LookupKey::etcd("pods", &r.namespace, &r.name)))
+        .map(|kv| kv.value.clone());
+    let Some(Object::Pod(pod)) = pod.as_deref() else { return Err(refused) };
+    let at = format!("{}/{} ({}:{target})", pod.metadata.namespace, pod.metadata.name, address.ip);
+    // The container whose program listens on the target port.
+    for c in &pod.spec.containers {
+        let repository = crate::kubelet::images::parse_reference(&c.image).repository;
+        let argv = crate::kubelet::entrypoint::argv(&repository, &c.command, &c.args);
+        if repository == image::REPOSITORY {
+            let rules = Rules::from_args(argv.get(1..).unwrap_or_default());
+            if i32::from(rules.port) == target {
+                return Ok((at, rules));
+            }
+            continue;
+        }
+        let declared = c.ports.iter().any(|p| p.container_port == target);
+        let catalog = crate::kubelet::images::CATALOG.iter().find(|i| i.repository == repository);
+        let serves = matches!(catalog.map(|i| i.behaviour), Some(crate::kubelet::images::Behaviour::Server { port }) if i32::from(port) == target);
+        if serves || (declared && catalog.is_some()) {
+            return Err("http: server gave HTTP response to HTTPS client".into());
+        }
+    }
+    Err(refused)
+}
+
+impl super::ApiServer {
+    /// The webhook admission plugin of one phase on a write: Mutating (with `mutating`, which
+    /// may change the object) or Validating. Each call and its outcome is recorded as a step of
+    /// the request; warnings are kept for the person at kubectl.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_webhooks(
+        &mut self,
+        req: &super::Request,
+        operation: &'static str,
+        mutating: Option<&mut Object>,
+        object: Option<&Object>,
+        old: Option<&Object>,
+        env: &mut super::Env,
+        seq: crate::record::Seq,
+    ) -> super::StageResult<()> {
+        use crate::record::{ComponentId, Happening, Stage};
+        let prefixes = ["/registry/mutatingwebhookconfigurations/", "/registry/validatingwebhookconfigurations/"];
+        if !self.etcd.any_under(prefixes[usize::from(mutating.is_none())]) {
+            return Ok(());
+        }
+        let no_groups = Vec::new();
+        let (user, groups) = match &env.identity {
+            Some(who) => (who.user.clone(), who.groups.clone()),
+            None => (env.user.to_string(), no_groups),
+        };
+        let subresource = match req.subresource {
+            Some(super::Subresource::Status) => "status",
+            Some(super::Subresource::Scale) => "scale",
+            _ => "",
+        };
+        let seen = mutating.as_deref().or(object).or(old);
+        let name = seen.map_or(req.name.clone(), |o| o.name().to_string());
+        let namespace = seen.map_or(req.namespace.clone(), |o| o.namespace().to_string());
+        let attrs = Attributes {
+            operation,
+            kind: req.kind,
+            subresource,
+            namespace: &namespace,
+            name: &name,
+            object,
+            old_object: old,
+            user: &user,
+            groups: &groups,
+            dry_run: req.dry_run,
+        };
+        let (stage, phase) = match mutating {
+            Some(_) => (Stage::MutatingAdmission, "mutating admission"),
+            None => (Stage::ValidatingAdmission, "validating admission"),
+        };
+        let result = match mutating {
+            Some(target) => mutate(&self.etcd, &attrs, target),
+            None => validate(&self.etcd, &attrs),
+        };
+        let (verdict, refusal) = match result {
+            Ok(verdict) => (verdict, None),
+            Err((status, verdict)) => (verdict, Some(status)),
+        };
+        if env.record.enabled {
+            for text in verdict.notes {
+                let what = Happening::Decision { text: format!("{phase}: {text}") };
+                env.record.push(env.now, self.etcd.revision(), ComponentId::API_SERVER, Some(seq), what);
+            }
+        }
+        if env.actor == ComponentId::USER {
+            self.warnings.extend(verdict.warnings);
+        }
+        match refusal {
+            Some(status) => Err((stage, status)),
+            None => Ok(()),
+        }
+    }
+}
