@@ -325,3 +325,120 @@ impl super::ApiServer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::record::{Happening, Stage};
+    use crate::shell::Session;
+
+    const SERVER: &str = "kubectl create namespace webhooks
+kubectl apply -n webhooks -f - <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: policy}
+spec:
+  selector: {matchLabels: {app: policy}}
+  template:
+    metadata: {labels: {app: policy}}
+    spec: {containers: [{name: w, image: 'kubeloop/admission-webhook:1.0', args: [ARGS]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: policy}
+spec: {selector: {app: policy}, ports: [{port: 443, targetPort: 8443}]}
+EOF
+sleep 20s
+";
+
+    const CONFIG: &str = "kubectl apply -f - <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: KIND
+metadata: {name: hook}
+webhooks:
+- name: hook.policy.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: FAILURE
+  clientConfig: {service: {namespace: webhooks, name: policy, path: PATH}}
+  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: default}}
+EOF
+";
+
+    fn session(args: &str, kind: &str, path: &str, failure: &str) -> Session {
+        let mut s = Session::new(1);
+        s.transcript(&SERVER.replace("ARGS", args));
+        let config = CONFIG.replace("KIND", kind).replace("PATH", path).replace("FAILURE", failure);
+        let out = s.transcript(&config);
+        assert!(out.contains("hook created"), "{out}");
+        s
+    }
+
+    /// The stage that refused the last create, and the API server's steps of that request.
+    fn last_create(s: &Session) -> (Option<Stage>, Vec<String>) {
+        let entries: Vec<_> = s.cluster.record.entries().collect();
+        let Some(request) = entries.iter().rev().find(|e| matches!(e.what, Happening::Request { verb: "create", .. }))
+        else {
+            return (None, Vec::new());
+        };
+        let Happening::Request { failed_at, .. } = &request.what else { unreachable!() };
+        let steps = entries
+            .iter()
+            .filter(|e| e.cause == Some(request.seq))
+            .filter_map(|e| match &e.what {
+                Happening::Decision { text } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        (*failed_at, steps)
+    }
+
+    #[test]
+    fn a_validating_webhook_refuses_a_pod_and_the_call_is_a_step_of_the_request() {
+        let mut s = session("'--require-label=team'", "ValidatingWebhookConfiguration", "/validate", "Fail");
+        let out = s.transcript("kubectl run web --image=nginx\n");
+        let denied = "Error from server: admission webhook \"hook.policy.example.com\" denied the request: missing required label \"team\"";
+        assert!(out.contains(denied), "{out}");
+        let (stage, steps) = last_create(&s);
+        assert_eq!(stage, Some(Stage::ValidatingAdmission));
+        let call = "validating admission: ValidatingAdmissionWebhook \"hook.policy.example.com\": POST https://policy.webhooks.svc:443/validate?timeout=10s → pod webhooks/policy-";
+        assert!(steps[0].starts_with(call), "{steps:?}");
+        assert!(s.transcript("kubectl run ok --image=nginx --labels=team=a\n").contains("pod/ok created"));
+    }
+
+    #[test]
+    fn a_mutating_webhooks_patch_is_in_the_stored_object() {
+        let mut s = session("'--add-annotation=checked=yes'", "MutatingWebhookConfiguration", "/mutate", "Fail");
+        s.transcript("kubectl run web --image=nginx\n");
+        let (_, steps) = last_create(&s);
+        assert!(steps.iter().any(|t| t.ends_with("patched: add /metadata/annotations")), "{steps:?}");
+        let out = s.transcript("kubectl get pod web -o jsonpath={.metadata.annotations.checked}\n");
+        assert!(out.contains("yes"), "{out}");
+    }
+
+    #[test]
+    fn a_webhook_without_endpoints_fails_closed_or_is_ignored_as_its_policy_says() {
+        let error = "Error from server (InternalError): Internal error occurred: failed calling webhook \"hook.policy.example.com\": failed to call webhook: Post \"https://policy.webhooks.svc:443/validate?timeout=10s\": no endpoints available for service \"policy\"";
+        for (failure, refused) in [("Fail", true), ("Ignore", false)] {
+            let mut s = session("'--require-label=team'", "ValidatingWebhookConfiguration", "/validate", failure);
+            s.transcript("kubectl scale -n webhooks deployment policy --replicas=0\nsleep 40s\n");
+            let out = s.transcript("kubectl run web --image=nginx\n");
+            assert_eq!(out.contains(error), refused, "{out}");
+            assert_eq!(out.contains("pod/web created"), !refused, "{out}");
+        }
+    }
+
+    #[test]
+    fn a_webhook_slower_than_its_timeout_is_a_deadline_exceeded() {
+        let mut s = session("'--delay=15s'", "ValidatingWebhookConfiguration", "/validate", "Fail");
+        let out = s.transcript("kubectl run web --image=nginx\n");
+        assert!(out.contains("/validate?timeout=10s\": context deadline exceeded"), "{out}");
+    }
+
+    #[test]
+    fn a_path_the_server_does_not_serve_fails_the_call() {
+        let mut s = session("", "ValidatingWebhookConfiguration", "/nowhere", "Fail");
+        let out = s.transcript("kubectl run web --image=nginx\n");
+        assert!(out.contains("failed to call webhook: the server could not find the requested resource"), "{out}");
+    }
+}
