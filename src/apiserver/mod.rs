@@ -110,6 +110,8 @@ pub struct ApiServer {
     large_body: bool,
     /// Warnings for the person at kubectl (admission policies' Warn), until kubectl takes them.
     warnings: Vec<String>,
+    /// How the admission webhooks reach pods (the cluster installs it; none: nothing answers).
+    pub webhook_network: Option<webhooks::PodCall>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one

@@ -7,19 +7,49 @@
 //! listening, no answer within `timeoutSeconds`) refuses the request under `failurePolicy:
 //! Fail` and is passed over under `Ignore`.
 //!
-//! What a pod answers is what its program does: the catalog's `kubeloop/admission-webhook`
-//! (see `userland::admission_webhook`) answers by the rules its flags set; any other server
-//! speaks plain HTTP, or nothing, on that port.
+//! What a pod answers is what its program does, which the API server does not know: the
+//! cluster installs a [`PodCall`] (the network between them, as `MetricsBackend` is the
+//! connection to metrics-server), through which the catalog's `kubeloop/admission-webhook`
+//! answers by the rules its flags set.
 
 use super::Status;
 use super::admission_policy::{self, Attributes};
 use crate::api::admission_policy::MatchResources;
 use crate::api::admission_webhook::Webhook;
-use crate::api::{Kind, Object};
+use crate::api::{Kind, Object, Pod};
 use crate::etcd::Etcd;
 use crate::etcd::lookup_key::LookupKey;
-use crate::userland::admission_webhook::{self as image, Answer, Rules};
 use serde_json::Value;
+
+/// A webhook's answer to one AdmissionReview: the AdmissionResponse's fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReviewAnswer {
+    pub allowed: bool,
+    pub message: String,
+    /// JSONPatch operations (mutating webhooks), empty when none.
+    pub patch: Vec<Value>,
+    pub warnings: Vec<String>,
+}
+
+/// What a pod's program made of a POST: its answer after `delay` seconds (`None`: it does not
+/// serve that path, a 404).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodReply {
+    pub delay: u64,
+    pub answer: Option<ReviewAnswer>,
+}
+
+/// How the API server reaches a pod: (pod, its IP, port, path, the object) → the reply, or
+/// the connection's error.
+pub type PodCall = fn(&crate::api::Pod, &str, i32, &str, &Value) -> Result<PodReply, String>;
+
+/// What a webhook call goes through: the API server's store (Services, Endpoints, pods) and
+/// the network to the pods, if the cluster installed one.
+#[derive(Clone, Copy)]
+pub struct Net<'a> {
+    pub etcd: &'a Etcd,
+    pub pods: Option<PodCall>,
+}
 
 /// What the webhooks in force made of an allowed request.
 #[derive(Debug, Default, PartialEq)]
@@ -32,11 +62,11 @@ pub struct Verdict {
 
 /// Calls the mutating webhooks that concern the request, applying their patches to `object`
 /// in turn. `attrs.object` is not read: each webhook sees the object as the ones before left it.
-pub fn mutate(etcd: &Etcd, attrs: &Attributes, object: &mut Object) -> Result<Verdict, (Status, Verdict)> {
+pub fn mutate(api: Net, attrs: &Attributes, object: &mut Object) -> Result<Verdict, (Status, Verdict)> {
     let mut verdict = Verdict::default();
-    for hook in webhooks(etcd, true) {
+    for hook in webhooks(api.etcd, true) {
         let current = Attributes { object: Some(&*object), ..*attrs };
-        let Some(answer) = call(etcd, &hook, &current, "MutatingAdmissionWebhook", &mut verdict)? else { continue };
+        let Some(answer) = call(api, &hook, &current, "MutatingAdmissionWebhook", &mut verdict)? else { continue };
         if answer.patch.is_empty() {
             continue;
         }
@@ -68,10 +98,10 @@ pub fn mutate(etcd: &Etcd, attrs: &Attributes, object: &mut Object) -> Result<Ve
 
 /// Calls the validating webhooks that concern the request: the first refusal, or the
 /// warnings they sent.
-pub fn validate(etcd: &Etcd, attrs: &Attributes) -> Result<Verdict, (Status, Verdict)> {
+pub fn validate(api: Net, attrs: &Attributes) -> Result<Verdict, (Status, Verdict)> {
     let mut verdict = Verdict::default();
-    for hook in webhooks(etcd, false) {
-        call(etcd, &hook, attrs, "ValidatingAdmissionWebhook", &mut verdict)?;
+    for hook in webhooks(api.etcd, false) {
+        call(api, &hook, attrs, "ValidatingAdmissionWebhook", &mut verdict)?;
     }
     Ok(verdict)
 }
@@ -114,23 +144,26 @@ fn concerns(etcd: &Etcd, hook: &Webhook, attrs: &Attributes) -> bool {
 /// One call: `Ok(Some(answer))` when the webhook allowed the request, `Ok(None)` when it was
 /// not called or its failure was ignored, `Err` when it refused or failed closed.
 fn call(
-    etcd: &Etcd,
+    api: Net,
     hook: &Webhook,
     attrs: &Attributes,
     plugin: &str,
     verdict: &mut Verdict,
-) -> Result<Option<Answer>, (Status, Verdict)> {
-    if !concerns(etcd, hook, attrs) {
+) -> Result<Option<ReviewAnswer>, (Status, Verdict)> {
+    if !concerns(api.etcd, hook, attrs) {
         return Ok(None);
     }
-    let (url, reached) = reach(etcd, hook);
-    let answer = reached.and_then(|(pod, rules, path)| {
-        verdict.notes.push(format!("{plugin} \"{}\": POST {url} → pod {pod}", hook.name));
-        if rules.delay >= hook.timeout() as u64 {
+    let (url, target) = reach(api.etcd, hook);
+    let answer = target.and_then(|(pod, ip, port, path)| {
+        let at = format!("{}/{} ({ip}:{port})", pod.metadata.namespace, pod.metadata.name);
+        verdict.notes.push(format!("{plugin} \"{}\": POST {url} → pod {at}", hook.name));
+        let object = attrs.object.or(attrs.old_object).map_or(Value::Null, Object::to_json_value);
+        let Some(network) = api.pods else { return Err(format!("dial tcp {ip}:{port}: connect: connection refused")) };
+        let reply = network(&pod, &ip, port, &path, &object)?;
+        if reply.delay >= hook.timeout() as u64 {
             return Err("context deadline exceeded".to_string());
         }
-        let object = attrs.object.or(attrs.old_object).map_or(Value::Null, Object::to_json_value);
-        rules.review(&path, &object).ok_or_else(|| "the server could not find the requested resource".to_string())
+        reply.answer.ok_or_else(|| "the server could not find the requested resource".to_string())
     });
     let answer = match answer {
         Ok(answer) => answer,
@@ -167,18 +200,18 @@ fn call(
     Ok(Some(answer))
 }
 
-/// The URL the API server posts to, and what is there: the pod that answers (`ns/name
-/// (ip:port)`), its program's rules and the path asked; or why nothing answers.
+/// Where the API server posts: the URL, and the pod that answers there (its IP, the target
+/// port, the path asked); or why nothing can be reached.
 #[allow(clippy::type_complexity)]
-fn reach(etcd: &Etcd, hook: &Webhook) -> (String, Result<(String, Rules, String), String>) {
+fn reach(etcd: &Etcd, hook: &Webhook) -> (String, Result<(Pod, String, i32, String), String>) {
     let timeout = format!("?timeout={}s", hook.timeout());
     let config = &hook.client_config;
-    let (namespace, name, port, path) = match (&config.service, &config.url) {
+    let (namespace, name, port, url, path) = match (&config.service, &config.url) {
         (Some(s), _) => {
             let port = s.port.unwrap_or(443);
             let path = s.path.clone().unwrap_or_default();
             let url = format!("https://{}.{}.svc:{port}{path}{timeout}", s.name, s.namespace);
-            (s.namespace.clone(), s.name.clone(), port, (url, path))
+            (s.namespace.clone(), s.name.clone(), port, url, path)
         }
         (None, Some(url)) => {
             let rest = url.strip_prefix("https://").unwrap_or(url);
@@ -187,21 +220,19 @@ fn reach(etcd: &Etcd, hook: &Webhook) -> (String, Result<(String, Rules, String)
                 host.rsplit_once(':').and_then(|(h, p)| Some((h, p.parse().ok()?))).unwrap_or((host, 443));
             let full = format!("{url}{timeout}");
             // The API server resolves a Service's DNS name; anything else is outside the sandbox.
-            let parts: Vec<&str> = host_name.split('.').collect();
-            match parts.as_slice() {
-                [svc, ns, "svc", ..] => (ns.to_string(), svc.to_string(), port, (full, path)),
+            match host_name.split('.').collect::<Vec<_>>().as_slice() {
+                [svc, ns, "svc", ..] => (ns.to_string(), svc.to_string(), port, full, path),
                 _ => return (full, Err(format!("dial tcp: lookup {host_name}: no such host"))),
             }
         }
         (None, None) => return (String::new(), Err("no client config".into())),
     };
-    let (url, path) = path;
-    let found = resolve(etcd, &namespace, &name, port).map(|(pod, rules)| (pod, rules, path));
+    let found = resolve(etcd, &namespace, &name, port).map(|(pod, ip, target)| (pod, ip, target, path));
     (url, found)
 }
 
-/// The Service's ready endpoint for `port`, and what the pod behind it runs there.
-fn resolve(etcd: &Etcd, namespace: &str, name: &str, port: i32) -> Result<(String, Rules), String> {
+/// The Service's first ready endpoint for `port`: the pod behind it, its IP and target port.
+fn resolve(etcd: &Etcd, namespace: &str, name: &str, port: i32) -> Result<(Pod, String, i32), String> {
     let Some(Object::Service(service)) = etcd.get(&LookupKey::etcd("services", namespace, name)).map(|kv| &*kv.value)
     else {
         return Err(format!("service \"{name}\" not found"));
@@ -224,33 +255,11 @@ fn resolve(etcd: &Etcd, namespace: &str, name: &str, port: i32) -> Result<(Strin
         subset.addresses.first().map(|address| (address, target))
     });
     let Some((address, target)) = ready else { return Err(no_endpoints()) };
-    let refused = format!("dial tcp {}:{target}: connect: connection refused", address.ip);
-    let pod = address
-        .target_ref
-        .as_ref()
-        .and_then(|r| etcd.get(&LookupKey::etcd("pods", &r.namespace, &r.name)))
-        .map(|kv| kv.value.clone());
-    let Some(Object::Pod(pod)) = pod.as_deref() else { return Err(refused) };
-    let at = format!("{}/{} ({}:{target})", pod.metadata.namespace, pod.metadata.name, address.ip);
-    // The container whose program listens on the target port.
-    for c in &pod.spec.containers {
-        let repository = crate::kubelet::images::parse_reference(&c.image).repository;
-        let argv = crate::kubelet::entrypoint::argv(&repository, &c.command, &c.args);
-        if repository == image::REPOSITORY {
-            let rules = Rules::from_args(argv.get(1..).unwrap_or_default());
-            if i32::from(rules.port) == target {
-                return Ok((at, rules));
-            }
-            continue;
-        }
-        let declared = c.ports.iter().any(|p| p.container_port == target);
-        let catalog = crate::kubelet::images::CATALOG.iter().find(|i| i.repository == repository);
-        let serves = matches!(catalog.map(|i| i.behaviour), Some(crate::kubelet::images::Behaviour::Server { port }) if i32::from(port) == target);
-        if serves || (declared && catalog.is_some()) {
-            return Err("http: server gave HTTP response to HTTPS client".into());
-        }
+    let pod = address.target_ref.as_ref().and_then(|r| etcd.get(&LookupKey::etcd("pods", &r.namespace, &r.name)));
+    match pod.map(|kv| &*kv.value) {
+        Some(Object::Pod(pod)) => Ok((pod.clone(), address.ip.clone(), target)),
+        _ => Err(format!("dial tcp {}:{target}: connect: connection refused", address.ip)),
     }
-    Err(refused)
 }
 
 impl super::ApiServer {
@@ -303,8 +312,8 @@ impl super::ApiServer {
             None => (Stage::ValidatingAdmission, "validating admission"),
         };
         let result = match mutating {
-            Some(target) => mutate(&self.etcd, &attrs, target),
-            None => validate(&self.etcd, &attrs),
+            Some(target) => mutate(Net { etcd: &self.etcd, pods: self.webhook_network }, &attrs, target),
+            None => validate(Net { etcd: &self.etcd, pods: self.webhook_network }, &attrs),
         };
         let (verdict, refusal) = match result {
             Ok(verdict) => (verdict, None),

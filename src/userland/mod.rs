@@ -9,7 +9,6 @@
 //! image without a command (all of them lack some; the control plane's distroless images have
 //! no shell at all) fails as runc fails: exit code 126.
 
-pub mod admission_webhook;
 mod dns_tools;
 mod environment;
 mod fetch;

@@ -14,6 +14,8 @@
 //! - `--default-requests=cpu=100m,memory=64Mi`: give containers without requests these.
 //! - `--delay=15s`: answer only after this long (to see a webhook's timeout).
 
+use crate::api::Pod;
+use crate::apiserver::webhooks::{PodReply, ReviewAnswer as Answer};
 use serde_json::{Value, json};
 
 /// The image's repository (as the catalog names it).
@@ -33,16 +35,6 @@ pub struct Rules {
     pub default_requests: Vec<(String, String)>,
     /// Seconds before it answers.
     pub delay: u64,
-}
-
-/// Its answer to one review: the AdmissionResponse's fields.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Answer {
-    pub allowed: bool,
-    pub message: String,
-    /// JSONPatch operations (mutate), empty when none.
-    pub patch: Vec<Value>,
-    pub warnings: Vec<String>,
 }
 
 impl Rules {
@@ -209,6 +201,32 @@ fn images(object: &Value) -> Vec<(String, String)> {
             (format!("{at}.image"), c["image"].as_str().unwrap_or("").to_string())
         })
         .collect()
+}
+
+/// What a pod answers to an AdmissionReview POSTed at `port` and `path` (the cluster
+/// network as the API server's webhook client reaches it): this image's container listening
+/// there answers by its rules; another server there speaks plain HTTP; nothing there refuses
+/// the connection. `ip` is the pod's address, for the error texts.
+pub fn call(pod: &Pod, ip: &str, port: i32, path: &str, object: &Value) -> Result<PodReply, String> {
+    use super::images::{Behaviour, CATALOG, parse_reference};
+    for c in &pod.spec.containers {
+        let repository = parse_reference(&c.image).repository;
+        if repository == REPOSITORY {
+            let argv = super::entrypoint::argv(&repository, &c.command, &c.args);
+            let rules = Rules::from_args(argv.get(1..).unwrap_or_default());
+            if i32::from(rules.port) == port {
+                return Ok(PodReply { delay: rules.delay, answer: rules.review(path, object) });
+            }
+            continue;
+        }
+        let catalog = CATALOG.iter().find(|i| i.repository == repository);
+        let listens =
+            matches!(catalog.map(|i| i.behaviour), Some(Behaviour::Server { port: p }) if i32::from(p) == port);
+        if listens || (catalog.is_some() && c.ports.iter().any(|p| p.container_port == port)) {
+            return Err("http: server gave HTTP response to HTTPS client".into());
+        }
+    }
+    Err(format!("dial tcp {ip}:{port}: connect: connection refused"))
 }
 
 #[cfg(test)]
