@@ -209,13 +209,14 @@ fn reach(etcd: &Etcd, hook: &Webhook) -> (String, Result<(Pod, String, i32, Stri
     let (namespace, name, port, url, path) = match (&config.service, &config.url) {
         (Some(s), _) => {
             let port = s.port.unwrap_or(443);
-            let path = s.path.clone().unwrap_or_default();
+            // The client posts to `/` when the configuration names no path.
+            let path = s.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into());
             let url = format!("https://{}.{}.svc:{port}{path}{timeout}", s.name, s.namespace);
             (s.namespace.clone(), s.name.clone(), port, url, path)
         }
         (None, Some(url)) => {
             let rest = url.strip_prefix("https://").unwrap_or(url);
-            let (host, path) = rest.split_once('/').map_or((rest, String::new()), |(h, p)| (h, format!("/{p}")));
+            let (host, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
             let (host_name, port) =
                 host.rsplit_once(':').and_then(|(h, p)| Some((h, p.parse().ok()?))).unwrap_or((host, 443));
             let full = format!("{url}{timeout}");
