@@ -2,6 +2,7 @@
 
 pub mod access_review;
 pub mod admission_policy;
+pub mod admission_webhook;
 pub mod aggregation;
 pub mod apps;
 pub mod autoscaling;
@@ -38,6 +39,7 @@ pub mod well_known;
 
 pub use access_review::{SelfSubjectAccessReview, SelfSubjectRulesReview};
 pub use admission_policy::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+pub use admission_webhook::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
 pub use aggregation::{ApiService, NodeMetrics, PodMetrics};
 pub use apps::{DaemonSet, Deployment, PodTemplateSpec, ReplicaSet};
 pub use autoscaling::HorizontalPodAutoscaler;

@@ -155,6 +155,8 @@ kinds! {
     NetworkPolicy(Box<NetworkPolicy>) = "networking.k8s.io", "v1", "networkpolicies", "networkpolicy", true, ["netpol"];
     ValidatingAdmissionPolicy(Box<ValidatingAdmissionPolicy>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "validatingadmissionpolicy", false, [];
     ValidatingAdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>) = "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", false, [];
+    ValidatingWebhookConfiguration(Box<ValidatingWebhookConfiguration>) = "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "validatingwebhookconfiguration", false, [];
+    MutatingWebhookConfiguration(Box<MutatingWebhookConfiguration>) = "admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", false, [];
     HorizontalPodAutoscaler(Box<HorizontalPodAutoscaler>) = "autoscaling", "v2", "horizontalpodautoscalers", "horizontalpodautoscaler", true, ["hpa"];
     APIService(Box<ApiService>) = "apiregistration.k8s.io", "v1", "apiservices", "apiservice", false, [];
     NodeMetrics(Box<NodeMetrics>) = "metrics.k8s.io", "v1beta1", "nodes", "nodemetrics", false, [];

@@ -129,6 +129,8 @@ pub fn default_object(object: &mut Object) {
             super::storage_admission::default(object)
         }
         Object::NetworkPolicy(p) => crate::api::network_policy::default_policy(p),
+        Object::ValidatingWebhookConfiguration(c) => c.webhooks.iter_mut().for_each(|h| h.set_defaults(false)),
+        Object::MutatingWebhookConfiguration(c) => c.webhooks.iter_mut().for_each(|h| h.set_defaults(true)),
         Object::PriorityClass(pc) => {
             pc.preemption_policy.get_or_insert_with(|| "PreemptLowerPriority".into());
         }

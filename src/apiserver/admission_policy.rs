@@ -223,7 +223,7 @@ fn refusal(attrs: &Attributes, policy: &str, binding: &str, message: &str, reaso
     status
 }
 
-fn namespace_object<'e>(etcd: &'e Etcd, attrs: &Attributes) -> Option<&'e Object> {
+pub(super) fn namespace_object<'e>(etcd: &'e Etcd, attrs: &Attributes) -> Option<&'e Object> {
     if attrs.namespace.is_empty() || !attrs.kind.info().namespaced {
         return None;
     }
@@ -231,7 +231,7 @@ fn namespace_object<'e>(etcd: &'e Etcd, attrs: &Attributes) -> Option<&'e Object
 }
 
 /// CEL's `request`: the admission request's attributes.
-fn request(attrs: &Attributes) -> serde_json::Value {
+pub(super) fn request(attrs: &Attributes) -> serde_json::Value {
     let info = attrs.kind.info();
     json!({
         "operation": attrs.operation,
@@ -247,7 +247,12 @@ fn request(attrs: &Attributes) -> serde_json::Value {
 
 /// Whether a policy's constraints (`policy`: resource rules required) or a binding's match
 /// resources (rules optional: none means all the policy matches) take in the request.
-fn matches(resources: &MatchResources, attrs: &Attributes, namespace: Option<&Object>, policy: bool) -> bool {
+pub(super) fn matches(
+    resources: &MatchResources,
+    attrs: &Attributes,
+    namespace: Option<&Object>,
+    policy: bool,
+) -> bool {
     let rules_ok = if resources.resource_rules.is_empty() {
         !policy
     } else {

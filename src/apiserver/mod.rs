@@ -41,6 +41,8 @@ pub mod status;
 pub mod storage_admission;
 pub mod validation;
 pub mod watch;
+pub mod webhook_validation;
+pub mod webhooks;
 
 pub use fields::FieldSelector;
 pub use request::{Body, ConnectTarget, Propagation, Reply, Request, Subresource, Verb, binding_json};
@@ -119,6 +121,8 @@ pub struct ApiServer {
     /// Watches of a custom resource opened in a version other than its storage version: the
     /// version each watcher asked for (its objects are converted on the way out).
     custom_watch_versions: std::collections::BTreeMap<WatchId, Kind>,
+    /// How the admission webhooks reach pods (the cluster installs it; none: nothing answers).
+    pub webhook_network: Option<webhooks::PodCall>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -716,6 +720,8 @@ impl ApiServer {
             return Err((Stage::MutatingAdmission, Status::forbidden(format!("{what} is forbidden: {why}"))));
         }
         admission::admit_create(&mut object, env.rng);
+        // Mutating admission: MutatingAdmissionWebhook.
+        self.call_webhooks(&req, "CREATE", Some(&mut object), None, None, env, seq)?;
         // Validation.
         let errors = validation::validate(&object);
         if !errors.is_empty() {
@@ -770,6 +776,8 @@ impl ApiServer {
         self.check_service_account(&object, generated).map_err(|e| (Stage::ValidatingAdmission, e))?;
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "CREATE", Some(&object), None, env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "CREATE", None, Some(&object), None, env, seq)?;
         self.allocate_service_addresses(&mut object, env.rng, req.dry_run).map_err(|e| (Stage::Storage, e))?;
         object.set_type_meta();
         object.meta_mut().managed_fields = created;
@@ -1046,6 +1054,8 @@ impl ApiServer {
                 object.meta_mut().generation += 1;
             }
         }
+        // Mutating admission: MutatingAdmissionWebhook.
+        self.call_webhooks(&req, "UPDATE", Some(&mut object), None, Some(old), env, seq)?;
         // A pod write that keeps the stored spec is checked as upstream checks a pod status
         // update: its metadata (the spec was checked when it was stored).
         let errors = if status_update && req.kind == Kind::Pod {
@@ -1062,6 +1072,8 @@ impl ApiServer {
         }
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "UPDATE", Some(&object), Some(old), env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "UPDATE", None, Some(&object), Some(old), env, seq)?;
         object.set_type_meta();
         let status_only = req.subresource == Some(Subresource::Status);
         // A status write's entries are worked out when first read (see `ManagedFields`); the
@@ -1133,6 +1145,8 @@ impl ApiServer {
             self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?.clone();
         // Validating admission: ValidatingAdmissionPolicy.
         self.check_policies(&req, "DELETE", None, Some(&current.value), env, seq)?;
+        // Validating admission: ValidatingAdmissionWebhook.
+        self.call_webhooks(&req, "DELETE", None, None, Some(&current.value), env, seq)?;
         let mut object = (*current.value).clone();
         // The built-in PriorityClasses stay (the registry refuses to delete them).
         if req.kind == Kind::PriorityClass && crate::api::scheduling::SYSTEM_CLASSES.iter().any(|c| c.0 == req.name) {

@@ -160,6 +160,9 @@ pub fn validate(object: &Object) -> Vec<String> {
         Object::PodDisruptionBudget(pdb) => super::policy_validation::validate_pdb(pdb, &mut errors),
         Object::PriorityClass(pc) => super::policy_validation::validate_priority_class(pc, &mut errors),
         Object::NetworkPolicy(p) => super::network_policy_validation::validate(p, &mut errors),
+        Object::ValidatingWebhookConfiguration(_) | Object::MutatingWebhookConfiguration(_) => {
+            super::webhook_validation::validate(object, &mut errors)
+        }
         _ => super::rbac_validation::validate(object, &mut errors),
     }
     errors

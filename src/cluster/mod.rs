@@ -345,6 +345,7 @@ impl Cluster {
         let user = crate::cluster::bootstrap::METRICS_SERVER_USER;
         let id = cluster.add_component("metrics-server", user, role, server, "metrics-server", "");
         cluster.api.metrics.set_server(ComponentId(id));
+        cluster.api.webhook_network = Some(crate::kubelet::admission_webhook::call);
         cluster.add_ingress_components();
         cluster
     }

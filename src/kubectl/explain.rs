@@ -1377,6 +1377,7 @@ fn type_info(name: &str) -> Option<(&'static str, &'static [Field])> {
         .chain(super::explain_storage::TYPES)
         .chain(super::explain_network_policy::TYPES)
         .chain(super::explain_admission::TYPES)
+        .chain(super::explain_webhooks::TYPES)
         .chain(super::explain_autoscaling::TYPES)
         .chain(super::explain_networking::TYPES)
         .chain(super::explain_custom::CRD_TYPES)

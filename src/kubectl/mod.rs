@@ -26,6 +26,7 @@ mod explain_custom;
 mod explain_network_policy;
 mod explain_networking;
 mod explain_storage;
+mod explain_webhooks;
 mod expose;
 mod imperative_flags;
 pub mod info;
@@ -55,6 +56,7 @@ mod unserved;
 pub mod verbose;
 mod wait;
 pub mod watch;
+pub mod webhook_printers;
 pub mod yaml;
 
 use crate::api::{Kind, Object};
@@ -1146,6 +1148,9 @@ fn describe(cluster: &mut Cluster, args: &Args) -> Output {
                 Object::APIService(a) => autoscaling_printers::describe_api_service(a, &events, now),
                 Object::Custom(_) | Object::CustomResourceDefinition(_) => {
                     custom_printers::describe(&object, &events, now)
+                }
+                Object::ValidatingWebhookConfiguration(_) | Object::MutatingWebhookConfiguration(_) => {
+                    webhook_printers::describe(&object, &events, now)
                 }
                 other => describe::describe_generic(other, &events, now),
             };

@@ -60,6 +60,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::PriorityClass => (&["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], &[]),
         Kind::NetworkPolicy => (&["NAME", "POD-SELECTOR", "AGE"], &[]),
+        Kind::ValidatingWebhookConfiguration | Kind::MutatingWebhookConfiguration => {
+            (super::webhook_printers::HEADERS, &[])
+        }
         Kind::ValidatingAdmissionPolicy | Kind::ValidatingAdmissionPolicyBinding => {
             (super::admission_printers::headers(kind == Kind::ValidatingAdmissionPolicyBinding), &[])
         }
@@ -384,6 +387,9 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::CustomResourceDefinition(_) | Object::Custom(_) => super::custom_printers::row(object, now, wide),
         Object::PriorityClass(p) => super::policy_printers::priority_class_row(p, now),
         Object::NetworkPolicy(p) => super::network_policy::row(p, now),
+        Object::ValidatingWebhookConfiguration(_) | Object::MutatingWebhookConfiguration(_) => {
+            super::webhook_printers::row(object, now)
+        }
         Object::ValidatingAdmissionPolicy(_) | Object::ValidatingAdmissionPolicyBinding(_) => {
             super::admission_printers::row(object, now)
         }

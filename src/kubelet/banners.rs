@@ -79,6 +79,9 @@ pub fn start_lines(repository: &str, tag: &str, argv: &[String]) -> Vec<(u64, St
             (600, "[$APACHETIME] [mpm_prefork:notice] [pid 1] AH00163: Apache/2.4.62 (Debian) PHP/8.2.26 configured -- resuming normal operations".into()),
             (600, "[$APACHETIME] [core:notice] [pid 1] AH00094: Command line: 'apache2 -D FOREGROUND'".into()),
         ],
+        (_, super::admission_webhook::REPOSITORY) => {
+            one(&super::admission_webhook::Rules::from_args(argv.get(1..).unwrap_or_default()).banner())
+        }
         (_, "hashicorp/http-echo") => {
             let listen = argv.iter().find_map(|a| a.strip_prefix("-listen=")).unwrap_or(":5678");
             one(&format!("$LOGTIME [INFO] server is listening on {listen}"))

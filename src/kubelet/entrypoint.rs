@@ -36,6 +36,7 @@ fn entrypoint(repository: &str) -> Entrypoint {
         "hashicorp/http-echo" => Program("/http-echo"),
         "vish/stress" => Program("/stress"),
         "kubeloop/website-operator" => Program("/manager"),
+        "kubeloop/admission-webhook" => Program("/admission-webhook"),
         // The other servers: their program is the entrypoint. Shells and interpreters (busybox,
         // ubuntu, python…) have a CMD only.
         _ => match super::images::CATALOG.iter().find(|i| i.repository == repository).map(|i| i.behaviour) {
@@ -88,6 +89,7 @@ fn server_programs(repository: &str) -> &'static [&'static str] {
         "wordpress" => &["apache2-foreground"],
         "fluentd" => &["fluentd"],
         "hashicorp/http-echo" => &["http-echo"],
+        "kubeloop/admission-webhook" => &["admission-webhook"],
         "registry.k8s.io/ingress-nginx/controller" => &["nginx-ingress-controller", "nginx"],
         "kubeloop/website-operator" => &["manager"],
         _ => &[],

@@ -165,6 +165,13 @@ pub static CATALOG: &[ImageInfo] = &[
         size: 19_519_322,
         behaviour: Behaviour::Server { port: 10250 },
     },
+    // The sandbox's own admission webhook server (flags: src/userland/admission_webhook.rs).
+    ImageInfo {
+        repository: "kubeloop/admission-webhook",
+        tags: &["latest", "1.0"],
+        size: 9_412_608,
+        behaviour: Behaviour::Server { port: 8443 },
+    },
     ImageInfo {
         // The operator the lesson on extending the API deploys (its process: a component,
         // see `controllers::website_operator`); listens for health checks.

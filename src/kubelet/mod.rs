@@ -2,6 +2,7 @@
 //! watches the pods bound to its node and runs them through the container runtime,
 //! reporting each pod's status and Events back through the API server.
 
+pub mod admission_webhook;
 pub mod apparmor;
 pub mod banners;
 pub mod entrypoint;

@@ -408,6 +408,9 @@ pub fn listening(behaviour: Behaviour, image_repo: &str, command: &[String], arg
     if !entrypoint::serves(image_repo, &argv) {
         return Vec::new();
     }
+    if image_repo == super::admission_webhook::REPOSITORY {
+        return vec![super::admission_webhook::Rules::from_args(argv.get(1..).unwrap_or_default()).port];
+    }
     // http-echo listens where `-listen=:PORT` says.
     let listen = argv.iter().find_map(|a| a.strip_prefix("-listen=")?.rsplit(':').next()?.parse().ok());
     match listen {
