@@ -199,6 +199,42 @@ fn boxed(class: &'static str, r: Rect, rx: f64, component: &str) -> Html {
     }
 }
 
+/// etcd's members as chips along the bottom of its box: the leader lit, a member that cannot
+/// take part dashed, each with its role and term (the tooltip adds its log and commit index).
+fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
+    let gap = 6.0;
+    let w = (etcd.w - 28.0 - gap * (members.len() as f64 - 1.0)) / members.len().max(1) as f64;
+    members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let x = etcd.x + 14.0 + i as f64 * (w + gap);
+            let y = etcd.y + 112.0;
+            let class = match (&m.trouble, m.role.as_str()) {
+                (Some(t), _) if t != "slow disk" => "raft-member down",
+                (_, "leader") => "raft-member leader",
+                (_, "candidate") => "raft-member candidate",
+                _ => "raft-member",
+            };
+            let state = match &m.trouble {
+                Some(t) if t != "slow disk" => t.clone(),
+                Some(t) => format!("{} · {t}", m.role),
+                None => format!("{} · t{}", m.role, m.term),
+            };
+            let short = m.name.replace("control-plane", "cp");
+            html! {
+                <g class={class}>
+                    <title>{format!("etcd member {}: {}, term {}, log index {}, committed {}{}", m.name, m.role, m.term, m.index, m.commit,
+                        m.trouble.as_ref().map(|t| format!(" ({t})")).unwrap_or_default())}</title>
+                    <rect x={n(x)} y={n(y)} width={n(w)} height="30" rx="5" />
+                    <text class="raft-name" x={n(x + 5.0)} y={n(y + 12.0)}>{fit(&short, w - 10.0, 10.5)}</text>
+                    <text class="raft-state" x={n(x + 5.0)} y={n(y + 25.0)}>{fit(&state, w - 10.0, 10.0)}</text>
+                </g>
+            }
+        })
+        .collect()
+}
+
 fn text(class: &'static str, x: f64, y: f64, content: String) -> Html {
     html! { <text class={class} x={n(x)} y={n(y)}>{content}</text> }
 }
@@ -268,8 +304,17 @@ fn map_board(props: &BoardProps) -> Html {
                 onclick={pick(format!("controller/{name}"))} onkeydown={key_pick(format!("controller/{name}"))}>
                 <title>{format!("{name} (an add-on running as pods): {what}; {line}")}</title>
                 { boxed("addon", *r, 10.0, name) }
-                { text("title", r.x + 10.0, r.y + 20.0, fit(&geo::addon_title(name), r.w - 20.0, 13.0)) }
-                { text("sub muted", r.x + 10.0, r.y + 35.0, fit(what, r.w - 20.0, 11.0)) }
+                // Up to four add-ons leave a box room for its title, role and state; five, title and role;
+                // six, the title (the tooltip has the rest).
+                if r.h >= 40.0 {
+                    { text("title", r.x + 10.0, r.y + 20.0, fit(&geo::addon_title(name), r.w - 20.0, 13.0)) }
+                    { text("sub muted", r.x + 10.0, r.y + 35.0, fit(what, r.w - 20.0, 11.0)) }
+                } else if r.h >= 30.0 {
+                    { text("title", r.x + 10.0, r.y + 14.0, fit(&geo::addon_title(name), r.w - 20.0, 12.0)) }
+                    { text("sub muted", r.x + 10.0, r.y + 26.0, fit(what, r.w - 20.0, 10.0)) }
+                } else {
+                    { text("title", r.x + 10.0, r.y + r.h / 2.0 + 4.0, fit(&geo::addon_title(name), r.w - 20.0, 12.0)) }
+                }
                 if r.h >= 52.0 {
                     { text("sub muted", r.x + 10.0, r.y + 49.0, fit(line, r.w - 20.0, 11.0)) }
                 }
@@ -322,8 +367,14 @@ fn map_board(props: &BoardProps) -> Html {
                 <ellipse class="cylinder-top" cx={n(etcd.cx())} cy={n(etcd.y + 12.0)} rx={n(etcd.w / 2.0)} ry="12" />
                 { text("title", etcd.x + 14.0, etcd.y + 50.0, "etcd".into()) }
                 // The revision itself is drawn on the moving layer (it changes with every write).
-                { text("sub muted", etcd.x + 14.0, etcd.y + 112.0, format!("{} keys under /registry", b.keys)) }
-                { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
+                if b.etcd_members.is_empty() {
+                    { text("sub muted", etcd.x + 14.0, etcd.y + 112.0, format!("{} keys under /registry", b.keys)) }
+                    { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
+                } else {
+                    { text("sub muted", etcd.x + 60.0, etcd.y + 50.0, format!("Raft · {} members", b.etcd_members.len())) }
+                    { text("sub muted", etcd.x + 14.0, etcd.y + 104.0, format!("{} keys under /registry", b.keys)) }
+                    { for raft_members(etcd, &b.etcd_members) }
+                }
             </g>
 
             <g class="component scheduler" data-component="kube-scheduler" tabindex="0" role="button"

@@ -20,7 +20,8 @@ mod tests;
 /// and hands back, without knowing the record (which sits above it).
 pub type Seq = u64;
 use crate::sim::{Duration, Rng, Time};
-use member::{Changed, Member, Outgoing, Role};
+pub use member::Role;
+use member::{Changed, Member, Outgoing};
 use message::{Body, Message};
 use network::{LATENCY, Link};
 use std::collections::{BTreeMap, VecDeque};

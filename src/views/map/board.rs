@@ -87,6 +87,56 @@ pub struct Board {
     pub coredns: String,
     /// Each add-on beside CoreDNS and its latest line, as the layout's `addons` are ordered.
     pub addons: Vec<(String, String)>,
+    /// etcd's members when it is a Raft group (a cluster of several control-plane nodes);
+    /// empty with one member.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub etcd_members: Vec<EtcdMember>,
+}
+
+/// One member of etcd's Raft group as the etcd box shows it (as it is now).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EtcdMember {
+    pub name: String,
+    /// `leader`, `follower` or `candidate`.
+    pub role: String,
+    pub term: u64,
+    /// The last index of its log, and the last it knows committed.
+    pub index: u64,
+    pub commit: u64,
+    /// Why it cannot take part, if it cannot: `stopped`, `partitioned`; or `slow disk`.
+    pub trouble: Option<String>,
+}
+
+/// etcd's members, when it has several.
+fn etcd_members(cluster: &crate::cluster::Cluster) -> Vec<EtcdMember> {
+    use crate::etcd::raft::Role;
+    let Some(group) = cluster.inspect().etcd().raft() else { return Vec::new() };
+    group
+        .members
+        .iter()
+        .zip(&group.links)
+        .map(|(m, link)| EtcdMember {
+            name: m.name.clone(),
+            role: match m.role {
+                Role::Leader => "leader",
+                Role::Candidate => "candidate",
+                Role::Follower => "follower",
+            }
+            .into(),
+            term: m.term,
+            index: m.log.last_index(),
+            commit: m.commit,
+            trouble: if link.stopped {
+                Some("stopped".into())
+            } else if link.partitioned {
+                Some("partitioned".into())
+            } else if link.slow_disk {
+                Some("slow disk".into())
+            } else {
+                None
+            },
+        })
+        .collect()
 }
 
 /// CoreDNS as its box says it (as it is now, whatever moment the rest shows).
@@ -247,6 +297,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         lanes,
         addons,
         nodes,
+        etcd_members: etcd_members(cluster),
     }
 }
 

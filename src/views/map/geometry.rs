@@ -89,7 +89,7 @@ const ADDONS_TOP: f64 = 108.0;
 const ADDONS_BOTTOM: f64 = 300.0;
 /// The tallest an add-on's box is drawn, and the most add-ons drawn (more are not).
 const ADDON_H: f64 = 56.0;
-pub const MAX_ADDONS: usize = 4;
+pub const MAX_ADDONS: usize = 6;
 pub const CONTROL_PLANE: Rect = Rect::new(148.0, 8.0, 1042.0, 396.0);
 pub const SCHEDULER: Rect = Rect::new(170.0, 40.0, 252.0, 150.0);
 pub const CONTROLLER_MANAGER: Rect = Rect::new(442.0, 40.0, 728.0, 150.0);
@@ -202,6 +202,7 @@ pub fn addon_title(name: &str) -> String {
         "cloud-controller-manager" => "cloud".into(),
         "metrics-server" => "metrics".into(),
         "ingress-nginx-controller" => "ingress".into(),
+        "website-operator" => "operator".into(),
         n => n.trim_end_matches("-controller").trim_end_matches("-provisioner").to_string(),
     }
 }
@@ -213,6 +214,7 @@ pub fn addon_role(name: &str) -> &'static str {
         n if n.starts_with("ingress") => "nginx, by host",
         "metrics-server" => "Metrics API",
         "cloud-controller-manager" => "LB addresses",
+        "website-operator" => "Website → Deployment",
         _ => "an add-on",
     }
 }
@@ -633,9 +635,19 @@ mod tests {
     #[test]
     fn coredns_and_each_add_on_hear_their_watches_along_their_own_edges_which_cross_no_other_box() {
         let mut spec = spec(3, 0);
-        spec.addons = vec!["local-path-provisioner".into(), "ingress-nginx-controller".into(), "metrics-server".into()];
+        // The four a cluster boots with, an operator a student deploys, and one more: all six drawn.
+        spec.addons = [
+            "local-path-provisioner",
+            "metrics-server",
+            "cloud-controller-manager",
+            "ingress-nginx-controller",
+            "website-operator",
+            "another-add-on",
+        ]
+        .map(String::from)
+        .to_vec();
         let map = layout(&spec);
-        assert_eq!(map.addons.len(), 3);
+        assert_eq!(map.addons.len(), 6);
         let mut places = vec![(Place::CoreDns, COREDNS)];
         places.extend(map.addons.iter().map(|(name, r)| (Place::AddOn(name.clone()), *r)));
         let boxes: Vec<Rect> =
