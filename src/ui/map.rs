@@ -216,12 +216,13 @@ fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> V
                 (_, "candidate") => "raft-member candidate",
                 _ => "raft-member",
             };
+            // "cp2 · t3" over "leader": a chip is narrow.
             let state = match &m.trouble {
                 Some(t) if t != "slow disk" => t.clone(),
-                Some(t) => format!("{} · {t}", m.role),
-                None => format!("{} · t{}", m.role, m.term),
+                Some(_) => format!("{} (slow)", m.role),
+                None => m.role.clone(),
             };
-            let short = m.name.replace("control-plane", "cp");
+            let short = format!("{} · t{}", m.name.replace("control-plane", "cp"), m.term);
             html! {
                 <g class={class}>
                     <title>{format!("etcd member {}: {}, term {}, log index {}, committed {}{}", m.name, m.role, m.term, m.index, m.commit,
