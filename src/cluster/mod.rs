@@ -7,6 +7,7 @@
 
 pub mod bootstrap;
 pub mod container_output;
+pub mod control_plane;
 pub mod ingress;
 pub mod kubelet_proxy;
 pub mod metrics;
@@ -32,7 +33,6 @@ use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::kubelet::{Kubelet, NodeConfig};
 use crate::proxy::KubeProxy;
 use crate::record::{ComponentId, Record};
-use crate::scheduler::Scheduler;
 use crate::sim::{Duration, Rng, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -56,6 +56,9 @@ pub struct ClusterConfig {
     /// `--etcd-servers-overrides=/events#…`; see [`crate::apiserver::events_etcd`]). Off by
     /// default: a kubeadm cluster keeps them with everything else, where `etcdctl` shows them.
     pub events_etcd: bool,
+    /// How many control-plane nodes (1; 3 is kubeadm's stacked high-availability topology:
+    /// see [`control_plane`]).
+    pub control_planes: u32,
 }
 
 impl Default for ClusterConfig {
@@ -68,6 +71,7 @@ impl Default for ClusterConfig {
             worker_max_pods: 110,
             record: true,
             events_etcd: false,
+            control_planes: 1,
         }
     }
 }
@@ -156,6 +160,11 @@ pub struct Cluster {
     pub etcdctl: Option<EtcdctlFn>,
     /// metrics-server's scrapes and the APIServices' availability checks (see [`metrics`]).
     metrics: metrics::Metrics,
+    /// What runs on each control-plane node (see [`control_plane`]).
+    control_planes: Vec<control_plane::Instance>,
+    /// Lines control-plane components printed, waiting for their containers to start:
+    /// node, container, when, line.
+    component_logs: Vec<(String, &'static str, Time, String)>,
 }
 
 /// etcdctl over the store's read-only handle: stdout, stderr, exit code.
@@ -222,6 +231,8 @@ impl Cluster {
             dns: crate::dns::Network::default(),
             etcdctl: None,
             metrics: Default::default(),
+            control_planes: Vec::new(),
+            component_logs: Vec::new(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -252,14 +263,9 @@ impl Cluster {
         cluster.api_rng = api_rng;
         crate::cluster::bootstrap::metrics_server(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::ingress_nginx(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        cluster.add_component(
-            "kube-scheduler",
-            "system:kube-scheduler",
-            Role::Scheduler,
-            Box::new(Scheduler::new()),
-            "default-scheduler",
-            "",
-        );
+        for node in control_plane::control_plane_names(config.control_planes) {
+            cluster.add_control_plane_components(&node);
+        }
         cluster.add_controller("node-lifecycle-controller", ControllerLoop::new(NodeLifecycleController::default()));
         cluster.add_controller("taint-eviction-controller", ControllerLoop::new(TaintEvictionController::default()));
         cluster.add_controller("garbage-collector", ControllerLoop::new(GarbageCollector::default()));
@@ -307,10 +313,7 @@ impl Cluster {
             "horizontal-pod-autoscaler",
             ControllerLoop::new(crate::controllers::hpa::HpaController::default()),
         );
-        let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
-        let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
-        let cp = cp.control_plane(static_pods);
-        cluster.add_node(cp);
+        cluster.add_control_plane_nodes();
         for i in 1..=config.workers {
             let name = format!("worker-{i}");
             let node =
@@ -459,6 +462,9 @@ impl Cluster {
             .position(|s| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some()))?;
         self.wake(idx as u32, self.now);
         let component: &mut dyn Component = self.slots[idx].component.as_deref_mut()?;
+        if component.inner_mut().is_some() {
+            return component.inner_mut()?.downcast_mut::<T>();
+        }
         let any: &mut dyn std::any::Any = component;
         any.downcast_mut::<T>()
     }
@@ -576,6 +582,9 @@ impl Cluster {
         self.advance_clock(self.now.max(at));
         let slot = &mut self.slots[idx as usize];
         slot.wake_at = None;
+        let managed_before = self.managed();
+        self.route(ComponentId(idx));
+        let slot = &mut self.slots[idx as usize];
         let Some(mut component) = slot.component.take() else { return true };
         let started = slot.started;
         slot.started = true;
@@ -609,6 +618,7 @@ impl Cluster {
         if let Some(at) = next {
             self.wake(idx, at.max(self.now));
         }
+        self.after_control_plane_step(idx, managed_before);
         self.schedule_woken();
         true
     }
@@ -750,6 +760,7 @@ impl Cluster {
         // The person at kubectl is judged by RBAC, as whoever `--as` names when it is given.
         let identity =
             (actor == ComponentId::USER).then(|| self.acting_as.clone().unwrap_or_else(|| Identity::of(&user, &[])));
+        self.route(actor);
         let mut env = Env {
             now: self.now,
             rng: &mut self.api_rng,

@@ -35,6 +35,9 @@ pub struct NodeLifecycleController {
     /// When it last regained contact with the API server: no node's silence counts from
     /// before then.
     contact_since: Time,
+    /// It has started before: a start now is its process's restart (its manager lost and
+    /// won back the lead, or another instance took over).
+    started: bool,
 }
 
 impl Default for NodeLifecycleController {
@@ -47,6 +50,7 @@ impl Default for NodeLifecycleController {
             lost_contact: false,
             heard_again: false,
             contact_since: Time::ZERO,
+            started: false,
         }
     }
 }
@@ -124,6 +128,16 @@ fn has_taint(node: &Node, key: &str, effect: &str) -> bool {
 impl Reconciler for NodeLifecycleController {
     fn informers(&mut self) -> Vec<&mut Informer> {
         vec![&mut self.nodes, &mut self.leases, &mut self.pods]
+    }
+
+    /// A restarted controller knows no node's heartbeats from before: it judges every node
+    /// afresh from its first look, as after losing contact.
+    fn on_start(&mut self) {
+        if self.started {
+            self.lost_contact = true;
+            self.heard_again = true;
+        }
+        self.started = true;
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {

@@ -56,6 +56,14 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
             }
             cluster.stop_component(id);
             let what = if verb == "stop" { "kubelet stopped" } else { "partitioned from the API server" };
+            // A control-plane machine's own components go with it (when it is one of several:
+            // the single control plane's stay, as they always have, for the lessons that stop it).
+            if cluster.control_plane_nodes().len() > 1 && cluster.stop_control_plane(name) {
+                let what = if verb == "stop" { "stopped" } else { "cut off" };
+                return ok(format!(
+                    "node/{name}: kubelet, kube-apiserver, kube-scheduler and kube-controller-manager {what}; its heartbeats stop\n"
+                ));
+            }
             ok(format!("node/{name}: {what}; its heartbeats stop\n"))
         }
         ("start" | "heal", Some(id)) => {
@@ -63,6 +71,9 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
                 return err(format!("sim: node {name} is already up\n"));
             }
             cluster.start_component(id);
+            if cluster.control_plane_nodes().len() > 1 {
+                cluster.start_control_plane(name);
+            }
             let what = if verb == "start" { "kubelet started" } else { "reconnected to the API server" };
             ok(format!("node/{name}: {what}\n"))
         }
