@@ -64,9 +64,7 @@ fn is_one(n: &u32) -> bool {
     *n == 1
 }
 
-/// The most control-plane nodes a sandbox has (kubeadm's guidance tops out at an etcd of
-/// seven members; more would only slow the page).
-pub const MAX_CONTROL_PLANES: u32 = 7;
+use crate::cluster::control_plane::MAX_CONTROL_PLANES;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SavedCommand {

@@ -1,13 +1,22 @@
 //! Scenario transcripts: each file in `tests/scenarios/` is a session as `kubeloop run` prints
 //! it — commands after `$ ` (or, typed into a container's shell, after its prompt), then their
 //! output. The test replays the commands on a fresh sandbox (seed 1, or `# seed: N` on the
-//! first line) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
+//! first line; one control-plane node, or `# control-planes: N` among the first lines) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
 
 use kubeloop::shell::Session;
 use std::path::Path;
 
 fn seed_of(text: &str) -> u64 {
     text.lines().next().and_then(|l| l.strip_prefix("$ # seed: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(1)
+}
+
+/// The number of control-plane nodes a `$ # control-planes: N` line among the first three asks for.
+fn control_planes_of(text: &str) -> u32 {
+    text.lines()
+        .take(3)
+        .find_map(|l| l.strip_prefix("$ # control-planes: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1)
 }
 
 fn diff(expected: &str, actual: &str) -> String {
@@ -41,7 +50,12 @@ fn every_scenario_transcript_replays_exactly() {
     let mut failures = Vec::new();
     for path in &files {
         let expected = std::fs::read_to_string(path).unwrap();
-        let mut session = Session::new(seed_of(&expected));
+        let config = kubeloop::cluster::ClusterConfig {
+            seed: seed_of(&expected),
+            control_planes: control_planes_of(&expected),
+            ..Default::default()
+        };
+        let mut session = Session::with_config(config);
         let actual = session.replay(&expected);
         if actual != expected {
             if update {

@@ -24,6 +24,9 @@ pub const RENEW_DEADLINE: Duration = Duration::seconds(10);
 pub const RETRY_PERIOD: Duration = Duration::seconds(2);
 /// A standby's tries are spread over up to 1.2 retry periods more (client-go's jitter factor).
 const JITTER_PERMILLE: u64 = 1200;
+/// How long a try's round trip to the API server takes: client-go waits the retry period
+/// after a try returns, so the tries drift off whole seconds (and off the kubelets' beats).
+const ROUND_TRIP: Duration = Duration::millis(1);
 /// Where the components' Leases live.
 pub const NAMESPACE: &str = "kube-system";
 
@@ -147,17 +150,18 @@ impl LeaderElector {
                 // new identity, which waits out the Lease its former self held.
                 let host = self.identity.rsplit_once('_').map_or("", |(h, _)| h).to_string();
                 self.identity = Self::identity_for(&host, ctx.rng);
+                self.observed = None;
                 self.lost = true;
                 let text = format!("attempting to acquire leader lease {NAMESPACE}/{}...", self.name);
                 self.print(ctx.now, "leaderelection.go:257", text);
             }
-            self.due = ctx.now + RETRY_PERIOD;
+            self.due = ctx.now + ROUND_TRIP + RETRY_PERIOD;
             return false;
         }
         if won {
             self.leading.set(true);
             self.renewed = ctx.now;
-            self.due = ctx.now + RETRY_PERIOD;
+            self.due = ctx.now + ROUND_TRIP + RETRY_PERIOD;
             let text = format!("successfully acquired lease {NAMESPACE}/{}", self.name);
             self.print(ctx.now, "leaderelection.go:271", text);
             if let Some(lease) = self.observed.clone() {
@@ -166,7 +170,7 @@ impl LeaderElector {
             return true;
         }
         let jitter = ctx.api_rng.below(RETRY_PERIOD.0 * JITTER_PERMILLE / 1000 + 1);
-        self.due = ctx.now + RETRY_PERIOD + Duration(jitter);
+        self.due = ctx.now + ROUND_TRIP + RETRY_PERIOD + Duration(jitter);
         false
     }
 

@@ -13,6 +13,10 @@ use crate::sim::Rng;
 use std::cell::Cell;
 use std::rc::Rc;
 
+/// The most control-plane nodes a sandbox has (an etcd of more than seven members is not
+/// advised; more would only slow the page).
+pub const MAX_CONTROL_PLANES: u32 = 7;
+
 /// The names of the control-plane nodes of a cluster with `count` of them (at least one).
 pub fn control_plane_names(count: u32) -> Vec<String> {
     (1..=count.max(1)).map(|i| if i == 1 { "control-plane".to_string() } else { format!("control-plane{i}") }).collect()
@@ -209,14 +213,26 @@ impl Cluster {
         self.control_planes.iter().map(|c| (c.node.clone(), c.serving)).collect()
     }
 
-    /// Which API server instance serves a request from component `actor` now: each client
-    /// keeps its connection through the load balancer to one instance (picked by its place
-    /// in the cluster) and reconnects to the next that serves when that one stops. `None`
+    /// Which API server instance serves a request from component `actor` now. A scheduler
+    /// or controller manager talks to its own node's (kubeadm points their kubeconfigs at
+    /// the local API server), the controllers to their leading manager's; every other client
+    /// goes through the load balancer, keeping its connection to one instance (picked by its
+    /// place in the cluster) and moving to the next that serves when that one stops. `None`
     /// with a single control-plane node.
     pub fn serving_instance(&self, actor: ComponentId) -> Option<usize> {
         let n = self.control_planes.len();
         if n < 2 {
             return None;
+        }
+        let own = |c: &Instance| c.scheduler == actor.0 || c.controller_manager == actor.0;
+        if let Some(i) = self.control_planes.iter().position(own) {
+            return Some(i);
+        }
+        let leading = |c: &Instance| c.manages.get() && self.slots[c.controller_manager as usize].running;
+        if self.slots.get(actor.0 as usize).is_some() && self.is_managed_controller(actor.0) {
+            if let Some(i) = self.control_planes.iter().position(leading) {
+                return Some(i);
+            }
         }
         let first = actor.0 as usize % n;
         (0..n).map(|k| (first + k) % n).find(|&i| self.control_planes[i].serving)
@@ -226,5 +242,162 @@ impl Cluster {
     pub(super) fn route(&mut self, actor: ComponentId) {
         let instance = self.serving_instance(actor);
         self.record.serving = instance.map(|i| i as u8);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Kind, Object};
+    use crate::cluster::ClusterConfig;
+    use crate::record::Happening;
+    use crate::shell::{Command, Session};
+
+    fn ha() -> Session {
+        Session::with_config(ClusterConfig { control_planes: 3, ..ClusterConfig::default() })
+    }
+
+    fn run(s: &mut Session, line: &str) -> String {
+        let out = s.execute(&Command::new(line));
+        out.stdout + &out.stderr
+    }
+
+    fn holder(s: &Session, lease: &str) -> String {
+        let object = s.cluster.inspect().get(Kind::Lease, "kube-system", lease).expect("the Lease");
+        match object.as_ref() {
+            Object::Lease(l) => l.spec.holder_identity.clone().unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    fn transitions(s: &Session, lease: &str) -> i32 {
+        match s.cluster.inspect().get(Kind::Lease, "kube-system", lease).as_deref() {
+            Some(Object::Lease(l)) => l.spec.lease_transitions.unwrap_or(-1),
+            _ => -1,
+        }
+    }
+
+    /// The requests component `name` sent since entry `after`: (verb, kind) pairs.
+    fn requests_by(s: &Session, name: &str, after: u64) -> Vec<(&'static str, Kind)> {
+        let record = &s.cluster.record;
+        record
+            .since(after)
+            .filter(|e| s.cluster.component_name(e.actor) == name)
+            .filter_map(|e| match &e.what {
+                Happening::Request { verb, kind, .. } => Some((*verb, *kind)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn control_plane_nodes_are_named_as_kubeadm_joins_them() {
+        assert_eq!(control_plane_names(1), ["control-plane"]);
+        assert_eq!(control_plane_names(3), ["control-plane", "control-plane2", "control-plane3"]);
+        assert_eq!(control_plane_names(0), ["control-plane"], "never none");
+    }
+
+    #[test]
+    fn a_single_control_plane_holds_both_leases_from_the_start_and_renews_them_every_two_seconds() {
+        let mut s = Session::new(1);
+        for lease in ["kube-scheduler", "kube-controller-manager"] {
+            assert!(holder(&s, lease).starts_with("control-plane_"), "{lease}: {}", holder(&s, lease));
+            assert_eq!(transitions(&s, lease), 0);
+        }
+        let mark = s.cluster.record.last_seq();
+        run(&mut s, "sleep 20s");
+        let renewals = requests_by(&s, "kube-scheduler", mark);
+        // The leader writes over the version it last wrote, without reading first.
+        assert!(renewals.iter().all(|r| *r == ("update", Kind::Lease)), "{renewals:?}");
+        assert!((9..=10).contains(&renewals.len()), "{} renewals in 20 s", renewals.len());
+        assert_eq!(s.cluster.control_plane_nodes(), ["control-plane"]);
+        assert_eq!(s.cluster.serving_instance(crate::record::ComponentId::USER), None, "one API server");
+    }
+
+    #[test]
+    fn three_control_planes_run_a_scheduler_and_a_controller_manager_each_and_only_the_leaders_act() {
+        let mut s = ha();
+        let nodes = run(&mut s, "kubectl get nodes -o name");
+        for node in control_plane_names(3) {
+            assert!(nodes.contains(&format!("node/{node}\n")), "{nodes}");
+            let pods =
+                run(&mut s, &format!("kubectl get pods -n kube-system --field-selector spec.nodeName={node} -o name"));
+            for pod in ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] {
+                assert!(pods.contains(&format!("pod/{pod}-{node}\n")), "{pods}");
+            }
+        }
+        let mark = s.cluster.record.last_seq();
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=2");
+        run(&mut s, "sim settle");
+        let binds = |name: &str| requests_by(&s, name, mark).iter().filter(|(_, k)| *k == Kind::Pod).count();
+        assert_eq!(binds("kube-scheduler"), 2, "the leader binds");
+        assert_eq!(binds("kube-scheduler (control-plane2)") + binds("kube-scheduler (control-plane3)"), 0);
+        let standby = requests_by(&s, "kube-scheduler (control-plane2)", mark);
+        assert!(standby.iter().all(|r| *r == ("get", Kind::Lease)), "a standby only reads the Lease: {standby:?}");
+    }
+
+    #[test]
+    fn stopping_the_leaders_node_hands_both_leases_to_standbys_after_the_lease_duration() {
+        let mut s = ha();
+        let first = holder(&s, "kube-scheduler");
+        run(&mut s, "sim node stop control-plane");
+        run(&mut s, "sleep 12s");
+        assert_eq!(holder(&s, "kube-scheduler"), first, "15 s have not passed since the last renewal");
+        run(&mut s, "sleep 13s");
+        for lease in ["kube-scheduler", "kube-controller-manager"] {
+            let now = holder(&s, lease);
+            assert!(now.starts_with("control-plane2_") || now.starts_with("control-plane3_"), "{lease}: {now}");
+            assert_eq!(transitions(&s, lease), 1, "{lease}");
+        }
+        let events = run(&mut s, "kubectl get events -n kube-system --field-selector reason=LeaderElection -o name");
+        assert_eq!(events.lines().count(), 4, "{events}");
+        let new_leader = holder(&s, "kube-scheduler");
+        let node = new_leader.split('_').next().unwrap_or_default().to_string();
+        let logs = run(&mut s, &format!("kubectl logs -n kube-system kube-scheduler-{node}"));
+        assert!(
+            logs.contains("leaderelection.go:271] successfully acquired lease kube-system/kube-scheduler"),
+            "{logs}"
+        );
+        // Work goes on: the new leaders create and place a Deployment's pods.
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=3");
+        run(&mut s, "sim settle");
+        let ready = run(&mut s, "kubectl get deployment web -o jsonpath={.status.readyReplicas}");
+        assert_eq!(ready, "3");
+        // The stopped node's API server serves nobody.
+        for id in s.cluster.component_ids().filter(|id| s.cluster.is_running(*id)) {
+            assert_ne!(s.cluster.serving_instance(id), Some(0), "{}", s.cluster.component_name(id));
+        }
+        assert!(s.cluster.check_invariants(true).is_empty(), "{:?}", s.cluster.check_invariants(true));
+    }
+
+    #[test]
+    fn the_same_seed_replays_the_same_failover() {
+        let record = || {
+            let mut s = ha();
+            run(&mut s, "sim node stop control-plane");
+            run(&mut s, "sleep 30s");
+            let entries: Vec<String> = s.cluster.record.entries().map(|e| format!("{e:?}")).collect();
+            (entries, holder(&s, "kube-scheduler"))
+        };
+        assert_eq!(record(), record());
+    }
+
+    #[test]
+    fn a_leader_cut_off_from_the_store_gives_up_after_the_renew_deadline_and_leads_again_under_a_new_identity() {
+        let mut s = Session::new(1);
+        let first = holder(&s, "kube-scheduler");
+        run(&mut s, "sim etcd stop");
+        run(&mut s, "sleep 30s");
+        run(&mut s, "sim etcd start");
+        run(&mut s, "sleep 10s");
+        assert_eq!(holder(&s, "kube-scheduler"), first, "the new process waits out its former self's Lease");
+        run(&mut s, "sleep 15s");
+        let now = holder(&s, "kube-scheduler");
+        assert!(now.starts_with("control-plane_") && now != first, "{now}");
+        let logs = run(&mut s, "kubectl logs -n kube-system kube-scheduler-control-plane");
+        assert!(logs.contains("failed to renew lease kube-system/kube-scheduler"), "{logs}");
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=2");
+        run(&mut s, "sim settle");
+        assert_eq!(run(&mut s, "kubectl get deployment web -o jsonpath={.status.readyReplicas}"), "2");
     }
 }

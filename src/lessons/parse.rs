@@ -98,11 +98,18 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
                 Ok(p) if p > 0 => c.worker_max_pods = p,
                 _ => return Err((n, format!("worker-max-pods must be a positive number, not \"{value}\""))),
             },
+            "control-planes" => match value.parse::<u32>() {
+                Ok(p) if (1..=crate::cluster::control_plane::MAX_CONTROL_PLANES).contains(&p) => c.control_planes = p,
+                _ => {
+                    let max = crate::cluster::control_plane::MAX_CONTROL_PLANES;
+                    return Err((n, format!("control-planes must be a number from 1 to {max}, not \"{value}\"")));
+                }
+            },
             other => {
                 return Err((
                     n,
                     format!(
-                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, worker-cpu, worker-memory, worker-max-pods)"
+                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, worker-cpu, worker-memory, worker-max-pods, control-planes)"
                     ),
                 ));
             }
