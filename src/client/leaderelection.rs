@@ -247,6 +247,16 @@ impl LeaderElector {
     }
 }
 
+/// A klog line as the component prints it at `at`: `I0101 00:01:19.676074       1 ` before
+/// `site] text` (its microseconds told apart by the line's number `n`).
+pub fn klog_line(at: Time, n: u64, site_and_text: &str) -> String {
+    let rfc = at.rfc3339();
+    let (date, time) = rfc.split_once('T').unwrap_or(("", ""));
+    let month_day: String = date.split('-').skip(1).collect();
+    let micros = (at.0 % 1000) * 1000 + n * 37 % 1000;
+    format!("I{month_day} {}.{micros:06}       1 {site_and_text}", time.trim_end_matches('Z'))
+}
+
 fn lease_of(object: &Object) -> Option<&Lease> {
     match object {
         Object::Lease(lease) => Some(lease),

@@ -152,8 +152,8 @@ impl Cluster {
             match self.kubelet_unwoken_mut(&node) {
                 Some(kubelet) if written > 0 => {
                     let at = at.max(now);
-                    let stamp = crate::kubectl::verbose::stamp(at, written as u64);
-                    kubelet.append_logs("kube-system", &pod, container, &[format!("{stamp}       1 {line}")], at);
+                    let line = crate::client::leaderelection::klog_line(at, written as u64, &line);
+                    kubelet.append_logs("kube-system", &pod, container, &[line], at);
                 }
                 _ => self.component_logs.push((node, container, at, line)),
             }
