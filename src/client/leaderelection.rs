@@ -350,6 +350,10 @@ impl<C: Component> Component for Elected<C> {
     fn inner_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(&mut self.inner)
     }
+
+    fn standing_by(&self) -> bool {
+        !self.elector.is_leader()
+    }
 }
 
 /// kube-controller-manager's own part: the election. Its controllers run as components of

@@ -371,6 +371,24 @@ mod tests {
     }
 
     #[test]
+    fn views_and_faults_reach_the_scheduler_that_leads() {
+        let mut s = ha();
+        run(&mut s, "sim node stop control-plane");
+        run(&mut s, "sleep 25s");
+        let out = run(&mut s, "sim scheduler slow 1s");
+        assert!(out.starts_with("kube-scheduler: each scheduling cycle now takes 1s"), "{out}");
+        let slowed = s.cluster.component::<Scheduler>().map(|sch| sch.cycle_time);
+        assert_eq!(slowed, Some(crate::sim::Duration::seconds(1)), "the one views show is the one slowed");
+        run(&mut s, "kubectl create deployment web --image=nginx --replicas=2");
+        run(&mut s, "sleep 5s");
+        let leader = holder(&s, "kube-scheduler");
+        let node = leader.split('_').next().unwrap_or_default().to_string();
+        let name = format!("kube-scheduler ({node})");
+        let binds = requests_by(&s, &name, 0).iter().filter(|r| **r == ("create", Kind::Pod)).count();
+        assert_eq!(binds, 2, "{name} bound the pods, one a second: {:?}", requests_by(&s, &name, 0));
+    }
+
+    #[test]
     fn the_same_seed_replays_the_same_failover() {
         let record = || {
             let mut s = ha();

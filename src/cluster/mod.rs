@@ -454,12 +454,12 @@ impl Cluster {
         (0..self.slots.len() as u32).map(ComponentId)
     }
 
-    /// A component of type `T`, to change how it behaves (faults). It is woken to notice.
+    /// A component of type `T`, to change how it behaves (faults): of several instances, the
+    /// one that acts. It is woken to notice.
     pub fn component_mut<T: 'static>(&mut self) -> Option<&mut T> {
-        let idx = self
-            .slots
-            .iter()
-            .position(|s| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some()))?;
+        let is = |s: &Slot| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some());
+        let acts = |s: &Slot| is(s) && s.running && s.component.as_ref().is_some_and(|c| !c.standing_by());
+        let idx = self.slots.iter().position(acts).or_else(|| self.slots.iter().position(is))?;
         self.wake(idx as u32, self.now);
         let component: &mut dyn Component = self.slots[idx].component.as_deref_mut()?;
         if component.inner_mut().is_some() {
@@ -469,9 +469,14 @@ impl Cluster {
         any.downcast_mut::<T>()
     }
 
-    /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod).
+    /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod): of
+    /// several instances (one per control-plane node), the one that acts.
     pub fn component<T: 'static>(&self) -> Option<&T> {
-        self.slots.iter().find_map(|s| s.component.as_ref()?.as_any().downcast_ref::<T>())
+        fn of<T: 'static>(s: &Slot) -> Option<&T> {
+            s.component.as_ref()?.as_any().downcast_ref::<T>()
+        }
+        let acts = |s: &&Slot| s.running && s.component.as_ref().is_some_and(|c| !c.standing_by());
+        self.slots.iter().filter(acts).find_map(of::<T>).or_else(|| self.slots.iter().find_map(of::<T>))
     }
 
     pub fn kubelet(&self, node: &str) -> Option<&Kubelet> {
