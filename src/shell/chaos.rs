@@ -7,7 +7,9 @@ use crate::cluster::{Cluster, Role};
 use crate::kubectl::Output;
 use crate::kubelet::NodeConfig;
 
-pub const NODE_HELP: &str = "  sim node stop NAME      stop the node's kubelet: no heartbeats, no pod updates
+pub const NODE_HELP: &str = "  sim node stop NAME      stop the node's kubelet: no heartbeats, no pod updates (one of
+                          several control-plane nodes: its API server, scheduler and
+                          controller manager stop too)
   sim node start NAME     start it again: it re-registers and catches up
   sim node partition NAME cut the node off from the API server (its pods keep running)
   sim node heal NAME      reconnect it
