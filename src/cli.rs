@@ -24,6 +24,11 @@ Options (before the command):
   --events-etcd    keep Events in an etcd of their own, as large clusters do
                    (kube-apiserver --etcd-servers-overrides=/events#...): etcdctl
                    then shows none, kubectl still does
+  --control-planes N
+                   how many control-plane nodes (default 1; 3 is kubeadm's stacked
+                   high-availability topology: control-plane, control-plane2,
+                   control-plane3, API servers behind a load balancer, elected
+                   kube-scheduler and kube-controller-manager leaders)
 
 Commands are the sandbox's: kubectl ..., sleep 30s, sim settle, sim help.
 With --state, `kubectl apply -f -` reads the manifest from standard input.
@@ -35,14 +40,31 @@ struct State {
     seed: u64,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     events_etcd: bool,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    control_planes: u32,
     commands: Vec<SavedCommand>,
 }
 
 impl State {
     fn config(&self) -> ClusterConfig {
-        ClusterConfig { seed: self.seed, events_etcd: self.events_etcd, ..ClusterConfig::default() }
+        ClusterConfig {
+            seed: self.seed,
+            events_etcd: self.events_etcd,
+            control_planes: self.control_planes,
+            ..ClusterConfig::default()
+        }
     }
 }
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+use crate::cluster::control_plane::MAX_CONTROL_PLANES;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SavedCommand {
@@ -75,6 +97,7 @@ pub fn manifest_text(bytes: Vec<u8>, source: &str) -> Result<String, String> {
 pub fn main(args: &[String]) -> i32 {
     let mut seed: u64 = 1;
     let mut events_etcd = false;
+    let mut control_planes = 1;
     let mut state_file: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
@@ -91,6 +114,16 @@ pub fn main(args: &[String]) -> i32 {
                 events_etcd = true;
                 i += 1;
             }
+            "--control-planes" => {
+                let Some(n) =
+                    args.get(i + 1).and_then(|s| s.parse().ok()).filter(|n| (1..=MAX_CONTROL_PLANES).contains(n))
+                else {
+                    eprintln!("kubeloop: --control-planes needs a number from 1 to {MAX_CONTROL_PLANES}");
+                    return 2;
+                };
+                control_planes = n;
+                i += 2;
+            }
             "--state" => {
                 let Some(f) = args.get(i + 1) else {
                     eprintln!("kubeloop: --state needs a file");
@@ -103,7 +136,7 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     let rest = &args[i..];
-    let fresh = State { seed, events_etcd, commands: Vec::new() };
+    let fresh = State { seed, events_etcd, control_planes, commands: Vec::new() };
     match rest.first().map(String::as_str) {
         None | Some("help") | Some("--help") | Some("-h") => {
             print!("{USAGE}");
@@ -328,14 +361,16 @@ mod tests {
 
     #[test]
     fn a_saved_sandbox_remembers_its_events_etcd_and_older_saves_load_without_one() {
-        let state = State { seed: 4, events_etcd: true, commands: Vec::new() };
+        let state = State { seed: 4, events_etcd: true, control_planes: 1, commands: Vec::new() };
         let text = serde_json::to_string(&state).unwrap();
         let loaded: State = serde_json::from_str(&text).unwrap();
         assert!(loaded.config().events_etcd);
         assert_eq!(loaded.config().seed, 4);
         let older: State = serde_json::from_str(r#"{"seed": 2, "commands": []}"#).unwrap();
         assert!(!older.config().events_etcd);
-        let plain = serde_json::to_string(&State { seed: 2, events_etcd: false, commands: Vec::new() }).unwrap();
+        let plain =
+            serde_json::to_string(&State { seed: 2, events_etcd: false, control_planes: 1, commands: Vec::new() })
+                .unwrap();
         assert!(!plain.contains("events_etcd"), "{plain}");
     }
 

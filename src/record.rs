@@ -116,11 +116,23 @@ pub struct Record {
     pub capacity: usize,
     /// When off (large benchmarks), nothing is kept but sequence numbers still advance.
     pub enabled: bool,
+    /// With several API servers behind the load balancer: the instance (by control-plane
+    /// node, in order) that serves the requests being recorded now.
+    pub serving: Option<u8>,
+    /// Which instance served each kept request, when there are several.
+    served_by: std::collections::BTreeMap<Seq, u8>,
 }
 
 impl Default for Record {
     fn default() -> Self {
-        Record { entries: VecDeque::new(), next: 1, capacity: 100_000, enabled: true }
+        Record {
+            entries: VecDeque::new(),
+            next: 1,
+            capacity: 100_000,
+            enabled: true,
+            serving: None,
+            served_by: Default::default(),
+        }
     }
 }
 
@@ -140,12 +152,24 @@ impl Record {
         let seq = self.next;
         self.next += 1;
         if self.enabled {
-            if self.entries.len() >= self.capacity {
-                self.entries.pop_front();
+            if self.entries.len() >= self.capacity
+                && let Some(gone) = self.entries.pop_front()
+            {
+                while self.served_by.first_key_value().is_some_and(|(s, _)| *s <= gone.seq) {
+                    self.served_by.pop_first();
+                }
+            }
+            if let (Some(instance), Happening::Request { .. }) = (self.serving, &what) {
+                self.served_by.insert(seq, instance);
             }
             self.entries.push_back(Entry { seq, time, revision, actor, cause, what });
         }
         seq
+    }
+
+    /// The API server instance that served request `seq` (see [`Record::serving`]).
+    pub fn served_by(&self, seq: Seq) -> Option<u8> {
+        self.served_by.get(&seq).copied()
     }
 
     pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {

@@ -83,9 +83,23 @@ fn invariants_hold_with_events_in_an_etcd_of_their_own() {
     }));
 }
 
+/// The same on three control-plane nodes, whose leaders' node stops halfway (after the
+/// scale to 14) and comes back with the worker.
+#[test]
+fn invariants_hold_on_three_control_planes_through_a_failover() {
+    check(Session::with_config(ClusterConfig { seed: 3, control_planes: 3, ..ClusterConfig::default() }));
+}
+
 fn check(mut session: Session) {
+    let ha = session.cluster.control_plane_nodes().len() > 1;
     for command in parse_script(SCRIPT) {
         session.execute(&command);
+        if ha && command.line.starts_with("kubectl scale deployment web --replicas=14") {
+            session.execute(&Command::new("sim node stop control-plane"));
+        }
+        if ha && command.line.starts_with("sim node start worker-1") {
+            session.execute(&Command::new("sim node start control-plane"));
+        }
         // Walk the next 90 virtual seconds one component run at a time.
         let until = session.cluster.now() + Duration::seconds(90);
         let mut steps = 0;

@@ -1,7 +1,7 @@
 //! Scenario transcripts: each file in `tests/scenarios/` is a session as `kubeloop run` prints
 //! it — commands after `$ ` (or, typed into a container's shell, after its prompt), then their
 //! output. The test replays the commands on a fresh sandbox (seed 1, or `# seed: N` on the
-//! first line) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
+//! first line; one control-plane node, or `# control-planes: N` among the first lines) and expects the same transcript, byte for byte. After a deliberate change, review the diff and rerun with `UPDATE_SCENARIOS=1`.
 
 use kubeloop::cluster::ClusterConfig;
 use kubeloop::shell::Session;

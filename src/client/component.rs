@@ -49,6 +49,21 @@ pub trait Component: Any {
     fn busy_until(&self) -> Option<Time> {
         None
     }
+    /// It runs but stands by (a candidate that does not lead): views look at the instance
+    /// that acts instead.
+    fn standing_by(&self) -> bool {
+        false
+    }
+    /// The component a wrapper holds (see [`crate::client::leaderelection::Elected`]), to
+    /// change how it behaves (faults); `None` for a component that is its own.
+    fn inner_mut(&mut self) -> Option<&mut dyn Any> {
+        None
+    }
+    /// Lines its process printed since last taken, with when (a control-plane component's
+    /// leader election), for its container's log.
+    fn take_log(&mut self) -> Vec<(Time, String)> {
+        Vec::new()
+    }
 }
 
 /// What a component gets while it runs: the clock, the API, chance, and the record. The API

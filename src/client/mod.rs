@@ -4,6 +4,7 @@
 
 pub mod component;
 pub mod event_recorder;
+pub mod leaderelection;
 pub mod object_cache;
 pub mod shared_informer;
 pub mod workqueue;

@@ -7,6 +7,7 @@
 
 pub mod bootstrap;
 pub mod container_output;
+pub mod control_plane;
 pub mod ingress;
 pub mod kubelet_proxy;
 pub mod metrics;
@@ -34,7 +35,6 @@ use crate::controllers::taint_eviction::TaintEvictionController;
 use crate::kubelet::{Kubelet, NodeConfig};
 use crate::proxy::KubeProxy;
 use crate::record::{ComponentId, Record};
-use crate::scheduler::Scheduler;
 use crate::sim::{Duration, Rng, Time};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -58,8 +58,8 @@ pub struct ClusterConfig {
     /// `--etcd-servers-overrides=/events#…`; see [`crate::apiserver::events_etcd`]). Off by
     /// default: a kubeadm cluster keeps them with everything else, where `etcdctl` shows them.
     pub events_etcd: bool,
-    /// How many control-plane nodes (1, or 3 for kubeadm's stacked HA): each runs an etcd
-    /// member, and with more than one etcd is a Raft group.
+    /// How many control-plane nodes (1; 3 is kubeadm's stacked high-availability topology:
+    /// see [`control_plane`]). Each runs an etcd member: with more than one, etcd is a Raft group.
     pub control_planes: u32,
 }
 
@@ -165,6 +165,11 @@ pub struct Cluster {
     pub etcdctl: Option<EtcdctlFn>,
     /// metrics-server's scrapes and the APIServices' availability checks (see [`metrics`]).
     metrics: metrics::Metrics,
+    /// What runs on each control-plane node (see [`control_plane`]).
+    control_planes: Vec<control_plane::Instance>,
+    /// Lines control-plane components printed, waiting for their containers to start:
+    /// node, container, when, line.
+    component_logs: Vec<(String, &'static str, Time, String)>,
 }
 
 /// etcdctl over the store's read-only handle: stdout, stderr, exit code.
@@ -231,6 +236,8 @@ impl Cluster {
             dns: crate::dns::Network::default(),
             etcdctl: None,
             metrics: Default::default(),
+            control_planes: Vec::new(),
+            component_logs: Vec::new(),
         };
         if config.events_etcd {
             cluster.api.keep_events_apart(config.seed);
@@ -265,14 +272,9 @@ impl Cluster {
         cluster.api_rng = api_rng;
         crate::cluster::bootstrap::metrics_server(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::ingress_nginx(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        cluster.add_component(
-            "kube-scheduler",
-            "system:kube-scheduler",
-            Role::Scheduler,
-            Box::new(Scheduler::new()),
-            "default-scheduler",
-            "",
-        );
+        for node in control_plane::control_plane_names(config.control_planes) {
+            cluster.add_control_plane_components(&node);
+        }
         cluster.add_controller("node-lifecycle-controller", ControllerLoop::new(NodeLifecycleController::default()));
         cluster.add_controller("taint-eviction-controller", ControllerLoop::new(TaintEvictionController::default()));
         cluster.add_controller("garbage-collector", ControllerLoop::new(GarbageCollector::default()));
@@ -320,11 +322,7 @@ impl Cluster {
             "horizontal-pod-autoscaler",
             ControllerLoop::new(crate::controllers::hpa::HpaController::default()),
         );
-        let cp = NodeConfig::new("control-plane", 0, 4000, 8 << 30, 110);
-        let static_pods = crate::cluster::bootstrap::control_plane_static_pods(&cp.name, &cp.internal_ip);
-        let files = crate::cluster::bootstrap::control_plane_manifest_files(&cp.name, &cp.internal_ip);
-        let cp = cp.control_plane(static_pods).with_manifest_files(files);
-        cluster.add_node(cp);
+        cluster.add_control_plane_nodes();
         for i in 1..=config.workers {
             let name = format!("worker-{i}");
             let node =
@@ -467,21 +465,29 @@ impl Cluster {
         (0..self.slots.len() as u32).map(ComponentId)
     }
 
-    /// A component of type `T`, to change how it behaves (faults). It is woken to notice.
+    /// A component of type `T`, to change how it behaves (faults): of several instances, the
+    /// one that acts. It is woken to notice.
     pub fn component_mut<T: 'static>(&mut self) -> Option<&mut T> {
-        let idx = self
-            .slots
-            .iter()
-            .position(|s| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some()))?;
+        let is = |s: &Slot| s.component.as_ref().is_some_and(|c| c.as_any().downcast_ref::<T>().is_some());
+        let acts = |s: &Slot| is(s) && s.running && s.component.as_ref().is_some_and(|c| !c.standing_by());
+        let idx = self.slots.iter().position(acts).or_else(|| self.slots.iter().position(is))?;
         self.wake(idx as u32, self.now);
         let component: &mut dyn Component = self.slots[idx].component.as_deref_mut()?;
+        if component.inner_mut().is_some() {
+            return component.inner_mut()?.downcast_mut::<T>();
+        }
         let any: &mut dyn std::any::Any = component;
         any.downcast_mut::<T>()
     }
 
-    /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod).
+    /// A component's state, for views (e.g. the scheduler's reasons for a Pending pod): of
+    /// several instances (one per control-plane node), the one that acts.
     pub fn component<T: 'static>(&self) -> Option<&T> {
-        self.slots.iter().find_map(|s| s.component.as_ref()?.as_any().downcast_ref::<T>())
+        fn of<T: 'static>(s: &Slot) -> Option<&T> {
+            s.component.as_ref()?.as_any().downcast_ref::<T>()
+        }
+        let acts = |s: &&Slot| s.running && s.component.as_ref().is_some_and(|c| !c.standing_by());
+        self.slots.iter().filter(acts).find_map(of::<T>).or_else(|| self.slots.iter().find_map(of::<T>))
     }
 
     pub fn kubelet(&self, node: &str) -> Option<&Kubelet> {
@@ -592,6 +598,9 @@ impl Cluster {
         self.advance_clock(self.now.max(at));
         let slot = &mut self.slots[idx as usize];
         slot.wake_at = None;
+        let managed_before = self.managed();
+        self.route(ComponentId(idx));
+        let slot = &mut self.slots[idx as usize];
         let Some(mut component) = slot.component.take() else { return true };
         let started = slot.started;
         let served = self.api.served_custom();
@@ -630,6 +639,7 @@ impl Cluster {
         if let Some(at) = next {
             self.wake(idx, at.max(self.now));
         }
+        self.after_control_plane_step(idx, managed_before);
         self.schedule_woken();
         true
     }
@@ -781,6 +791,7 @@ impl Cluster {
         // The person at kubectl is judged by RBAC, as whoever `--as` names when it is given.
         let identity =
             (actor == ComponentId::USER).then(|| self.acting_as.clone().unwrap_or_else(|| Identity::of(&user, &[])));
+        self.route(actor);
         let mut env = Env {
             now: self.now,
             rng: &mut self.api_rng,

@@ -19,6 +19,24 @@ pub(super) fn follow(cluster: &mut Cluster, idx: u32) {
     };
     let scheduler = kubelet.static_component_up("kube-scheduler");
     let manager = kubelet.static_component_up("kube-controller-manager");
+    let node = kubelet.node_name().to_string();
+    // The node's own instances, which elect their leaders: one that comes back is a new
+    // process, a candidate with a new identity; the controllers act while a manager leads.
+    if let Some(i) = cluster.control_planes.iter().position(|c| c.node == node) {
+        let (sched, mgr) = (cluster.control_planes[i].scheduler, cluster.control_planes[i].controller_manager);
+        if let Some(up) = scheduler {
+            restart_or_stop(cluster, sched, &node, "kube-scheduler", up);
+        }
+        if let Some(up) = manager {
+            let managed_before = cluster.manager_leads();
+            if !up {
+                cluster.control_planes[i].manages.set(false);
+            }
+            restart_or_stop(cluster, mgr, &node, "kube-controller-manager", up);
+            cluster.follow_manager(managed_before);
+        }
+        return;
+    }
     if let Some(up) = scheduler {
         let ids: Vec<u32> = slots_where(cluster, |r| *r == Role::Scheduler);
         set(cluster, &ids, up);
@@ -26,6 +44,14 @@ pub(super) fn follow(cluster: &mut Cluster, idx: u32) {
     if let Some(up) = manager {
         let ids = slots_where(cluster, |r| matches!(r, Role::Controller { .. }));
         set(cluster, &ids, up);
+    }
+}
+
+fn restart_or_stop(cluster: &mut Cluster, id: u32, node: &str, lease: &str, up: bool) {
+    match (up, cluster.is_running(ComponentId(id))) {
+        (true, false) => cluster.restart_elected(id, node, lease),
+        (false, true) => cluster.stop_component(ComponentId(id)),
+        _ => {}
     }
 }
 

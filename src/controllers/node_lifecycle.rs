@@ -35,6 +35,9 @@ pub struct NodeLifecycleController {
     /// When it last regained contact with the API server: no node's silence counts from
     /// before then.
     contact_since: Time,
+    /// It has started before: a start now is its process's restart (its manager lost and
+    /// won back the lead, or another instance took over).
+    started: bool,
 }
 
 impl Default for NodeLifecycleController {
@@ -47,6 +50,7 @@ impl Default for NodeLifecycleController {
             lost_contact: false,
             heard_again: false,
             contact_since: Time::ZERO,
+            started: false,
         }
     }
 }
@@ -124,6 +128,16 @@ fn has_taint(node: &Node, key: &str, effect: &str) -> bool {
 impl Reconciler for NodeLifecycleController {
     fn informers(&mut self) -> Vec<&mut Informer> {
         vec![&mut self.nodes, &mut self.leases, &mut self.pods]
+    }
+
+    /// A restarted controller knows no node's heartbeats from before: it judges every node
+    /// afresh from its first look, as after losing contact.
+    fn on_start(&mut self) {
+        if self.started {
+            self.lost_contact = true;
+            self.heard_again = true;
+        }
+        self.started = true;
     }
 
     fn keys_for(&mut self, informer: usize, delta: &Delta) -> Vec<String> {
@@ -307,7 +321,10 @@ mod tests {
         cluster.with_api(|api, _| api.set_etcd_running(true));
         cluster.advance(Duration::seconds(30));
         assert!(readiness(&cluster).contains(&"worker-2 Ready".to_string()), "a full grace period from the return");
-        cluster.advance(Duration::seconds(40));
+        // kube-controller-manager lost its Lease in the outage: restarted, it waits out the
+        // Lease its former self held (15 s, from its first look) before its controllers run,
+        // and the grace period (40 s) counts from then.
+        cluster.advance(Duration::seconds(60));
         assert!(readiness(&cluster).contains(&"worker-2 NotReady".to_string()), "{:?}", readiness(&cluster));
     }
 }

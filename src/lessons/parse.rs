@@ -92,21 +92,24 @@ fn front_matter(lines: &[&str], first: usize, at: usize, lesson: &mut Lesson) ->
                 Ok(w) if (1..=20).contains(&w) => c.workers = w,
                 _ => return Err((n, format!("workers must be a number from 1 to 20, not \"{value}\""))),
             },
-            "control-planes" => match value.parse::<u32>() {
-                Ok(n) if n == 1 || n == 3 => c.control_planes = n,
-                _ => return Err((n, format!("control-planes must be 1 or 3, not \"{value}\""))),
-            },
             "worker-cpu" => c.worker_cpu_milli = quantity(value, n, key)?.milli(),
             "worker-memory" => c.worker_memory_bytes = quantity(value, n, key)?.value(),
             "worker-max-pods" => match value.parse::<i64>() {
                 Ok(p) if p > 0 => c.worker_max_pods = p,
                 _ => return Err((n, format!("worker-max-pods must be a positive number, not \"{value}\""))),
             },
+            "control-planes" => match value.parse::<u32>() {
+                Ok(p) if (1..=crate::cluster::control_plane::MAX_CONTROL_PLANES).contains(&p) => c.control_planes = p,
+                _ => {
+                    let max = crate::cluster::control_plane::MAX_CONTROL_PLANES;
+                    return Err((n, format!("control-planes must be a number from 1 to {max}, not \"{value}\"")));
+                }
+            },
             other => {
                 return Err((
                     n,
                     format!(
-                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, control-planes, worker-cpu, worker-memory, worker-max-pods)"
+                        "unknown front matter key `{other}` (known: title, summary, track, seed, workers, worker-cpu, worker-memory, worker-max-pods, control-planes)"
                     ),
                 ));
             }

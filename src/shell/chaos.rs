@@ -7,7 +7,9 @@ use crate::cluster::{Cluster, Role};
 use crate::kubectl::Output;
 use crate::kubelet::NodeConfig;
 
-pub const NODE_HELP: &str = "  sim node stop NAME      stop the node's kubelet: no heartbeats, no pod updates
+pub const NODE_HELP: &str = "  sim node stop NAME      stop the node's kubelet: no heartbeats, no pod updates (one of
+                          several control-plane nodes: its API server, scheduler and
+                          controller manager stop too)
   sim node start NAME     start it again: it re-registers and catches up
   sim node partition NAME cut the node off from the API server (its pods keep running)
   sim node heal NAME      reconnect it
@@ -57,6 +59,14 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
             cluster.stop_component(id);
             crate::etcdctl::snapshot::node_changed(cluster, name, verb);
             let what = if verb == "stop" { "kubelet stopped" } else { "partitioned from the API server" };
+            // A control-plane machine's own components go with it (when it is one of several:
+            // the single control plane's stay, as they always have, for the lessons that stop it).
+            if cluster.control_plane_nodes().len() > 1 && cluster.stop_control_plane(name) {
+                let what = if verb == "stop" { "stopped" } else { "cut off" };
+                return ok(format!(
+                    "node/{name}: kubelet, etcd member, kube-apiserver, kube-scheduler and kube-controller-manager {what}; its heartbeats stop\n"
+                ));
+            }
             ok(format!("node/{name}: {what}; its heartbeats stop\n"))
         }
         ("start" | "heal", Some(id)) => {
@@ -65,6 +75,9 @@ pub fn node(cluster: &mut Cluster, args: &[String]) -> Output {
             }
             cluster.start_component(id);
             crate::etcdctl::snapshot::node_changed(cluster, name, verb);
+            if cluster.control_plane_nodes().len() > 1 {
+                cluster.start_control_plane(name);
+            }
             let what = if verb == "start" { "kubelet started" } else { "reconnected to the API server" };
             ok(format!("node/{name}: {what}\n"))
         }

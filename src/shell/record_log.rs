@@ -57,6 +57,12 @@ fn line(cluster: &Cluster, entry: &Entry) -> Option<(ComponentId, String)> {
             if *code == 0 || *code >= 400 {
                 text.push_str(&format!(" error={}", quote(message)));
             }
+            // Behind the load balancer of several API servers: the one that served it.
+            if let Some(node) =
+                cluster.record.served_by(entry.seq).and_then(|i| cluster.control_plane_nodes().get(i as usize).cloned())
+            {
+                text.push_str(&format!(" apiserver=\"kube-apiserver-{node}\""));
+            }
             (entry.actor, text)
         }
         Happening::Notify { to, event, kind, namespace, name } => {
