@@ -199,6 +199,24 @@ fn boxed(class: &'static str, r: Rect, rx: f64, component: &str) -> Html {
     }
 }
 
+/// Who leads among a component's instances (one per control-plane node), as its Lease names it.
+fn leader_line(leader: &str, instances: usize) -> String {
+    if leader.is_empty() {
+        format!("no leader yet: {instances} instances electing")
+    } else {
+        format!("leader: {} (Lease) · {} standing by", leader.replace("control-plane", "cp"), instances - 1)
+    }
+}
+
+/// The API server instances behind the load balancer and whether each serves.
+fn api_servers_line(servers: &[(String, bool)]) -> String {
+    let each: Vec<String> = servers
+        .iter()
+        .map(|(node, up)| format!("{}{}", node.replace("control-plane", "cp"), if *up { "" } else { " (down)" }))
+        .collect();
+    format!("behind a load balancer: {}", each.join(", "))
+}
+
 /// etcd's members as chips along the bottom of its box: the leader lit, a member that cannot
 /// take part dashed, each with its role and term (the tooltip adds its log and commit index).
 fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
@@ -328,7 +346,10 @@ fn map_board(props: &BoardProps) -> Html {
     html! {
         <g class="board">
             <rect class="frame" x={n(cp.x)} y={n(cp.y)} width={n(cp.w)} height={n(cp.h)} rx="14" />
-            { text("frame-label", cp.x + 14.0, cp.y + 20.0, "control plane (the control-plane node's static pods)".into()) }
+            { text("frame-label", cp.x + 14.0, cp.y + 20.0, match &b.ha {
+                Some(ha) => format!("control plane (static pods on {} control-plane nodes; one box per component)", ha.api_servers.len()),
+                None => "control plane (the control-plane node's static pods)".into(),
+            }) }
             <MapEdges layout={SharedLayout(b.layout.clone())} />
 
             <g class="component kubectl" data-component="kubectl">
@@ -353,8 +374,13 @@ fn map_board(props: &BoardProps) -> Html {
 
             <g class="component api" data-component="kube-apiserver">
                 { boxed("api", api, 10.0, "kube-apiserver") }
-                { text("title", api.x + 12.0, api.y + 26.0, "kube-apiserver".into()) }
-                { text("sub muted", api.x + 180.0, api.y + 26.0, "every request passes these stages; every watch starts here".into()) }
+                if let Some(ha) = &b.ha {
+                    { text("title", api.x + 12.0, api.y + 26.0, format!("kube-apiserver ×{}", ha.api_servers.len())) }
+                    { text("sub muted", api.x + 200.0, api.y + 26.0, fit(&api_servers_line(&ha.api_servers), api.w - 212.0, 12.0)) }
+                } else {
+                    { text("title", api.x + 12.0, api.y + 26.0, "kube-apiserver".into()) }
+                    { text("sub muted", api.x + 180.0, api.y + 26.0, "every request passes these stages; every watch starts here".into()) }
+                }
                 { for stages }
                 <text class={classes!("request-line", refused.then_some("refused"))} x={n(api.x + 12.0)} y={n(api.y + 112.0)}>{request_line}</text>
                 if let Some(message) = refusal {
@@ -384,13 +410,20 @@ fn map_board(props: &BoardProps) -> Html {
                 { text("title", sched.x + 12.0, sched.y + 26.0, "kube-scheduler".into()) }
                 { text("sub", sched.x + 12.0, sched.y + 54.0, if b.waiting == 0 { "no pods waiting for a node".into() } else { format!("{} pod(s) waiting for a node", b.waiting) }) }
                 { text("sub muted", sched.x + 12.0, sched.y + 80.0, fit(&b.scheduler_last, sched.w - 24.0, 12.0)) }
+                if let Some(ha) = &b.ha {
+                    { text("sub", sched.x + 12.0, sched.y + 108.0, fit(&leader_line(&ha.scheduler_leader, ha.api_servers.len()), sched.w - 24.0, 12.0)) }
+                }
                 { text("sub muted", sched.x + 12.0, sched.y + 134.0, "watches pods without a node".into()) }
             </g>
 
             <g class="component controllers" data-component="kube-controller-manager">
                 { boxed("cm", cm, 10.0, "kube-controller-manager") }
                 { text("title", cm.x + 12.0, cm.y + 22.0, "kube-controller-manager".into()) }
+                if let Some(ha) = &b.ha {
+                    { text("sub", cm.x + 256.0, cm.y + 22.0, fit(&leader_line(&ha.manager_leader, ha.api_servers.len()), cm.w - 268.0, 12.0)) }
+                } else {
                 { text("sub muted", cm.x + 256.0, cm.y + 22.0, if l.lanes.is_empty() { "its controllers appear here as they act".to_string() } else if l.more_lanes > 0 { format!("and {} more controller(s)", l.more_lanes) } else { "a lane per controller that acted (click for its loop)".to_string() }) }
+                }
                 { for lanes }
             </g>
             <g class="nodes">{ for nodes }</g>

@@ -91,6 +91,42 @@ pub struct Board {
     /// empty with one member.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub etcd_members: Vec<EtcdMember>,
+    /// With several control-plane nodes: who leads, and which API servers serve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ha: Option<HaView>,
+}
+
+/// A control plane of several nodes as its boxes say it: the node whose kube-scheduler and
+/// kube-controller-manager hold their Leases (empty while none does), and each node's API
+/// server and whether it serves.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HaView {
+    pub scheduler_leader: String,
+    pub manager_leader: String,
+    pub api_servers: Vec<(String, bool)>,
+}
+
+fn ha_view(cluster: &crate::cluster::Cluster) -> Option<HaView> {
+    let api_servers = cluster.api_servers();
+    if api_servers.len() < 2 {
+        return None;
+    }
+    let leader = |name: &str| -> String {
+        cluster
+            .objects(crate::api::Kind::Lease, "kube-system")
+            .iter()
+            .find_map(|o| match &**o {
+                crate::api::Object::Lease(l) if l.metadata.name == name => l.spec.holder_identity.clone(),
+                _ => None,
+            })
+            .map(|holder| holder.split('_').next().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    Some(HaView {
+        scheduler_leader: leader("kube-scheduler"),
+        manager_leader: leader("kube-controller-manager"),
+        api_servers,
+    })
 }
 
 /// One member of etcd's Raft group as the etcd box shows it (as it is now).
@@ -298,6 +334,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         addons,
         nodes,
         etcd_members: etcd_members(cluster),
+        ha: ha_view(cluster),
     }
 }
 
