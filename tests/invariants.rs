@@ -101,14 +101,7 @@ fn check(mut session: Session) {
             session.execute(&Command::new("sim node start control-plane"));
         }
         // Walk the next 90 virtual seconds one component run at a time.
-        let until = session.cluster.now() + Duration::seconds(90);
-        let mut steps = 0;
-        while session.cluster.next_wakeup().is_some_and(|t| t <= until) {
-            session.cluster.step();
-            steps += 1;
-            let problems = session.cluster.check_invariants(false);
-            assert!(problems.is_empty(), "after `{}` step {steps}: {problems:#?}", command.line);
-        }
+        walk_checking_invariants(&mut session, Duration::seconds(90), &command.line);
     }
     session.cluster.settle(Duration::minutes(15));
     let problems = session.cluster.check_invariants(true);
@@ -116,6 +109,19 @@ fn check(mut session: Session) {
     // The foreground deletion finished: nothing of the Deployment is left.
     let left = session.execute(&Command::new("kubectl get deploy,rs -l app=web"));
     assert_eq!(left.stderr, "No resources found in default namespace.\n");
+}
+
+/// Runs the cluster `span` of virtual time further, one component run at a time, checking the
+/// invariants after each run (`after` names the command that came before, for the message).
+fn walk_checking_invariants(session: &mut Session, span: Duration, after: &str) {
+    let until = session.cluster.now() + span;
+    let mut steps = 0;
+    while session.cluster.next_wakeup().is_some_and(|t| t <= until) {
+        session.cluster.step();
+        steps += 1;
+        let problems = session.cluster.check_invariants(false);
+        assert!(problems.is_empty(), "after `{after}` step {steps}: {problems:#?}");
+    }
 }
 
 /// A custom resource and its operator: a CRD, the operator's Deployment, Websites it turns into
@@ -139,14 +145,7 @@ fn invariants_hold_for_a_custom_resource_its_operator_and_their_deletion() {
     let mut session = Session::new(5);
     for command in parse_script(OPERATOR) {
         session.execute(&command);
-        let until = session.cluster.now() + Duration::seconds(30);
-        let mut steps = 0;
-        while session.cluster.next_wakeup().is_some_and(|t| t <= until) {
-            session.cluster.step();
-            steps += 1;
-            let problems = session.cluster.check_invariants(false);
-            assert!(problems.is_empty(), "after `{}` step {steps}: {problems:#?}", command.line);
-        }
+        walk_checking_invariants(&mut session, Duration::seconds(30), &command.line);
     }
     session.cluster.settle(Duration::minutes(5));
     let problems = session.cluster.check_invariants(true);
