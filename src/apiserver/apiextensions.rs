@@ -13,6 +13,7 @@ use crate::api::custom::Served;
 use crate::api::{CustomKind, Kind, Object};
 use crate::etcd::lookup_key::LookupKey;
 use crate::sim::{Duration, Time};
+use crate::util::sort::StableSort;
 use std::sync::Arc;
 
 /// The finalizer that holds a definition until its objects are gone.
@@ -178,7 +179,7 @@ impl ApiServer {
             // Discovery lists the versions by priority: GA before beta before alpha, higher first.
             let mut versions: Vec<&crate::api::crd::CrdVersion> =
                 crd.spec.versions.iter().filter(|v| v.served).collect();
-            versions.sort_by_key(|v| std::cmp::Reverse(version_priority(&v.name)));
+            versions.stable_sort_by_key(|v| std::cmp::Reverse(version_priority(&v.name)));
             let mut first = true;
             for version in versions {
                 out.push(Served {
@@ -567,7 +568,7 @@ spec:
     #[test]
     fn versions_are_preferred_ga_then_beta_then_alpha() {
         let mut names = vec!["v1alpha1", "v2", "v1beta1", "v1", "v1beta2", "other"];
-        names.sort_by_key(|n| std::cmp::Reverse(version_priority(n)));
+        names.stable_sort_by_key(|n| std::cmp::Reverse(version_priority(n)));
         assert_eq!(names, ["v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "other"]);
     }
 

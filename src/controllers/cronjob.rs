@@ -10,6 +10,7 @@ use crate::api::{Kind, Object, ObjectMeta, ObjectReference};
 use crate::apiserver::{Propagation, Request};
 use crate::client::component::{Ctx, Delta, Informer, cache_key};
 use crate::sim::{Duration, Time};
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -77,7 +78,7 @@ impl CronJobController {
     /// The CronJob's Jobs (by controller reference), oldest scheduled first.
     fn children(&self, cj: &CronJob) -> Vec<Arc<Object>> {
         let mut jobs: Vec<Arc<Object>> = self.jobs.owned_by(&cj.metadata.uid).into_iter().cloned().collect();
-        jobs.sort_by(|a, b| a.name().cmp(b.name()));
+        jobs.stable_sort_by(|a, b| a.name().cmp(b.name()));
         jobs
     }
 

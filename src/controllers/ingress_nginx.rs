@@ -12,6 +12,7 @@ use crate::api::networking::{IngressBackend, IngressLoadBalancerIngress, Ingress
 use crate::api::{Ingress, Kind, Object, Service};
 use crate::apiserver::Request;
 use crate::client::component::{Ctx, Delta, Informer};
+use crate::util::sort::StableSort;
 use std::any::Any;
 use std::collections::BTreeMap;
 
@@ -93,7 +94,7 @@ impl IngressNginxController {
             .filter_map(|o| if let Object::Ingress(i) = &**o { Some(&**i) } else { None })
             .filter(|i| i.metadata.deletion_timestamp.is_none() && i.class().is_some_and(|c| ours.contains(&c)))
             .collect();
-        list.sort_by_key(|i| i.metadata.creation_timestamp);
+        list.stable_sort_by_key(|i| i.metadata.creation_timestamp);
         list
     }
 
@@ -190,7 +191,7 @@ impl IngressNginxController {
                 all.push((ip.clone(), p as u16, pod));
             }
         }
-        all.sort();
+        all.stable_sort();
         all.dedup();
         all
     }

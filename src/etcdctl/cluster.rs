@@ -7,6 +7,7 @@ use crate::etcd::Etcd;
 use crate::etcd::raft::member::Role;
 use crate::etcd::raft::{FIRST_MEMBER_ID, Group};
 use crate::kubectl::Output;
+use crate::util::sort::StableSort;
 use std::fmt::Write;
 
 /// One member as etcdctl sees it.
@@ -100,7 +101,7 @@ pub fn table(heads: &[&str], rows: &[Vec<String>]) -> String {
 /// `member list`, in member ID order as etcd returns it.
 pub fn member_list(etcd: &Etcd, format: &str, header: &str) -> Output {
     let mut seen = members(etcd);
-    seen.sort_by_key(|m| m.id);
+    seen.stable_sort_by_key(|m| m.id);
     let rows: Vec<Vec<String>> = seen
         .iter()
         .map(|m| {
@@ -141,7 +142,7 @@ fn endpoints(etcd: &Etcd, all: bool) -> Vec<(String, Seen)> {
         let first = seen.remove(0);
         return vec![("127.0.0.1:2379".into(), first)];
     }
-    seen.sort_by_key(|m| m.id);
+    seen.stable_sort_by_key(|m| m.id);
     seen.into_iter().map(|m| (format!("https://{}:2379", m.ip), m)).collect()
 }
 

@@ -9,6 +9,7 @@ use crate::apiserver::authorization::{Attributes, Identity};
 use crate::apiserver::{Body, Request, Status, Verb};
 use crate::cluster::Cluster;
 use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 
 /// The identity kubectl's requests carry now: whom `--as` impersonates, or the admin.
 fn identity(cluster: &Cluster) -> Identity {
@@ -192,8 +193,8 @@ pub fn rule_rows(rules: &[PolicyRule]) -> Vec<Vec<String>> {
             }
         }
     }
-    resource_rows.sort();
-    url_rows.sort();
+    resource_rows.stable_sort();
+    url_rows.stable_sort();
     resource_rows.into_iter().map(|(_, row)| row).chain(url_rows).collect()
 }
 

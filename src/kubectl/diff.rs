@@ -8,6 +8,7 @@ use super::manifest::Document;
 use super::{CSA_MANAGER, Io, Output, document_namespace, last_applied_of, merge, read_documents, with_last_applied};
 use crate::apiserver::{Body, Request, Verb};
 use crate::cluster::Cluster;
+use crate::util::sort::StableSort;
 use serde_json::Value;
 
 /// Lines of context around each change, as `diff -u` shows.
@@ -193,7 +194,7 @@ fn edit_script(a: &[&str], b: &[&str]) -> Vec<Op> {
     let mut k = 0;
     while k < ops.len() {
         let run_end = ops[k..].iter().position(|o| matches!(o, Op::Same(..))).map_or(ops.len(), |p| p + k);
-        ops[k..run_end].sort_by_key(|o| matches!(o, Op::Insert(_)));
+        ops[k..run_end].stable_sort_by_key(|o| matches!(o, Op::Insert(_)));
         k = run_end + 1;
     }
     ops

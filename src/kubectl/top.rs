@@ -9,6 +9,7 @@ use crate::api::{Kind, Object};
 use crate::apiserver::Request;
 use crate::cluster::Cluster;
 use crate::util::json_macro::json;
+use crate::util::sort::StableSort;
 
 /// kubectl's own columns: each cell followed by a tab, padded to the widest plus three.
 fn table(rows: &[Vec<String>]) -> String {
@@ -57,8 +58,8 @@ pub fn top(cluster: &mut Cluster, args: &Args) -> Output {
 
 fn sort(rows: &mut [(i64, i64, Vec<String>)], args: &Args) {
     match args.get("sort-by") {
-        Some("cpu") => rows.sort_by_key(|r| std::cmp::Reverse(r.0)),
-        Some("memory") => rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
+        Some("cpu") => rows.stable_sort_by_key(|r| std::cmp::Reverse(r.0)),
+        Some("memory") => rows.stable_sort_by_key(|r| std::cmp::Reverse(r.1)),
         _ => {}
     }
 }

@@ -205,7 +205,9 @@ impl Journal {
             return Err(JournalError::TooLarge { bytes: text.len() });
         }
         let bytes = unbase64url(text).ok_or(JournalError::NotAJournal)?;
-        let journal: Journal = serde_json::from_slice(&bytes).map_err(|_| JournalError::NotAJournal)?;
+        // Read as text, like a saved journal, so the wasm holds one copy of the decoder.
+        let text = std::str::from_utf8(&bytes).map_err(|_| JournalError::NotAJournal)?;
+        let journal: Journal = serde_json::from_str(text).map_err(|_| JournalError::NotAJournal)?;
         journal.check()?;
         Ok(journal)
     }

@@ -395,7 +395,7 @@ impl Scheduler {
             let postfilter = self.post_filter(&key, &object, total, &rejected, ctx);
             let message = self.fail(&key, &object, total, rejected, Refusal::Filters(postfilter), ctx);
             if let Some(mut table) = table {
-                table.rows.sort_by(|a, b| a.node.cmp(&b.node));
+                table.rows.stable_sort_by(|a, b| a.node.cmp(&b.node));
                 table.message = Some(message);
                 self.decisions.keep(table);
             }
@@ -447,7 +447,7 @@ impl Scheduler {
             for (&row, &t) in feasible_rows.iter().zip(&totals) {
                 table.rows[row].total = Some(t);
             }
-            table.rows.sort_by(|a, b| a.node.cmp(&b.node));
+            table.rows.stable_sort_by(|a, b| a.node.cmp(&b.node));
             table.chosen = Some(node.clone());
             self.decisions.keep(table);
         }

@@ -8,6 +8,7 @@ use super::framework::{FilterPlugin, NodeInfo, Rejection};
 use crate::api::{Kind, Object, Pod, PodDisruptionBudget};
 use crate::apiserver::Request;
 use crate::client::component::Ctx;
+use crate::util::sort::StableSort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -211,7 +212,7 @@ pub fn select_victims(
     }
     fits(filters, pod, &room).map_err(|r| r.reasons)?;
     // The most important first: higher priority, then the longer running.
-    below.sort_by(|a, b| {
+    below.stable_sort_by(|a, b| {
         let (a, b) = (a.as_pod(), b.as_pod());
         let key =
             |p: Option<&Pod>| (std::cmp::Reverse(p.map_or(0, priority)), p.and_then(|p| p.metadata.creation_timestamp));
@@ -281,7 +282,7 @@ pub fn preemption_message(total: usize, outcomes: &BTreeMap<String, Vec<String>>
         }
     }
     let mut parts: Vec<String> = counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
-    parts.sort();
+    parts.stable_sort();
     format!("preemption: 0/{total} nodes are available: {}.", parts.join(", "))
 }
 

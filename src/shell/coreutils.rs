@@ -4,6 +4,7 @@
 
 use crate::kubectl::Output;
 use crate::shell::home::{Fs, FsError, HOME, USER};
+use crate::util::sort::StableSort;
 use std::fmt::Write;
 
 /// The programs answered here.
@@ -146,7 +147,7 @@ fn ls(args: &[String], fs: &Fs, tty: bool) -> Output {
             let _ = writeln!(out.stdout, "{dir}:");
         }
         let Ok(mut entries) = fs.list(dir) else { continue };
-        entries.sort_by_cached_key(|(name, _)| collation_key(name));
+        entries.stable_sort_by_key(|(name, _)| collation_key(name));
         if all {
             entries.insert(0, ("..".to_string(), true));
             entries.insert(0, (".".to_string(), true));

@@ -148,4 +148,36 @@ mod tests {
         words.stable_sort();
         assert_eq!(words, ["event", "job", "node", "pod"]);
     }
+
+    /// The page's code size depends on it: a call to the standard library's stable sort
+    /// outside tests brings its own copy of driftsort into the wasm (`sort_unstable*` is one
+    /// small shared copy per element type and stays allowed).
+    #[test]
+    fn no_code_outside_tests_calls_the_standard_librarys_stable_sort() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if !name.ends_with(".rs") || name == "tests.rs" || path.components().any(|c| c.as_os_str() == "bin") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                for (i, line) in code.lines().enumerate() {
+                    let calls = [".sort()", ".sort_by(", ".sort_by_key(", ".sort_by_cached_key("];
+                    if !line.trim_start().starts_with("//") && calls.iter().any(|c| line.contains(c)) {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "use util::sort::StableSort instead:\n{}", found.join("\n"));
+    }
 }

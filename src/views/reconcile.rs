@@ -10,6 +10,7 @@ use crate::client::component::cache_key;
 use crate::cluster::{Cluster, Role};
 use crate::record::{ComponentId, Entry, Happening, Seq};
 use crate::sim::{Duration, Time};
+use crate::util::sort::StableSort;
 use std::collections::{BTreeSet, HashMap};
 
 /// What the loop panel shows for one controller.
@@ -684,7 +685,7 @@ fn deployment_state(cluster: &Cluster, controller: &str, key: &str) -> Option<(i
         .filter_map(|rs| rs.as_replica_set())
         .map(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone(), i64::from(rs.spec.replicas.unwrap_or(1))))
         .collect();
-    sets.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    sets.stable_sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     // Old ReplicaSets scaled to zero are history, not part of what it has.
     let mut sets: Vec<(String, i64)> =
         sets.into_iter().enumerate().filter(|(i, s)| *i == 0 || s.2 > 0).map(|(_, s)| (s.1, s.2)).collect();

@@ -8,6 +8,7 @@ use crate::api::Kind;
 use crate::cluster::{Cluster, Role};
 use crate::etcd::{ChangeKind, Etcd};
 use crate::record::{ComponentId, Entry, Happening, Seq};
+use crate::util::sort::StableSort;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The diagram: lanes left to right, steps top to bottom.
@@ -181,7 +182,7 @@ impl Lanes {
             .filter(|(key, _)| used.contains(key.as_str()))
             .map(|(key, (place, title))| (place, key, title))
             .collect();
-        lanes.sort();
+        lanes.stable_sort();
         let index = lanes.iter().enumerate().map(|(i, (_, key, _))| (key.clone(), i)).collect();
         (lanes.into_iter().map(|(_, key, title)| Lane { key, title }).collect(), index)
     }

@@ -29,7 +29,7 @@ pub fn extended_requests(pod: &Pod) -> Vec<(String, i64)> {
         let names = c.resources.requests.keys().chain(c.resources.limits.keys()).filter(|n| is_extended(n));
         let amount =
             |n: &String| c.resources.requests.get(n).or_else(|| c.resources.limits.get(n)).map_or(0, |q| q.value());
-        names.map(|n| (n.clone(), amount(n))).collect::<std::collections::BTreeMap<_, _>>()
+        crate::util::sort::btree_map(names.map(|n| (n.clone(), amount(n))))
     };
     for c in &pod.spec.containers {
         for (name, n) in amounts(c) {

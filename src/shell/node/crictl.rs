@@ -5,6 +5,7 @@
 use crate::api::Pod;
 use crate::cluster::Cluster;
 use crate::sim::Time;
+use crate::util::sort::StableSort;
 
 /// crictl's tables: every column at least 20 wide, padded by 3.
 fn table(rows: &[Vec<String>]) -> String {
@@ -122,7 +123,7 @@ fn instances(cluster: &Cluster, node: &str) -> Vec<Instance> {
         }
     }
     out.retain(|i| !i.id.is_empty());
-    out.sort_by(|a, b| b.created.cmp(&a.created).then(a.name.cmp(&b.name)));
+    out.stable_sort_by(|a, b| b.created.cmp(&a.created).then(a.name.cmp(&b.name)));
     out
 }
 
@@ -158,7 +159,7 @@ pub fn run(cluster: &Cluster, node: &str, args: &[String]) -> (String, String, i
                 ["POD ID", "CREATED", "STATE", "NAME", "NAMESPACE", "ATTEMPT", "RUNTIME"].map(String::from).to_vec(),
             ];
             let mut ps = pods(cluster, node);
-            ps.sort_by(|a, b| {
+            ps.stable_sort_by(|a, b| {
                 b.status.start_time.cmp(&a.status.start_time).then(a.metadata.name.cmp(&b.metadata.name))
             });
             for p in ps {

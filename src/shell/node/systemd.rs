@@ -7,6 +7,7 @@
 use crate::cluster::{Cluster, Role};
 use crate::record::{Happening, WatchEventType};
 use crate::sim::Time;
+use crate::util::sort::StableSort;
 
 const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const KUBELET_TITLE: &str = "kubelet.service - kubelet: The Kubernetes Node Agent";
@@ -313,6 +314,6 @@ pub fn journal(cluster: &Cluster, node: &str) -> Vec<String> {
             ),
         ));
     }
-    lines.sort_by_key(|l| (l.0, l.1));
+    lines.stable_sort_by_key(|l| (l.0, l.1));
     lines.into_iter().map(|(_, _, l)| l).collect()
 }
