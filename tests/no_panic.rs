@@ -310,19 +310,154 @@ fn mangled_manifests_and_random_commands_never_panic_with_events_in_an_etcd_of_t
     fuzz(&mut Session::with_config(config));
 }
 
+/// 3,000 commands on a three-member etcd and three API servers (`control-planes: 3`), with
+/// the commands of issue #31's parts as well: the node shell (`sim ssh`, whose commands then go
+/// to the node until `exit`), etcd's members and their faults, custom resources and their
+/// operator, admission webhooks, metrics and autoscaling.
+#[test]
+fn mangled_manifests_and_random_commands_never_panic_on_an_ha_control_plane_and_its_machines() {
+    let config = ClusterConfig { seed: 6, control_planes: 3, ..ClusterConfig::default() };
+    let mut session = Session::with_config(config);
+    fuzz_with(&mut session, HA_STARTS, HA_WORDS, HA_MANIFESTS);
+}
+
+/// Manifests of the API's extensions, whole and mangled: a CustomResourceDefinition (its
+/// schema is read and enforced), a custom resource, a webhook's Deployment and Service and a
+/// configuration that sends it every pod create (failing closed), and an autoscaler.
+const HA_MANIFESTS: &[&str] = &[
+    include_str!("../src/kubectl/operator_manifests/crd.yaml"),
+    include_str!("../src/kubectl/operator_manifests/website.yaml"),
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: policy\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: policy}\n  template:\n    metadata:\n      labels: {app: policy}\n    spec:\n      containers:\n      - name: webhook\n        image: kubeloop/admission-webhook:1.0\n        args: [\"--require-label=team\", \"--add-label=admitted-by=policy\"]\n        ports:\n        - containerPort: 8443\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: policy\nspec:\n  selector: {app: policy}\n  ports:\n  - port: 443\n    targetPort: 8443\n",
+    "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: require-team\nwebhooks:\n- name: require-team.policy.example.com\n  admissionReviewVersions: [\"v1\"]\n  sideEffects: None\n  failurePolicy: Fail\n  timeoutSeconds: 5\n  clientConfig:\n    service:\n      namespace: default\n      name: policy\n      path: /validate\n  rules:\n  - apiGroups: [\"\"]\n    apiVersions: [\"v1\"]\n    operations: [\"CREATE\"]\n    resources: [\"pods\"]\n",
+    "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  minReplicas: 1\n  maxReplicas: 4\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: 50\n",
+];
+
+/// Command starts for the HA topology, the machines under it and the API's extensions.
+const HA_STARTS: &[&str] = &[
+    "sim ssh control-plane",
+    "sim ssh control-plane2",
+    "sim ssh worker-1",
+    "sim ssh",
+    "exit",
+    "systemctl status kubelet",
+    "systemctl",
+    "systemctl stop kubelet",
+    "systemctl start kubelet",
+    "systemctl restart containerd",
+    "journalctl -u kubelet -n",
+    "journalctl",
+    "crictl ps",
+    "crictl pods",
+    "crictl",
+    "crictl logs",
+    "iptables -t nat -L KUBE-SERVICES",
+    "iptables",
+    "ls /etc/kubernetes/manifests",
+    "cat /etc/kubernetes/manifests/kube-scheduler.yaml",
+    "mv /etc/kubernetes/manifests/kube-scheduler.yaml /tmp/",
+    "mv /tmp/kube-scheduler.yaml /etc/kubernetes/manifests/",
+    "mv /etc/kubernetes/manifests/kube-apiserver.yaml /root/",
+    "mv /etc/kubernetes/manifests/etcd.yaml /root/",
+    "sed -i s/image/x/ /etc/kubernetes/manifests/kube-scheduler.yaml",
+    "rm /etc/kubernetes/manifests/kube-controller-manager.yaml",
+    "cat /var/lib/kubelet/config.yaml",
+    "etcdctl member list",
+    "etcdctl endpoint status --cluster -w table",
+    "etcdctl endpoint health --cluster",
+    "etcdctl endpoint",
+    "etcdctl member",
+    "sim etcd stop",
+    "sim etcd start",
+    "sim etcd partition",
+    "sim etcd heal",
+    "sim etcd slow",
+    "sim etcd fast",
+    "sim etcd",
+    "sim node stop control-plane",
+    "sim node start control-plane",
+    "kubectl get lease -n kube-system",
+    "kubectl describe lease -n kube-system",
+    "kubectl get leases -A -o yaml",
+    "kubectl apply -f https://kubeloop.dev/website-operator/crd.yaml",
+    "kubectl apply -f https://kubeloop.dev/website-operator/rbac.yaml",
+    "kubectl apply -f https://kubeloop.dev/website-operator/operator.yaml",
+    "kubectl apply -f https://kubeloop.dev/website-operator/website.yaml",
+    "kubectl get websites",
+    "kubectl get ws",
+    "kubectl describe ws",
+    "kubectl explain website",
+    "kubectl explain website.spec",
+    "kubectl patch ws blog --type=merge -p",
+    "kubectl delete crd websites.example.kubeloop.dev",
+    "kubectl get crd",
+    "kubectl get validatingwebhookconfigurations",
+    "kubectl get mutatingwebhookconfigurations -o yaml",
+    "kubectl delete validatingwebhookconfiguration",
+    "kubectl top nodes",
+    "kubectl top pods -A --containers",
+    "kubectl top",
+    "kubectl autoscale deployment web --cpu-percent=50 --min=1 --max=5",
+    "kubectl get hpa",
+    "kubectl describe hpa",
+    "kubectl get apiservice",
+    "kubectl cluster-info",
+    "kubectl get --raw /apis/metrics.k8s.io/v1beta1/nodes",
+    "kubectl create deployment web --image=nginx",
+    "kubectl get pods -A -o wide",
+];
+
+/// Words for the HA topology's commands (also drawn for the starts of the other tests).
+const HA_WORDS: &[&str] = &[
+    "etcd-control-plane",
+    "etcd-control-plane2",
+    "etcd-control-plane3",
+    "control-plane",
+    "control-plane2",
+    "control-plane3",
+    "worker-1",
+    "kube-scheduler",
+    "kube-controller-manager",
+    "kubelet",
+    "containerd",
+    "-w",
+    "table",
+    "json",
+    "--cluster",
+    "-n",
+    "3",
+    "-f",
+    "/etc/kubernetes/manifests",
+    "/etc/kubernetes/manifests/etcd.yaml",
+    "/tmp/kube-scheduler.yaml",
+    "blog",
+    "{\"spec\":{\"replicas\":3}}",
+    "{\"spec\":{\"replicas\":-1}}",
+    "--containers",
+    "--sort-by=cpu",
+    "-A",
+    "website-operator",
+    "web",
+];
+
 /// 3,000 commands, a third of them manifests (two thirds of those mangled), the rest random
 /// command lines.
 fn fuzz(session: &mut Session) {
+    fuzz_with(session, &[], &[], &[]);
+}
+
+/// `fuzz`, also drawing from `more_starts`, `more_words` and `more_manifests`.
+fn fuzz_with(session: &mut Session, more_starts: &[&str], more_words: &[&str], more_manifests: &[&str]) {
+    let manifests: Vec<&str> = MANIFESTS.iter().chain(more_manifests).copied().collect();
     let mut rng = Rng::new(2024);
     let (mut succeeded, mut failed) = (0, 0);
     for round in 0..rounds(3000).max(3000) {
         let command = match round % 6 {
             0 => {
-                let base = MANIFESTS[1 + rng.below(MANIFESTS.len() as u64 - 1) as usize];
+                let base = manifests[1 + rng.below(manifests.len() as u64 - 1) as usize];
                 Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), base.to_string())) }
             }
             1 | 2 => {
-                let base = MANIFESTS[rng.below(MANIFESTS.len() as u64) as usize];
+                let base = manifests[rng.below(manifests.len() as u64) as usize];
                 Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), mangle(base, &mut rng))) }
             }
             _ => {
@@ -417,9 +552,11 @@ fn fuzz(session: &mut Session) {
                     "echo -n x | base64",
                     "kubectl get secret -o name | base64 -d",
                 ];
-                let start = STARTS[rng.below(STARTS.len() as u64) as usize];
+                let starts: Vec<&str> = STARTS.iter().chain(more_starts).chain(more_starts).copied().collect();
+                let words: Vec<&str> = WORDS.iter().chain(more_words).copied().collect();
+                let start = starts[rng.below(starts.len() as u64) as usize];
                 let n = rng.between(0, 5) as usize;
-                let rest: Vec<&str> = (0..n).map(|_| WORDS[rng.below(WORDS.len() as u64) as usize]).collect();
+                let rest: Vec<&str> = (0..n).map(|_| words[rng.below(words.len() as u64) as usize]).collect();
                 Command::new(&format!("{start} {}", rest.join(" ")))
             }
         };

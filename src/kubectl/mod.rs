@@ -378,13 +378,24 @@ const CSA_MANAGER: &str = "kubectl-client-side-apply";
 
 /// `kubectl apply -f` (and `kubectl create -f` when `create_only`).
 fn apply(cluster: &mut Cluster, args: &Args, io: &Io, create_only: bool) -> Output {
+    let verb = if create_only { "create" } else { "apply" };
+    // Words beside the files are a usage error (without files, `create` first asks for them).
+    if !args.positionals.is_empty() && (!create_only || !args.all("filename").is_empty()) {
+        return Output::err(format!(
+            "error: Unexpected args: [{}]\nSee 'kubectl {verb} -h' for help and examples",
+            args.positionals.join(" ")
+        ));
+    }
+    if let Err(e) = create::DryRun::from_args(args) {
+        return Output::err(e);
+    }
     let server_side = !create_only && server_side::wanted(args);
     if !create_only {
         if let Err(e) = server_side::check_flags(args) {
             return Output::err(e);
         }
     }
-    let docs = match read_each(args, io, if create_only { "create" } else { "apply" }) {
+    let docs = match read_each(args, io, verb) {
         Ok(d) => d,
         Err(e) => return Output::err(e),
     };
