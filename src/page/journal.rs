@@ -28,6 +28,17 @@ pub struct Entry {
     pub skipped: bool,
 }
 
+impl Entry {
+    /// The same step or command as `ran`, which a live session ran; compaction may since have
+    /// marked this one skipped (its input dropped: it failed and changed nothing).
+    fn replays_as(&self, ran: &Entry) -> bool {
+        self.at == ran.at
+            && self.line == ran.line
+            && self.beside == ran.beside
+            && (self.skipped || (self.stdin == ran.stdin && !ran.skipped))
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Journal {
     pub seed: u64,
@@ -141,6 +152,23 @@ impl Journal {
         shown: &mut dyn FnMut(&Command, Option<&str>, &Output),
     ) -> bool {
         let Replay { session, next, advancing, finished } = replay;
+        *finished = self.run_entries(session, next, advancing, until, cap, more, shown);
+        *finished
+    }
+
+    /// Goes on with `session` from entry `next` (see `replay_more_within`); whether it got to
+    /// the end. `advancing` says an earlier call stopped on its way to an entry's time.
+    #[allow(clippy::too_many_arguments)]
+    fn run_entries(
+        &self,
+        session: &mut Session,
+        next: &mut usize,
+        advancing: &mut bool,
+        until: Option<Time>,
+        cap: Time,
+        more: &mut dyn FnMut() -> bool,
+        shown: &mut dyn FnMut(&Command, Option<&str>, &Output),
+    ) -> bool {
         // A journal read with `decode_checked` stays within the cap; one built by hand, or
         // commands that let time pass (each at most `COMMAND_TIME_CAP`), stop the replay there.
         let entries = self.entries.len().min(JOURNAL_MAX_ENTRIES);
@@ -179,8 +207,38 @@ impl Journal {
                 return false;
             }
         }
-        *finished = true;
         true
+    }
+
+    /// How many of this journal's entries `ran` (the journal that built a live session now at
+    /// virtual time `now`) holds already, when `session`'s state is where replaying them would
+    /// leave it: the same seed and lesson, `ran`'s entries first here (an entry compaction
+    /// marked skipped counts as the one that ran), and nothing here before `now`. A replay
+    /// jumps from entry to entry where the live session got there in many ticks: the
+    /// simulation gives the same result either way, so such a session can go on with the
+    /// entries after them instead of replaying from the start.
+    pub fn continues(&self, ran: &Journal, now: Time) -> Option<usize> {
+        let n = ran.entries.len();
+        let same = self.seed == ran.seed
+            && self.lesson == ran.lesson
+            && self.entries.len() >= n
+            && self.entries.iter().zip(&ran.entries).all(|(here, there)| here.replays_as(there));
+        let later = self.now >= now.0 && self.entries[n.min(self.entries.len())..].iter().all(|e| e.at >= now.0);
+        (same && later).then_some(n)
+    }
+
+    /// Runs this journal's entries from `from` on `session` (which holds the ones before, see
+    /// `continues`) and its clock on to where the journal ends, handing each command and what it
+    /// printed to `shown`.
+    pub fn replay_rest(
+        &self,
+        session: &mut Session,
+        from: usize,
+        shown: &mut dyn FnMut(&Command, Option<&str>, &Output),
+    ) {
+        let (mut next, mut advancing) = (from, false);
+        let cap = Time::ZERO + JOURNAL_TIME_CAP;
+        self.run_entries(session, &mut next, &mut advancing, Some(Time(self.now)), cap, &mut || true, shown);
     }
 
     /// The journal as text for a link or storage: URL-safe base64 of its JSON.

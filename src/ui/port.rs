@@ -67,6 +67,9 @@ struct Live {
     deadline: Option<Timeout>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(Event)>,
+    /// Asks the worker to keep its memory (the session as it stands) when the page is hidden:
+    /// the next visit restores it rather than replaying the whole journal (`worker.js`).
+    on_hidden: Option<Closure<dyn FnMut(Event)>>,
 }
 
 impl Drop for Live {
@@ -76,7 +79,36 @@ impl Drop for Live {
         self.worker.set_onmessageerror(None);
         self.worker.terminate();
         let _ = web_sys::Url::revoke_object_url(&self.script_url);
+        if let (Some(on_hidden), Some(document)) = (&self.on_hidden, web_sys::window().and_then(|w| w.document())) {
+            for event in HIDDEN_EVENTS {
+                let _ = document.remove_event_listener_with_callback(event, on_hidden.as_ref().unchecked_ref());
+            }
+        }
     }
+}
+
+/// When the page may be going away: hidden (another tab, the window closed on some browsers)
+/// or unloading.
+const HIDDEN_EVENTS: [&str; 2] = ["visibilitychange", "pagehide"];
+
+/// Listens for the page going out of sight and asks `worker` to keep its memory then.
+fn on_hidden(worker: &Worker) -> Option<Closure<dyn FnMut(Event)>> {
+    let document = web_sys::window()?.document()?;
+    let worker = worker.clone();
+    let page = document.clone();
+    let listener = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        let state = js_sys::Reflect::get(&page, &"visibilityState".into()).ok().and_then(|v| v.as_string());
+        let hidden = state.as_deref() == Some("hidden");
+        if hidden || event.type_() == "pagehide" {
+            let ask = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&ask, &"image".into(), &"save".into());
+            let _ = worker.post_message(&ask);
+        }
+    });
+    for event in HIDDEN_EVENTS {
+        document.add_event_listener_with_callback(event, listener.as_ref().unchecked_ref()).ok()?;
+    }
+    Some(listener)
 }
 
 impl Port {
@@ -258,8 +290,16 @@ fn listen(port: Weak<RefCell<Inner>>, worker: Worker, script_url: String, glue: 
     let start = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&start, &"module".into(), &wasm_bindgen::module());
     let _ = js_sys::Reflect::set(&start, &"glue".into(), &JsValue::from_str(glue));
-    let mut live =
-        Live { worker, script_url, answered: false, deadline: None, _on_message: on_message, _on_error: on_error };
+    let on_hidden = on_hidden(&worker);
+    let mut live = Live {
+        worker,
+        script_url,
+        answered: false,
+        deadline: None,
+        _on_message: on_message,
+        _on_error: on_error,
+        on_hidden,
+    };
     live.worker.post_message(&start).map_err(|e| describe(&e))?;
     live.deadline = Some(Timeout::new(LOAD_MS, move || {
         fail(&port, format!("the worker did not load within {} s", LOAD_MS / 1000));
@@ -283,6 +323,12 @@ fn heard(port: &Weak<RefCell<Inner>>, data: JsValue) {
     let started = thread_now();
     let Some(json) = data.as_string() else {
         let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).ok();
+        if let Some(kept) = field("imaged").filter(|k| !k.is_undefined()) {
+            // The worker kept its memory (or says why not): nothing to do but say so.
+            let said = kept.as_string().unwrap_or_default();
+            web_sys::console::log_1(&JsValue::from_str(&format!("kubeloop: the worker's memory: {said}")));
+            return;
+        }
         if field("loaded").is_some_and(|l| l.is_truthy()) {
             if let Some(live) = inner.borrow_mut().worker.as_mut() {
                 live.deadline = None;

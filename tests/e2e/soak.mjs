@@ -8,16 +8,20 @@
 //     hour after their last write;
 //   - how long the hour took to simulate (real ms).
 // Then it measures animation frames at 1× for FRAME_SECONDS, against the same measure taken
-// right after the setup, how long a reload takes to be interactive again (the saved session
-// replays in the worker), and that the page's shell showed the replay's progress meanwhile.
+// right after the setup, and the two ways back after a reload:
+//   - the page hidden first (another tab), so the worker kept its memory (src/ui/port/worker.js):
+//     the reload puts it back and goes on, and must print the same pods as before;
+//   - the same saved session in a browser profile without that memory (a new context with the
+//     page's localStorage only): the journal replays, showing its progress in the page's shell.
 // Prints one grep-able line:
 //   soak: hours=… memory_mb=[per hour] growth_after_h6_pct=… events=[per hour] events_max=…
 //     hour_ms_p50=… p95_frame_start_ms=… p95_frame_end_ms=… reload_interactive_ms=…
-//     replay_progress_shown=… load=…
+//     replay_interactive_ms=… replay_progress_shown=… load=…
 // It fails when memory grows by more than 20% after the sixth hour (the record fills its room in
 // the first hours, and wasm memory grows in steps), when Events exceed what an
-// hour of this workload writes (EVENTS_MAX), or when the page stops answering. The reload time
-// is recorded, not enforced (a reload replays the whole journal: see #29).
+// hour of this workload writes (EVENTS_MAX), when the page stops answering, when the reload with
+// the kept memory prints other pods or takes over RELOAD_MAX_MS (2 s; #29 asks for under 1 s,
+// which this reports), or when the replay does not show its progress.
 //
 // Usage: node tests/e2e/soak.mjs   (after `trunk build --release --offline`)
 // Environment: E2E_DIST (default dist/), CHROMIUM, SOAK_HOURS (24), FRAME_SECONDS (3),
@@ -37,6 +41,7 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const HOURS = Number(process.env.SOAK_HOURS ?? 24);
 const FRAME_SECONDS = Number(process.env.FRAME_SECONDS ?? 3);
 const EVENTS_MAX = Number(process.env.EVENTS_MAX ?? 600);
+const RELOAD_MAX_MS = 2000;
 const LONG = 300000;
 
 const log = (...args) => console.log('[soak]', ...args);
@@ -94,21 +99,51 @@ async function main() {
     const pods = await command(page, 'kubectl get pods');
     if (!/web-/.test(pods)) problems.push(`kubectl get pods printed ${JSON.stringify(pods.slice(0, 200))}`);
     await page.waitForTimeout(2500); // the session is saved every two seconds
+    const saved = await context.storageState();
+
+    // 1. Hidden, then reloaded: the worker's kept memory comes back.
+    const kept = new Promise((resolve) => {
+      const listen = (message) => {
+        if (!/the worker's memory/.test(message.text())) return;
+        page.off('console', listen);
+        resolve(message.text());
+      };
+      page.on('console', listen);
+    });
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    log(await Promise.race([kept, page.waitForTimeout(20000).then(() => 'no word from the worker')]));
     const t0 = Date.now();
     await page.reload({ waitUntil: 'commit' });
+    const reloadMs = await interactive(page);
+    log(`reloaded with the kept memory: interactive ${reloadMs.toFixed(0)} ms after navigation (${Date.now() - t0} ms from the reload)`);
+    const podsAfter = await command(page, 'kubectl get pods');
+    if (podsAfter !== pods) problems.push(`after the reload, kubectl get pods printed ${JSON.stringify(podsAfter.slice(0, 200))}, not what it printed before`);
+    if (reloadMs > RELOAD_MAX_MS) problems.push(`the reload with the kept memory took ${reloadMs.toFixed(0)} ms (> ${RELOAD_MAX_MS})`);
+
+    // 2. The same session where no memory was kept: the journal replays, and says how far.
+    const other = await browser.newContext({ viewport: { width: 1280, height: 900 }, storageState: saved });
+    await other.addInitScript(WATCH_WORKER);
+    const fresh = await other.newPage();
+    fresh.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    const t1 = Date.now();
+    await fresh.goto(`${origin}${BASE}?seed=1&paused`, { waitUntil: 'commit' });
     // While the session replays, the shell says how far it has come.
     const phases = new Set();
-    while (!(await page.evaluate(() => performance.getEntriesByName('kubeloop-interactive').length > 0).catch(() => false))) {
-      const phase = await page.evaluate(() => document.getElementById('shell-phase')?.textContent ?? '').catch(() => '');
+    while (!(await fresh.evaluate(() => performance.getEntriesByName('kubeloop-interactive').length > 0).catch(() => false))) {
+      const phase = await fresh.evaluate(() => document.getElementById('shell-phase')?.textContent ?? '').catch(() => '');
       if (phase.startsWith('Replaying')) phases.add(phase);
-      await page.waitForTimeout(50);
+      await fresh.waitForTimeout(50);
     }
-    const reloadMs = await interactive(page);
+    const replayMs = await interactive(fresh);
     log(`while it replayed, the shell said: ${[...phases].slice(0, 3).join(' / ')}${phases.size > 3 ? ` … (${phases.size})` : ''}`);
     if (HOURS >= 6 && phases.size < 2) problems.push(`the shell showed the replay's progress ${phases.size} time(s)`);
-    const after = await command(page, 'kubectl get cronjob tick');
-    if (!/tick/.test(after)) problems.push(`after the reload, kubectl get cronjob tick printed ${JSON.stringify(after)}`);
-    log(`reloaded: interactive ${reloadMs.toFixed(0)} ms after navigation (${Date.now() - t0} ms from the reload)`);
+    const after = await command(fresh, 'kubectl get cronjob tick');
+    if (!/tick/.test(after)) problems.push(`after the replay, kubectl get cronjob tick printed ${JSON.stringify(after)}`);
+    log(`replayed: interactive ${replayMs.toFixed(0)} ms after navigation (${Date.now() - t1} ms from the start)`);
+    await other.close();
 
     const at6 = hours[Math.min(5, hours.length - 1)].mb;
     const last = hours[hours.length - 1].mb;
@@ -118,6 +153,7 @@ async function main() {
     console.log(`soak: hours=${HOURS} memory_mb=${JSON.stringify(hours.map((x) => +x.mb.toFixed(1)))} growth_after_h6_pct=${growth.toFixed(1)} ` +
       `events=${JSON.stringify(hours.map((x) => x.events))} events_max=${eventsMax} hour_ms_p50=${hourMs} ` +
       `p95_frame_start_ms=${p95Start.toFixed(1)} p95_frame_end_ms=${p95End.toFixed(1)} reload_interactive_ms=${reloadMs.toFixed(0)} ` +
+      `replay_interactive_ms=${replayMs.toFixed(0)} ` +
       `replay_progress_shown=${phases.size} ` +
       `load=${os.loadavg().map((l) => l.toFixed(2)).join(',')}`);
     if (HOURS >= 12 && growth > 20) problems.push(`the worker's memory grew ${growth.toFixed(1)}% after the sixth hour`);

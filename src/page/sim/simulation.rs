@@ -10,7 +10,8 @@ use super::request::{
 use crate::kubectl::watch::LiveWatch;
 use crate::lessons::{CheckResult, Lesson, Progress};
 use crate::page::journal::Journal;
-use crate::page::terminal::edit_as_get;
+use crate::page::state::show_replayed;
+use crate::page::terminal::{Line, edit_as_get};
 use crate::record::Seq;
 use crate::shell::{Command, Session};
 use crate::sim::{Duration, Time};
@@ -113,6 +114,10 @@ pub struct Simulation {
     /// A journal's replay that `Load` started and `LoadMore` goes on with, a slice of real
     /// time at a time, so that a long session's reload shows its progress.
     loading: Option<Loading>,
+    /// The journal's commands and what they printed, as a replay of it shows them in the
+    /// terminal (kept as the terminal keeps its scrollback): what a session that goes on
+    /// rather than replays (`Journal::continues`) shows of the commands it holds.
+    scrollback: Vec<Line>,
 }
 
 /// A replay under way: what it replays, the lesson to open when done, and the terminal so far.
@@ -126,6 +131,12 @@ struct Loading {
 
 /// Real milliseconds a `Load` or `LoadMore` replays before it answers with its progress.
 const LOAD_SLICE_MS: f64 = 100.0;
+
+/// A session goes on with a journal it holds the start of (`Simulation::go_on_with`) when this
+/// many entries at most remain, over this much virtual time at most: more is replayed in
+/// slices, with its progress shown, as any journal.
+const RESUME_MAX_ENTRIES: usize = 50;
+const RESUME_MAX_VIRTUAL_MS: u64 = 10 * 60 * 1000;
 
 /// A clock that never moves: budgets never run out (native use and tests).
 pub fn no_real_clock() -> f64 {
@@ -158,6 +169,7 @@ impl Simulation {
             parts_ms: 0.0,
             untouched: None,
             loading: None,
+            scrollback: Vec::new(),
         }
     }
 
@@ -280,6 +292,7 @@ impl Simulation {
                 if let Some(replay) = &saved.replay {
                     let beside = self.session.prompt().is_some();
                     self.journal.command_beside(now, replay, beside);
+                    show_replayed(&mut self.scrollback, replay, None, &saved.output);
                 }
                 reply.output = Some(CommandOutput::from(&saved.output));
                 true
@@ -362,12 +375,26 @@ impl Simulation {
     /// asked of the frames and the clock stays.
     fn replace(&mut self, session: Session, journal: Journal) {
         self.stop_watch();
-        let mut next = Simulation::from_session(session, journal);
-        next.query = std::mem::take(&mut self.query);
-        next.clock = self.clock;
-        (next.real_ms, next.budget_ms, next.throttled) = (self.real_ms, self.budget_ms, self.throttled);
-        next.page_offset_ms = self.page_offset_ms;
-        *self = next;
+        self.session = session;
+        self.start_over(journal);
+    }
+
+    /// What the page was sent of the session starts over, as for a session just loaded (the
+    /// views asked for, the clock's settings and the real clocks stay), with `journal` as the
+    /// one that built it.
+    fn start_over(&mut self, journal: Journal) {
+        self.stop_watch();
+        let cursor = self.session.cluster.record.last_seq();
+        self.journal = journal;
+        self.lesson = None;
+        self.flow = Flow::new(cursor);
+        self.cursor = cursor;
+        self.sent = Sent::default();
+        self.last_tick_ms = None;
+        self.parts_ms = 0.0;
+        self.untouched = None;
+        self.loading = None;
+        self.scrollback = Vec::new();
     }
 
     /// Replays `journal` (on the lesson's start, when it is given) in place of this session.
@@ -389,9 +416,48 @@ impl Simulation {
             reply.replayed = Some(lines);
             return;
         }
+        if self.go_on_with(&journal) {
+            let mut lines = std::mem::take(&mut self.scrollback);
+            let ran = self.journal.entries.len();
+            journal.replay_rest(&mut self.session, ran, &mut |c, p, o| show_replayed(&mut lines, c, p, o));
+            self.start_over(journal);
+            self.scrollback = lines.clone();
+            self.open_lesson(lesson, step);
+            reply.replayed = Some(lines);
+            return;
+        }
         let replay = journal.replay_begin(lesson.as_deref());
         self.loading = Some(Loading { journal, lesson, step, replay, lines });
         self.load_more(reply);
+    }
+
+    /// Whether this session is worth keeping to go on with on a later visit: it is the
+    /// student's, not a replay under way.
+    pub fn keepable(&self) -> bool {
+        self.loading.is_none()
+    }
+
+    /// This simulation's memory was kept by a visit of the page that is gone and put back for
+    /// a new one: the session and its journal stay; what was sent to the old page, the lesson
+    /// it had open and a live watch do not (the new page loads them again).
+    pub fn restored(&mut self) {
+        let scrollback = std::mem::take(&mut self.scrollback);
+        let journal = self.journal.clone();
+        self.start_over(journal);
+        self.scrollback = scrollback;
+    }
+
+    /// Whether this session can go on with `journal` rather than replay it: it holds the
+    /// journal's first entries (`Journal::continues`: a page restored from its worker's saved
+    /// memory), and what is left takes no longer than a moment to run.
+    pub(crate) fn go_on_with(&self, journal: &Journal) -> bool {
+        if self.loading.is_some() || self.live_watch.is_some() {
+            return false;
+        }
+        let now = self.session.cluster.now();
+        journal.continues(&self.journal, now).is_some_and(|ran| {
+            journal.entries.len() - ran <= RESUME_MAX_ENTRIES && journal.now - now.0 <= RESUME_MAX_VIRTUAL_MS
+        })
     }
 
     /// Goes on with the replay under way for a slice of real time: when it is done, its session
@@ -402,7 +468,7 @@ impl Simulation {
         let end = real_ms() + LOAD_SLICE_MS;
         let Loading { journal, replay, lines, .. } = &mut loading;
         let done = journal.replay_more(replay, Some(Time(journal.now)), &mut || real_ms() < end, &mut |c, p, o| {
-            crate::page::state::show_replayed(lines, c, p, o)
+            show_replayed(lines, c, p, o)
         });
         if !done {
             reply.loading = Some(loading.replay.progress(&loading.journal));
@@ -411,6 +477,7 @@ impl Simulation {
         }
         let Loading { journal, lesson, step, replay, lines } = loading;
         self.replace(replay.session, journal);
+        self.scrollback = lines.clone();
         self.open_lesson(lesson, step);
         reply.replayed = Some(lines);
     }
@@ -434,10 +501,13 @@ impl Simulation {
         let command = Command { line, heredoc: stdin.map(|body| ("EOF".to_string(), body)) };
         if to_shell {
             // An empty line changes nothing (and an empty journal entry is a step).
+            let prompt = self.session.prompt().map(String::from);
+            let out = self.session.execute(&command);
             if !command.line.trim().is_empty() {
                 self.journal.command(now, &command);
+                show_replayed(&mut self.scrollback, &command, prompt.as_deref(), &out);
             }
-            reply.output = Some(CommandOutput::from(&self.session.execute(&command)));
+            reply.output = Some(CommandOutput::from(&out));
             return;
         }
         let attached = self.session.prompt().is_some();
@@ -460,6 +530,7 @@ impl Simulation {
                 let get = Command::new(&get);
                 self.journal.command_beside(now, &get, attached);
                 let out = self.session.execute_beside(&get);
+                show_replayed(&mut self.scrollback, &get, None, &out);
                 if out.code == 0 {
                     let what = command.line.split_whitespace().skip(2).collect::<Vec<_>>().join(" ");
                     let text = format!("{}{}", crate::kubectl::edit::HEADER, out.stdout);
@@ -471,7 +542,9 @@ impl Simulation {
             }
         }
         self.journal.command_beside(now, &command, attached);
-        reply.output = Some(CommandOutput::from(&self.session.execute_beside(&command)));
+        let out = self.session.execute_beside(&command);
+        show_replayed(&mut self.scrollback, &command, None, &out);
+        reply.output = Some(CommandOutput::from(&out));
     }
 
     /// `kubectl get … -w` started and left open, when `line` is one.

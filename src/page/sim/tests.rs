@@ -376,3 +376,69 @@ fn a_long_session_replays_in_slices_that_say_how_far_they_came_and_end_where_one
     assert!(matches!(reply.journal, Some(JournalChange::Replace(ref j)) if *j == journal));
     assert_eq!(sim.peek_frame(&everything()), whole.peek_frame(&everything()), "the same cluster");
 }
+
+/// The journal a session has run so far, with its clock where the session's is.
+fn journal_now(sim: &Simulation) -> Journal {
+    Journal { now: sim.session().cluster.now().0, ..sim.journal().clone() }
+}
+
+/// Every record entry, as text: what two sessions that should be the same are compared by.
+fn record_text(sim: &Simulation) -> Vec<String> {
+    sim.session().cluster.record.entries().map(|e| format!("{:?}", e)).collect()
+}
+
+#[test]
+fn a_session_that_holds_a_journals_start_goes_on_with_the_rest_and_ends_as_a_full_replay() {
+    // The student's session, as the page's worker holds it when its memory is saved…
+    let mut live = Simulation::new(3);
+    live.answer(run(CREATE));
+    live.answer(run("sleep 30s"));
+    live.answer(SimRequest::Step);
+    let saved = journal_now(&live);
+    // …and what it went on to do after that, which the page's saved journal has too.
+    live.answer(run("kubectl scale deployment web --replicas=4"));
+    live.answer(run("kubectl create configmap c --from-literal=a=1"));
+    live.answer(run("sleep 20s"));
+    let later = journal_now(&live);
+
+    // A worker restored from the saved memory holds `saved`'s session: it goes on.
+    let mut restored = Simulation::new(9);
+    restored.answer(SimRequest::Load { journal: saved, lesson: None, step: None });
+    assert!(restored.go_on_with(&later), "the restored session holds the later journal's start");
+    let went_on = restored.answer(SimRequest::Load { journal: later.clone(), lesson: None, step: None });
+
+    let mut replayed = Simulation::new(9);
+    let full = replayed.answer(SimRequest::Load { journal: later.clone(), lesson: None, step: None });
+    assert_eq!(record_text(&restored), record_text(&replayed));
+    assert_eq!(record_text(&restored), record_text(&live));
+    assert_eq!(restored.session().cluster.now(), replayed.session().cluster.now());
+    assert_eq!(went_on.replayed, full.replayed, "the terminal shows the same commands and outputs");
+    assert_eq!(restored.journal(), &later);
+    let pods = |sim: &mut Simulation| sim.answer(run("kubectl get pods -o wide")).output.map(|o| o.stdout);
+    assert_eq!(pods(&mut restored), pods(&mut replayed));
+}
+
+#[test]
+fn a_session_does_not_go_on_with_another_journal_or_one_that_starts_before_its_clock() {
+    let mut live = Simulation::new(3);
+    live.answer(run(CREATE));
+    let mut held = Simulation::new(9);
+    held.answer(SimRequest::Load { journal: journal_now(&live), lesson: None, step: None });
+
+    let mut other_seed = journal_now(&live);
+    other_seed.seed = 4;
+    assert!(!held.go_on_with(&other_seed));
+    let mut other_command = journal_now(&live);
+    other_command.entries[0].line = "kubectl create deployment api --image=nginx".into();
+    assert!(!held.go_on_with(&other_command));
+    let mut earlier = journal_now(&live);
+    earlier.now = 0;
+    assert!(!held.go_on_with(&earlier), "a journal saved before the session's clock cannot be gone on with");
+    let mut far = journal_now(&live);
+    far.now += 3_600_000;
+    assert!(!held.go_on_with(&far), "an hour to run is replayed in slices, with its progress shown");
+    // A compacted journal (a failed command's input dropped) still counts as the same.
+    let mut compacted = journal_now(&live);
+    compacted.entries[0].skipped = true;
+    assert!(held.go_on_with(&compacted));
+}

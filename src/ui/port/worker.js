@@ -7,11 +7,72 @@
 // JSON string worker_answer returns; anything that goes wrong (the glue cannot load, the module
 // traps) goes back as { failed }, after which the worker answers nothing more. Once the module
 // runs, the worker says { loaded: true } (the page stops waiting for it to load).
+//
+// The worker also keeps its memory for the next visit. Told { image: 'save' } (the page is
+// being hidden), it copies the module's memory, which holds the whole simulation, into
+// IndexedDB, and answers { imaged: what it did }. On the next visit, before its first request,
+// it puts that memory back when the module is the same build (the glue's file name, which
+// trunk derives from the build's content): the session in it then goes on with the journal the
+// page loads, instead of replaying it from the start (src/page/sim/simulation.rs, `go_on_with`;
+// a journal it does not continue is replayed as ever). Besides the memory, the module's state
+// is a table of JS values the Rust side refers to by index; at rest it holds only undefined,
+// null, true, false and the global object, which are put back in their slots.
 let answer = null;
 let dead = false;
 let glue = null;
 let started = false;
 const waiting = [];
+let module = null;
+let build = '';
+const KEPT = { db: 'kubeloop-worker', store: 'memory', key: 'kept' };
+const SLOTS = { u: undefined, n: null, t: true, f: false, g: globalThis };
+// One IndexedDB request `act(store)` in a transaction of its own; resolves to its result.
+const kept = (mode, act) => new Promise((ok, no) => {
+  const open = indexedDB.open(KEPT.db, 1);
+  open.onupgradeneeded = () => open.result.createObjectStore(KEPT.store);
+  open.onerror = () => no(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const tx = db.transaction(KEPT.store, mode);
+    const request = act(tx.objectStore(KEPT.store));
+    tx.oncomplete = () => { db.close(); ok(request.result); };
+    tx.onerror = tx.onabort = () => { db.close(); no(tx.error); };
+  };
+});
+// Copies the memory (and the table's slots) into IndexedDB; resolves to what it did.
+const keep = () => {
+  if (!module || dead || !module.glue.worker_keepable()) return Promise.resolve('not kept: no session to keep now');
+  const table = module.exports.__wbindgen_externrefs;
+  let slots = '';
+  for (let i = 0; i < table.length; i++) {
+    const value = table.get(i);
+    const slot = Object.keys(SLOTS).find((k) => SLOTS[k] === value);
+    if (!slot) return Promise.resolve(`not kept: slot ${i} holds a value of this page's own`);
+    slots += slot;
+  }
+  const bytes = module.exports.memory.buffer.slice(0);
+  return kept('readwrite', (store) => store.put({ build, bytes, slots }, KEPT.key))
+    .then(() => `${(bytes.byteLength / 1048576).toFixed(1)} MiB kept`);
+};
+// Puts back what `keep` kept, when it is this build's; resolves to whether it did.
+const restore = () => kept('readonly', (store) => store.get(KEPT.key)).catch(() => null).then((image) => {
+  const memory = module.exports.memory, table = module.exports.__wbindgen_externrefs;
+  if (!image || image.build !== build || !(image.bytes instanceof ArrayBuffer) || typeof image.slots !== 'string') return false;
+  const size = image.bytes.byteLength;
+  if (size % 65536 || size < memory.buffer.byteLength || /[^untfg]/.test(image.slots)) return false;
+  try {
+    memory.grow((size - memory.buffer.byteLength) / 65536);
+    new Uint8Array(memory.buffer).set(new Uint8Array(image.bytes));
+    if (table.length < image.slots.length) table.grow(image.slots.length - table.length);
+    for (let i = 0; i < image.slots.length; i++) table.set(i, SLOTS[image.slots[i]]);
+    module.glue.worker_restored();
+    return true;
+  } catch (e) {
+    // The memory is no longer the fresh module's: forget the copy, and give up on this worker
+    // (the page then runs the simulation itself and replays the journal).
+    return kept('readwrite', (store) => store.delete(KEPT.key)).catch(() => {}).then(() => { throw e; });
+  }
+});
 const fail = (e) => {
   dead = true;
   answer = null;
@@ -32,14 +93,22 @@ self.onmessage = (event) => {
     else waiting.push(data);
     return;
   }
+  if (data.image === 'save') {
+    keep().then((said) => postMessage({ imaged: said }), (e) => postMessage({ imaged: `not kept: ${e}` }));
+    return;
+  }
   if (data.glue && !glue) {
+    build = String(data.glue).split('?')[0].split('/').pop();
     glue = import(data.glue);
     glue.catch(() => {});
   }
   if (!data.module || started) return;
   started = true;
   (glue || Promise.reject(new Error('no glue URL')))
-    .then((g) => g.default({ module_or_path: data.module }).then(() => {
+    .then((g) => g.default({ module_or_path: data.module }).then((exports) => {
+      module = { glue: g, exports };
+      return self.indexedDB && build ? restore() : false;
+    }).then(() => {
       answer = g.worker_answer;
       postMessage({ loaded: true });
       while (answer && waiting.length) reply(waiting.shift());

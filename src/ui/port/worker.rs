@@ -110,3 +110,25 @@ fn memory_bytes() -> f64 {
 fn finite(ms: f64) -> f64 {
     if ms.is_finite() { ms } else { 0.0 }
 }
+
+/// Whether the worker's memory is worth keeping now (`worker.js` saves it when the page is
+/// hidden): a session is there, and not half-way through replaying a journal.
+#[wasm_bindgen]
+pub fn worker_keepable() -> bool {
+    SIMULATION.with(|cell| cell.try_borrow().is_ok_and(|s| s.as_ref().is_some_and(Simulation::keepable)))
+}
+
+/// Called once `worker.js` has put back the memory a previous visit kept: the session in it
+/// stays, but what it had sent belonged to that visit's page; this one starts afresh. Its
+/// first `Load` then goes on from the session when the journal it brings continues it, or
+/// replays that journal as usual.
+#[wasm_bindgen]
+pub fn worker_restored() {
+    SIMULATION.with(|cell| {
+        if let Ok(mut simulation) = cell.try_borrow_mut() {
+            if let Some(simulation) = simulation.as_mut() {
+                simulation.restored();
+            }
+        }
+    });
+}
