@@ -219,15 +219,13 @@ fn api_servers_line(servers: &[(String, bool)]) -> String {
 
 /// etcd's members as chips along the bottom of its box: the leader lit, a member that cannot
 /// take part dashed, each with its role and term (the tooltip adds its log and commit index).
-fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
-    let gap = 6.0;
-    let w = (etcd.w - 28.0 - gap * (members.len() as f64 - 1.0)) / members.len().max(1) as f64;
+fn raft_members(members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
     members
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let x = etcd.x + 14.0 + i as f64 * (w + gap);
-            let y = etcd.y + 112.0;
+            let chip = geo::member_chip(i, members.len());
+            let (x, y, w) = (chip.x, chip.y, chip.w);
             let class = match (&m.trouble, m.role.as_str()) {
                 (Some(t), _) if t != "slow disk" => "raft-member down",
                 (_, "leader") => "raft-member leader",
@@ -242,7 +240,7 @@ fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> V
             };
             let short = format!("{} · t{}", m.name.replace("control-plane", "cp"), m.term);
             html! {
-                <g class={class}>
+                <g class={class} data-member={m.name.clone()}>
                     <title>{format!("etcd member {}: {}, term {}, log index {}, committed {}{}", m.name, m.role, m.term, m.index, m.commit,
                         m.trouble.as_ref().map(|t| format!(" ({t})")).unwrap_or_default())}</title>
                     <rect x={n(x)} y={n(y)} width={n(w)} height="30" rx="5" />
@@ -399,8 +397,9 @@ fn map_board(props: &BoardProps) -> Html {
                     { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
                 } else {
                     { text("sub muted", etcd.x + 60.0, etcd.y + 50.0, format!("Raft · {} members", b.etcd_members.len())) }
-                    { text("sub muted", etcd.x + 14.0, etcd.y + 104.0, format!("{} keys under /registry", b.keys)) }
-                    { for raft_members(etcd, &b.etcd_members) }
+                    // Above the revision: the band over the chips is where Raft's messages travel.
+                    { text("sub muted", etcd.x + 14.0, etcd.y + 68.0, format!("{} keys under /registry", b.keys)) }
+                    { for raft_members(&b.etcd_members) }
                 }
             </g>
 
@@ -602,6 +601,8 @@ pub fn map_legend() -> Html {
             <li><span class="legend-token request" aria-hidden="true"></span>{"request"}</li>
             <li><span class="legend-token watch" aria-hidden="true"></span>{"watch notification"}</li>
             <li><span class="legend-token runtime" aria-hidden="true"></span>{"kubelet → containerd"}</li>
+            <li><span class="legend-token webhook" aria-hidden="true"></span>{"admission webhook call"}</li>
+            <li><span class="legend-token raft" aria-hidden="true"></span>{"etcd member → member (Raft)"}</li>
         </ul>
     }
 }

@@ -21,6 +21,10 @@ impl Layout {
             let (from, to) = (m.from.name(), m.to.name());
             let class = if m.refused {
                 TokenClass::Refused
+            } else if matches!(m.from, Place::EtcdMember(_)) {
+                TokenClass::Raft
+            } else if matches!(m.from, Place::Pod { .. }) || matches!(m.to, Place::Pod { .. }) {
+                TokenClass::Webhook
             } else if m.stages > 0 {
                 TokenClass::Request
             } else if matches!(m.to, Place::Runtime(_)) {
@@ -106,6 +110,10 @@ pub enum TokenClass {
     Refused,
     Watch,
     Runtime,
+    /// Between etcd's members.
+    Raft,
+    /// An admission webhook call or answer.
+    Webhook,
 }
 
 impl TokenClass {
@@ -115,6 +123,8 @@ impl TokenClass {
             TokenClass::Refused => "token request refused",
             TokenClass::Watch => "token watch",
             TokenClass::Runtime => "token runtime",
+            TokenClass::Raft => "token raft",
+            TokenClass::Webhook => "token webhook",
         }
     }
 
@@ -123,6 +133,8 @@ impl TokenClass {
             TokenClass::Request | TokenClass::Refused => "requests",
             TokenClass::Watch => "watch events",
             TokenClass::Runtime => "runtime calls",
+            TokenClass::Raft => "Raft messages",
+            TokenClass::Webhook => "webhook calls",
         }
     }
 }
