@@ -122,6 +122,15 @@ fn siblings<'a>(cluster: &'a Cluster, entry: &Entry) -> impl Iterator<Item = &'a
         .filter(move |e| e.cause == entry.cause && e.time == entry.time && is_raft(e))
 }
 
+/// The members a fan-out could not reach, as the end of its sentence.
+fn unreached(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!("; {one} cannot be reached, so its copy is lost"),
+        many => format!("; {} cannot be reached, so their copies are lost", and_list(many)),
+    }
+}
+
 fn and_list(names: &[&str]) -> String {
     match names {
         [] => String::new(),
@@ -149,6 +158,15 @@ pub(super) fn hops(cluster: &Cluster, entry: &Entry, notes: bool) -> Vec<Hop> {
                             _ => None,
                         })
                         .collect();
+                    let lost: Vec<&str> = siblings(cluster, entry)
+                        .filter_map(|e| match note(e) {
+                            Some(Note::Message { kind: "MsgApp", to, index, lost: true, .. }) if index == at => {
+                                Some(to)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let lost_words = unreached(&lost);
                     let whom = if followers.len() > 1 {
                         format!("its followers {}", and_list(&followers))
                     } else {
@@ -245,8 +263,9 @@ fn votes(cluster: &Cluster, entry: &Entry, leader: u8, term: u64) -> Vec<Hop> {
     let name = |i: usize| group.members.get(i).map_or("?", |m| m.name.as_str());
     let won = usize::from(leader);
     let mut out = Vec::new();
-    let asked: Vec<&str> =
-        group.trace().filter(|t| t.term == term && t.kind == "MsgVote" && t.from == won).map(|t| name(t.to)).collect();
+    let asks = || group.trace().filter(|t| t.term == term && t.kind == "MsgVote" && t.from == won);
+    let asked: Vec<&str> = asks().map(|t| name(t.to)).collect();
+    let unreached = unreached(&asks().filter(|t| !t.delivered).map(|t| name(t.to)).collect::<Vec<_>>());
     for t in group.trace().filter(|t| {
         t.term == term && ((t.kind == "MsgVote" && t.from == won) || (t.kind == "MsgVoteResp" && t.to == won))
     }) {
@@ -258,7 +277,7 @@ fn votes(cluster: &Cluster, entry: &Entry, leader: u8, term: u64) -> Vec<Hop> {
                 format!("vote? term {term}"),
                 format!(
                     "{from} heard no leader within its election timeout: it becomes a candidate for term {term} \
-                     and asks {} for their votes (RequestVote){lost}.",
+                     and asks {} for their votes (RequestVote){unreached}.",
                     and_list(&asked)
                 ),
                 wave(entry.seq, 2),
@@ -371,6 +390,8 @@ mod tests {
         let won = told.iter().position(|l| l.starts_with("leader, term ")).unwrap_or_else(|| panic!("{told:?}"));
         let append = told.iter().position(|l| l.starts_with("append ")).unwrap_or_else(|| panic!("{told:?}"));
         assert!(asked < won && won < append, "{told:?}");
+        let call = &seen[asked].caption;
+        assert!(call.contains("for their votes") && call.contains(&format!("{name} cannot be reached")), "{call}");
         assert!(told.iter().any(|l| l.starts_with("vote term ")), "{told:?}");
         // The stopped member's copy is lost on the way.
         assert!(seen.iter().any(|m| m.refused && matches!(&m.to, Place::EtcdMember(n) if *n == name)), "{seen:#?}");

@@ -395,7 +395,7 @@ pub fn member_chip(i: usize, count: usize) -> Rect {
 
 /// How far above the chips a Raft message arcs: one way high, the other way low, so a message
 /// and its answer never share a line.
-const RAFT_ARC: (f64, f64) = (16.0, 7.0);
+const RAFT_ARC: (f64, f64) = (14.0, 6.0);
 
 /// The add-ons' boxes, stacked under CoreDNS's and sharing the room above kubectl's.
 fn addon_boxes(addons: &[String]) -> Vec<(String, Rect)> {
