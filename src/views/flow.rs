@@ -468,8 +468,10 @@ fn batch(cluster: &Cluster, fresh: &[&Entry], teaching: bool) -> (Vec<Hop>, u64)
     for e in fresh {
         let chatter = teaching && crate::views::caption::is_chatter(cluster, e);
         if raft::is_raft(e) {
-            if teaching && !raft::worth_telling(cluster, e, &requests) {
-                passed_over += 1;
+            // The replication of background writes (Lease renewals, Events) is chatter at any
+            // pace: three control planes renew many Leases.
+            if !raft::worth_telling(cluster, e, &requests, teaching) {
+                passed_over += u64::from(teaching);
                 continue;
             }
             items.extend(raft::hops(cluster, e, teaching).into_iter().map(|h| (h, Tag::Raft(e.cause))));

@@ -78,16 +78,18 @@ pub(super) fn is_raft(entry: &Entry) -> bool {
     note(entry).is_some()
 }
 
-/// Whether the teaching pace tells it: not the replication of background writes (Lease
-/// renewals, Events), nor a late acknowledgement of a write told before (the entry was already
-/// committed at a quorum).
-pub(super) fn worth_telling(cluster: &Cluster, entry: &Entry, requests: &BTreeSet<Seq>) -> bool {
+/// Whether the map shows it: not the replication of background writes (Lease renewals,
+/// Events); at the teaching pace, nor a late acknowledgement of a write told before (the entry
+/// was already committed at a quorum).
+pub(super) fn worth_telling(cluster: &Cluster, entry: &Entry, requests: &BTreeSet<Seq>, teaching: bool) -> bool {
     let cause = entry.cause.and_then(|c| cluster.record.get(c));
     if cause.is_some_and(|c| crate::views::caption::is_chatter(cluster, c)) {
         return false;
     }
     match note(entry) {
-        Some(Note::Message { kind: "MsgApp" | "MsgAppResp", .. }) => entry.cause.is_some_and(|c| requests.contains(&c)),
+        Some(Note::Message { kind: "MsgApp" | "MsgAppResp", .. }) if teaching => {
+            entry.cause.is_some_and(|c| requests.contains(&c))
+        }
         _ => true,
     }
 }
@@ -407,16 +409,25 @@ mod tests {
     }
 
     #[test]
-    fn lease_renewals_replication_is_passed_over_at_the_teaching_pace() {
-        let mut s = three();
-        let mut flow = Flow::new(s.cluster.record.last_seq());
-        s.execute(&Command::new("sleep 5s"));
-        flow.absorb(&s.cluster, Pace::teaching(false));
-        assert!(flow.passed_over() > 0);
-        let mut now = 0.0;
-        while !flow.idle() && now < 100_000.0 {
-            now += 16.0;
-            assert!(flow.frame(&s.cluster, now, Pace::teaching(false)).iter().all(|m| member(m).is_none()));
+    fn the_replication_of_lease_renewals_is_background_chatter_at_every_pace() {
+        for pace in [Pace::teaching(false), Pace::new(1.0, false)] {
+            let mut s = three();
+            let mut flow = Flow::new(s.cluster.record.last_seq());
+            s.execute(&Command::new("sleep 5s"));
+            let renewals = s
+                .cluster
+                .record
+                .since(flow.cursor())
+                .filter(|e| matches!(&e.what, Happening::Request { kind: crate::api::Kind::Lease, .. }))
+                .count();
+            assert!(renewals > 3, "{renewals}");
+            flow.absorb(&s.cluster, pace);
+            assert_eq!(flow.passed_over() > 0, pace.teaching, "counted at the teaching pace");
+            let mut now = 0.0;
+            while !flow.idle() && now < 100_000.0 {
+                now += 16.0;
+                assert!(flow.frame(&s.cluster, now, pace).iter().all(|m| member(m).is_none()));
+            }
         }
     }
 
