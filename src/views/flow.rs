@@ -279,7 +279,7 @@ impl Flow {
             if at > now_ms {
                 break;
             }
-            let mut message = self.launch(cluster, hop, at);
+            let mut message = Self::launch(cluster, hop, at);
             if pace.teaching
                 && hop.wave.is_some()
                 && self.last_wave != hop.wave
@@ -328,7 +328,7 @@ impl Flow {
     /// decision, or a request of the API server's own).
     pub fn spotlight(&mut self, cluster: &Cluster, seq: Seq, now_ms: f64) -> bool {
         let Some(hop) = cluster.record.get(seq).and_then(|e| single(cluster, e)) else { return false };
-        let message = self.launch(cluster, &hop, now_ms);
+        let message = Self::launch(cluster, &hop, now_ms);
         self.caption = message.caption.clone();
         self.flying.retain(|m| m.id != seq);
         self.flying.push(message);
@@ -411,7 +411,7 @@ impl Flow {
         }
     }
 
-    fn launch(&self, cluster: &Cluster, hop: &Hop, at: f64) -> Message {
+    fn launch(cluster: &Cluster, hop: &Hop, at: f64) -> Message {
         let entry = cluster.record.get(hop.id).filter(|_| hop.count == 1);
         let said = hop.said.as_ref().filter(|_| hop.count == 1);
         let label = match (said.map(|(l, _)| l.clone()).or_else(|| entry.and_then(label)), hop.class) {
@@ -526,6 +526,21 @@ fn stage_of(tag: Tag) -> u8 {
         Tag::Webhook(_, stage) => stage,
         _ => 0,
     }
+}
+
+/// The message one of the API server's own record entries stands for, when it is one of
+/// etcd's Raft messages or steps or an admission webhook call or answer: for views that draw
+/// them apart from the map (the sequence diagram). `None` for any other entry.
+pub fn side_message(cluster: &Cluster, entry: &Entry) -> Option<Message> {
+    if !raft::is_raft(entry) && webhook::hop(cluster, entry).is_none() {
+        return None;
+    }
+    single(cluster, entry).map(|h| Flow::launch(cluster, &h, 0.0))
+}
+
+/// Whether the entry is one of etcd's Raft messages or steps (several control planes).
+pub fn is_raft(entry: &Entry) -> bool {
+    raft::is_raft(entry)
 }
 
 /// The message one entry makes on its own (a step the page follows).
