@@ -119,7 +119,7 @@ fn wave(cause: Seq, what: i64) -> Option<i64> {
 /// The group's other record entries of the same moment and cause, near this one.
 fn siblings<'a>(cluster: &'a Cluster, entry: &Entry) -> impl Iterator<Item = &'a Entry> {
     let from = entry.seq.saturating_sub(12);
-    (from..entry.seq + 12)
+    (from..entry.seq.saturating_add(12))
         .filter_map(|s| cluster.record.get(s))
         .filter(move |e| e.cause == entry.cause && e.time == entry.time && is_raft(e))
 }
@@ -191,7 +191,7 @@ pub(super) fn hops(cluster: &Cluster, entry: &Entry, notes: bool) -> Vec<Hop> {
                     let holding = before + 2;
                     let quorum_words = if holding == quorum {
                         format!(
-                            "with the leader's own copy, {holding} of {size} members hold it: a quorum, so it can be committed"
+                            "with the leader's own copy, {holding} of {size} members hold it — a quorum, so it can be committed"
                         )
                     } else if holding > quorum {
                         format!("{holding} of {size} members hold it now")
@@ -355,7 +355,7 @@ mod tests {
         let entry = appends[0].label.trim_start_matches("append ");
         let ack = seen.iter().find(|m| m.label == format!("ack {entry}")).expect("an acknowledgement");
         assert_eq!(member(ack).unwrap().1, leader);
-        assert!(ack.caption.contains("2 of 3 members hold it: a quorum"), "{}", ack.caption);
+        assert!(ack.caption.contains("2 of 3 members hold it — a quorum"), "{}", ack.caption);
         // The write reaches etcd, is replicated, and only then do the watchers hear of it.
         let first_append = seen.iter().position(|m| m.label.starts_with("append ")).unwrap();
         let notified = seen.iter().position(|m| m.label.starts_with("watch: ADDED configmap/one"));

@@ -110,7 +110,7 @@ pub(super) fn hop(cluster: &Cluster, entry: &Entry) -> Option<(Hop, u8)> {
         Said::Allowed { hook } => {
             let patch = cluster
                 .record
-                .get(entry.seq + 1)
+                .get(entry.seq.saturating_add(1))
                 .filter(|next| next.cause == entry.cause)
                 .and_then(|next| match read(next) {
                     Some((_, _, Said::Patched { ops })) => {
