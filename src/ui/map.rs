@@ -121,7 +121,14 @@ pub fn architecture_map(props: &MapProps) -> Html {
         let wide = label.chars().count() as f64 * 7.8 + 16.0;
         // Labels sit above and to the right of the token, or to the left near the right edge.
         let flip = x + wide > geo::WIDTH - 4.0;
-        let lx = if flip { -wide - 6.0 } else { 10.0 };
+        // A Raft message's label is centred over it: the etcd box is narrow.
+        let lx = if t.from.starts_with("etcd/") {
+            -wide / 2.0
+        } else if flip {
+            -wide - 6.0
+        } else {
+            10.0
+        };
         html! {
             <g class={t.class.css()} key={t.ids[0]} data-from={t.from.clone()} data-to={t.to.clone()} data-count={t.count.to_string()} data-label={t.label.clone()}
                 transform={format!("translate({x:.1} {y:.1})")}>
@@ -136,6 +143,7 @@ pub fn architecture_map(props: &MapProps) -> Html {
     });
     let view_box = format!("0 0 {} {}", geo::WIDTH, n(layout.height));
     let (etcd, revision) = (geo::ETCD, props.board.0.revision);
+    let raft = !props.board.0.etcd_members.is_empty();
     let background = if passed_over > 0 && props.teaching {
         format!(" (and {passed_over} background write(s): Events, heartbeats)")
     } else {
@@ -159,7 +167,10 @@ pub fn architecture_map(props: &MapProps) -> Html {
                     <MapBoard board={props.board.clone()} on_pick={props.on_pick.clone()} />
                 </svg>
                 <svg class="map map-overlay" viewBox={view_box} aria-hidden="true" preserveAspectRatio="xMidYMin meet">
-                    <text class="revision" id="map-revision" x={n(etcd.x + 14.0)} y={n(etcd.y + 86.0)}>
+                    // With a Raft group the revision sits beside the title, leaving the band over
+                    // the members' chips to the messages between them.
+                    <text class={classes!("revision", raft.then_some("compact"))} id="map-revision"
+                        x={n(etcd.x + if raft { 64.0 } else { 14.0 })} y={n(etcd.y + if raft { 50.0 } else { 86.0 })}>
                         { for std::iter::once(html! { <tspan key={revision}>{format!("revision {revision}")}</tspan> }) }
                     </text>
                     <g class="lights">{ for stage_lights }{ for pulses }</g>
@@ -219,15 +230,13 @@ fn api_servers_line(servers: &[(String, bool)]) -> String {
 
 /// etcd's members as chips along the bottom of its box: the leader lit, a member that cannot
 /// take part dashed, each with its role and term (the tooltip adds its log and commit index).
-fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
-    let gap = 6.0;
-    let w = (etcd.w - 28.0 - gap * (members.len() as f64 - 1.0)) / members.len().max(1) as f64;
+fn raft_members(members: &[crate::views::map::EtcdMember]) -> Vec<Html> {
     members
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let x = etcd.x + 14.0 + i as f64 * (w + gap);
-            let y = etcd.y + 112.0;
+            let chip = geo::member_chip(i, members.len());
+            let (x, y, w) = (chip.x, chip.y, chip.w);
             let class = match (&m.trouble, m.role.as_str()) {
                 (Some(t), _) if t != "slow disk" => "raft-member down",
                 (_, "leader") => "raft-member leader",
@@ -242,7 +251,7 @@ fn raft_members(etcd: geo::Rect, members: &[crate::views::map::EtcdMember]) -> V
             };
             let short = format!("{} · t{}", m.name.replace("control-plane", "cp"), m.term);
             html! {
-                <g class={class}>
+                <g class={class} data-member={m.name.clone()}>
                     <title>{format!("etcd member {}: {}, term {}, log index {}, committed {}{}", m.name, m.role, m.term, m.index, m.commit,
                         m.trouble.as_ref().map(|t| format!(" ({t})")).unwrap_or_default())}</title>
                     <rect x={n(x)} y={n(y)} width={n(w)} height="30" rx="5" />
@@ -398,9 +407,10 @@ fn map_board(props: &BoardProps) -> Html {
                     { text("sub muted", etcd.x + 14.0, etcd.y + 112.0, format!("{} keys under /registry", b.keys)) }
                     { text("sub muted", etcd.x + 14.0, etcd.y + 132.0, "only the API server talks to it".into()) }
                 } else {
-                    { text("sub muted", etcd.x + 60.0, etcd.y + 50.0, format!("Raft · {} members", b.etcd_members.len())) }
-                    { text("sub muted", etcd.x + 14.0, etcd.y + 104.0, format!("{} keys under /registry", b.keys)) }
-                    { for raft_members(etcd, &b.etcd_members) }
+                    // The revision is beside the title (on the moving layer); the band over the
+                    // chips is where Raft's messages travel.
+                    { text("sub muted", etcd.x + 14.0, etcd.y + 68.0, fit(&format!("Raft · {} members · {} keys", b.etcd_members.len(), b.keys), etcd.w - 28.0, 12.5)) }
+                    { for raft_members(&b.etcd_members) }
                 }
             </g>
 
@@ -602,6 +612,8 @@ pub fn map_legend() -> Html {
             <li><span class="legend-token request" aria-hidden="true"></span>{"request"}</li>
             <li><span class="legend-token watch" aria-hidden="true"></span>{"watch notification"}</li>
             <li><span class="legend-token runtime" aria-hidden="true"></span>{"kubelet → containerd"}</li>
+            <li><span class="legend-token webhook" aria-hidden="true"></span>{"admission webhook call"}</li>
+            <li><span class="legend-token raft" aria-hidden="true"></span>{"etcd member → member (Raft)"}</li>
         </ul>
     }
 }

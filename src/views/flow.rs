@@ -10,6 +10,9 @@ use crate::cluster::{Cluster, Role};
 use crate::record::{ComponentId, Entry, Happening, Seq, Stage};
 use std::collections::VecDeque;
 
+mod raft;
+mod webhook;
+
 /// A box on the map where a message starts or ends.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Place {
@@ -33,6 +36,15 @@ pub enum Place {
     AddOn(String),
     /// Many nodes at once (a bundle of messages to or from several of them).
     Nodes,
+    /// One member of etcd's Raft group (a cluster of several control-plane nodes), by name.
+    EtcdMember(String),
+    /// A pod the API server calls (an admission webhook's Service backend): its node, its
+    /// name, and its place among the node's pods as the node's box lists them.
+    Pod {
+        node: String,
+        pod: String,
+        slot: u32,
+    },
 }
 
 impl Place {
@@ -51,6 +63,8 @@ impl Place {
             Place::CoreDns => "coredns".into(),
             Place::AddOn(name) => name.clone(),
             Place::Nodes => "nodes".into(),
+            Place::EtcdMember(name) => format!("etcd/{name}"),
+            Place::Pod { pod, .. } => format!("pod/{pod}"),
         }
     }
 }
@@ -69,6 +83,10 @@ pub struct Message {
     /// The API server's pipeline stages it passes through on the way (a request: all six when
     /// stored; up to the refusing one when refused; a notification: none).
     pub stages: u8,
+    /// A request's later leg: it starts at this stage (1 for the first), where an admission
+    /// webhook's answer let it go on; 0: from its sender.
+    #[serde(default)]
+    pub from_stage: u8,
     pub refused: bool,
     /// 0 as it leaves, 1 as it arrives.
     pub progress: f64,
@@ -146,6 +164,10 @@ enum End {
     /// The container runtime beside a kubelet (the kubelet's id).
     Runtime(ComponentId),
     Nodes,
+    /// An etcd member, by its place in the Raft group.
+    Member(u8),
+    /// The pod an admission webhook call went to: the record entry of the call, which names it.
+    Pod(Seq),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +178,10 @@ enum Class {
     Runtime,
     /// A component's decision, shown at the component (teaching pace only).
     Note,
+    /// A message between etcd's members (AppendEntries, its acknowledgement, a vote).
+    Raft,
+    /// The API server's call to an admission webhook, or the webhook's answer.
+    Webhook,
 }
 
 /// A message waiting to leave: its ends and what it stands for, named only when it leaves.
@@ -171,7 +197,30 @@ struct Hop {
     refused: bool,
     /// Notifications of one write leave together (a fan-out); `None` leaves alone.
     wave: Option<i64>,
+    /// 0: the message of record entry `id` itself; more: another leg or step drawn from it
+    /// (a request's leg after a webhook, a vote of the election a leader change ends).
+    part: u8,
+    /// A request's later leg starts at this stage (see [`Message::from_stage`]).
+    from_stage: u8,
+    /// Its label and sentence, when they are not the entry's own.
+    said: Option<(String, String)>,
 }
+
+impl Hop {
+    /// A hop of one entry with nothing else to say: no stages, not refused, alone.
+    fn new(id: Seq, from: End, to: End, class: Class) -> Hop {
+        Hop { id, from, to, class, count: 1, stages: 0, refused: false, wave: None, part: 0, from_stage: 0, said: None }
+    }
+
+    /// The message's key: the entry's own number, or (another leg or step) one no entry has.
+    fn key(&self) -> Seq {
+        if self.part == 0 { self.id } else { DERIVED | (self.id << 5) | u64::from(self.part) }
+    }
+}
+
+/// Keys of messages drawn from an entry that are not the entry's own message (above any
+/// record sequence number).
+const DERIVED: Seq = 1 << 62;
 
 /// The messages on the map, fed from the record frame by frame.
 #[derive(Debug)]
@@ -230,8 +279,12 @@ impl Flow {
             if at > now_ms {
                 break;
             }
-            let mut message = self.launch(cluster, hop, at);
-            if pace.teaching && hop.wave.is_some() && self.last_wave != hop.wave && hop.class != Class::Watch {
+            let mut message = Self::launch(cluster, hop, at);
+            if pace.teaching
+                && hop.wave.is_some()
+                && self.last_wave != hop.wave
+                && !matches!(hop.class, Class::Watch | Class::Raft)
+            {
                 let more = self.queue.iter().skip(1).take_while(|h| h.wave == hop.wave).count();
                 if more > 0 {
                     message.caption = format!("{} The same happens on {more} more node(s).", message.caption);
@@ -274,8 +327,8 @@ impl Flow {
     /// chain step by step shows each step travel. False when the entry is no message (a
     /// decision, or a request of the API server's own).
     pub fn spotlight(&mut self, cluster: &Cluster, seq: Seq, now_ms: f64) -> bool {
-        let Some(hop) = cluster.record.get(seq).and_then(|e| hop(cluster, e, true)) else { return false };
-        let message = self.launch(cluster, &hop, now_ms);
+        let Some(hop) = cluster.record.get(seq).and_then(|e| single(cluster, e)) else { return false };
+        let message = Self::launch(cluster, &hop, now_ms);
         self.caption = message.caption.clone();
         self.flying.retain(|m| m.id != seq);
         self.flying.push(message);
@@ -345,25 +398,12 @@ impl Flow {
         if last == self.cursor {
             return;
         }
-        let fresh = cluster.record.since(self.cursor);
+        let fresh: Vec<&Entry> = cluster.record.since(self.cursor).collect();
         self.cursor = last;
-        if pace.teaching {
-            for e in fresh {
-                if crate::views::caption::is_chatter(cluster, e) {
-                    self.passed_over += 1;
-                } else if let Some(mut h) = hop(cluster, e, true) {
-                    // The same step on several nodes at one moment (each kube-proxy syncing its
-                    // rules, each kubelet pulling) is one step of the story.
-                    if matches!(h.class, Class::Note | Class::Runtime) {
-                        h.wave = node_wave(cluster, e);
-                    }
-                    self.queue.push_back(h);
-                }
-            }
-            return;
-        }
-        self.queue.extend(fresh.filter_map(|e| hop(cluster, e, false)));
-        if self.queue.len() > QUEUE {
+        let (hops, passed_over) = batch(cluster, &fresh, pace.teaching);
+        self.passed_over += passed_over;
+        self.queue.extend(hops);
+        if !pace.teaching && self.queue.len() > QUEUE {
             let hops: Vec<Hop> = self.queue.drain(..).collect();
             // One wave per flood (negative: never a revision).
             let wave = Some(-i64::try_from(last).unwrap_or(i64::MAX));
@@ -371,32 +411,144 @@ impl Flow {
         }
     }
 
-    fn launch(&self, cluster: &Cluster, hop: &Hop, at: f64) -> Message {
+    fn launch(cluster: &Cluster, hop: &Hop, at: f64) -> Message {
         let entry = cluster.record.get(hop.id).filter(|_| hop.count == 1);
-        let label = match (entry.and_then(label), hop.class) {
+        let said = hop.said.as_ref().filter(|_| hop.count == 1);
+        let label = match (said.map(|(l, _)| l.clone()).or_else(|| entry.and_then(label)), hop.class) {
             (Some(l), _) => l,
             (None, Class::Request) => format!("×{} requests", hop.count),
             (None, Class::Watch) => format!("×{} watch events", hop.count),
             (None, Class::Runtime) => format!("×{} runtime calls", hop.count),
             (None, Class::Note) => format!("×{} decisions", hop.count),
+            (None, Class::Raft) => format!("×{} Raft messages", hop.count),
+            (None, Class::Webhook) => format!("×{} webhook calls", hop.count),
         };
-        let caption = match entry {
-            Some(e) => crate::views::caption::caption(cluster, e),
-            None => format!("{label}: {} → {}", place(cluster, hop.from).name(), place(cluster, hop.to).name()),
+        let caption = match (said, entry) {
+            (Some((_, c)), _) => c.clone(),
+            (None, Some(e)) => crate::views::caption::caption(cluster, e),
+            (None, None) => {
+                format!("{label}: {} → {}", place(cluster, hop.from).name(), place(cluster, hop.to).name())
+            }
         };
         Message {
-            id: hop.id,
+            id: hop.key(),
             from: place(cluster, hop.from),
             to: place(cluster, hop.to),
             label,
             count: hop.count,
             stages: hop.stages,
+            from_stage: hop.from_stage,
             refused: hop.refused,
             progress: 0.0,
             started_ms: at,
             caption,
         }
     }
+}
+
+/// What a hop of a batch belongs to, for putting it in the order things happened.
+#[derive(Clone, Copy, PartialEq)]
+enum Tag {
+    Other,
+    /// A Raft message or step recorded while the request (if any) was handled.
+    Raft(Option<Seq>),
+    /// An admission webhook call or answer of the request, at the stage (1-based) it is part of.
+    Webhook(Seq, u8),
+}
+
+/// The hops of a batch of fresh entries, in the order they happened (and, at the teaching
+/// pace, how many background entries were passed over): a request's webhook calls between
+/// the legs of its way through the stages, its replication in etcd before the watch
+/// notifications of its write.
+fn batch(cluster: &Cluster, fresh: &[&Entry], teaching: bool) -> (Vec<Hop>, u64) {
+    let mut passed_over = 0;
+    let requests: std::collections::BTreeSet<Seq> =
+        fresh.iter().filter(|e| matches!(e.what, Happening::Request { .. })).map(|e| e.seq).collect();
+    let mut items: Vec<(Hop, Tag)> = Vec::new();
+    for e in fresh {
+        let chatter = teaching && crate::views::caption::is_chatter(cluster, e);
+        if raft::is_raft(e) {
+            // The replication of background writes (Lease renewals, Events) is chatter at any
+            // pace: three control planes renew many Leases.
+            if !raft::worth_telling(cluster, e, &requests, teaching) {
+                passed_over += u64::from(teaching);
+                continue;
+            }
+            items.extend(raft::hops(cluster, e, teaching).into_iter().map(|h| (h, Tag::Raft(e.cause))));
+        } else if let Some((h, stage)) = webhook::hop(cluster, e) {
+            items.push((h, Tag::Webhook(e.cause.unwrap_or_default(), stage)));
+        } else if chatter {
+            passed_over += 1;
+        } else if let Some(mut h) = hop(cluster, e, teaching) {
+            // The same step on several nodes at one moment (each kube-proxy syncing its
+            // rules, each kubelet pulling) is one step of the story.
+            if teaching && matches!(h.class, Class::Note | Class::Runtime) {
+                h.wave = node_wave(cluster, e);
+            }
+            items.push((h, Tag::Other));
+        }
+    }
+    let mut used = vec![false; items.len()];
+    let mut out = Vec::with_capacity(items.len());
+    for i in 0..items.len() {
+        if used[i] {
+            continue;
+        }
+        used[i] = true;
+        let (h, tag) = &items[i];
+        if *tag != Tag::Other || h.class != Class::Request || h.stages == 0 {
+            out.push(h.clone());
+            continue;
+        }
+        let c = h.id;
+        let hooks: Vec<usize> =
+            (i + 1..items.len()).filter(|&j| matches!(items[j].1, Tag::Webhook(cause, _) if cause == c)).collect();
+        webhook::legs(cluster, h, hooks.iter().map(|&j| (&items[j].0, stage_of(items[j].1))), &mut out);
+        for &j in &hooks {
+            used[j] = true;
+        }
+        // Everything etcd's group did while the request was handled: its replication (and an
+        // election it waited for), before the notifications of its write.
+        if let Some(last) = (i + 1..items.len()).rev().find(|&j| items[j].1 == Tag::Raft(Some(c))) {
+            for j in i + 1..=last {
+                if !used[j] && matches!(items[j].1, Tag::Raft(_)) {
+                    used[j] = true;
+                    out.push(items[j].0.clone());
+                }
+            }
+        }
+    }
+    (out, passed_over)
+}
+
+fn stage_of(tag: Tag) -> u8 {
+    match tag {
+        Tag::Webhook(_, stage) => stage,
+        _ => 0,
+    }
+}
+
+/// The message one of the API server's own record entries stands for, when it is one of
+/// etcd's Raft messages or steps or an admission webhook call or answer: for views that draw
+/// them apart from the map (the sequence diagram). `None` for any other entry.
+pub fn side_message(cluster: &Cluster, entry: &Entry) -> Option<Message> {
+    if !raft::is_raft(entry) && webhook::hop(cluster, entry).is_none() {
+        return None;
+    }
+    single(cluster, entry).map(|h| Flow::launch(cluster, &h, 0.0))
+}
+
+/// Whether the entry is one of etcd's Raft messages or steps (several control planes).
+pub fn is_raft(entry: &Entry) -> bool {
+    raft::is_raft(entry)
+}
+
+/// The message one entry makes on its own (a step the page follows).
+fn single(cluster: &Cluster, entry: &Entry) -> Option<Hop> {
+    if raft::is_raft(entry) {
+        return raft::hops(cluster, entry, true).into_iter().last();
+    }
+    webhook::hop(cluster, entry).map(|(h, _)| h).or_else(|| hop(cluster, entry, true))
 }
 
 /// The message an entry makes, if it is one: a request, a watch notification, a kubelet's call
@@ -409,61 +561,24 @@ fn hop(cluster: &Cluster, entry: &Entry, notes: bool) -> Option<Hop> {
                 None => Stage::ALL.len() as u8,
             };
             let from = end(entry.actor);
+            let to = if failed_at.is_some() { End::Api } else { End::Etcd };
             (from != End::Api && cluster.component_role(entry.actor).is_some()).then_some(Hop {
-                id: entry.seq,
-                from,
-                to: if failed_at.is_some() { End::Api } else { End::Etcd },
-                class: Class::Request,
-                count: 1,
                 stages,
                 refused: failed_at.is_some(),
-                wave: None,
+                ..Hop::new(entry.seq, from, to, Class::Request)
             })
         }
-        Happening::Notify { to, .. } => Some(Hop {
-            id: entry.seq,
-            from: End::Api,
-            to: end(*to),
-            class: Class::Watch,
-            count: 1,
-            stages: 0,
-            refused: false,
-            wave: Some(entry.revision),
-        }),
+        Happening::Notify { to, .. } => {
+            Some(Hop { wave: Some(entry.revision), ..Hop::new(entry.seq, End::Api, end(*to), Class::Watch) })
+        }
         // The API server's call to a kubelet for a client (logs, exec, attach).
-        Happening::KubeletCall { to, .. } => Some(Hop {
-            id: entry.seq,
-            from: End::Api,
-            to: end(*to),
-            class: Class::Request,
-            count: 1,
-            stages: 0,
-            refused: false,
-            wave: None,
-        }),
+        Happening::KubeletCall { to, .. } => Some(Hop::new(entry.seq, End::Api, end(*to), Class::Request)),
         Happening::Decision { text } if runtime_call(text).is_some() => {
-            matches!(cluster.component_role(entry.actor), Some(Role::Kubelet { .. })).then_some(Hop {
-                id: entry.seq,
-                from: End::Component(entry.actor),
-                to: End::Runtime(entry.actor),
-                class: Class::Runtime,
-                count: 1,
-                stages: 0,
-                refused: false,
-                wave: None,
-            })
+            matches!(cluster.component_role(entry.actor), Some(Role::Kubelet { .. }))
+                .then(|| Hop::new(entry.seq, End::Component(entry.actor), End::Runtime(entry.actor), Class::Runtime))
         }
         Happening::Decision { text } if notes && !text.is_empty() && entry.actor != ComponentId::API_SERVER => {
-            Some(Hop {
-                id: entry.seq,
-                from: end(entry.actor),
-                to: end(entry.actor),
-                class: Class::Note,
-                count: 1,
-                stages: 0,
-                refused: false,
-                wave: None,
-            })
+            Some(Hop::new(entry.seq, end(entry.actor), end(entry.actor), Class::Note))
         }
         _ => None,
     }
@@ -538,6 +653,8 @@ fn place(cluster: &Cluster, end: End) -> Place {
         End::Api => Place::ApiServer,
         End::Etcd => Place::Etcd,
         End::Nodes => Place::Nodes,
+        End::Member(i) => raft::member_place(cluster, i),
+        End::Pod(call) => webhook::pod_place(cluster, call),
         End::Runtime(id) => match cluster.component_role(id) {
             Some(Role::Kubelet { node }) => Place::Runtime(node.clone()),
             _ => Place::Nodes,

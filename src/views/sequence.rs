@@ -4,6 +4,7 @@
 //! notifications nobody acted on.
 
 use super::caption::{caption, is_chatter, runtime_step, stored_change, subresource};
+use super::flow::{is_raft, side_message};
 use crate::api::Kind;
 use crate::cluster::{Cluster, Role};
 use crate::etcd::{ChangeKind, Etcd};
@@ -92,6 +93,47 @@ pub fn acted_on(entries: Vec<&Entry>) -> Vec<&Entry> {
     entries.into_iter().filter(|e| !matches!(e.what, Happening::Notify { .. }) || causes.contains(&e.seq)).collect()
 }
 
+/// The entries in the order things happened, each request's write to etcd as a step of its
+/// own (`true`): a request, its admission webhooks' calls, its write, etcd's replication of it
+/// (and an election it waited for), then what its write set off.
+fn in_order(entries: Vec<&Entry>) -> Vec<(&Entry, bool)> {
+    let mut used = vec![false; entries.len()];
+    let mut out = Vec::with_capacity(entries.len() + 8);
+    for i in 0..entries.len() {
+        if used[i] {
+            continue;
+        }
+        used[i] = true;
+        let e = entries[i];
+        out.push((e, false));
+        if !matches!(e.what, Happening::Request { .. }) {
+            continue;
+        }
+        let after = i + 1..entries.len();
+        for j in after.clone() {
+            if !used[j] && entries[j].cause == Some(e.seq) && is_webhook_note(entries[j]) {
+                used[j] = true;
+                out.push((entries[j], false));
+            }
+        }
+        out.push((e, true));
+        if let Some(last) = after.clone().rev().find(|&j| entries[j].cause == Some(e.seq) && is_raft(entries[j])) {
+            for j in i + 1..=last {
+                if !used[j] && is_raft(entries[j]) {
+                    used[j] = true;
+                    out.push((entries[j], false));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One of the API server's notes of an admission webhook call.
+fn is_webhook_note(entry: &Entry) -> bool {
+    matches!(&entry.what, Happening::Decision { text } if entry.actor == ComponentId::API_SERVER && text.contains("AdmissionWebhook"))
+}
+
 /// How lanes sort: the fixed three, controllers, the scheduler, each node's kubelet and
 /// runtime side by side, kube-proxies, then anything else.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -99,11 +141,15 @@ enum Place {
     User,
     ApiServer,
     Etcd,
+    /// One of etcd's members (several control planes), by first appearance.
+    EtcdMember(usize),
     Controller(usize),
     Scheduler,
     /// Node (by first appearance), then 0 for the kubelet, 1 for its runtime.
     Node(usize, u8),
     KubeProxy(usize),
+    /// A pod the API server calls (an admission webhook's backend).
+    Backend(usize),
     Other(usize),
 }
 
@@ -169,6 +215,21 @@ impl Lanes {
         self.add("etcd".into(), |_, _| Place::Etcd, "etcd".into())
     }
 
+    /// The lane of a place on the map (an etcd member, a webhook's pod, the API server).
+    fn place(&mut self, cluster: &Cluster, place: &crate::views::flow::Place) -> String {
+        use crate::views::flow::Place as On;
+        match place {
+            On::EtcdMember(name) => {
+                self.add(format!("etcd/{name}"), |_, o| Place::EtcdMember(o), format!("etcd {name}"))
+            }
+            On::Pod { pod, .. } => {
+                self.add(format!("pod/{pod}"), |_, o| Place::Backend(o), format!("webhook pod {pod}"))
+            }
+            On::Etcd => self.etcd(),
+            _ => self.component(cluster, ComponentId::API_SERVER),
+        }
+    }
+
     fn runtime(&mut self, node: &str) -> String {
         self.add(format!("containerd/{node}"), |l, _| Place::Node(l.node(node), 1), format!("containerd {node}"))
     }
@@ -205,10 +266,10 @@ pub fn sequence(cluster: &Cluster, limit: usize) -> Sequence {
     let tree = latest_write_tree(cluster, limit.saturating_mul(24).max(256));
     let kept: Vec<&Entry> =
         tree.into_iter().filter(|e| !is_chatter(cluster, e) || runtime_step(cluster, e).is_some()).collect();
-    let kept = acted_on(kept);
+    let kept = in_order(acted_on(kept));
     let mut lanes = Lanes::default();
     let mut drafts: Vec<Draft> = Vec::new();
-    for entry in kept {
+    for (entry, stored) in kept {
         if drafts.len() >= limit {
             break;
         }
@@ -216,6 +277,20 @@ pub fn sequence(cluster: &Cluster, limit: usize) -> Sequence {
         let mut push = |from: String, to: String, label: String, caption: String| {
             drafts.push(Draft { seq: entry.seq, from, to, label, caption, revision: entry.revision, at: at.clone() });
         };
+        if stored {
+            // (A kubelet's Event told as its runtime's step draws no write of its own.)
+            if let Some((label, text)) = storage(cluster, entry).filter(|_| runtime_step(cluster, entry).is_none()) {
+                let (api, etcd) = (lanes.component(cluster, ComponentId::API_SERVER), lanes.etcd());
+                push(api, etcd, label, text);
+            }
+            continue;
+        }
+        // etcd's Raft messages and the admission webhooks' calls, between their own lanes.
+        if let Some(m) = side_message(cluster, entry) {
+            let (from, to) = (lanes.place(cluster, &m.from), lanes.place(cluster, &m.to));
+            push(from, to, m.label, m.caption);
+            continue;
+        }
         if let Some(step) = runtime_step(cluster, entry) {
             let kubelet = lanes.component(cluster, entry.actor);
             let runtime = lanes.runtime(&step.node);
@@ -227,11 +302,7 @@ pub fn sequence(cluster: &Cluster, limit: usize) -> Sequence {
             Happening::Request { .. } => {
                 let from = lanes.component(cluster, entry.actor);
                 let api = lanes.component(cluster, ComponentId::API_SERVER);
-                push(from, api.clone(), request_label(cluster, entry), caption(cluster, entry));
-                if let Some((label, text)) = storage(cluster, entry) {
-                    let etcd = lanes.etcd();
-                    push(api, etcd, label, text);
-                }
+                push(from, api, request_label(cluster, entry), caption(cluster, entry));
             }
             Happening::Notify { to, event, kind, name, .. } => {
                 let api = lanes.component(cluster, ComponentId::API_SERVER);
@@ -540,6 +611,26 @@ mod tests {
         let note = seq.steps.iter().find(|s| s.label.ends_with("want 1, have 0: create 1")).unwrap();
         assert_eq!(note.from, note.to);
         assert!(seq.steps.iter().any(|s| s.label.starts_with("3/4 fit → worker-") && s.from == s.to));
+    }
+
+    #[test]
+    fn on_three_control_planes_the_write_is_put_then_replicated_between_the_etcd_members_lanes() {
+        let mut s = Session::with_config(crate::cluster::ClusterConfig { control_planes: 3, ..Default::default() });
+        s.execute(&Command::new("kubectl create configmap one --from-literal=a=1"));
+        let seq = sequence(&s.cluster, 40);
+        let lane = |i: usize| seq.lanes[i].key.as_str();
+        let steps: Vec<(&str, &str, &str)> =
+            seq.steps.iter().map(|st| (lane(st.from), lane(st.to), st.label.as_str())).collect();
+        let put = steps.iter().position(|s| s.2.starts_with("put /registry/configmaps/default/one")).expect("the put");
+        let appends: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].2.starts_with("append ")).collect();
+        assert_eq!(appends.len(), 2, "{steps:#?}");
+        assert!(appends.iter().all(|&i| i > put && steps[i].0.starts_with("etcd/") && steps[i].1.starts_with("etcd/")));
+        assert!(steps.iter().any(|s| s.2.starts_with("ack ")), "{steps:#?}");
+        assert_eq!(
+            steps.iter().filter(|s| s.0 == "kube-apiserver" && s.0 == s.1).count(),
+            0,
+            "no raw notes: {steps:#?}"
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub fn shell_layout() -> Layout {
         lanes: Vec::new(),
         addons: DEFAULT_ADDONS.iter().map(|n| n.to_string()).collect(),
         cni: Some(crate::cni::NAME.to_string()),
+        members: Vec::new(),
     })
 }
 

@@ -297,6 +297,12 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
             .component_ids()
             .any(|id| matches!(cluster.component_role(id), Some(crate::cluster::Role::Cni { .. })))
             .then(|| crate::cni::NAME.to_string()),
+        members: cluster
+            .inspect()
+            .etcd()
+            .raft()
+            .map(|g| g.members.iter().map(|m| m.name.clone()).collect())
+            .unwrap_or_default(),
     };
     let request = view.requests.first().map(|r| RequestLine {
         text: format!("{} {} {} · {}", r.code, r.method, r.path, r.who),

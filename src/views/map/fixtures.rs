@@ -10,6 +10,7 @@ pub fn spec(nodes: usize, pods: usize) -> MapSpec {
         lanes: vec!["deployment-controller".into(), "replicaset-controller".into()],
         addons: vec!["local-path-provisioner".into()],
         cni: None,
+        members: Vec::new(),
     }
 }
 
@@ -22,6 +23,7 @@ pub fn message(from: Place, to: Place, stages: u8, refused: bool, progress: f64)
         label: "x".into(),
         count: 1,
         stages,
+        from_stage: 0,
         refused,
         progress,
         started_ms: 0.0,

@@ -176,6 +176,9 @@ pub struct MapSpec {
     /// The name of the CNI plugin's agent on every node, when it talks to the API
     /// (`calico-node`): each node draws it.
     pub cni: Option<String>,
+    /// etcd's members when it is a Raft group (empty with one member): each a chip in the etcd
+    /// box, which Raft's messages travel between.
+    pub members: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -191,6 +194,9 @@ pub struct Layout {
     pub cni: Option<String>,
     /// Controllers that acted but have no lane drawn (more than [`MAX_LANES`]).
     pub more_lanes: usize,
+    /// etcd's members, in the group's order (see [`member_chip`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
     pub nodes: Vec<NodeLayout>,
     pub edges: Vec<Edge>,
 }
@@ -365,8 +371,31 @@ pub fn layout(spec: &MapSpec) -> Layout {
         }
     }
     let more_lanes = spec.lanes.len().saturating_sub(MAX_LANES);
-    Layout { width: WIDTH, height, stages, lanes, addons, cni: spec.cni.clone(), more_lanes, nodes, edges }
+    Layout {
+        width: WIDTH,
+        height,
+        stages,
+        lanes,
+        addons,
+        cni: spec.cni.clone(),
+        more_lanes,
+        members: spec.members.clone(),
+        nodes,
+        edges,
+    }
 }
+
+/// The chip of the `i`th of `count` etcd members, along the bottom of the etcd box.
+pub fn member_chip(i: usize, count: usize) -> Rect {
+    let gap = 6.0;
+    let count = count.max(1);
+    let w = (ETCD.w - 28.0 - gap * (count as f64 - 1.0)) / count as f64;
+    Rect::new(ETCD.x + 14.0 + i as f64 * (w + gap), ETCD.y + 112.0, w, 30.0)
+}
+
+/// How far above the chips a Raft message arcs: one way high, the other way low, so a message
+/// and its answer never share a line.
+const RAFT_ARC: (f64, f64) = (14.0, 6.0);
 
 /// The add-ons' boxes, stacked under CoreDNS's and sharing the room above kubectl's.
 fn addon_boxes(addons: &[String]) -> Vec<(String, Rect)> {
@@ -490,7 +519,58 @@ impl Layout {
             Place::CoreDns => Some(COREDNS),
             Place::AddOn(name) => self.addon(name),
             Place::Nodes => None,
+            Place::EtcdMember(name) => self.member(name),
+            Place::Pod { node, slot, .. } => {
+                let (x, y) = self.pod_point(node, *slot)?;
+                Some(Rect::new(x - 9.0, y - 9.0, 18.0, 18.0))
+            }
         }
+    }
+
+    /// An etcd member's chip.
+    pub fn member(&self, name: &str) -> Option<Rect> {
+        let i = self.members.iter().position(|m| m == name)?;
+        Some(member_chip(i, self.members.len()))
+    }
+
+    /// Where a pod of a node is drawn (its dot, or a listed row's circle); the top of the
+    /// node's pods when it is not drawn.
+    fn pod_point(&self, node: &str, slot: u32) -> Option<Point> {
+        let n = self.node(node)?;
+        let slot = usize::try_from(slot).unwrap_or(usize::MAX);
+        Some(if slot < n.pod_room { n.pod_at(slot) } else { (n.pods.x + 6.0, n.pods.y + 6.0) })
+    }
+
+    /// A webhook call's way from the admission stage (`stage`, 1-based) down to the bus and
+    /// along the pod's kubelet's way to its node, then to the pod.
+    fn pod_route(&self, node: &str, slot: u32, stage: u8) -> Vec<Point> {
+        let (Some(edge), Some(pod)) =
+            (self.edge(&format!("kubelet/{node}"), "kube-apiserver"), self.pod_point(node, slot))
+        else {
+            return Vec::new();
+        };
+        let start = match usize::from(stage).checked_sub(1).and_then(|i| self.stages.get(i)) {
+            Some((_, r)) => r.centre(),
+            None => (NODE_ENTRY_X, API_SERVER.bottom()),
+        };
+        let mut points = vec![start, (start.0, BUS_Y)];
+        // The kubelet's way from the node to the API server ends along the bus and up into
+        // it: the call takes it from the bus on, the other way.
+        let mut way = edge.points.clone();
+        way.truncate(way.len().saturating_sub(2));
+        way.reverse();
+        points.extend(way);
+        points.push(pod);
+        points
+    }
+
+    /// A Raft message's way between two members' chips: up from the sender, across above the
+    /// chips, down into the receiver.
+    fn raft_route(&self, from: &str, to: &str) -> Vec<Point> {
+        let (Some(a), Some(b)) = (self.member(from), self.member(to)) else { return Vec::new() };
+        let lift = if a.x < b.x { RAFT_ARC.0 } else { RAFT_ARC.1 };
+        let (ax, bx) = (a.cx() + if a.x < b.x { 8.0 } else { -8.0 }, b.cx() + if a.x < b.x { -8.0 } else { 8.0 });
+        vec![(ax, a.y + 4.0), (ax, a.y - lift), (bx, b.y - lift), (bx, b.y + 4.0)]
     }
 
     /// The name of the edge end a place is on (`kube-controller-manager` for a controller).
@@ -522,6 +602,13 @@ impl Layout {
         match (&m.from, &m.to) {
             // A decision: it happens at the component.
             (a, b) if a == b => self.place_rect(a).map(|r| vec![r.centre(), r.centre()]).unwrap_or_default(),
+            (Place::EtcdMember(a), Place::EtcdMember(b)) => self.raft_route(a, b),
+            (Place::ApiServer, Place::Pod { node, slot, .. }) => self.pod_route(node, *slot, m.from_stage),
+            (Place::Pod { node, slot, .. }, Place::ApiServer) => {
+                let mut points = self.pod_route(node, *slot, m.from_stage);
+                points.reverse();
+                points
+            }
             (Place::Kubelet(a), Place::Runtime(b)) if a == b => self
                 .edge(&format!("kubelet/{a}"), &format!("containerd/{a}"))
                 .map(|e| e.points.clone())
@@ -532,9 +619,11 @@ impl Layout {
                 points
             }
             (from, to) => {
-                let mut points = towards(from);
+                // A later leg of a request starts at the stage where a webhook let it go on.
+                let mut points = if m.from_stage == 0 { towards(from) } else { Vec::new() };
                 let reached = usize::from(m.stages).min(self.stages.len());
-                for (_, r) in self.stages.iter().take(reached) {
+                let first = usize::from(m.from_stage).saturating_sub(1);
+                for (_, r) in self.stages.iter().take(reached).skip(first) {
                     points.push(r.centre());
                 }
                 if *to == Place::Etcd && !m.refused {
@@ -711,6 +800,49 @@ mod tests {
             }
             assert!(now < 600_000.0);
         }
+    }
+
+    #[test]
+    fn raft_messages_travel_between_the_member_chips_inside_the_etcd_box_one_way_above_the_other() {
+        let mut spec = spec(3, 0);
+        spec.members = ["control-plane", "control-plane2", "control-plane3"].map(String::from).to_vec();
+        let map = layout(&spec);
+        let member = |n: &str| Place::EtcdMember(n.to_string());
+        let there = map.route(&message(member("control-plane2"), member("control-plane3"), 0, false, 0.0));
+        let back = map.route(&message(member("control-plane3"), member("control-plane2"), 0, false, 0.0));
+        for route in [&there, &back] {
+            assert!(route.iter().all(|p| ETCD.contains(*p)), "{route:?}");
+        }
+        let (chip2, chip3) = (map.member("control-plane2").unwrap(), map.member("control-plane3").unwrap());
+        assert!(chip2.contains(there[0]) && chip3.contains(*there.last().unwrap()));
+        assert!(there[1].1 != back[1].1, "a message and its answer keep apart");
+        assert!(!chip2.overlaps(&chip3));
+        assert_eq!(map.place_rect(&member("control-plane3")), Some(chip3));
+    }
+
+    #[test]
+    fn a_webhook_call_leaves_its_admission_stage_for_the_pod_in_its_node_and_the_answer_comes_back() {
+        let map = layout(&spec(3, 4));
+        let pod = Place::Pod { node: "worker-1".into(), pod: "policy-1".into(), slot: 2 };
+        let mut call = message(Place::ApiServer, pod.clone(), 0, false, 0.0);
+        call.from_stage = 5;
+        let route = map.route(&call);
+        assert_eq!(route.first(), Some(&map.stages[4].1.centre()));
+        let node = map.node("worker-1").unwrap();
+        assert_eq!(route.last(), Some(&node.pod_at(2)));
+        assert!(route.iter().any(|p| p.1 == BUS_Y), "by the bus, as the node's own connections: {route:?}");
+        let answer = message(pod.clone(), Place::ApiServer, 0, false, 0.0);
+        let mut answer = answer;
+        answer.from_stage = 5;
+        let mut back = map.route(&answer);
+        back.reverse();
+        assert_eq!(back, route);
+        // The request's later leg starts where the webhook let it go on.
+        let mut leg = message(Place::Kubectl, Place::Etcd, 6, false, 0.0);
+        leg.from_stage = 5;
+        let route = map.route(&leg);
+        assert_eq!(route.first(), Some(&map.stages[4].1.centre()));
+        assert_eq!(route.last(), Some(&ETCD.centre()));
     }
 
     #[test]

@@ -21,6 +21,10 @@ impl Layout {
             let (from, to) = (m.from.name(), m.to.name());
             let class = if m.refused {
                 TokenClass::Refused
+            } else if matches!(m.from, Place::EtcdMember(_)) {
+                TokenClass::Raft
+            } else if matches!(m.from, Place::Pod { .. }) || matches!(m.to, Place::Pod { .. }) {
+                TokenClass::Webhook
             } else if m.stages > 0 {
                 TokenClass::Request
             } else if matches!(m.to, Place::Runtime(_)) {
@@ -64,7 +68,12 @@ impl Layout {
             let t = &mut rest[0];
             let near =
                 |o: &Token| (o.at.0 - t.at.0).abs() < LABEL_CLEARANCE && (o.at.1 - t.at.1).abs() < LABEL_CLEARANCE;
-            if before.iter().any(|o| o.labelled && o.label == t.label && near(o)) {
+            // Raft's fan-out (the same entry to every follower) in the small etcd box: once.
+            let raft = t.from.starts_with("etcd/");
+            if before
+                .iter()
+                .any(|o| o.labelled && o.label == t.label && (near(o) || raft && o.from.starts_with("etcd/")))
+            {
                 t.labelled = false;
             }
         }
@@ -106,6 +115,10 @@ pub enum TokenClass {
     Refused,
     Watch,
     Runtime,
+    /// Between etcd's members.
+    Raft,
+    /// An admission webhook call or answer.
+    Webhook,
 }
 
 impl TokenClass {
@@ -115,6 +128,8 @@ impl TokenClass {
             TokenClass::Refused => "token request refused",
             TokenClass::Watch => "token watch",
             TokenClass::Runtime => "token runtime",
+            TokenClass::Raft => "token raft",
+            TokenClass::Webhook => "token webhook",
         }
     }
 
@@ -123,6 +138,8 @@ impl TokenClass {
             TokenClass::Request | TokenClass::Refused => "requests",
             TokenClass::Watch => "watch events",
             TokenClass::Runtime => "runtime calls",
+            TokenClass::Raft => "Raft messages",
+            TokenClass::Webhook => "webhook calls",
         }
     }
 }
@@ -200,6 +217,21 @@ mod tests {
         let tokens = map.tokens(&[a, b, far], false);
         assert_eq!(tokens.len(), 2, "{tokens:#?}");
         assert_eq!((tokens[0].count, tokens[0].label.as_str(), tokens[0].ids.clone()), (2, "×2 requests", vec![1, 2]));
+    }
+
+    #[test]
+    fn the_leaders_append_entries_to_every_follower_are_labelled_once_even_when_one_is_lost() {
+        let mut spec = spec(3, 0);
+        spec.members = ["control-plane", "control-plane2", "control-plane3"].map(String::from).to_vec();
+        let map = layout(&spec);
+        let send = |id: u64, to: &str, lost: bool| {
+            let mut m = message(Place::EtcdMember("control-plane".into()), Place::EtcdMember(to.into()), 0, lost, 0.5);
+            (m.id, m.label) = (id, "append 9".into());
+            m
+        };
+        let tokens = map.tokens(&[send(1, "control-plane2", true), send(2, "control-plane3", false)], false);
+        assert_eq!((tokens[0].class, tokens[1].class), (TokenClass::Refused, TokenClass::Raft));
+        assert_eq!(tokens.iter().filter(|t| t.labelled).count(), 1, "{tokens:#?}");
     }
 
     #[test]
