@@ -123,6 +123,11 @@ pub struct ApiServer {
     custom_watch_versions: std::collections::BTreeMap<WatchId, Kind>,
     /// How the admission webhooks reach pods (the cluster installs it; none: nothing answers).
     pub webhook_network: Option<webhooks::PodCall>,
+    /// How long the request being served has kept its client waiting so far: a webhook's
+    /// answer time or timeout, etcd's request timeout without a quorum.
+    request_wait: crate::sim::Duration,
+    /// How long kubectl's requests waited since the cluster last ran the clock on for them.
+    user_wait: crate::sim::Duration,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -310,9 +315,10 @@ impl ApiServer {
         let what = Self::happening(&req, env.record.enabled);
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
         let before = self.etcd.revision();
+        let outer_wait = std::mem::take(&mut self.request_wait);
         let result = if self.etcd_down {
             Err((Stage::Storage, Self::refused()))
-        } else if let Err(status) = self.quorum(&req, env) {
+        } else if let Err(status) = self.quorum(&req, env, seq) {
             Err((Stage::Storage, status))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
@@ -327,7 +333,18 @@ impl ApiServer {
         if self.etcd.raft().is_some() {
             self.replicate(before, env, seq);
         }
+        let waited = std::mem::replace(&mut self.request_wait, outer_wait);
+        if env.actor == ComponentId::USER {
+            self.user_wait = self.user_wait + waited;
+        }
         result.map(|(_, reply)| reply).map_err(|(_, status)| status)
+    }
+
+    /// How long kubectl's requests have waited for their answers since this was last asked
+    /// (the clock then runs on by as much: the cluster goes on while kubectl waits).
+    /// Components' requests are answered at once, whatever they would have waited.
+    pub fn take_user_wait(&mut self) -> crate::sim::Duration {
+        std::mem::take(&mut self.user_wait)
     }
 
     /// The record entry of a request, before it is answered (a blank one without a record).

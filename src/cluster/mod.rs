@@ -776,12 +776,23 @@ impl Cluster {
         self.api.take_warnings()
     }
 
-    /// Sends a request as the person at the keyboard (kubectl).
+    /// Sends a request as the person at the keyboard (kubectl). A request the API server kept
+    /// waiting (a webhook's answer or timeout, etcd without a quorum) takes that long: the
+    /// cluster runs on meanwhile, as under `sleep`, and kubectl has its answer after.
     pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
-        let Some(_) = self.client_log else { return self.request_as(ComponentId::USER, req) };
-        let result = self.request_as(ComponentId::USER, req.clone());
-        if let Some(log) = self.client_log.as_mut() {
-            log.push(ClientCall { request: req, result: result.clone() });
+        let result = match self.client_log {
+            None => self.request_as(ComponentId::USER, req),
+            Some(_) => {
+                let result = self.request_as(ComponentId::USER, req.clone());
+                if let Some(log) = self.client_log.as_mut() {
+                    log.push(ClientCall { request: req, result: result.clone() });
+                }
+                result
+            }
+        };
+        let waited = self.api.take_user_wait();
+        if waited > Duration::ZERO {
+            self.advance(waited);
         }
         result
     }
