@@ -128,6 +128,9 @@ pub struct ApiServer {
     request_wait: crate::sim::Duration,
     /// How long kubectl's requests waited since the cluster last ran the clock on for them.
     user_wait: crate::sim::Duration,
+    /// Where clients reach the API (`host:port`) when it is not the control-plane node's
+    /// address: the load balancer in front of several API servers.
+    pub endpoint: Option<String>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -317,7 +320,7 @@ impl ApiServer {
         let before = self.etcd.revision();
         let outer_wait = std::mem::take(&mut self.request_wait);
         let result = if self.etcd_down {
-            Err((Stage::Storage, Self::refused()))
+            Err((Stage::Storage, self.refused()))
         } else if let Err(status) = self.quorum(&req, env, seq) {
             Err((Stage::Storage, status))
         } else {
@@ -465,7 +468,7 @@ impl ApiServer {
     /// storage (after every event reported before it is stored there).
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let exists = self.namespace_exists(events_etcd::namespace_of(&req));
-        let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
+        let Some(events) = &mut self.events else { return Err((Stage::Storage, self.refused())) };
         if !matches!(req.verb, Verb::Get | Verb::List | Verb::Watch) {
             self.events_oldest_lease.get_or_insert(env.now);
         }
@@ -477,7 +480,7 @@ impl ApiServer {
         let (code, reply) = answer?;
         let Reply::Watch { id: local, revision } = reply else { return Ok((code, reply)) };
         // The watch gets a number among this server's own, which it answers for through the map.
-        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, Self::refused())) };
+        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, self.refused())) };
         let id = self.watches.number_elsewhere(env.actor, filter);
         self.events_watches.insert(id, local);
         Ok((code, Reply::Watch { id, revision }))

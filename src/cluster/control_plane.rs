@@ -239,6 +239,17 @@ impl Cluster {
         (0..n).map(|k| (first + k) % n).find(|&i| self.control_planes[i].serving)
     }
 
+    /// The API server address (`host:port`) component `actor`'s kubeconfig names: a
+    /// control-plane node's scheduler and controller manager their own node's, every other
+    /// client the control-plane endpoint.
+    pub fn client_endpoint(&self, actor: ComponentId) -> String {
+        let own = self.control_planes.iter().find(|c| c.scheduler == actor.0 || c.controller_manager == actor.0);
+        match own.and_then(|c| self.kubelet(&c.node)) {
+            Some(kubelet) => format!("{}:{}", kubelet.internal_ip(), crate::api::well_known::API_SERVER_PORT),
+            None => self.api_endpoint(),
+        }
+    }
+
     /// Notes, for the record, which API server instance the next requests of `actor` reach.
     pub(super) fn route(&mut self, actor: ComponentId) {
         let instance = self.serving_instance(actor);
@@ -387,6 +398,29 @@ mod tests {
         let name = format!("kube-scheduler ({node})");
         let binds = requests_by(&s, &name, 0).iter().filter(|r| **r == ("create", Kind::Pod)).count();
         assert_eq!(binds, 2, "{name} bound the pods, one a second: {:?}", requests_by(&s, &name, 0));
+    }
+
+    #[test]
+    fn kubectl_and_the_kubeconfigs_name_the_load_balancer_in_front_of_several_api_servers() {
+        let mut s = ha();
+        let lb = "https://172.18.0.8:6443";
+        assert!(
+            run(&mut s, "kubectl cluster-info").starts_with(&format!("Kubernetes control plane is running at {lb}\n"))
+        );
+        assert_eq!(run(&mut s, "kubectl config view -o jsonpath={.clusters[0].cluster.server}"), lb);
+        let file = |s: &Session, node: &str, path: &str| {
+            crate::shell::node::fs::read(&s.cluster, node, path).unwrap_or_default()
+        };
+        for path in ["/etc/kubernetes/admin.conf", "/etc/kubernetes/kubelet.conf"] {
+            assert!(file(&s, "control-plane2", path).contains(&format!("server: {lb}\n")), "{path}");
+        }
+        // The scheduler and the controller manager talk to their own node's API server.
+        let own = file(&s, "control-plane2", "/etc/kubernetes/scheduler.conf");
+        assert!(own.contains("server: https://172.18.0.6:6443\n"), "{own}");
+        // With one control-plane node, its own address.
+        let mut single = Session::new(1);
+        let info = run(&mut single, "kubectl cluster-info");
+        assert!(info.starts_with("Kubernetes control plane is running at https://172.18.0.2:6443\n"), "{info}");
     }
 
     #[test]

@@ -243,6 +243,8 @@ impl Cluster {
             cluster.api.keep_events_apart(config.seed);
         }
         if config.control_planes > 1 {
+            let host = crate::api::well_known::control_plane_endpoint(config.control_planes, config.workers);
+            cluster.api.endpoint = Some(format!("{host}:{}", crate::api::well_known::API_SERVER_PORT));
             let members = crate::etcd::raft::members_of(config.control_planes, config.workers);
             cluster.api.etcd_bypass().form_group(&members, config.seed, cluster.now);
         }
@@ -263,7 +265,10 @@ impl Cluster {
         cluster.api_rng = api_rng;
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        let endpoint = crate::api::well_known::control_plane_endpoint(config.control_planes, config.workers);
+        crate::cluster::bootstrap::kube_system_addons(&endpoint, &mut |req| {
+            cluster.request_as(ComponentId::API_SERVER, req)
+        });
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         // The CNI plugin's objects, too, draw from a stream of their own.
@@ -923,6 +928,12 @@ impl Cluster {
 
     /// Whether anything listens at the API server's address (it does not while etcd is
     /// stopped: see `sim etcd stop`). What a client finds out by connecting.
+    /// Where clients reach the API, `host:port` (kubeadm's `controlPlaneEndpoint`): the
+    /// control-plane node, or the load balancer in front of several.
+    pub fn api_endpoint(&self) -> String {
+        self.api.endpoint()
+    }
+
     pub fn api_server_listening(&self) -> bool {
         self.api.etcd_running()
     }
