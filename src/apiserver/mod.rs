@@ -131,6 +131,9 @@ pub struct ApiServer {
     /// Where clients reach the API (`host:port`) when it is not the control-plane node's
     /// address: the load balancer in front of several API servers.
     pub endpoint: Option<String>,
+    /// While the client now sending finds no API server listening where it dials (the
+    /// cluster sets it before each client's turn): that address, `host:port`.
+    pub refusing: Option<String>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -319,7 +322,10 @@ impl ApiServer {
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
         let before = self.etcd.revision();
         let outer_wait = std::mem::take(&mut self.request_wait);
-        let result = if self.etcd_down {
+        let refusing = self.refusing.as_deref().filter(|_| env.actor != ComponentId::API_SERVER);
+        let result = if let Some(endpoint) = refusing {
+            Err((Stage::Storage, Status::connection_refused(endpoint)))
+        } else if self.etcd_down {
             Err((Stage::Storage, self.refused()))
         } else if let Err(status) = self.quorum(&req, env, seq) {
             Err((Stage::Storage, status))

@@ -935,7 +935,7 @@ impl Cluster {
     }
 
     pub fn api_server_listening(&self) -> bool {
-        self.api.etcd_running()
+        self.api.etcd_running() && self.refusal(ComponentId::USER).is_none()
     }
 
     /// kubectl hangs up: every watch it opened closes.
