@@ -41,11 +41,31 @@ pub struct Journal {
     /// The lesson's progress (`lessons::Progress` as JSON), kept with its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<String>,
+    /// How many control-plane nodes a session without a lesson starts with (the page's
+    /// `?control-planes=3`); 0 or 1: one.
+    #[serde(default, skip_serializing_if = "is_single", rename = "controlPlanes")]
+    pub control_planes: u32,
+}
+
+fn is_single(control_planes: &u32) -> bool {
+    *control_planes <= 1
 }
 
 impl Journal {
     pub fn new(seed: u64) -> Journal {
-        Journal { seed, entries: Vec::new(), now: 0, lesson: None, progress: None }
+        Journal { seed, entries: Vec::new(), now: 0, lesson: None, progress: None, control_planes: 0 }
+    }
+
+    /// A fresh cluster of the journal's seed and topology (at most
+    /// [`MAX_CONTROL_PLANES`](crate::cluster::control_plane::MAX_CONTROL_PLANES) control planes).
+    pub fn fresh_session(&self) -> Session {
+        let max = crate::cluster::control_plane::MAX_CONTROL_PLANES;
+        let control_planes = self.control_planes.clamp(1, max);
+        Session::with_config(crate::cluster::ClusterConfig {
+            seed: self.seed,
+            control_planes,
+            ..crate::cluster::ClusterConfig::default()
+        })
     }
 
     /// A journal for a lesson's session, which starts where the lesson does.
@@ -114,7 +134,7 @@ impl Journal {
     pub fn replay_begin(&self, lesson: Option<&crate::lessons::Lesson>) -> Replay {
         let session = match lesson {
             Some(lesson) => lesson.start(),
-            None => Session::new(self.seed),
+            None => self.fresh_session(),
         };
         Replay { session, next: 0, advancing: false, finished: false }
     }
@@ -341,7 +361,7 @@ impl Journal {
         }
         let mut session = match lesson {
             Some(lesson) => lesson.start(),
-            None => Session::new(self.seed),
+            None => self.fresh_session(),
         };
         let mut compacted = self.clone();
         let mut changed = false;

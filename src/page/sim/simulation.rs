@@ -375,7 +375,8 @@ impl Simulation {
         self.stop_watch();
         let lines = Vec::new();
         let empty = journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none();
-        if empty && lesson.is_none() && self.untouched == Some(journal.seed) {
+        let single = journal.control_planes <= 1;
+        if empty && lesson.is_none() && single && self.untouched == Some(journal.seed) {
             // The cluster this simulation booted is the one the journal would give.
             self.journal = journal;
             self.sent = Sent::default();
@@ -384,7 +385,7 @@ impl Simulation {
             return;
         }
         if empty {
-            self.replace(Session::new(journal.seed), journal);
+            self.replace(journal.fresh_session(), journal);
             self.open_lesson(lesson, step);
             reply.replayed = Some(lines);
             return;

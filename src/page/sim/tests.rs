@@ -376,3 +376,19 @@ fn a_long_session_replays_in_slices_that_say_how_far_they_came_and_end_where_one
     assert!(matches!(reply.journal, Some(JournalChange::Replace(ref j)) if *j == journal));
     assert_eq!(sim.peek_frame(&everything()), whole.peek_frame(&everything()), "the same cluster");
 }
+
+#[test]
+fn a_journal_of_three_control_planes_starts_the_ha_topology_and_replays_on_it() {
+    let mut sim = Simulation::new(5);
+    let journal = Journal { control_planes: 3, ..Journal::new(5) };
+    sim.answer(SimRequest::Load { journal: journal.clone(), lesson: None, step: None });
+    assert_eq!(sim.session().cluster.control_plane_nodes(), ["control-plane", "control-plane2", "control-plane3"]);
+    // Kept with the session, so that a reload or a shared link replays on the same topology.
+    assert_eq!(sim.journal().control_planes, 3);
+    let text = serde_json::to_string(sim.journal()).expect("encodes");
+    assert!(text.contains("\"controlPlanes\":3"), "{text}");
+    let again: Journal = serde_json::from_str(&text).expect("decodes");
+    assert_eq!(again.replay(None).cluster.control_plane_nodes().len(), 3);
+    // Without it, one control plane, as before.
+    assert!(!serde_json::to_string(&Journal::new(5)).expect("encodes").contains("controlPlanes"));
+}
