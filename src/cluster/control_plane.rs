@@ -275,11 +275,15 @@ impl Cluster {
         }
         let Some(up) = etcd.filter(|up| *up != self.control_planes[i].etcd_pod) else { return };
         self.control_planes[i].etcd_pod = up;
-        let node = self.control_planes[i].node.clone();
-        if self.inspect().etcd().raft().is_some() {
-            crate::etcdctl::snapshot::node_changed(self, &node, if up { "start" } else { "stop" });
-        } else {
-            self.with_api(|api, _| api.set_etcd_running(up));
+        let node = &self.control_planes[i].node;
+        match self.inspect().etcd().raft().map(|g| g.find(node)) {
+            Some(Some(member)) => self.with_api(|api, env| {
+                if let Some(group) = api.etcd_bypass().raft_mut() {
+                    group.set_stopped(member, !up, env.now);
+                }
+            }),
+            Some(None) => {}
+            None => self.with_api(|api, _| api.set_etcd_running(up)),
         }
     }
 
