@@ -152,6 +152,9 @@ pub struct Cluster {
     pub context_namespace: Option<String>,
     /// Whom kubectl's requests impersonate while a command with `--as`/`--as-group` runs.
     pub acting_as: Option<Identity>,
+    /// While a lesson's check looks: kubectl's requests that kept it waiting do not run the
+    /// clock on (a look must leave the cluster as it was).
+    pub looking: bool,
     /// kube-controller-manager's shared informers, one cache per kind for all its controllers.
     pub controller_informers: InformerFactory,
     /// When etcd next looks for expired leases (Events past `--event-ttl`).
@@ -230,6 +233,7 @@ impl Cluster {
             client_log: None,
             context_namespace: None,
             acting_as: None,
+            looking: false,
             controller_informers: InformerFactory::default(),
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
             next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
@@ -796,7 +800,7 @@ impl Cluster {
             }
         };
         let waited = self.api.take_user_wait();
-        if waited > Duration::ZERO {
+        if waited > Duration::ZERO && !self.looking {
             self.advance(waited);
         }
         result
