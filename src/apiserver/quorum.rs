@@ -134,6 +134,10 @@ mod tests {
             assert!(out.stderr.ends_with(": etcdserver: request timed out\n"), "{line}: {out:?}");
             assert_eq!(s.cluster.now().since(before), crate::etcd::raft::REQUEST_TIMEOUT, "{line}");
         }
+        // kubectl's own log says how long the round trip took.
+        let out = s.execute(&Command::new("kubectl get configmaps -v=6"));
+        let log = format!("{}{}", out.warnings, out.stderr);
+        assert!(log.contains("status=\"500 Internal Server Error\" milliseconds=70"), "{log}");
     }
 
     #[test]

@@ -215,6 +215,8 @@ fn check_versions(etcd: &crate::etcd::Etcd, problems: &mut Vec<String>, uids: &m
 pub struct ClientCall {
     pub request: Request,
     pub result: Result<Reply, crate::apiserver::Status>,
+    /// How long the API server kept the request waiting (a webhook, etcd's timeout).
+    pub waited: Duration,
 }
 
 impl Cluster {
@@ -789,17 +791,12 @@ impl Cluster {
     /// waiting (a webhook's answer or timeout, etcd without a quorum) takes that long: the
     /// cluster runs on meanwhile, as under `sleep`, and kubectl has its answer after.
     pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
-        let result = match self.client_log {
-            None => self.request_as(ComponentId::USER, req),
-            Some(_) => {
-                let result = self.request_as(ComponentId::USER, req.clone());
-                if let Some(log) = self.client_log.as_mut() {
-                    log.push(ClientCall { request: req, result: result.clone() });
-                }
-                result
-            }
-        };
+        let logged = self.client_log.is_some().then(|| req.clone());
+        let result = self.request_as(ComponentId::USER, req);
         let waited = self.api.take_user_wait();
+        if let (Some(request), Some(log)) = (logged, self.client_log.as_mut()) {
+            log.push(ClientCall { request, result: result.clone(), waited });
+        }
         if waited > Duration::ZERO && !self.looking {
             self.advance(waited);
         }
