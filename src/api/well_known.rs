@@ -24,3 +24,10 @@ pub fn node_address(index: u32) -> String {
 pub fn api_server_address() -> String {
     node_address(0)
 }
+
+/// Where clients reach the API (kubeadm's `controlPlaneEndpoint`, without the port): the
+/// control-plane node's address when there is one, else the load balancer's in front of the
+/// API servers, a machine of its own on the nodes' network after the control-plane nodes.
+pub fn control_plane_endpoint(control_planes: u32, workers: u32) -> String {
+    if control_planes > 1 { node_address(workers + control_planes) } else { api_server_address() }
+}

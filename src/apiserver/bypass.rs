@@ -28,8 +28,18 @@ impl ApiServer {
 
     /// The refusal every request gets while etcd is down: the API server cannot stay up
     /// without its store, so clients find nothing listening.
-    pub fn refused() -> Status {
-        Status::connection_refused()
+    pub fn refused(&self) -> Status {
+        Status::connection_refused(&self.endpoint())
+    }
+
+    /// Where clients reach the API (`host:port`), as the cluster set it.
+    pub fn endpoint(&self) -> String {
+        match &self.endpoint {
+            Some(e) => e.clone(),
+            None => {
+                format!("{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT)
+            }
+        }
     }
 
     /// A request that must decode a value nobody can decode fails, as the storage layer's

@@ -123,6 +123,17 @@ pub struct ApiServer {
     custom_watch_versions: std::collections::BTreeMap<WatchId, Kind>,
     /// How the admission webhooks reach pods (the cluster installs it; none: nothing answers).
     pub webhook_network: Option<webhooks::PodCall>,
+    /// How long the request being served has kept its client waiting so far: a webhook's
+    /// answer time or timeout, etcd's request timeout without a quorum.
+    request_wait: crate::sim::Duration,
+    /// How long kubectl's requests waited since the cluster last ran the clock on for them.
+    user_wait: crate::sim::Duration,
+    /// Where clients reach the API (`host:port`) when it is not the control-plane node's
+    /// address: the load balancer in front of several API servers.
+    pub endpoint: Option<String>,
+    /// While the client now sending finds no API server listening where it dials (the
+    /// cluster sets it before each client's turn): that address, `host:port`.
+    pub refusing: Option<String>,
 }
 
 /// How long an Event lives after its last write: kube-apiserver's `--event-ttl` (default one
@@ -310,9 +321,13 @@ impl ApiServer {
         let what = Self::happening(&req, env.record.enabled);
         let seq = env.record.push(env.now, self.etcd.revision(), env.actor, env.cause, what);
         let before = self.etcd.revision();
-        let result = if self.etcd_down {
-            Err((Stage::Storage, Self::refused()))
-        } else if let Err(status) = self.quorum(&req, env) {
+        let outer_wait = std::mem::take(&mut self.request_wait);
+        let refusing = self.refusing.as_deref().filter(|_| env.actor != ComponentId::API_SERVER);
+        let result = if let Some(endpoint) = refusing {
+            Err((Stage::Storage, Status::connection_refused(endpoint)))
+        } else if self.etcd_down {
+            Err((Stage::Storage, self.refused()))
+        } else if let Err(status) = self.quorum(&req, env, seq) {
             Err((Stage::Storage, status))
         } else {
             match self.check_decodable(req.verb, req.kind, &req.namespace, &req.name) {
@@ -327,7 +342,18 @@ impl ApiServer {
         if self.etcd.raft().is_some() {
             self.replicate(before, env, seq);
         }
+        let waited = std::mem::replace(&mut self.request_wait, outer_wait);
+        if env.actor == ComponentId::USER {
+            self.user_wait = self.user_wait + waited;
+        }
         result.map(|(_, reply)| reply).map_err(|(_, status)| status)
+    }
+
+    /// How long kubectl's requests have waited for their answers since this was last asked
+    /// (the clock then runs on by as much: the cluster goes on while kubectl waits).
+    /// Components' requests are answered at once, whatever they would have waited.
+    pub fn take_user_wait(&mut self) -> crate::sim::Duration {
+        std::mem::take(&mut self.user_wait)
     }
 
     /// The record entry of a request, before it is answered (a blank one without a record).
@@ -448,7 +474,7 @@ impl ApiServer {
     /// storage (after every event reported before it is stored there).
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let exists = self.namespace_exists(events_etcd::namespace_of(&req));
-        let Some(events) = &mut self.events else { return Err((Stage::Storage, Self::refused())) };
+        let Some(events) = &mut self.events else { return Err((Stage::Storage, self.refused())) };
         if !matches!(req.verb, Verb::Get | Verb::List | Verb::Watch) {
             self.events_oldest_lease.get_or_insert(env.now);
         }
@@ -460,7 +486,7 @@ impl ApiServer {
         let (code, reply) = answer?;
         let Reply::Watch { id: local, revision } = reply else { return Ok((code, reply)) };
         // The watch gets a number among this server's own, which it answers for through the map.
-        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, Self::refused())) };
+        let Some(filter) = side.watches.filter(local).cloned() else { return Err((Stage::Storage, self.refused())) };
         let id = self.watches.number_elsewhere(env.actor, filter);
         self.events_watches.insert(id, local);
         Ok((code, Reply::Watch { id, revision }))

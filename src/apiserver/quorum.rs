@@ -6,12 +6,15 @@
 use super::{ApiServer, Env, Request, Status, Verb, reviews};
 use crate::api::Kind;
 use crate::etcd::Revision;
+use crate::etcd::raft::REQUEST_TIMEOUT;
 use crate::record::{ComponentId, Happening, Seq};
 
 impl ApiServer {
     /// Whether the group can serve `req` now: `Err` with etcd's timeout, which the API
-    /// server passes on as it is (kubectl: `Error from server: etcdserver: request timed out`).
-    pub(super) fn quorum(&mut self, req: &Request, env: &mut Env) -> Result<(), Status> {
+    /// server passes on as it is (kubectl: `Error from server: etcdserver: request timed out`)
+    /// once etcd's request timeout has passed: a write waits that long for its entry to
+    /// commit, a linearizable read for the leader to confirm its lead.
+    pub(super) fn quorum(&mut self, req: &Request, env: &mut Env, seq: Seq) -> Result<(), Status> {
         let Some(group) = self.etcd.raft_mut() else { return Ok(()) };
         let needs_store = !matches!(req.verb, Verb::Watch)
             && req.kind != Kind::ComponentStatus
@@ -21,7 +24,25 @@ impl ApiServer {
             group.advance_to(env.now);
             return Ok(());
         }
-        group.read(env.now).map_err(|message| Status::new(500, "", message.to_string()))
+        let Err(message) = group.read(env.now) else { return Ok(()) };
+        self.request_wait = self.request_wait + REQUEST_TIMEOUT;
+        if env.record.enabled {
+            let reachable = group.links.iter().filter(|l| l.reachable()).count();
+            let text = format!(
+                "etcd: no quorum ({reachable} of {} members reachable, {} needed): the request times out after {}",
+                group.members.len(),
+                group.quorum(),
+                REQUEST_TIMEOUT.short()
+            );
+            env.record.push(
+                env.now,
+                self.etcd.revision(),
+                ComponentId::API_SERVER,
+                Some(seq),
+                Happening::Decision { text },
+            );
+        }
+        Err(Status::new(500, "", message.to_string()))
     }
 
     /// Replicates the writes `req` (record entry `seq`) made since the store was at `before`,
@@ -99,6 +120,24 @@ mod tests {
         s.execute(&Command::new("sleep 5s"));
         let out = s.execute(&Command::new("kubectl create configmap back --from-literal=a=1"));
         assert_eq!(out.stdout, "configmap/back created\n", "{out:?}");
+    }
+
+    #[test]
+    fn without_a_quorum_a_write_and_a_read_each_wait_etcds_request_timeout() {
+        let mut s = session(3);
+        for line in ["sim etcd stop control-plane2", "sim etcd stop control-plane3"] {
+            s.execute(&Command::new(line));
+        }
+        for line in ["kubectl create configmap late --from-literal=a=1", "kubectl get configmaps"] {
+            let before = s.cluster.now();
+            let out = s.execute(&Command::new(line));
+            assert!(out.stderr.ends_with(": etcdserver: request timed out\n"), "{line}: {out:?}");
+            assert_eq!(s.cluster.now().since(before), crate::etcd::raft::REQUEST_TIMEOUT, "{line}");
+        }
+        // kubectl's own log says how long the round trip took.
+        let out = s.execute(&Command::new("kubectl get configmaps -v=6"));
+        let log = format!("{}{}", out.warnings, out.stderr);
+        assert!(log.contains("status=\"500 Internal Server Error\" milliseconds=70"), "{log}");
     }
 
     #[test]

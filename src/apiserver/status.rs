@@ -20,17 +20,13 @@ impl Status {
         Status { code, reason, message, kind: String::new(), name: String::new(), causes: Vec::new() }
     }
 
-    /// What a client gets when nothing listens at the API server's address (etcd is down, so
-    /// the API server is too): kubectl's connection error, with no HTTP status.
-    pub fn connection_refused() -> Status {
+    /// What a client gets when nothing listens at the API server's address `host:port` (etcd
+    /// is down, so the API server is too): kubectl's connection error, with no HTTP status.
+    pub fn connection_refused(endpoint: &str) -> Status {
         Status::new(
             0,
             "",
-            format!(
-                "The connection to the server {}:{} was refused - did you specify the right host or port?",
-                crate::api::well_known::api_server_address(),
-                crate::api::well_known::API_SERVER_PORT
-            ),
+            format!("The connection to the server {endpoint} was refused - did you specify the right host or port?"),
         )
     }
 

@@ -58,6 +58,9 @@ pub struct Verdict {
     pub warnings: Vec<String>,
     /// For the record: each call, where it went, and what came back.
     pub notes: Vec<String>,
+    /// How long the calls kept the request waiting: each webhook's answer time, a call that
+    /// timed out its whole `timeoutSeconds`.
+    pub waited: crate::sim::Duration,
 }
 
 /// Calls the mutating webhooks that concern the request, applying their patches to `object`
@@ -160,7 +163,10 @@ fn call(
         let object = attrs.object.or(attrs.old_object).map_or(Value::Null, Object::to_json_value);
         let Some(network) = api.pods else { return Err(format!("dial tcp {ip}:{port}: connect: connection refused")) };
         let reply = network(&pod, &ip, port, &path, &object)?;
-        if reply.delay >= hook.timeout() as u64 {
+        let timeout = hook.timeout().max(0) as u64;
+        // The API server waits for the answer, at most the webhook's timeout.
+        verdict.waited = verdict.waited + crate::sim::Duration::seconds(reply.delay.min(timeout));
+        if reply.delay >= timeout {
             return Err("context deadline exceeded".to_string());
         }
         reply.answer.ok_or_else(|| "the server could not find the requested resource".to_string())
@@ -320,6 +326,7 @@ impl super::ApiServer {
             Ok(verdict) => (verdict, None),
             Err((status, verdict)) => (verdict, Some(status)),
         };
+        self.request_wait = self.request_wait + verdict.waited;
         if env.record.enabled {
             for text in verdict.notes {
                 let what = Happening::Decision { text: format!("{phase}: {text}") };
@@ -443,6 +450,29 @@ EOF
         let mut s = session("'--delay=15s'", "ValidatingWebhookConfiguration", "/validate", "Fail");
         let out = s.transcript("kubectl run web --image=nginx\n");
         assert!(out.contains("/validate?timeout=10s\": context deadline exceeded"), "{out}");
+    }
+
+    #[test]
+    fn kubectl_waits_out_a_webhooks_timeout_while_the_cluster_runs_on() {
+        let mut s = session("'--delay=15s'", "ValidatingWebhookConfiguration", "/validate", "Fail");
+        let before = s.cluster.now();
+        s.transcript("kubectl create deployment other --image=nginx -n webhooks\n");
+        let out = s.transcript("kubectl run web --image=nginx\n");
+        assert!(out.contains("context deadline exceeded"), "{out}");
+        assert_eq!(s.cluster.now().since(before), crate::sim::Duration::seconds(10), "the default timeoutSeconds");
+        // The cluster went on meanwhile: the Deployment created just before has its pod.
+        let pods = s.transcript("kubectl get pods -n webhooks -l app=other -o name\n");
+        assert!(pods.contains("\npod/other-"), "{pods}");
+    }
+
+    #[test]
+    fn a_webhook_that_answers_in_time_takes_as_long_as_it_answers_in() {
+        let mut s =
+            session("'--delay=3s', '--require-label=team'", "ValidatingWebhookConfiguration", "/validate", "Fail");
+        let before = s.cluster.now();
+        let out = s.transcript("kubectl run ok --image=nginx --labels=team=a\n");
+        assert!(out.contains("pod/ok created"), "{out}");
+        assert_eq!(s.cluster.now().since(before), crate::sim::Duration::seconds(3));
     }
 
     #[test]

@@ -187,10 +187,11 @@ const COREDNS_DEPLOYMENT: &str = include_str!("manifests/coredns-deployment.yaml
 /// Creates kubeadm's add-ons in `kube-system` through `send` (as kube-apiserver, standing in
 /// for `kubeadm init`): the `kube-proxy` and `coredns` service accounts and ConfigMaps, the
 /// kube-proxy DaemonSet and the CoreDNS Deployment. Their controllers then create the pods.
-/// (CoreDNS's ClusterRole and binding: [`coredns_rbac`].)
-pub fn kube_system_addons(send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
+/// (CoreDNS's ClusterRole and binding: [`coredns_rbac`].) kube-proxy's kubeconfig points at
+/// `endpoint`, the control-plane endpoint's host.
+pub fn kube_system_addons(endpoint: &str, send: &mut dyn FnMut(Request) -> Result<Reply, Status>) {
     let fill = |text: &str| {
-        text.replace("{ADDRESS}", &api_server_address())
+        text.replace("{ADDRESS}", endpoint)
             .replace("{VERSION}", KUBERNETES_VERSION)
             .replace("{COREDNS_VERSION}", COREDNS_VERSION)
     };

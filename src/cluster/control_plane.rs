@@ -30,8 +30,19 @@ pub(super) struct Instance {
     pub controller_manager: u32,
     /// Whether this node's kube-controller-manager leads (its controllers act).
     pub manages: Rc<Cell<bool>>,
-    /// Whether this node's kube-apiserver serves (it stops with its node).
+    /// Whether this node's machine runs (its kube-apiserver stops with it).
     pub serving: bool,
+    /// Whether the kubelet runs the node's kube-apiserver static pod (its manifest is in
+    /// place), and its etcd's: as the kubelet last reported them.
+    pub api_pod: bool,
+    pub etcd_pod: bool,
+}
+
+impl Instance {
+    /// Whether this node's kube-apiserver listens: its machine runs and so does its pod.
+    pub fn listening(&self) -> bool {
+        self.serving && self.api_pod
+    }
 }
 
 /// The name of a control-plane component's slot on `node`: the bare name on the first node
@@ -73,6 +84,8 @@ impl Cluster {
             controller_manager,
             manages,
             serving: true,
+            api_pod: true,
+            etcd_pod: true,
         });
     }
 
@@ -211,7 +224,7 @@ impl Cluster {
 
     /// The API server instances that serve, by node (one per control-plane node).
     pub fn api_servers(&self) -> Vec<(String, bool)> {
-        self.control_planes.iter().map(|c| (c.node.clone(), c.serving)).collect()
+        self.control_planes.iter().map(|c| (c.node.clone(), c.listening())).collect()
     }
 
     /// Which API server instance serves a request from component `actor` now. A scheduler
@@ -236,13 +249,61 @@ impl Cluster {
             }
         }
         let first = actor.0 as usize % n;
-        (0..n).map(|k| (first + k) % n).find(|&i| self.control_planes[i].serving)
+        (0..n).map(|k| (first + k) % n).find(|&i| self.control_planes[i].listening())
+    }
+
+    /// Where component `actor`'s connection to the API is refused, if it is: the address it
+    /// dials (`host:port`) when no API server listens there for it. The API server's own
+    /// loopback requests always go through.
+    pub(super) fn refusal(&self, actor: ComponentId) -> Option<String> {
+        if actor == ComponentId::API_SERVER || self.control_planes.is_empty() {
+            return None;
+        }
+        let instance = if self.control_planes.len() == 1 { Some(0) } else { self.serving_instance(actor) };
+        match instance {
+            Some(i) if self.control_planes[i].listening() => None,
+            _ => Some(self.client_endpoint(actor)),
+        }
+    }
+
+    /// The kubelet on control-plane node `i` started or stopped its kube-apiserver static pod
+    /// (`api`) or its etcd's: the API server there listens or not; the etcd member there runs
+    /// or not (a single etcd: the API server has its store or not).
+    pub(super) fn static_pods_changed(&mut self, i: usize, api: Option<bool>, etcd: Option<bool>) {
+        if let Some(up) = api {
+            self.control_planes[i].api_pod = up;
+        }
+        let Some(up) = etcd.filter(|up| *up != self.control_planes[i].etcd_pod) else { return };
+        self.control_planes[i].etcd_pod = up;
+        let node = &self.control_planes[i].node;
+        match self.inspect().etcd().raft().map(|g| g.find(node)) {
+            Some(Some(member)) => self.with_api(|api, env| {
+                if let Some(group) = api.etcd_bypass().raft_mut() {
+                    group.set_stopped(member, !up, env.now);
+                }
+            }),
+            Some(None) => {}
+            None => self.with_api(|api, _| api.set_etcd_running(up)),
+        }
+    }
+
+    /// The API server address (`host:port`) component `actor`'s kubeconfig names: a
+    /// control-plane node's scheduler and controller manager their own node's, every other
+    /// client the control-plane endpoint.
+    pub fn client_endpoint(&self, actor: ComponentId) -> String {
+        let own = self.control_planes.iter().find(|c| c.scheduler == actor.0 || c.controller_manager == actor.0);
+        match own.and_then(|c| self.kubelet(&c.node)) {
+            Some(kubelet) => format!("{}:{}", kubelet.internal_ip(), crate::api::well_known::API_SERVER_PORT),
+            None => self.api_endpoint(),
+        }
     }
 
     /// Notes, for the record, which API server instance the next requests of `actor` reach.
     pub(super) fn route(&mut self, actor: ComponentId) {
         let instance = self.serving_instance(actor);
         self.record.serving = instance.map(|i| i as u8);
+        let refusal = self.refusal(actor);
+        self.api.refusing = refusal;
     }
 }
 
@@ -387,6 +448,29 @@ mod tests {
         let name = format!("kube-scheduler ({node})");
         let binds = requests_by(&s, &name, 0).iter().filter(|r| **r == ("create", Kind::Pod)).count();
         assert_eq!(binds, 2, "{name} bound the pods, one a second: {:?}", requests_by(&s, &name, 0));
+    }
+
+    #[test]
+    fn kubectl_and_the_kubeconfigs_name_the_load_balancer_in_front_of_several_api_servers() {
+        let mut s = ha();
+        let lb = "https://172.18.0.8:6443";
+        assert!(
+            run(&mut s, "kubectl cluster-info").starts_with(&format!("Kubernetes control plane is running at {lb}\n"))
+        );
+        assert_eq!(run(&mut s, "kubectl config view -o jsonpath={.clusters[0].cluster.server}"), lb);
+        let file = |s: &Session, node: &str, path: &str| {
+            crate::shell::node::fs::read(&s.cluster, node, path).unwrap_or_default()
+        };
+        for path in ["/etc/kubernetes/admin.conf", "/etc/kubernetes/kubelet.conf"] {
+            assert!(file(&s, "control-plane2", path).contains(&format!("server: {lb}\n")), "{path}");
+        }
+        // The scheduler and the controller manager talk to their own node's API server.
+        let own = file(&s, "control-plane2", "/etc/kubernetes/scheduler.conf");
+        assert!(own.contains("server: https://172.18.0.6:6443\n"), "{own}");
+        // With one control-plane node, its own address.
+        let mut single = Session::new(1);
+        let info = run(&mut single, "kubectl cluster-info");
+        assert!(info.starts_with("Kubernetes control plane is running at https://172.18.0.2:6443\n"), "{info}");
     }
 
     #[test]

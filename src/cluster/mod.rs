@@ -152,6 +152,9 @@ pub struct Cluster {
     pub context_namespace: Option<String>,
     /// Whom kubectl's requests impersonate while a command with `--as`/`--as-group` runs.
     pub acting_as: Option<Identity>,
+    /// While a lesson's check looks: kubectl's requests that kept it waiting do not run the
+    /// clock on (a look must leave the cluster as it was).
+    pub looking: bool,
     /// kube-controller-manager's shared informers, one cache per kind for all its controllers.
     pub controller_informers: InformerFactory,
     /// When etcd next looks for expired leases (Events past `--event-ttl`).
@@ -212,6 +215,8 @@ fn check_versions(etcd: &crate::etcd::Etcd, problems: &mut Vec<String>, uids: &m
 pub struct ClientCall {
     pub request: Request,
     pub result: Result<Reply, crate::apiserver::Status>,
+    /// How long the API server kept the request waiting (a webhook, etcd's timeout).
+    pub waited: Duration,
 }
 
 impl Cluster {
@@ -230,6 +235,7 @@ impl Cluster {
             client_log: None,
             context_namespace: None,
             acting_as: None,
+            looking: false,
             controller_informers: InformerFactory::default(),
             next_lease_sweep: Time::ZERO + LEASE_SWEEP,
             next_compaction: Time::ZERO + crate::apiserver::compactor::COMPACTION_INTERVAL,
@@ -243,6 +249,8 @@ impl Cluster {
             cluster.api.keep_events_apart(config.seed);
         }
         if config.control_planes > 1 {
+            let host = crate::api::well_known::control_plane_endpoint(config.control_planes, config.workers);
+            cluster.api.endpoint = Some(format!("{host}:{}", crate::api::well_known::API_SERVER_PORT));
             let members = crate::etcd::raft::members_of(config.control_planes, config.workers);
             cluster.api.etcd_bypass().form_group(&members, config.seed, cluster.now);
         }
@@ -263,7 +271,10 @@ impl Cluster {
         cluster.api_rng = api_rng;
         crate::cluster::rbac_policy::create(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::cluster_services(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
-        crate::cluster::bootstrap::kube_system_addons(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
+        let endpoint = crate::api::well_known::control_plane_endpoint(config.control_planes, config.workers);
+        crate::cluster::bootstrap::kube_system_addons(&endpoint, &mut |req| {
+            cluster.request_as(ComponentId::API_SERVER, req)
+        });
         crate::cluster::bootstrap::coredns_rbac(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         crate::cluster::bootstrap::kind_storage(&mut |req| cluster.request_as(ComponentId::API_SERVER, req));
         // The CNI plugin's objects, too, draw from a stream of their own.
@@ -776,12 +787,18 @@ impl Cluster {
         self.api.take_warnings()
     }
 
-    /// Sends a request as the person at the keyboard (kubectl).
+    /// Sends a request as the person at the keyboard (kubectl). A request the API server kept
+    /// waiting (a webhook's answer or timeout, etcd without a quorum) takes that long: the
+    /// cluster runs on meanwhile, as under `sleep`, and kubectl has its answer after.
     pub fn request(&mut self, req: Request) -> Result<Reply, Status> {
-        let Some(_) = self.client_log else { return self.request_as(ComponentId::USER, req) };
-        let result = self.request_as(ComponentId::USER, req.clone());
-        if let Some(log) = self.client_log.as_mut() {
-            log.push(ClientCall { request: req, result: result.clone() });
+        let logged = self.client_log.is_some().then(|| req.clone());
+        let result = self.request_as(ComponentId::USER, req);
+        let waited = self.api.take_user_wait();
+        if let (Some(request), Some(log)) = (logged, self.client_log.as_mut()) {
+            log.push(ClientCall { request, result: result.clone(), waited });
+        }
+        if waited > Duration::ZERO && !self.looking {
+            self.advance(waited);
         }
         result
     }
@@ -912,8 +929,14 @@ impl Cluster {
 
     /// Whether anything listens at the API server's address (it does not while etcd is
     /// stopped: see `sim etcd stop`). What a client finds out by connecting.
+    /// Where clients reach the API, `host:port` (kubeadm's `controlPlaneEndpoint`): the
+    /// control-plane node, or the load balancer in front of several.
+    pub fn api_endpoint(&self) -> String {
+        self.api.endpoint()
+    }
+
     pub fn api_server_listening(&self) -> bool {
-        self.api.etcd_running()
+        self.api.etcd_running() && self.refusal(ComponentId::USER).is_none()
     }
 
     /// kubectl hangs up: every watch it opened closes.

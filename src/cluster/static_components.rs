@@ -2,8 +2,11 @@
 //! the control-plane node's kubelet stops kube-scheduler's pod (its manifest moved away,
 //! broken, or changed and not yet running again), the scheduler stops scheduling; when the
 //! pod runs again, the scheduler starts afresh. kube-controller-manager's pod carries every
-//! controller of the manager. (kube-apiserver's and etcd's pods are not tied: the sandbox's
-//! API stays up, see `sim etcd stop` for an API that is down.)
+//! controller of the manager. kube-apiserver's and etcd's pods are tied as soon as the kubelet
+//! reads their manifests (their mirror pods need the API they serve): with the API server's
+//! gone, nothing listens on that node's port 6443 (with one control plane, kubectl's
+//! connection is refused; with several, the load balancer sends it to another); with etcd's
+//! gone, that member stops (a single etcd: the API server has no store).
 
 use super::{Cluster, Role};
 use crate::kubelet::Kubelet;
@@ -19,10 +22,13 @@ pub(super) fn follow(cluster: &mut Cluster, idx: u32) {
     };
     let scheduler = kubelet.static_component_up("kube-scheduler");
     let manager = kubelet.static_component_up("kube-controller-manager");
+    let api_server = kubelet.static_component_present("kube-apiserver");
+    let etcd = kubelet.static_component_present("etcd");
     let node = kubelet.node_name().to_string();
     // The node's own instances, which elect their leaders: one that comes back is a new
     // process, a candidate with a new identity; the controllers act while a manager leads.
     if let Some(i) = cluster.control_planes.iter().position(|c| c.node == node) {
+        cluster.static_pods_changed(i, api_server, etcd);
         let (sched, mgr) = (cluster.control_planes[i].scheduler, cluster.control_planes[i].controller_manager);
         if let Some(up) = scheduler {
             restart_or_stop(cluster, sched, &node, "kube-scheduler", up);

@@ -150,7 +150,8 @@ fn positionals(args: &[String]) -> Vec<&str> {
 }
 
 fn flag_value(args: &[String], name: &str) -> Option<String> {
-    let long = format!("--{name}");
+    // A one-letter flag is written with one dash (`-w table`), a long one with two.
+    let long = if name.len() == 1 { format!("-{name}") } else { format!("--{name}") };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if let Some(v) = a.strip_prefix(&format!("{long}=")) {
@@ -335,7 +336,8 @@ fn same_object(a: &Object, b: &Object) -> bool {
     a.meta().resource_version == b.meta().resource_version && a == b
 }
 
-/// `snapshot status -w table`: etcdctl's bordered table, numbers right-aligned.
+/// `snapshot status -w table`: etcdctl's bordered table, headers centered, every cell
+/// right-aligned (its table printer aligns them all right).
 fn status_table(cells: &[String; 4]) -> String {
     let heads = ["HASH", "REVISION", "TOTAL KEYS", "TOTAL SIZE"];
     let widths: Vec<usize> = heads.iter().zip(cells).map(|(h, c)| h.len().max(c.len()) + 2).collect();
@@ -345,12 +347,7 @@ fn status_table(cells: &[String; 4]) -> String {
         format!("{}{text}{}", " ".repeat(left), " ".repeat(w - text.len() - left))
     };
     let head: Vec<String> = heads.iter().zip(&widths).map(|(h, w)| centered(h, *w)).collect();
-    let row: Vec<String> = cells
-        .iter()
-        .zip(&widths)
-        .enumerate()
-        .map(|(i, (c, w))| if i == 1 || i == 2 { format!("{c:>0$} ", w - 1) } else { format!(" {c:<0$}", w - 1) })
-        .collect();
+    let row: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:>0$} ", w - 1)).collect();
     format!("{rule}|{}|\n{rule}|{}|\n{rule}", head.join("|"), row.join("|"))
 }
 
@@ -521,6 +518,26 @@ mod tests {
         run(&mut s, "sim settle");
         assert_eq!(run(&mut s, "kubectl get pods -o name").stdout, pods);
         assert!(run(&mut s, "kubectl get deployment web").stdout.contains("2/2"));
+    }
+
+    #[test]
+    fn snapshot_status_as_a_table_right_aligns_every_cell_under_centered_headers() {
+        let cells = ["2a268d0d".to_string(), "453".into(), "232".into(), "404 kB".into()];
+        assert_eq!(
+            status_table(&cells),
+            "+----------+----------+------------+------------+
+|   HASH   | REVISION | TOTAL KEYS | TOTAL SIZE |
++----------+----------+------------+------------+
+| 2a268d0d |      453 |        232 |     404 kB |
++----------+----------+------------+------------+
+"
+        );
+        let mut s = session();
+        run(&mut s, "etcdctl snapshot save snap.db");
+        for flags in ["-w table", "-w=table", "--write-out=table", "--write-out table"] {
+            let out = run(&mut s, &format!("etcdctl snapshot status snap.db {flags}")).stdout;
+            assert!(out.contains("|   HASH   | REVISION | TOTAL KEYS | TOTAL SIZE |\n"), "{flags}: {out}");
+        }
     }
 
     #[test]

@@ -15,9 +15,10 @@ pub const CLUSTER: &str = "kubernetes";
 pub const USER: &str = crate::api::well_known::ADMIN_USER;
 pub const CONTEXT: &str = "kubernetes-admin@kubernetes";
 
-/// `https://<control-plane address>:6443`, where kubectl sends its requests.
-pub fn server() -> String {
-    format!("https://{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT)
+/// `https://<control-plane endpoint>:6443`, where kubectl sends its requests: the
+/// control-plane node, or the load balancer in front of several.
+pub fn server(cluster: &Cluster) -> String {
+    format!("https://{}", cluster.api_endpoint())
 }
 
 /// `kubectl api-resources`.
@@ -158,7 +159,7 @@ pub fn cluster_info(cluster: &mut Cluster, args: &Args) -> Output {
     if args.positionals.first().is_some_and(|s| s == "dump") {
         return dump(cluster, args);
     }
-    let server = server();
+    let server = server(cluster);
     let mut out = format!("Kubernetes control plane is running at {server}\n");
     let mut req = Request::list(Kind::Service, "kube-system");
     let mut selector = LabelSelector::default();
@@ -245,14 +246,14 @@ fn dump(cluster: &mut Cluster, args: &Args) -> Output {
     Output::ok(out)
 }
 
-fn kubeconfig(namespace: Option<&str>) -> Value {
+fn kubeconfig(server: &str, namespace: Option<&str>) -> Value {
     let mut context = json!({"cluster": CLUSTER, "user": USER});
     if let Some(ns) = namespace {
         context["namespace"] = json!(ns);
     }
     json!({
         "apiVersion": "v1",
-        "clusters": [{"cluster": {"certificate-authority-data": "DATA+OMITTED", "server": server()}, "name": CLUSTER}],
+        "clusters": [{"cluster": {"certificate-authority-data": "DATA+OMITTED", "server": server}, "name": CLUSTER}],
         "contexts": [{"context": context, "name": CONTEXT}],
         "current-context": CONTEXT,
         "kind": "Config",
@@ -269,9 +270,11 @@ pub fn config(cluster: &mut Cluster, args: &Args) -> Output {
     };
     match sub.as_str() {
         "view" => match args.get("output").unwrap_or("yaml") {
-            "yaml" => Output::ok(to_yaml(&kubeconfig(namespace.as_deref()))),
-            "json" => Output::ok(to_json(&kubeconfig(namespace.as_deref()))),
-            o if o.starts_with("jsonpath") => super::output::print_value(o, &kubeconfig(namespace.as_deref())),
+            "yaml" => Output::ok(to_yaml(&kubeconfig(&server(cluster), namespace.as_deref()))),
+            "json" => Output::ok(to_json(&kubeconfig(&server(cluster), namespace.as_deref()))),
+            o if o.starts_with("jsonpath") => {
+                super::output::print_value(o, &kubeconfig(&server(cluster), namespace.as_deref()))
+            }
             other => Output::err(format!(
                 "error: unable to match a printer suitable for the output format \"{other}\", allowed formats are: json,jsonpath,yaml"
             )),

@@ -204,7 +204,7 @@ fn run_command(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
         cluster.client_log = Some(Vec::new());
         let mut out = run(cluster, words, io);
         let calls = cluster.client_log.take().unwrap_or_default();
-        out.warnings = verbose::lines(level, &info::server(), cluster.now(), &calls) + &out.warnings;
+        out.warnings = verbose::lines(level, &info::server(cluster), cluster.now(), &calls) + &out.warnings;
         return out;
     }
     if let Some(out) = unserved::unreachable(cluster, verb) {

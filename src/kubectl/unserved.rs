@@ -15,7 +15,7 @@ pub fn unreachable(cluster: &Cluster, verb: &str) -> Option<Output> {
     if cluster.api_server_listening() || matches!(verb, "config" | "help" | "completion" | "plugin") {
         return None;
     }
-    let refused = crate::apiserver::Status::connection_refused().message;
+    let refused = crate::apiserver::Status::connection_refused(&cluster.api_endpoint()).message;
     let stdout = if verb == "version" {
         format!("Client Version: {}\nKustomize Version: v5.7.1\n", crate::kubelet::node_config::KUBELET_VERSION)
     } else {

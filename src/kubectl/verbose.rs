@@ -193,7 +193,11 @@ pub fn lines(v: u32, server: &str, now: Time, calls: &[ClientCall]) -> String {
             Err(status) => status.code,
         };
         // Simulated round trips take a few milliseconds, longer for writes.
-        let ms = 2 + (url.len() as u64 % 4) + if matches!(req.verb, Verb::Get | Verb::List) { 0 } else { 4 };
+        // A request the server kept waiting (a webhook, etcd's timeout) took that long more.
+        let ms = 2
+            + (url.len() as u64 % 4)
+            + if matches!(req.verb, Verb::Get | Verb::List) { 0 } else { 4 }
+            + call.waited.as_millis();
         line(
             "round_trippers.go:632",
             format!(

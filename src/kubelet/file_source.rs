@@ -173,6 +173,18 @@ impl Kubelet {
         Some(current && running && self.workers.contains_key(key))
     }
 
+    /// Whether the node runs the control-plane component whose static pod has the `component`
+    /// label given (`kube-apiserver`, `etcd`): whether its manifest is in place and decodes.
+    /// It does not wait for the pod's mirror in the API, which the API server's own pod cannot
+    /// have while it is down. None while the manifests are as the node started with them.
+    pub fn static_component_present(&self, component: &str) -> Option<bool> {
+        if !self.manifests_changed {
+            return None;
+        }
+        let has = |p: &Pod| p.metadata.labels.get("component").map(String::as_str) == Some(component);
+        Some(self.static_pods.values().any(has))
+    }
+
     /// Whether the runtime runs a pod here (it has a worker for it).
     pub fn runs_pod(&self, namespace: &str, name: &str) -> bool {
         self.workers.contains_key(&cache_key(namespace, name))

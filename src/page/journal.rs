@@ -52,11 +52,31 @@ pub struct Journal {
     /// The lesson's progress (`lessons::Progress` as JSON), kept with its session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<String>,
+    /// How many control-plane nodes a session without a lesson starts with (the page's
+    /// `?control-planes=3`); 0 or 1: one.
+    #[serde(default, skip_serializing_if = "is_single", rename = "controlPlanes")]
+    pub control_planes: u32,
+}
+
+fn is_single(control_planes: &u32) -> bool {
+    *control_planes <= 1
 }
 
 impl Journal {
     pub fn new(seed: u64) -> Journal {
-        Journal { seed, entries: Vec::new(), now: 0, lesson: None, progress: None }
+        Journal { seed, entries: Vec::new(), now: 0, lesson: None, progress: None, control_planes: 0 }
+    }
+
+    /// A fresh cluster of the journal's seed and topology (at most
+    /// [`MAX_CONTROL_PLANES`](crate::cluster::control_plane::MAX_CONTROL_PLANES) control planes).
+    pub fn fresh_session(&self) -> Session {
+        let max = crate::cluster::control_plane::MAX_CONTROL_PLANES;
+        let control_planes = self.control_planes.clamp(1, max);
+        Session::with_config(crate::cluster::ClusterConfig {
+            seed: self.seed,
+            control_planes,
+            ..crate::cluster::ClusterConfig::default()
+        })
     }
 
     /// A journal for a lesson's session, which starts where the lesson does.
@@ -125,7 +145,7 @@ impl Journal {
     pub fn replay_begin(&self, lesson: Option<&crate::lessons::Lesson>) -> Replay {
         let session = match lesson {
             Some(lesson) => lesson.start(),
-            None => Session::new(self.seed),
+            None => self.fresh_session(),
         };
         Replay { session, next: 0, advancing: false, finished: false }
     }
@@ -212,7 +232,7 @@ impl Journal {
 
     /// How many of this journal's entries `ran` (the journal that built a live session now at
     /// virtual time `now`) holds already, when `session`'s state is where replaying them would
-    /// leave it: the same seed and lesson, `ran`'s entries first here (an entry compaction
+    /// leave it: the same seed, lesson and topology, `ran`'s entries first here (an entry compaction
     /// marked skipped counts as the one that ran), and nothing here before `now`. A replay
     /// jumps from entry to entry where the live session got there in many ticks: the
     /// simulation gives the same result either way, so such a session can go on with the
@@ -221,6 +241,7 @@ impl Journal {
         let n = ran.entries.len();
         let same = self.seed == ran.seed
             && self.lesson == ran.lesson
+            && self.control_planes.max(1) == ran.control_planes.max(1)
             && self.entries.len() >= n
             && self.entries.iter().zip(&ran.entries).all(|(here, there)| here.replays_as(there));
         let later = self.now >= now.0 && self.entries[n.min(self.entries.len())..].iter().all(|e| e.at >= now.0);
@@ -401,7 +422,7 @@ impl Journal {
         }
         let mut session = match lesson {
             Some(lesson) => lesson.start(),
-            None => Session::new(self.seed),
+            None => self.fresh_session(),
         };
         let mut compacted = self.clone();
         let mut changed = false;

@@ -277,10 +277,12 @@ impl Session {
     pub fn inspect(&mut self, line: &str) -> Output {
         let hushed = self.cluster.record.hush();
         self.home.read_only = true;
+        self.cluster.looking = true;
         let cwd = self.home.cwd.clone();
         let out = self.run_line(line, None);
         self.home.cwd = cwd;
         self.home.read_only = false;
+        self.cluster.looking = false;
         self.cluster.record.resume(hushed);
         out
     }

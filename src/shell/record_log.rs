@@ -32,10 +32,9 @@ fn names(filter: &str, short: &str) -> bool {
     short == filter || short.strip_prefix(filter).is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// The URL a request went to, its query escaped as Go escapes it.
-fn url(path: &str) -> String {
-    let server =
-        format!("https://{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT);
+/// The URL a request went to at `endpoint` (`host:port`), its query escaped as Go escapes it.
+fn url(endpoint: &str, path: &str) -> String {
+    let server = format!("https://{endpoint}");
     let Some((path, query)) = path.split_once('?') else { return format!("{server}{path}") };
     let query: Vec<String> = query
         .split('&')
@@ -53,7 +52,10 @@ fn line(cluster: &Cluster, entry: &Entry) -> Option<(ComponentId, String)> {
     let (who, text) = match &entry.what {
         Happening::Request { method, path, code, message, .. } => {
             let status = if *code == 0 { String::new() } else { format!("{code} {}", Status::code_text(*code)) };
-            let mut text = format!("\"Response\" verb=\"{method}\" url=\"{}\" status=\"{status}\"", url(path));
+            let mut text = format!(
+                "\"Response\" verb=\"{method}\" url=\"{}\" status=\"{status}\"",
+                url(&cluster.client_endpoint(entry.actor), path)
+            );
             if *code == 0 || *code >= 400 {
                 text.push_str(&format!(" error={}", quote(message)));
             }
@@ -143,7 +145,7 @@ mod tests {
     #[test]
     fn query_values_are_escaped_as_a_client_sends_them() {
         assert_eq!(
-            url("/api/v1/pods?fieldSelector=spec.nodeName=worker-1&watch=true"),
+            url("172.18.0.2:6443", "/api/v1/pods?fieldSelector=spec.nodeName=worker-1&watch=true"),
             format!(
                 "https://{}:{}/api/v1/pods?fieldSelector=spec.nodeName%3Dworker-1&watch=true",
                 crate::api::well_known::api_server_address(),

@@ -480,11 +480,18 @@ fn mount(props: AppProps) {
 pub fn start() {
     clock::mark("kubeloop-start");
     let mut props = url_props();
-    let asked_seed = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .is_some_and(|q| q.trim_start_matches('?').split('&').any(|p| p.starts_with("seed=")));
-    // A saved visit is picked up unless the address asks for another seed.
-    props.journal = saved_journal(props.lesson.as_deref()).filter(|j| !asked_seed || j.seed == props.seed);
+    let query = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    let asked = |key: &str| query.trim_start_matches('?').split('&').find_map(|p| p.strip_prefix(key));
+    let asked_seed = asked("seed=").is_some();
+    // `?control-planes=3`: kubeadm's stacked HA topology (a lesson brings its own).
+    let control_planes = asked("control-planes=").map(|n| n.parse::<u32>().unwrap_or(1).max(1));
+    // A saved visit is picked up unless the address asks for another seed or topology.
+    props.journal = saved_journal(props.lesson.as_deref())
+        .filter(|j| !asked_seed || j.seed == props.seed)
+        .filter(|j| control_planes.is_none_or(|n| j.control_planes.max(1) == n));
+    if let (None, None, Some(n)) = (&props.journal, &props.lesson, control_planes.filter(|n| *n > 1)) {
+        props.journal = Some(Journal { control_planes: n, ..Journal::new(props.seed) });
+    }
     match props.lesson.clone() {
         None => mount(props),
         Some(id) => wasm_bindgen_futures::spawn_local(async move {

@@ -277,8 +277,11 @@ impl Simulation {
                 true
             }
             SimRequest::Reset { seed } => {
-                self.replace(Session::new(seed), Journal::new(seed));
-                self.untouched = Some(seed);
+                // A fresh cluster of the same topology (`?control-planes=3` stays three).
+                let journal = Journal { control_planes: self.journal.control_planes, ..Journal::new(seed) };
+                let single = journal.control_planes <= 1;
+                self.replace(journal.fresh_session(), journal);
+                self.untouched = single.then_some(seed);
                 false
             }
             SimRequest::Run { line, stdin, to_shell } => {
@@ -402,7 +405,8 @@ impl Simulation {
         self.stop_watch();
         let lines = Vec::new();
         let empty = journal.entries.is_empty() && journal.now == 0 && journal.lesson.is_none();
-        if empty && lesson.is_none() && self.untouched == Some(journal.seed) {
+        let single = journal.control_planes <= 1;
+        if empty && lesson.is_none() && single && self.untouched == Some(journal.seed) {
             // The cluster this simulation booted is the one the journal would give.
             self.journal = journal;
             self.sent = Sent::default();
@@ -411,7 +415,7 @@ impl Simulation {
             return;
         }
         if empty {
-            self.replace(Session::new(journal.seed), journal);
+            self.replace(journal.fresh_session(), journal);
             self.open_lesson(lesson, step);
             reply.replayed = Some(lines);
             return;

@@ -428,6 +428,9 @@ fn a_session_does_not_go_on_with_another_journal_or_one_that_starts_before_its_c
     let mut other_seed = journal_now(&live);
     other_seed.seed = 4;
     assert!(!held.go_on_with(&other_seed));
+    let mut other_topology = journal_now(&live);
+    other_topology.control_planes = 3;
+    assert!(!held.go_on_with(&other_topology));
     let mut other_command = journal_now(&live);
     other_command.entries[0].line = "kubectl create deployment api --image=nginx".into();
     assert!(!held.go_on_with(&other_command));
@@ -441,4 +444,24 @@ fn a_session_does_not_go_on_with_another_journal_or_one_that_starts_before_its_c
     let mut compacted = journal_now(&live);
     compacted.entries[0].skipped = true;
     assert!(held.go_on_with(&compacted));
+}
+
+#[test]
+fn a_journal_of_three_control_planes_starts_the_ha_topology_and_replays_on_it() {
+    let mut sim = Simulation::new(5);
+    let journal = Journal { control_planes: 3, ..Journal::new(5) };
+    sim.answer(SimRequest::Load { journal: journal.clone(), lesson: None, step: None });
+    assert_eq!(sim.session().cluster.control_plane_nodes(), ["control-plane", "control-plane2", "control-plane3"]);
+    // Kept with the session, so that a reload or a shared link replays on the same topology.
+    assert_eq!(sim.journal().control_planes, 3);
+    let text = serde_json::to_string(sim.journal()).expect("encodes");
+    assert!(text.contains("\"controlPlanes\":3"), "{text}");
+    let again: Journal = serde_json::from_str(&text).expect("decodes");
+    assert_eq!(again.replay(None).cluster.control_plane_nodes().len(), 3);
+    // Without it, one control plane, as before.
+    assert!(!serde_json::to_string(&Journal::new(5)).expect("encodes").contains("controlPlanes"));
+    // The page's reset starts a fresh cluster of the same topology.
+    sim.answer(SimRequest::Reset { seed: 6 });
+    assert_eq!(sim.session().cluster.control_plane_nodes().len(), 3);
+    assert_eq!(sim.journal().control_planes, 3);
 }

@@ -44,8 +44,10 @@ fn kubeconfig(user: &str, server: &str) -> String {
 
 /// The files the node has from its installation, by absolute path.
 fn installed(cluster: &Cluster, node: &str) -> Vec<(String, String)> {
-    let server =
-        format!("https://{}:{}", crate::api::well_known::api_server_address(), crate::api::well_known::API_SERVER_PORT);
+    // kubeadm points the kubelet's and the admin's kubeconfigs at the control-plane endpoint
+    // (the load balancer, with several API servers), the scheduler's and the controller
+    // manager's at their own node's API server.
+    let server = format!("https://{}", cluster.api_endpoint());
     let mut files = vec![
         ("/etc/hostname".to_string(), format!("{node}\n")),
         ("/etc/kubernetes/kubelet.conf".to_string(), kubeconfig(&format!("system:node:{node}"), &server)),
@@ -61,7 +63,8 @@ fn installed(cluster: &Cluster, node: &str) -> Vec<(String, String)> {
             ("controller-manager.conf", "system:kube-controller-manager"),
             ("scheduler.conf", "system:kube-scheduler"),
         ] {
-            files.push((format!("/etc/kubernetes/{file}"), kubeconfig(user, &local)));
+            let server = if file.ends_with("admin.conf") { &server } else { &local };
+            files.push((format!("/etc/kubernetes/{file}"), kubeconfig(user, server)));
         }
     }
     files
