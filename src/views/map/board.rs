@@ -235,6 +235,8 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
     let lanes: Vec<(String, String)> = view
         .controllers
         .iter()
+        // The controller manager's own leader election is its box's header, not a lane.
+        .filter(|c| c.name != "kube-controller-manager")
         .filter(|c| !c.addon && (acted.contains(&c.name) || !c.lanes.is_empty() || !c.queued.is_empty()))
         .map(|c| (c.name.clone(), line(c)))
         .collect();
@@ -401,6 +403,19 @@ mod tests {
         assert_eq!(unique.len(), glyphs.len());
         assert_eq!(pod_look("CrashLoopBackOff", false), ("failed", "!"));
         assert_eq!(pod_look("ContainerCreating", false), ("creating", "◐"));
+    }
+
+    #[test]
+    fn with_three_control_planes_the_controller_managers_election_is_its_header_not_three_lanes() {
+        let config = crate::cluster::ClusterConfig { seed: 1, control_planes: 3, ..Default::default() };
+        let mut s = Session::with_config(config);
+        s.execute(&Command::new("kubectl create deployment web --image=nginx:1.25"));
+        s.execute(&Command::new("sim settle"));
+        let b = board(&s.cluster);
+        let lanes: Vec<&str> = b.lanes.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(!lanes.contains(&"kube-controller-manager"), "{lanes:?}");
+        assert!(lanes.contains(&"deployment-controller"), "{lanes:?}");
+        assert!(!b.ha.expect("an HA view").manager_leader.is_empty());
     }
 
     #[test]
