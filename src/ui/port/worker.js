@@ -54,8 +54,12 @@ const keep = () => {
   return kept('readwrite', (store) => store.put({ build, bytes, slots }, KEPT.key))
     .then(() => `${(bytes.byteLength / 1048576).toFixed(1)} MiB kept`);
 };
+// What a previous visit kept, read as soon as the worker starts, while the module downloads,
+// so that the first request does not wait for IndexedDB (dropped once used: it is large).
+let keptRead = self.indexedDB ? kept('readonly', (store) => store.get(KEPT.key)).catch(() => null) : Promise.resolve(null);
 // Puts back what `keep` kept, when it is this build's; resolves to whether it did.
-const restore = () => kept('readonly', (store) => store.get(KEPT.key)).catch(() => null).then((image) => {
+const restore = () => keptRead.then((image) => {
+  keptRead = null;
   const memory = module.exports.memory, table = module.exports.__wbindgen_externrefs;
   if (!image || image.build !== build || !(image.bytes instanceof ArrayBuffer) || typeof image.slots !== 'string') return false;
   const size = image.bytes.byteLength;
@@ -107,7 +111,7 @@ self.onmessage = (event) => {
   (glue || Promise.reject(new Error('no glue URL')))
     .then((g) => g.default({ module_or_path: data.module }).then((exports) => {
       module = { glue: g, exports };
-      return self.indexedDB && build ? restore() : false;
+      return build ? restore() : false;
     }).then(() => {
       answer = g.worker_answer;
       postMessage({ loaded: true });
