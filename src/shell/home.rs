@@ -87,17 +87,7 @@ pub fn absolute(cwd: &str, path: &str) -> String {
     } else {
         format!("{cwd}/{path}")
     };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("/{}", parts.join("/"))
+    crate::util::path::normalize(&joined)
 }
 
 /// How a file at an absolute path is keyed: relative to the home directory when under it.

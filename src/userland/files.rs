@@ -257,10 +257,7 @@ impl Container<'_> {
 const IMAGE_FILES: &[&str] =
     &["/usr/share/nginx/html/index.html", "/usr/share/nginx/html/50x.html", "/usr/local/apache2/htdocs/index.html"];
 
-pub(super) const ROOT: &[&str] = &[
-    "bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys",
-    "tmp", "usr", "var",
-];
+pub(super) use crate::util::path::ROOT_DIRS as ROOT;
 
 pub(super) const CA_CRT: &str = "-----BEGIN CERTIFICATE-----\nMIIDBTCCAe2gAwIBAgIIkubeloopkubeloopMA0GCSqGSIb3DQEBCwUAMBUxEzARBgNV\nBAMTCmt1YmVybmV0ZXMwHhcNMjYwMTAxMDAwMDAwWhcNMzYwMTAxMDAwMDAwWjAV\n-----END CERTIFICATE-----\n";
 

@@ -158,7 +158,7 @@ impl Container<'_> {
             "cd" => {
                 let home = self.user().home;
                 let target = words.get(1).map_or(home, String::as_str);
-                let path = normalize(&absolute(target, Some(self.cwd())));
+                let path = crate::util::path::normalize(&absolute(target, Some(self.cwd())));
                 let files = self.files();
                 if path == "/root"
                     || path == home
@@ -268,19 +268,4 @@ impl Container<'_> {
 /// `NAME=value`, as a shell reads an assignment.
 pub(super) fn assignment(word: &str) -> Option<(&str, &str)> {
     word.split_once('=').filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-}
-
-/// A path without `.` and `..` segments.
-pub(super) fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }

@@ -8,6 +8,7 @@ pub mod command_line;
 pub mod cron;
 pub mod fast_keys;
 pub mod json_macro;
+pub mod path;
 pub mod pipes;
 pub mod printing;
 pub mod sort;

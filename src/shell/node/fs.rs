@@ -5,14 +5,10 @@
 
 use crate::cluster::Cluster;
 use crate::kubelet::file_source::MANIFEST_DIR;
+use crate::util::path::ROOT_DIRS as ROOT;
 
 /// The kubelet's systemd drop-in, as the kubeadm package installs it.
 pub const DROP_IN: &str = "/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf";
-/// The top of the file system.
-const ROOT: &[&str] = &[
-    "bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys",
-    "tmp", "usr", "var",
-];
 
 /// An absolute path without `.` and `..`, from `path` typed in `cwd`.
 pub fn resolve(cwd: &str, path: &str) -> String {
@@ -23,17 +19,7 @@ pub fn resolve(cwd: &str, path: &str) -> String {
     } else {
         format!("{cwd}/{path}")
     };
-    let mut parts: Vec<&str> = Vec::new();
-    for p in joined.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("/{}", parts.join("/"))
+    crate::util::path::normalize(&joined)
 }
 
 fn kubeconfig(user: &str, server: &str) -> String {
