@@ -3,13 +3,15 @@
 # failure with a non-zero exit; the last line is always "summary: N passed, N failed, N skipped".
 #
 #   1. setup    scripts/setup.sh: tools present, or installed
-#   2. native   cargo test --all-targets, then the doc tests
+#   2. native   cargo test --all-targets, then the doc tests, then the tests of the build's
+#               module splitter (tools/wasm-split, its own crate)
 #   3. browser  cargo test --target wasm32-unknown-unknown --test web --test web_…, in headless
 #               chromium: every tests/web*.rs (the page, and each panel mounted alone)
 #               (wasm-bindgen-test-runner + chromedriver; chrome flags in webdriver.json)
 #   4. bundle   trunk build --release --offline into dist/, with relative asset URLs
 #               (Trunk.toml public_url = "./"), so dist/ works from any subpath, and .gz/.br
-#               copies of the text assets (scripts/compress.mjs, Trunk's post_build hook)
+#               copies of the text assets (scripts/compress.mjs, Trunk's post_build hook),
+#               the module split in two first (scripts/split.mjs: the start's code, the rest)
 #   5. e2e      node tests/e2e/subpath.mjs: dist/ served compressed under /kubeloop/ by
 #               scripts/serve.mjs, same-origin requests only, the UI story; screenshots in
 #               tests/e2e/screenshots/; node tests/e2e/shell.mjs: index.html's shell (#shell)
@@ -117,10 +119,11 @@ export TRUNK_TOOLS_WASM_BINDGEN
 end_stage
 
 # ------------------------------------------------------------------------------------------
-begin_stage native "cargo test --all-targets && cargo test --doc"
+begin_stage native "cargo test --all-targets && cargo test --doc (and tools/wasm-split)"
 : >"$LOG_DIR/native.log"
 logged cargo test --all-targets
 logged cargo test --doc
+logged cargo test --release --offline --manifest-path tools/wasm-split/Cargo.toml
 count_results "$LOG_DIR/native.log"
 end_stage
 

@@ -16,6 +16,7 @@ pub mod map;
 pub mod panels;
 pub mod port;
 pub mod reconcile_view;
+mod rest;
 pub mod scheduler_view;
 pub mod sequence;
 mod shortcuts;

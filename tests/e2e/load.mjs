@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { typed } from './page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -55,6 +56,19 @@ function watchShell() {
   requestAnimationFrame(frame);
 }
 
+/// Where the rest of the module stands (src/ui/rest.rs) in the page and in its workers.
+async function restState(page) {
+  const pageState = await page.evaluate(() => {
+    const r = window.kubeloopRest;
+    return r ? { url: r.url, waited: r.loads.waited, loaded: !!(r.exports && r.exports.__rest_loaded && r.exports.__rest_loaded.value) } : null;
+  });
+  const workers = await Promise.all(page.workers().map((w) => w.evaluate(() => {
+    const r = self.kubeloopRest;
+    return r ? { waited: self.kubeloopRestLoads.waited, loaded: !!(r.exports && r.exports.__rest_loaded && r.exports.__rest_loaded.value) } : null;
+  }).catch(() => null)));
+  return { page: pageState, workers };
+}
+
 /// One throttled first load in a fresh context of `browser`; returns the numbers and any
 /// problems (strings).
 export async function measureLoad(browser, origin) {
@@ -82,9 +96,13 @@ export async function measureLoad(browser, origin) {
     // first-contentful-paint can be reported a frame after the paint itself.
     await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, undefined, { timeout: 5000 })
       .catch(() => problems.push('no first-contentful-paint entry'));
+    // The start must not have waited for the rest of the module (src/ui/rest.rs).
+    const started = await restState(page);
+    const waitedAtStart = [started.page, ...started.workers].filter((s) => s && s.waited > 0).length;
+    if (waitedAtStart) problems.push('the start ran code that was moved to the rest of the module and waited for it: record the profile again (node scripts/split-profile.mjs, then rebuild)');
     const m = await page.evaluate(() => {
       const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? -1;
-      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
+      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('_bg.wasm'));
       return {
         fcp: at('first-contentful-paint'),
         interactive: at('kubeloop-interactive'),
@@ -95,7 +113,26 @@ export async function measureLoad(browser, origin) {
     });
     if (!m.wasm) problems.push('no .wasm in the resource timings');
     const encoding = (m.wasm && encodings.get(m.wasm.url)) ?? '?';
-    return { ...m, encoding, problems };
+    // A student who types at once, before the rest has arrived: the command that needs it waits
+    // for it, and answers.
+    let rest = null;
+    if (started.page && started.page.url) {
+      const typedAt = await page.evaluate(() => performance.now());
+      const out = await typed(page, 'kubectl explain pods.spec.containers', 60000);
+      const answeredAt = await page.evaluate(() => performance.now());
+      if (!/FIELDS?:/.test(out)) problems.push(`kubectl explain, typed at once, printed ${JSON.stringify(out.slice(0, 200))}`);
+      await page.waitForFunction(() => window.kubeloopRest.exports.__rest_loaded.value === 1, undefined, { timeout: INTERACTIVE_LIMIT_MS })
+        .catch(() => problems.push('the page never loaded the rest of the module'));
+      const after = await restState(page);
+      if (!after.workers.some((w) => w && w.loaded)) problems.push('the worker never loaded the rest of the module');
+      rest = await page.evaluate(() => {
+        const r = performance.getEntriesByType('resource').filter((e) => e.name.includes('kubeloop-rest-'));
+        return { fetches: r.length, encoded: r[0]?.encodedBodySize ?? null, raw: r[0]?.decodedBodySize ?? null, end: Math.max(...r.map((e) => e.responseEnd)) };
+      });
+      rest.answerMs = answeredAt - typedAt;
+      rest.workerWaited = after.workers.reduce((n, w) => n + ((w && w.waited) || 0), 0);
+    }
+    return { ...m, encoding, rest, problems };
   } finally {
     await context.close().catch(() => {});
   }
@@ -103,7 +140,7 @@ export async function measureLoad(browser, origin) {
 
 /// The wasm module's size on disk, raw and as its precompressed copies.
 export async function wasmSizes(dist = DIST) {
-  const wasm = (await fs.readdir(dist)).find((f) => f.endsWith('.wasm'));
+  const wasm = (await fs.readdir(dist)).find((f) => f.endsWith('_bg.wasm'));
   if (!wasm) return null;
   const size = async (f) => (await fs.stat(path.join(dist, f)).catch(() => null))?.size ?? null;
   return { file: wasm, raw: await size(wasm), gzip: await size(`${wasm}.gz`), brotli: await size(`${wasm}.br`) };
@@ -121,8 +158,13 @@ export async function reportLoad(browser, origin) {
   log(`Slow 4G, cache disabled (${((Date.now() - t0) / 1000).toFixed(1)} s): first contentful paint ${ms(m.fcp)} ms, ` +
     `shell ${m.shell !== null ? `${ms(m.shell)} ms` : m.hasShell ? 'never visible' : 'n/a (no #shell in the page)'}, wasm fetched by ${ms(m.wasm?.end ?? -1)} ms ` +
     `(content-encoding ${m.encoding}), interactive ${ms(m.interactive)} ms`);
+  if (m.rest) {
+    log(`the rest of the module: ${m.rest.encoded} B on the wire (${m.rest.raw} B raw), in by ${ms(m.rest.end)} ms; ` +
+      `kubectl explain typed at once answered in ${ms(m.rest.answerMs)} ms (the worker fetched the rest itself ${m.rest.workerWaited} time(s))`);
+  }
   console.log(`load: slow4g_fcp_ms=${ms(m.fcp)} slow4g_shell_ms=${ms(m.shell)} slow4g_interactive_ms=${ms(m.interactive)} ` +
-    `wasm_transfer_bytes=${m.wasm?.encoded ?? 'n/a'} wasm_raw_bytes=${m.wasm?.raw ?? 'n/a'} wasm_encoding=${m.encoding}`);
+    `wasm_transfer_bytes=${m.wasm?.encoded ?? 'n/a'} wasm_raw_bytes=${m.wasm?.raw ?? 'n/a'} wasm_encoding=${m.encoding} ` +
+    `rest_transfer_bytes=${m.rest?.encoded ?? 'n/a'} slow4g_rest_ms=${m.rest ? ms(m.rest.end) : 'n/a'}`);
   if (m.interactive > INTERACTIVE_LIMIT_MS) m.problems.push(`interactive after ${ms(m.interactive)} ms on Slow 4G (> ${INTERACTIVE_LIMIT_MS})`);
   return m.problems;
 }

@@ -74,7 +74,7 @@ async function main() {
     await type(page, 'kubectl get nodes');
     await page.waitForFunction(() => document.querySelector('#terminal-output')?.textContent.includes('worker-1'), undefined, { timeout: 10000 });
     const phases = await page.evaluate(() => {
-      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.wasm'));
+      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('_bg.wasm'));
       const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? -1;
       return { wasm_loaded: wasm?.responseEnd ?? -1, app_start: at('kubeloop-start'), booted: at('kubeloop-booted') };
     });

@@ -17,6 +17,10 @@
 // a journal it does not continue is replayed as ever). Besides the memory, the module's state
 // is a table of JS values the Rust side refers to by index; at rest it holds only undefined,
 // null, true, false and the global object, which are put back in their slots.
+//
+// A release build moves the code the start does not run to a second file, the rest of the module
+// (src/ui/rest.rs). The page posts `{ rest }`, that file compiled, once it has fetched it; should
+// a moved function run before, `kubeloopLoadRest` fetches the file here and then, synchronously.
 let answer = null;
 let dead = false;
 let glue = null;
@@ -24,6 +28,30 @@ let started = false;
 const waiting = [];
 let module = null;
 let build = '';
+// The rest of the module: its URL (read from the module), the instance's exports (known before
+// the module's start runs), a compiled rest the page sent early, and how it came.
+const rest = self.kubeloopRest = { url: null, exports: null, posted: null, base: null };
+self.kubeloopRestLoads = { posted: 0, waited: 0 };
+const restJoin = (compiled) => {
+  const loaded = rest.exports && rest.exports.__rest_loaded;
+  if (!loaded || loaded.value) return false;
+  new WebAssembly.Instance(compiled, { primary: rest.exports });
+  loaded.value = 1;
+  return true;
+};
+globalThis.kubeloopLoadRest = () => {
+  const loaded = rest.exports && rest.exports.__rest_loaded;
+  if (!loaded || loaded.value) return;
+  if (rest.posted && restJoin(rest.posted)) return;
+  if (!rest.url) throw new Error('this module has no rest to load');
+  const request = new XMLHttpRequest();
+  request.open('GET', rest.url, false);
+  request.responseType = 'arraybuffer';
+  request.send();
+  if (request.status !== 200) throw new Error(`the rest of the simulator could not load (HTTP ${request.status})`);
+  self.kubeloopRestLoads.waited++;
+  restJoin(new WebAssembly.Module(request.response));
+};
 const KEPT = { db: 'kubeloop-worker', store: 'memory', key: 'kept' };
 const SLOTS = { u: undefined, n: null, t: true, f: false, g: globalThis };
 // One IndexedDB request `act(store)` in a transaction of its own; resolves to its result.
@@ -97,19 +125,37 @@ self.onmessage = (event) => {
     else waiting.push(data);
     return;
   }
+  if (data.rest) {
+    rest.posted = data.rest;
+    if (restJoin(data.rest)) self.kubeloopRestLoads.posted++;
+    return;
+  }
   if (data.image === 'save') {
     keep().then((said) => postMessage({ imaged: said }), (e) => postMessage({ imaged: `not kept: ${e}` }));
     return;
   }
   if (data.glue && !glue) {
     build = String(data.glue).split('?')[0].split('/').pop();
+    rest.base = String(data.glue);
     glue = import(data.glue);
     glue.catch(() => {});
   }
   if (!data.module || started) return;
   started = true;
+  const named = WebAssembly.Module.customSections ? WebAssembly.Module.customSections(data.module, 'kubeloop_rest') : [];
+  if (named.length && rest.base) rest.url = new URL(new TextDecoder().decode(named[0]), rest.base).href;
+  // The glue instantiates the module and runs its start at once: the instance's exports are
+  // taken on the way, for a moved function that the start might run.
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = (...args) => instantiate.apply(WebAssembly, args).then((made) => {
+    rest.exports = (made.instance || made).exports;
+    if (rest.posted && restJoin(rest.posted)) self.kubeloopRestLoads.posted++;
+    return made;
+  });
   (glue || Promise.reject(new Error('no glue URL')))
     .then((g) => g.default({ module_or_path: data.module }).then((exports) => {
+      WebAssembly.instantiate = instantiate;
+      rest.exports = exports;
       module = { glue: g, exports };
       return build ? restore() : false;
     }).then(() => {
