@@ -7,9 +7,10 @@
 // A copy that would not be smaller than its file is not written.
 //
 // Usage: node scripts/compress.mjs [DIR]
-//   DIR defaults to $TRUNK_STAGING_DIR: Trunk.toml runs this as a post_build hook, with the
-//   directory trunk is about to move into dist/. Under that hook it does nothing for a debug
-//   build (TRUNK_PROFILE=debug, `trunk serve`): only release builds are shipped.
+//   DIR defaults to $TRUNK_STAGING_DIR: Trunk's post_build hook runs this after the split
+//   (scripts/post-build.mjs), on the directory trunk is about to move into dist/. Under that
+//   hook it does nothing for a debug build (TRUNK_PROFILE=debug, `trunk serve`): only release
+//   builds are shipped.
 // Only node's own zlib: no dependency.
 
 import fs from 'node:fs/promises';

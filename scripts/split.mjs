@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // scripts/split.mjs — splits a release build's wasm module in two (tools/wasm-split): the code
 // the page's start runs, by the profile web/wasm-profile.txt, and the rest, which the page loads
-// once it is interactive (src/ui/rest.rs). Trunk.toml runs it as a post_build hook, before the
-// compression, on the directory trunk is about to move into dist/. It keeps the module as
+// once it is interactive (src/ui/rest.rs). Trunk's post_build hook runs it (scripts/post-build.mjs),
+// before the compression, on the directory trunk is about to move into dist/. It keeps the module as
 // wasm-opt left it, names and all, in target/split/ (what scripts/split-profile.mjs records a
 // new profile with), and then writes the primary over the module and the rest beside it.
 //
@@ -27,7 +27,7 @@ const tool = path.join(root, 'tools/wasm-split/target/release/kubeloop-split');
 const sources = ['Cargo.toml', 'Cargo.lock', 'src/main.rs'].map((f) => path.join(root, 'tools/wasm-split', f));
 const stale = !fs.existsSync(tool) || sources.some((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > fs.statSync(tool).mtimeMs);
 if (stale) {
-  execFileSync('cargo', ['build', '--release', '--offline', '--quiet', '--manifest-path', path.join(root, 'tools/wasm-split/Cargo.toml')], { stdio: 'inherit' });
+  execFileSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(root, 'tools/wasm-split/Cargo.toml')], { stdio: 'inherit' });
 }
 
 const modules = fs.readdirSync(dir).filter((f) => f.endsWith('_bg.wasm'));

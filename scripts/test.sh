@@ -10,7 +10,7 @@
 #               (wasm-bindgen-test-runner + chromedriver; chrome flags in webdriver.json)
 #   4. bundle   trunk build --release --offline into dist/, with relative asset URLs
 #               (Trunk.toml public_url = "./"), so dist/ works from any subpath, and .gz/.br
-#               copies of the text assets (scripts/compress.mjs, Trunk's post_build hook),
+#               copies of the text assets (scripts/compress.mjs, in Trunk's post_build hook),
 #               the module split in two first (scripts/split.mjs: the start's code, the rest)
 #   5. e2e      node tests/e2e/subpath.mjs: dist/ served compressed under /kubeloop/ by
 #               scripts/serve.mjs, same-origin requests only, the UI story; screenshots in
@@ -123,7 +123,7 @@ begin_stage native "cargo test --all-targets && cargo test --doc (and tools/wasm
 : >"$LOG_DIR/native.log"
 logged cargo test --all-targets
 logged cargo test --doc
-logged cargo test --release --offline --manifest-path tools/wasm-split/Cargo.toml
+logged cargo test --release --manifest-path tools/wasm-split/Cargo.toml
 count_results "$LOG_DIR/native.log"
 end_stage
 

@@ -20,7 +20,9 @@
 //
 // A release build moves the code the start does not run to a second file, the rest of the module
 // (src/ui/rest.rs). The page posts `{ rest }`, that file compiled, once it has fetched it; should
-// a moved function run before, `kubeloopLoadRest` fetches the file here and then, synchronously.
+// a moved function run before, `kubeloopLoadRest` fetches the file here and then, synchronously,
+// telling the page through the `{ restPort }` it was given (so that the page stops its own
+// download) and handing it the compiled file.
 let answer = null;
 let dead = false;
 let glue = null;
@@ -30,7 +32,7 @@ let module = null;
 let build = '';
 // The rest of the module: its URL (read from the module), the instance's exports (known before
 // the module's start runs), a compiled rest the page sent early, and how it came.
-const rest = self.kubeloopRest = { url: null, exports: null, posted: null, base: null };
+const rest = self.kubeloopRest = { url: null, exports: null, posted: null, base: null, port: null };
 self.kubeloopRestLoads = { posted: 0, waited: 0 };
 const restJoin = (compiled) => {
   const loaded = rest.exports && rest.exports.__rest_loaded;
@@ -44,13 +46,16 @@ globalThis.kubeloopLoadRest = () => {
   if (!loaded || loaded.value) return;
   if (rest.posted && restJoin(rest.posted)) return;
   if (!rest.url) throw new Error('this module has no rest to load');
+  if (rest.port) rest.port.postMessage('fetching');
   const request = new XMLHttpRequest();
   request.open('GET', rest.url, false);
   request.responseType = 'arraybuffer';
   request.send();
   if (request.status !== 200) throw new Error(`the rest of the simulator could not load (HTTP ${request.status})`);
   self.kubeloopRestLoads.waited++;
-  restJoin(new WebAssembly.Module(request.response));
+  const compiled = new WebAssembly.Module(request.response);
+  restJoin(compiled);
+  if (rest.port) rest.port.postMessage(compiled);
 };
 const KEPT = { db: 'kubeloop-worker', store: 'memory', key: 'kept' };
 const SLOTS = { u: undefined, n: null, t: true, f: false, g: globalThis };
@@ -123,6 +128,10 @@ self.onmessage = (event) => {
   if (typeof data === 'string') {
     if (answer) reply(data);
     else waiting.push(data);
+    return;
+  }
+  if (data.restPort) {
+    rest.port = data.restPort;
     return;
   }
   if (data.rest) {

@@ -104,12 +104,18 @@ fn validate(bytes: &[u8]) {
     wasmparser::Validator::new().validate_all(bytes).expect("a valid module");
 }
 
-fn split_fixture(profile: &str) -> (tempdir::Dir, Vec<u8>, Vec<u8>) {
+/// A directory holding the fixture module and `profile`: the directory, the module, the profile.
+fn prepared(profile: &str) -> (tempdir::Dir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempdir::Dir::new();
     let module = dir.path.join("m_bg.wasm");
     std::fs::write(&module, fixture()).unwrap();
     let list = dir.path.join("profile.txt");
     std::fs::write(&list, profile).unwrap();
+    (dir, module, list)
+}
+
+fn split_fixture(profile: &str) -> (tempdir::Dir, Vec<u8>, Vec<u8>) {
+    let (dir, module, list) = prepared(profile);
     split(&module, &list, &dir.path).expect("the split");
     let primary = std::fs::read(&module).unwrap();
     let rest_name = std::fs::read_dir(&dir.path)
@@ -142,22 +148,14 @@ fn both_halves_of_a_split_module_are_valid() {
 
 #[test]
 fn a_module_whose_profile_names_every_function_is_not_split() {
-    let dir = tempdir::Dir::new();
-    let module = dir.path.join("m_bg.wasm");
-    std::fs::write(&module, fixture()).unwrap();
-    let list = dir.path.join("profile.txt");
-    std::fs::write(&list, format!("{PROFILE}fixture::work::h0000000000000002\n")).unwrap();
+    let (dir, module, list) = prepared(&format!("{PROFILE}fixture::work::h0000000000000002\n"));
     assert!(split(&module, &list, &dir.path).is_err());
 }
 
 #[test]
 fn a_function_renamed_by_a_new_hash_is_still_matched_when_its_name_is_unique() {
     // `work` under another hash (a new toolchain, say) is still hot: nothing is left to move.
-    let dir = tempdir::Dir::new();
-    let module = dir.path.join("m_bg.wasm");
-    std::fs::write(&module, fixture()).unwrap();
-    let list = dir.path.join("profile.txt");
-    std::fs::write(&list, format!("{PROFILE}fixture::work::h00000000000000ff\n")).unwrap();
+    let (dir, module, list) = prepared(&format!("{PROFILE}fixture::work::h00000000000000ff\n"));
     assert!(split(&module, &list, &dir.path).is_err());
     // A name that two functions share is not matched without its hash.
     std::fs::write(&list, format!("{PROFILE}fixture::work::h00000000000000ff\nfixture::work::h00000000000000fe\n"))
