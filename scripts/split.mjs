@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // scripts/split.mjs — splits a release build's wasm module in two (tools/wasm-split): the code
-// the page's start runs, by the profile web/wasm-profile.txt, and the rest, which the page loads
-// once it is interactive (src/ui/rest.rs). Trunk's post_build hook runs it (scripts/post-build.mjs),
-// before the compression, on the directory trunk is about to move into dist/. It keeps the module as
-// wasm-opt left it, names and all, in target/split/ (what scripts/split-profile.mjs records a
-// new profile with), and then writes the primary over the module and the rest beside it.
+// the page's start runs, and the rest (the functions the profile web/wasm-profile.txt lists),
+// which the page loads once it is interactive (src/ui/rest.rs). Trunk's post_build hook runs it
+// (scripts/post-build.mjs), before the compression, on the directory trunk is about to move into
+// dist/. It keeps the module as wasm-opt left it, names and all, in target/split/ (what
+// scripts/split-profile.mjs records a new profile with), and then writes the primary over the
+// module and the rest beside it.
 //
 // Usage: node scripts/split.mjs [DIR]        DIR defaults to $TRUNK_STAGING_DIR
 //   KUBELOOP_SPLIT=0 ships the module whole (only its names are dropped).

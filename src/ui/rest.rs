@@ -1,5 +1,5 @@
 //! The rest of the module: the code the page's start never runs. A release build moves it to a
-//! second file (tools/wasm-split, with the profile web/wasm-profile.txt); each moved function
+//! second file (tools/wasm-split, by the profile web/wasm-profile.txt); each moved function
 //! leaves a stub behind that calls `kubeloopLoadRest` before its first use. index.html and the
 //! worker define that function: it instantiates the rest when the page has fetched it already
 //! (it starts fetching as soon as the page has started), or fetches it there and then.

@@ -1,9 +1,10 @@
 //! Splits the page's wasm module in two, so that a student waits only for the code the page's
-//! start runs. `primary` keeps every function a recorded start ran (the profile); each other
-//! function's body moves to `rest`, and in the primary it becomes a stub that loads the rest (once,
-//! through the JS import `kubeloopLoadRest`) and calls the moved body through the function table.
-//! The page fetches the rest as soon as it has started (index.html), so the stubs almost never
-//! wait. `instrument` makes the module that records a profile (scripts/split-profile.mjs).
+//! start runs. The profile lists the functions a recorded start did not run; their bodies move to
+//! the rest, and each leaves in the primary a stub that loads the rest (once, through the JS
+//! import `kubeloopLoadRest`) and calls the moved body through the function table. A function the
+//! profile does not know (code newer than the profile) stays in the primary. The page fetches the
+//! rest as soon as it is interactive (index.html), so the stubs seldom wait. `instrument` makes
+//! the module that records a profile (scripts/split-profile.mjs).
 
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeSet;
@@ -26,13 +27,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let done = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["instrument", input, output] => instrument(Path::new(input), Path::new(output)),
-        ["split", input, profile, rest_dir] => split(Path::new(input), Path::new(profile), Path::new(rest_dir)),
+        ["split", input, moved, rest_dir] => split(Path::new(input), Path::new(moved), Path::new(rest_dir)),
         ["names", input] => names(Path::new(input)),
         ["strip", input] => strip(Path::new(input)),
         _ => {
             eprintln!(
                 "usage: kubeloop-split instrument IN.wasm OUT.wasm   (OUT.wasm.names: one name a line)\n\
-                 \x20      kubeloop-split split MODULE.wasm PROFILE.txt REST_DIR   (rewrites MODULE.wasm)\n\
+                 \x20      kubeloop-split split MODULE.wasm MOVED.txt REST_DIR   (rewrites MODULE.wasm)\n\
                  \x20      kubeloop-split names MODULE.wasm\n\
                  \x20      kubeloop-split strip MODULE.wasm   (drops the names; rewrites it)"
             );
@@ -145,10 +146,12 @@ fn instructions(local: &walrus::LocalFunction) -> usize {
     n
 }
 
-fn split(input: &Path, profile: &Path, rest_dir: &Path) -> Result<()> {
+/// Moves the functions `moved` names (one a line; `#` starts a comment) out of `input` into
+/// `rest_dir/kubeloop-rest-HASH.wasm`, and rewrites `input` as the primary.
+fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
     let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
-    let hot: BTreeSet<String> = std::fs::read_to_string(profile)
-        .with_context(|| format!("reading {}", profile.display()))?
+    let listed: BTreeSet<String> = std::fs::read_to_string(moved)
+        .with_context(|| format!("reading {}", moved.display()))?
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -163,12 +166,12 @@ fn split(input: &Path, profile: &Path, rest_dir: &Path) -> Result<()> {
     let rest_funcs: Vec<FunctionId> = rest.funcs.iter().map(|f| f.id()).collect();
     let names: Vec<Option<String>> =
         named.funcs.iter().map(|f| f.name.as_deref().map(|n| n.trim().to_string())).collect();
-    let hot_by_key = unique_keys(hot.iter().map(String::as_str));
+    let listed_keys = unique_keys(listed.iter().map(String::as_str));
     let module_keys = unique_keys(names.iter().flatten().map(String::as_str));
-    let is_hot = |name: &str| {
-        hot.contains(name) || {
+    let is_listed = |name: &str| {
+        listed.contains(name) || {
             let k = key(name);
-            hot_by_key.contains(&k) && module_keys.contains(&k)
+            listed_keys.contains(&k) && module_keys.contains(&k)
         }
     };
     if funcs.len() != rest_funcs.len() || funcs.len() != names.len() {
@@ -186,16 +189,16 @@ fn split(input: &Path, profile: &Path, rest_dir: &Path) -> Result<()> {
         .with_context(|| format!("the module imports no `{LOAD_IMPORT}`"))?;
     let start = primary.start;
 
-    // What moves: named, not run by the profile, large enough to be worth a stub.
+    // What moves: listed (the start did not run it), large enough to be worth a stub.
     let cold: Vec<usize> = (0..funcs.len())
         .filter(|&at| {
             let f = primary.funcs.get(funcs[at]);
             let FunctionKind::Local(local) = &f.kind else { return false };
-            Some(f.id()) != start && names[at].as_deref().is_some_and(|n| !is_hot(n)) && instructions(local) >= SMALL
+            Some(f.id()) != start && names[at].as_deref().is_some_and(is_listed) && instructions(local) >= SMALL
         })
         .collect();
     if cold.is_empty() {
-        bail!("no function to move: is {} this module's profile?", profile.display());
+        bail!("no function to move: is {} this module's profile?", moved.display());
     }
 
     let table = primary
