@@ -140,6 +140,69 @@ pub fn split_verb(words: &[String]) -> Option<(String, Vec<String>)> {
     None
 }
 
+/// kubectl's own flags, which every command takes: with no command, the only flags it reads.
+/// (long name, shorthand, takes a value)
+const GLOBAL_FLAGS: &[(&str, Option<char>, bool)] = &[
+    ("as", None, true),
+    ("as-group", None, true),
+    ("as-uid", None, true),
+    ("cache-dir", None, true),
+    ("certificate-authority", None, true),
+    ("client-certificate", None, true),
+    ("client-key", None, true),
+    ("cluster", None, true),
+    ("context", None, true),
+    ("disable-compression", None, false),
+    ("help", Some('h'), false),
+    ("insecure-skip-tls-verify", None, false),
+    ("kubeconfig", None, true),
+    ("match-server-version", None, false),
+    ("namespace", Some('n'), true),
+    ("password", None, true),
+    ("profile", None, true),
+    ("profile-output", None, true),
+    ("request-timeout", None, true),
+    ("server", Some('s'), true),
+    ("tls-server-name", None, true),
+    ("token", None, true),
+    ("user", None, true),
+    ("username", None, true),
+    ("v", Some('v'), true),
+    ("warnings-as-errors", None, false),
+];
+
+/// The words of a kubectl line with no command in it: fine when each is one of kubectl's own
+/// flags (kubectl then prints its help), else the error kubectl stops at.
+pub fn global_flags_only(words: &[String]) -> Result<(), String> {
+    let usage = "See 'kubectl --help' for usage.";
+    let mut i = 0;
+    while i < words.len() {
+        let word = &words[i];
+        i += 1;
+        let (takes_value, inline, named) = if let Some(long) = word.strip_prefix("--") {
+            let (name, inline) = long.split_once('=').map_or((long, false), |(n, _)| (n, true));
+            match GLOBAL_FLAGS.iter().find(|f| f.0 == name) {
+                Some(f) => (f.2, inline, format!("flag needs an argument: --{name}")),
+                None => return Err(format!("error: unknown flag: --{name}\n{usage}")),
+            }
+        } else if let Some(short) = word.strip_prefix('-').and_then(|w| w.chars().next()) {
+            match GLOBAL_FLAGS.iter().find(|f| f.1 == Some(short)) {
+                Some(f) => (f.2, word.len() > 2, format!("flag needs an argument: '{short}' in -{short}")),
+                None => return Err(format!("error: unknown shorthand flag: '{short}' in {word}\n{usage}")),
+            }
+        } else {
+            continue;
+        };
+        if takes_value && !inline {
+            if i >= words.len() {
+                return Err(format!("error: {named}\n{usage}"));
+            }
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Args {
     pub positionals: Vec<String>,
@@ -303,6 +366,25 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn with_no_command_only_kubectl_s_own_flags_are_read() {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(global_flags_only(&words(&["-n", "x", "--context=a", "-v", "6"])), Ok(()));
+        assert!(
+            global_flags_only(&words(&["-n", "x", "--recursive"]))
+                .unwrap_err()
+                .starts_with("error: unknown flag: --recursive")
+        );
+        assert!(
+            global_flags_only(&words(&["--namespace"]))
+                .unwrap_err()
+                .starts_with("error: flag needs an argument: --namespace")
+        );
+        assert!(
+            global_flags_only(&words(&["-q"])).unwrap_err().starts_with("error: unknown shorthand flag: 'q' in -q")
+        );
     }
 
     #[test]

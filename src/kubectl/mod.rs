@@ -185,6 +185,9 @@ pub fn run(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
 
 fn run_command(cluster: &mut Cluster, words: &[String], io: &Io) -> Output {
     let Some((verb, rest)) = args::split_verb(words) else {
+        if let Err(e) = args::global_flags_only(words) {
+            return Output::err(e);
+        }
         return Output::ok("kubectl controls the Kubernetes cluster manager.\n\nBasic Commands: apply, create, get, delete, describe, logs, patch, scale, version\n".into());
     };
     let verb = &verb;
