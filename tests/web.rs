@@ -1074,3 +1074,11 @@ async fn a_controllers_lane_opens_its_reconciliation_loop_and_a_deleted_pod_is_a
     let turns = text(&root, "#reconcile-turns");
     assert!(turns.contains("DELETE"), "the turn names what woke it: {turns}");
 }
+
+#[wasm_bindgen_test]
+async fn the_legend_explains_no_raft_or_webhook_token_when_the_map_cannot_draw_one() {
+    let root = mount().await;
+    let legend = text(&root, ".map-legend");
+    assert!(legend.contains("watch notification"), "{legend}");
+    assert!(!legend.contains("Raft") && !legend.contains("webhook"), "one control plane, no webhook: {legend}");
+}

@@ -59,7 +59,7 @@ pub fn cluster_pane(props: &ClusterPaneProps) -> Html {
             </h2>
             <map::ArchitectureMap flow={props.flow.clone()} board={props.board.clone()} teaching={props.teaching}
                 {on_pick} />
-            <map::MapLegend />
+            <map::MapLegend raft={!props.board.0.etcd_members.is_empty()} webhooks={props.board.0.webhooks} />
             if let Some(chain) = props.following.clone() {
                 <FollowChain {chain} on_close={d.reform(|()| Action::Unfollow)} on_step={d.reform(Action::FollowStep)} />
                 <section class="panel sequence-panel" aria-label="The followed apply as a sequence diagram">

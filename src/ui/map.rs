@@ -601,9 +601,20 @@ fn node(nl: &geo::NodeLayout, nv: &geo::NodeView, cni: Option<&str>, on_pick: &C
     }
 }
 
-/// The legend: each pod look in words, and what the tokens mean.
+#[derive(Properties, PartialEq)]
+pub struct MapLegendProps {
+    /// etcd is a Raft group (several members): its messages' token is explained.
+    #[prop_or_default]
+    pub raft: bool,
+    /// An admission webhook is configured: its call's token is explained.
+    #[prop_or_default]
+    pub webhooks: bool,
+}
+
+/// The legend: each pod look in words, and what the tokens mean (Raft's and a webhook's only
+/// when the map can draw them).
 #[function_component(MapLegend)]
-pub fn map_legend() -> Html {
+pub fn map_legend(props: &MapLegendProps) -> Html {
     html! {
         <ul class="map-legend" aria-label="Legend">
             { for geo::LEGEND.iter().map(|(class, glyph, words)| html! {
@@ -612,8 +623,12 @@ pub fn map_legend() -> Html {
             <li><span class="legend-token request" aria-hidden="true"></span>{"request"}</li>
             <li><span class="legend-token watch" aria-hidden="true"></span>{"watch notification"}</li>
             <li><span class="legend-token runtime" aria-hidden="true"></span>{"kubelet → containerd"}</li>
-            <li><span class="legend-token webhook" aria-hidden="true"></span>{"admission webhook call"}</li>
-            <li><span class="legend-token raft" aria-hidden="true"></span>{"etcd member → member (Raft)"}</li>
+            if props.webhooks {
+                <li><span class="legend-token webhook" aria-hidden="true"></span>{"admission webhook call"}</li>
+            }
+            if props.raft {
+                <li><span class="legend-token raft" aria-hidden="true"></span>{"etcd member → member (Raft)"}</li>
+            }
         </ul>
     }
 }

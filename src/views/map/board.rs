@@ -94,6 +94,9 @@ pub struct Board {
     /// With several control-plane nodes: who leads, and which API servers serve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ha: Option<HaView>,
+    /// Whether an admission webhook is configured (the legend then explains its token).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub webhooks: bool,
 }
 
 /// A control plane of several nodes as its boxes say it: the node whose kube-scheduler and
@@ -343,6 +346,9 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         nodes,
         etcd_members: etcd_members(cluster),
         ha: ha_view(cluster),
+        webhooks: ["/registry/mutatingwebhookconfigurations/", "/registry/validatingwebhookconfigurations/"]
+            .iter()
+            .any(|prefix| cluster.inspect().etcd().any_under(prefix)),
     }
 }
 
@@ -351,6 +357,36 @@ mod tests {
     use crate::record::Stage;
     use crate::shell::{Command, Session};
     use crate::views::map::*;
+
+    #[test]
+    fn the_board_says_whether_a_webhook_is_configured_and_whether_etcd_is_a_raft_group() {
+        let mut s = Session::new(1);
+        let b = board(&s.cluster);
+        assert!(!b.webhooks && b.etcd_members.is_empty(), "one control plane, no webhook");
+        let manifest = "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: check
+webhooks:
+- name: check.example.com
+  admissionReviewVersions: [\"v1\"]
+  sideEffects: None
+  clientConfig:
+    service: {namespace: default, name: checker, path: /validate}
+  rules:
+  - apiGroups: [\"\"]
+    apiVersions: [\"v1\"]
+    operations: [\"CREATE\"]
+    resources: [\"configmaps\"]
+";
+        let out =
+            s.execute(&Command { line: "kubectl apply -f -".into(), heredoc: Some(("EOF".into(), manifest.into())) });
+        assert_eq!(
+            out.stdout, "validatingwebhookconfiguration.admissionregistration.k8s.io/check created\n",
+            "{out:?}"
+        );
+        assert!(board(&s.cluster).webhooks);
+    }
 
     #[test]
     fn the_board_of_an_applied_deployment_shows_its_pods_on_their_nodes_and_the_controllers_that_acted() {
