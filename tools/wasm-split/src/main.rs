@@ -157,15 +157,15 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_string)
         .collect();
+    // Both parses read the names (neither writes them out).
     let mut primary = parse(&bytes, false)?;
     let mut rest = parse(&bytes, false)?;
-    let named = parse(&bytes, true)?;
 
-    // The same items in the same order in all three parses.
+    // The same items in the same order in both parses.
     let funcs: Vec<FunctionId> = primary.funcs.iter().map(|f| f.id()).collect();
     let rest_funcs: Vec<FunctionId> = rest.funcs.iter().map(|f| f.id()).collect();
     let names: Vec<Option<String>> =
-        named.funcs.iter().map(|f| f.name.as_deref().map(|n| n.trim().to_string())).collect();
+        primary.funcs.iter().map(|f| f.name.as_deref().map(|n| n.trim().to_string())).collect();
     let listed_keys = unique_keys(listed.iter().map(String::as_str));
     let module_keys = unique_keys(names.iter().flatten().map(String::as_str));
     let is_listed = |name: &str| {
@@ -174,7 +174,7 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
             listed_keys.contains(&k) && module_keys.contains(&k)
         }
     };
-    if funcs.len() != rest_funcs.len() || funcs.len() != names.len() {
+    if funcs.len() != rest_funcs.len() {
         bail!("the module parsed differently twice");
     }
 
@@ -209,13 +209,7 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
         .context("the module has no function table")?;
     let table_at = primary.tables.iter().position(|t| t.id() == table).unwrap_or(0);
     let first_slot = primary.tables.get(table).initial;
-    {
-        let t = primary.tables.get_mut(table);
-        t.initial += cold.len() as u64;
-        if let Some(max) = t.maximum.as_mut() {
-            *max = (*max).max(t.initial);
-        }
-    }
+    grow(primary.tables.get_mut(table), cold.len());
 
     // The rest: every function that stays becomes an import of the primary's; memories, tables
     // and globals are the primary's own; the moved bodies fill their table slots.
@@ -226,29 +220,18 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
         if is_cold.contains(&at) {
             continue;
         }
-        let name = format!("__rest_f{at}");
         let ty = rest.funcs.get(id).ty();
-        match &rest.funcs.get(id).kind {
-            FunctionKind::Import(imported) => {
-                let import = rest.imports.get_mut(imported.import);
-                import.module = "primary".into();
-                import.name = name;
-            }
-            _ => {
-                let import = rest.imports.add("primary", &name, ImportKind::Function(id));
-                rest.funcs.get_mut(id).kind = FunctionKind::Import(ImportedFunction { import, ty });
-            }
-        }
+        let existing = match &rest.funcs.get(id).kind {
+            FunctionKind::Import(imported) => Some(imported.import),
+            _ => None,
+        };
+        let import = from_primary(&mut rest, existing, &format!("__rest_f{at}"), ImportKind::Function(id));
+        rest.funcs.get_mut(id).kind = FunctionKind::Import(ImportedFunction { import, ty });
     }
     let memories: Vec<_> = rest.memories.iter().map(|m| m.id()).collect();
     for (at, id) in memories.iter().enumerate() {
-        let import = match rest.memories.get(*id).import {
-            Some(i) => i,
-            None => rest.imports.add("primary", &format!("__rest_m{at}"), ImportKind::Memory(*id)),
-        };
-        let i = rest.imports.get_mut(import);
-        i.module = "primary".into();
-        i.name = format!("__rest_m{at}");
+        let existing = rest.memories.get(*id).import;
+        let import = from_primary(&mut rest, existing, &format!("__rest_m{at}"), ImportKind::Memory(*id));
         let m = rest.memories.get_mut(*id);
         m.import = Some(import);
         m.data_segments.clear();
@@ -263,32 +246,22 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
     }
     let tables: Vec<_> = rest.tables.iter().map(|t| t.id()).collect();
     for (at, id) in tables.iter().enumerate() {
-        let import = match rest.tables.get(*id).import {
-            Some(i) => i,
-            None => rest.imports.add("primary", &format!("__rest_t{at}"), ImportKind::Table(*id)),
-        };
-        let i = rest.imports.get_mut(import);
-        i.module = "primary".into();
-        i.name = format!("__rest_t{at}");
+        let existing = rest.tables.get(*id).import;
+        let import = from_primary(&mut rest, existing, &format!("__rest_t{at}"), ImportKind::Table(*id));
         let t = rest.tables.get_mut(*id);
         t.import = Some(import);
         t.init = None;
         t.elem_segments.clear();
         if at == table_at {
-            t.initial += cold.len() as u64;
-            if let Some(max) = t.maximum.as_mut() {
-                *max = (*max).max(t.initial);
-            }
+            grow(t, cold.len());
         }
     }
     for (at, id) in rest_globals.iter().enumerate() {
-        let import = match rest.globals.get(*id).kind {
-            GlobalKind::Import(i) => i,
-            GlobalKind::Local(_) => rest.imports.add("primary", &format!("__rest_g{at}"), ImportKind::Global(*id)),
+        let existing = match rest.globals.get(*id).kind {
+            GlobalKind::Import(i) => Some(i),
+            GlobalKind::Local(_) => None,
         };
-        let i = rest.imports.get_mut(import);
-        i.module = "primary".into();
-        i.name = format!("__rest_g{at}");
+        let import = from_primary(&mut rest, existing, &format!("__rest_g{at}"), ImportKind::Global(*id));
         rest.globals.get_mut(*id).kind = GlobalKind::Import(import);
     }
     let exports: Vec<_> = rest.exports.iter().map(|e| e.id()).collect();
@@ -371,6 +344,33 @@ fn split(input: &Path, moved: &Path, rest_dir: &Path) -> Result<()> {
         bytes.len()
     );
     Ok(())
+}
+
+/// An item of the rest as an import of the primary's export `name`: its import renamed when it
+/// was one already (a JS function, say), else a new import.
+fn from_primary(
+    rest: &mut Module,
+    existing: Option<walrus::ImportId>,
+    name: &str,
+    kind: ImportKind,
+) -> walrus::ImportId {
+    match existing {
+        Some(import) => {
+            let i = rest.imports.get_mut(import);
+            i.module = "primary".into();
+            i.name = name.into();
+            import
+        }
+        None => rest.imports.add("primary", name, kind),
+    }
+}
+
+/// `by` more slots in a function table (its maximum raised to match, when it has one).
+fn grow(table: &mut walrus::Table, by: usize) {
+    table.initial += by as u64;
+    if let Some(max) = table.maximum.as_mut() {
+        *max = (*max).max(table.initial);
+    }
 }
 
 /// The names (without their hash) that occur once.
