@@ -179,7 +179,10 @@ pub fn global_flags_only(words: &[String]) -> Result<(), String> {
     while i < words.len() {
         let word = &words[i];
         i += 1;
-        let (takes_value, inline, named) = if let Some(long) = word.strip_prefix("--") {
+        if word == "--" {
+            break;
+        }
+        let (takes_value, inline, missing) = if let Some(long) = word.strip_prefix("--") {
             let (name, inline) = long.split_once('=').map_or((long, false), |(n, _)| (n, true));
             match GLOBAL_FLAGS.iter().find(|f| f.0 == name) {
                 Some(f) => (f.2, inline, format!("flag needs an argument: --{name}")),
@@ -195,7 +198,7 @@ pub fn global_flags_only(words: &[String]) -> Result<(), String> {
         };
         if takes_value && !inline {
             if i >= words.len() {
-                return Err(format!("error: {named}\n{usage}"));
+                return Err(format!("error: {missing}\n{usage}"));
             }
             i += 1;
         }
@@ -372,6 +375,7 @@ mod tests {
     fn with_no_command_only_kubectl_s_own_flags_are_read() {
         let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(global_flags_only(&words(&["-n", "x", "--context=a", "-v", "6"])), Ok(()));
+        assert_eq!(global_flags_only(&words(&["--", "--anything"])), Ok(()), "flags end at --");
         assert!(
             global_flags_only(&words(&["-n", "x", "--recursive"]))
                 .unwrap_err()
