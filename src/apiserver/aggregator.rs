@@ -190,6 +190,7 @@ impl ApiServer {
     /// The availability controller's pass: each APIService backed by a Service is Available
     /// when that Service has a ready endpoint, and not (`MissingEndpoints`) when it has none.
     /// Writes only what changed; returns how many it wrote.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub fn check_api_services(&mut self, env: &mut Env) -> usize {
         let mut written = 0;
         if self.etcd_down {

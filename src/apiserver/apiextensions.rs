@@ -89,6 +89,7 @@ pub fn converted(object: &Arc<Object>, to: Kind) -> Arc<Object> {
 impl ApiServer {
     /// A request in a served version other than the storage version: the objects are read
     /// and written in the storage version and converted for the client.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn in_storage_version(
         &mut self,
         req: Request,
@@ -136,6 +137,7 @@ impl ApiServer {
     }
 
     /// Turns a custom object the client wrote in another version into the storage version.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn to_storage_version(&self, object: &mut Object) {
         let Object::Custom(custom) = object else { return };
         let Some(definition) = self.definition_of(custom.of) else { return };
@@ -241,6 +243,7 @@ impl ApiServer {
 
     /// A custom object on its way in: unknown fields pruned (refused, when the client sent
     /// them and asked for strict field validation), defaults filled in, then validated.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn admit_custom(&self, req: &Request, object: &mut Object, strict: bool) -> StageResult<()> {
         let Object::Custom(custom) = object else { return Ok(()) };
         let definition = self.served_definition(req)?;
@@ -291,6 +294,7 @@ impl ApiServer {
 
     /// The naming, establishing and finalizing controllers' passes over the definitions due:
     /// each writes through the API server as any controller does.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub fn apiextensions_due(&mut self, env: &mut Env) {
         let due: Vec<String> = self.crd_work.iter().filter(|(_, at)| **at <= env.now).map(|(n, _)| n.clone()).collect();
         for name in due {

@@ -14,6 +14,7 @@ impl ApiServer {
     /// A stream's WebSocket upgrade comes as a GET, authorized as `get`; like upstream (the
     /// AuthorizePodWebsocketUpgradeCreatePermission gate, on by default since 1.35) it must
     /// also be allowed to `create` the subresource, as the SPDY upgrade's POST is.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn connect(&self, req: &Request, env: &Env) -> StageResult<(u16, Reply)> {
         let sub = req.subresource.unwrap_or(Subresource::Log);
         if let (Some(who), true) = (&env.identity, sub != Subresource::Log && req.verb == Verb::Get) {

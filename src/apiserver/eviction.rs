@@ -54,6 +54,7 @@ impl ApiServer {
     }
 
     /// POST `pods/<name>/eviction`.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn evict(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         if req.kind != Kind::Pod {
             return Err((Stage::Validation, Status::not_found(req.kind, &req.name)));

@@ -35,6 +35,7 @@ fn containers(pod: &mut Pod) -> impl Iterator<Item = &mut Container> {
 /// Sets the defaults of the namespace's Container items on `pod`'s containers; returns the
 /// annotation value that says what it set (`LimitRanger plugin set: cpu request for container
 /// app`), or None when it set nothing.
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn set_defaults(etcd: &Etcd, pod: &mut Pod) -> Option<String> {
     let ranges = limit_ranges(etcd, &pod.metadata.namespace);
     let items: Vec<LimitRangeItem> =
@@ -71,6 +72,7 @@ pub fn set_defaults(etcd: &Etcd, pod: &mut Pod) -> Option<String> {
 
 /// What about `pod` its namespace's LimitRanges refuse, in the API server's words (empty when
 /// nothing).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn violations(etcd: &Etcd, pod: &Pod) -> Vec<String> {
     let mut out = Vec::new();
     for range in limit_ranges(etcd, &pod.metadata.namespace) {

@@ -472,6 +472,7 @@ impl ApiServer {
 
     /// A request about Events, authenticated and authorized here, answered by the events
     /// storage (after every event reported before it is stored there).
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn forward_to_events(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let exists = self.namespace_exists(events_etcd::namespace_of(&req));
         let Some(events) = &mut self.events else { return Err((Stage::Storage, self.refused())) };
@@ -494,6 +495,7 @@ impl ApiServer {
 
     /// ComponentStatus: each control-plane component probed (here: is its static pod in
     /// kube-system Ready?). Only get and list; nothing is stored.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn component_statuses(&self, req: &Request) -> StageResult<(u16, Reply)> {
         use crate::api::ComponentStatus;
         let pods = self.peek_list(Kind::Pod, "kube-system");
@@ -553,6 +555,7 @@ impl ApiServer {
         Ok(())
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn list(&self, req: &Request) -> StageResult<Reply> {
         Self::check_fields(req)?;
         let filter = WatchFilter {
@@ -571,6 +574,7 @@ impl ApiServer {
         Ok(Reply::List { items, revision: self.etcd.revision() })
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn watch(&mut self, req: &Request, env: &mut Env, seq: Seq) -> StageResult<Reply> {
         Self::check_fields(req)?;
         let filter = WatchFilter {
@@ -640,6 +644,7 @@ impl ApiServer {
         Ok(object)
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn check_namespace(&self, req: &mut Request, object: &mut Object) -> StageResult<()> {
         if !req.kind.info().namespaced {
             object.meta_mut().namespace.clear();
@@ -834,6 +839,7 @@ impl ApiServer {
         }
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn bind(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let target = match &mut req.body {
             Some(Body::Binding { node }) => std::mem::take(node),
@@ -889,6 +895,7 @@ impl ApiServer {
 
     /// PATCH: the patch applied to the stored object's JSON, then the update path (decode,
     /// admission, validation, storage with the stored resourceVersion as precondition).
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn patch(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
         let current = self.etcd.get(&key).ok_or_else(|| (Stage::Storage, Status::not_found(req.kind, &req.name)))?;
@@ -946,6 +953,7 @@ impl ApiServer {
     /// Server-side apply: PATCH with the applier's whole intent. The field manager merges it
     /// into the live object (or creates the object) unless it conflicts with fields other
     /// managers own; then the update (or create) path runs as for any write.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn server_side_apply(&mut self, mut req: Request, env: &mut Env, seq: Seq) -> StageResult<(u16, Reply)> {
         let Some(manager) = req.field_manager.clone().filter(|m| !m.is_empty()) else {
             return Err((
@@ -1158,6 +1166,7 @@ impl ApiServer {
     /// etcd refuses a request over its limit, and the API server passes its words on (a 500:
     /// kubectl prints `Error from server: etcdserver: request is too large`). Only writes
     /// that came with a large body are measured.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn fits_in_etcd(&self, object: &Object) -> StageResult<()> {
         if self.large_body && json_len(object) > ETCD_MAX_REQUEST_BYTES {
             return Err((Stage::Storage, Status::internal("etcdserver: request is too large")));
@@ -1165,6 +1174,7 @@ impl ApiServer {
         Ok(())
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn delete(&mut self, req: Request, env: &mut Env, seq: Seq) -> StageResult<Arc<Object>> {
         let key = Self::key(&req, &req.name);
         let current =
@@ -1336,6 +1346,7 @@ impl ApiServer {
     /// upstream retries that lookup for a while, and the service account controller creates
     /// it within that time. The plugin runs before a generated name is drawn, so its error
     /// names the pod by its `generateName` then.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn check_service_account(&self, object: &Object, generated: bool) -> Result<(), Status> {
         let Object::Pod(pod) = object else { return Ok(()) };
         if pod.metadata.annotations.contains_key(admission::MIRROR_POD_ANNOTATION) {
@@ -1355,6 +1366,7 @@ impl ApiServer {
     /// Deletes the Events whose lease ran out by `env.now`, as etcd does when it revokes an
     /// expired lease: each deletion is recorded, and watchers see it DELETED. Returns how many
     /// went. The events storage, when Events are kept apart, expires its own.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub fn expire_events(&mut self, env: &mut Env) -> usize {
         let mut expired = 0;
         if self.event_leases.next().is_some_and(|t| t <= env.now) {
@@ -1480,6 +1492,7 @@ impl ApiServer {
     /// ones are drawn at random, from above a small static band first, as upstream does. Like
     /// upstream's repair loop, it first frees what no stored Service holds, so a deleted Service's
     /// addresses become free again; a dry run only checks.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn allocate_service_addresses(&mut self, object: &mut Object, rng: &mut Rng, dry_run: bool) -> Result<(), Status> {
         const NET: u32 = 0x0a60_0000; // 10.96.0.0/12: offsets 1..=SIZE-2 are usable
         const SIZE: u32 = 1 << 20;

@@ -6,6 +6,7 @@ use crate::api::IntOrString;
 use crate::api::LabelSelector;
 use crate::api::network_policy::{IpBlock, NetworkPolicy, Peer, PolicyPort};
 
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate(policy: &NetworkPolicy, errors: &mut Vec<String>) {
     let spec = &policy.spec;
     selector(&spec.pod_selector, "spec.podSelector", errors);

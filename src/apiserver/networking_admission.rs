@@ -11,6 +11,7 @@ const PATH_TYPES: &str = "\"Exact\", \"ImplementationSpecific\", \"Prefix\"";
 
 /// DefaultIngressClass: a new Ingress without `ingressClassName` (nor the older annotation)
 /// gets the default class, the newest if several are marked. Returns whether it set one.
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn default_class(etcd: &Etcd, ing: &mut Ingress) -> bool {
     if ing.spec.ingress_class_name.is_some() || ing.metadata.annotations.contains_key(CLASS_ANNOTATION) {
         return false;
@@ -36,6 +37,7 @@ pub fn default_class(etcd: &Etcd, ing: &mut Ingress) -> bool {
 }
 
 /// Field errors of an Ingress or IngressClass (none for other kinds).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate(object: &Object, errors: &mut Vec<String>) {
     match object {
         Object::IngressClass(c) => {

@@ -20,6 +20,7 @@ fn int_or_percent(value: &IntOrString, field: &str, errors: &mut Vec<String>) {
     }
 }
 
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate_pdb(pdb: &PodDisruptionBudget, errors: &mut Vec<String>) {
     let spec = &pdb.spec;
     if spec.min_available.is_some() && spec.max_unavailable.is_some() {
@@ -41,6 +42,7 @@ pub fn validate_pdb(pdb: &PodDisruptionBudget, errors: &mut Vec<String>) {
     }
 }
 
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate_priority_class(pc: &PriorityClass, errors: &mut Vec<String>) {
     let name = pc.metadata.name.as_str();
     if name.starts_with("system-") {

@@ -23,6 +23,7 @@ fn global_default(etcd: &Etcd) -> Option<&PriorityClass> {
 
 /// Resolves the new pod's priority; `Err` is why the pod is refused (the text after
 /// `pods "x" is forbidden: `).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn admit_pod(etcd: &Etcd, pod: &mut Pod) -> Result<(), String> {
     let named = pod.spec.priority_class_name.clone().filter(|n| !n.is_empty());
     let (class, value, policy) = match &named {
@@ -52,6 +53,7 @@ pub fn admit_pod(etcd: &Etcd, pod: &mut Pod) -> Result<(), String> {
 }
 
 /// A new class that would be a second global default is refused.
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn admit_class(etcd: &Etcd, pc: &PriorityClass) -> Result<(), String> {
     match global_default(etcd).filter(|existing| pc.global_default && existing.metadata.name != pc.metadata.name) {
         Some(existing) => Err(format!(

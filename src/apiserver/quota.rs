@@ -134,6 +134,7 @@ fn pretty(list: &[(String, String)]) -> String {
 
 /// Why the namespace's quotas refuse creating `object` (the text after `... is forbidden: `),
 /// or None when they allow it.
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn refusal(etcd: &Etcd, object: &Object) -> Option<String> {
     for quota in quotas(etcd, object.namespace()) {
         if let Object::Pod(pod) = object {

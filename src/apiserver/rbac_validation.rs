@@ -93,6 +93,7 @@ fn binding_errors(role: &RoleRef, subjects: &[Subject], namespaced: bool, errors
 }
 
 /// Field errors of an RBAC object (none for other kinds).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate(object: &Object, errors: &mut Vec<String>) {
     match object {
         Object::Role(r) => {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 impl ApiServer {
     /// Answers a review: its spec read from the body, its status filled in by the authorizer.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn review(&self, mut req: Request, env: &Env) -> StageResult<(u16, Reply)> {
         if req.verb != Verb::Create {
             return Err((

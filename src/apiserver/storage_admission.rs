@@ -50,6 +50,7 @@ pub fn prepare_for_create(object: &mut Object) {
 
 /// DefaultStorageClass: a new claim that leaves `storageClassName` out gets the default class
 /// (the newest one, if several are marked). Returns whether it set one.
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn default_class(etcd: &Etcd, pvc: &mut PersistentVolumeClaim) -> bool {
     if pvc.spec.storage_class_name.is_some() {
         return false;
@@ -75,6 +76,7 @@ pub fn default_class(etcd: &Etcd, pvc: &mut PersistentVolumeClaim) -> bool {
 }
 
 /// Field errors of a storage object (empty when valid).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate(object: &Object, errors: &mut Vec<String>) {
     match object {
         Object::StorageClass(sc) => {

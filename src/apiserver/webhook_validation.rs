@@ -8,6 +8,7 @@ use crate::api::admission_webhook::Webhook;
 use std::collections::BTreeSet;
 
 /// Field errors of a webhook configuration (none for other kinds).
+#[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
 pub fn validate(object: &Object, errors: &mut Vec<String>) {
     let (webhooks, mutating) = match object {
         Object::ValidatingWebhookConfiguration(c) => (&c.webhooks, false),

@@ -274,6 +274,7 @@ impl super::ApiServer {
     /// may change the object) or Validating. Each call and its outcome is recorded as a step of
     /// the request; warnings are kept for the person at kubectl.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn call_webhooks(
         &mut self,
         req: &super::Request,

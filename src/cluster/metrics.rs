@@ -51,6 +51,7 @@ impl Cluster {
     }
 
     /// One scrape of every kubelet by metrics-server, if its process is up.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn scrape(&mut self) {
         let backend = self.api.metrics.clone();
         let Some(server) = backend.server() else { return };

@@ -9,6 +9,7 @@ use crate::controllers::ControllerLoop;
 use crate::controllers::website_operator::{self, WebsiteOperator};
 
 impl Cluster {
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn operators_due(&mut self) {
         if self.api.served_custom().is_empty() || self.slots.iter().any(|s| s.name == website_operator::MANAGER) {
             return;

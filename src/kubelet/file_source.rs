@@ -96,6 +96,7 @@ impl Kubelet {
     /// Reads the manifests again (at start, and at the file source's check after a change):
     /// stops the static pods whose manifest went or changed, and deletes the mirror of one
     /// that went. A pod whose manifest is unchanged keeps running as it was.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub(super) fn reload_static_pods(&mut self, ctx: &mut Ctx) {
         let old = std::mem::take(&mut self.static_pods);
         let (manifests, errors) = self.manifests();

@@ -254,6 +254,7 @@ impl Kubelet {
         self.workers.update(&cache_key(namespace, pod), |worker| worker.fill(container, results));
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn register(&mut self, ctx: &mut Ctx) {
         let node = Object::Node(Box::new(self.config.node_object(ctx.now)));
         let registered = match ctx.call_object(Request::create(node.clone())) {
@@ -277,6 +278,7 @@ impl Kubelet {
         self.status_due = ctx.now + NODE_STATUS_REPORT_INTERVAL;
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn renew_lease(&mut self, ctx: &mut Ctx) {
         let name = self.config.name.clone();
         let lease = Lease {
@@ -309,6 +311,7 @@ impl Kubelet {
         }
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn report_node_status(&mut self, ctx: &mut Ctx) {
         if let Some(current) = self.node.get("", &self.config.name) {
             if let Object::Node(mut node) = (**current).clone() {
@@ -361,6 +364,7 @@ impl Kubelet {
 
     /// The keys of the pods whose change calls for a sync (a key may come twice: `due` puts
     /// them in order, each once).
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn sync_pods(&mut self, ctx: &mut Ctx) -> Vec<String> {
         let mut touched = Vec::new();
         for d in self.pods.sync(ctx) {
@@ -436,6 +440,7 @@ impl Kubelet {
         }
     }
 
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn step_pod(&mut self, key: &str, ctx: &mut Ctx) {
         let Some(object) = self.pods.cache.get(key).cloned() else { return };
         let Some(pod) = object.as_pod() else { return };
@@ -770,6 +775,7 @@ impl Kubelet {
 
     /// Makes sure each static pod has a current mirror pod: creates a missing one, and deletes
     /// one that is being deleted (or is a stale copy) so that it can be created afresh.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     fn sync_static_pods(&mut self, ctx: &mut Ctx) {
         if !self.registered || self.node_uid.is_empty() {
             return;

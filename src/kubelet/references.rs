@@ -72,6 +72,7 @@ impl References {
 
     /// Applies what the watches saw; returns the pods whose referenced objects changed. A
     /// watch that could not be opened is tried again.
+    #[inline(never)] // seldom run: kept out of its hot caller's body (docs/architecture.md, "What the page compiles")
     pub fn sync(&mut self, ctx: &mut Ctx) -> BTreeSet<String> {
         let mut touched = BTreeSet::new();
         for w in self.watched.values_mut() {

@@ -109,6 +109,7 @@ pub struct HaView {
     pub api_servers: Vec<(String, bool)>,
 }
 
+#[inline(never)] // a part of the board, compiled on its own (see `acted`)
 fn ha_view(cluster: &crate::cluster::Cluster) -> Option<HaView> {
     let api_servers = cluster.api_servers();
     if api_servers.len() < 2 {
@@ -147,6 +148,7 @@ pub struct EtcdMember {
 }
 
 /// etcd's members, when it has several.
+#[inline(never)] // a part of the board, compiled on its own (see `acted`)
 fn etcd_members(cluster: &crate::cluster::Cluster) -> Vec<EtcdMember> {
     use crate::etcd::raft::Role;
     let Some(group) = cluster.inspect().etcd().raft() else { return Vec::new() };
@@ -179,6 +181,7 @@ fn etcd_members(cluster: &crate::cluster::Cluster) -> Vec<EtcdMember> {
 }
 
 /// CoreDNS as its box says it (as it is now, whatever moment the rest shows).
+#[inline(never)] // a part of the board, compiled on its own (see `acted`)
 fn coredns_line(cluster: &crate::cluster::Cluster) -> String {
     let Some(coredns) = cluster.component::<crate::dns::CoreDns>() else { return String::new() };
     let (services, slices) = coredns.known();
@@ -192,6 +195,63 @@ fn coredns_line(cluster: &crate::cluster::Cluster) -> String {
 /// The board for the cluster as it is.
 pub fn board(cluster: &crate::cluster::Cluster) -> Board {
     board_at(cluster, None)
+}
+
+/// The components that have acted lately: written through the API or decided something the
+/// record keeps (a controller has a lane once it has). Each part of the board is a function of
+/// its own, kept out of `board_at` (`#[inline(never)]`): the page compiles a function whole the
+/// first time it runs, and a hot one again, optimised (docs/architecture.md, "What the page
+/// compiles").
+#[inline(never)]
+fn acted(cluster: &crate::cluster::Cluster) -> std::collections::BTreeSet<String> {
+    let mut acted = std::collections::BTreeSet::new();
+    for e in cluster.record.entries().rev().take(4000) {
+        let wrote = match &e.what {
+            crate::record::Happening::Request { verb, .. } => !matches!(*verb, "get" | "list" | "watch"),
+            crate::record::Happening::Decision { text } => !text.is_empty(),
+            crate::record::Happening::Notify { .. } | crate::record::Happening::KubeletCall { .. } => false,
+        };
+        if wrote {
+            acted.insert(cluster.component_name(e.actor).to_string());
+        }
+    }
+    acted
+}
+
+/// Each node's pods as the map marks them (at most 120 a node), how many each node has, and
+/// how many pods no node has been chosen for.
+struct PodsOnNodes {
+    on_node: std::collections::BTreeMap<String, Vec<PodMark>>,
+    counts: std::collections::BTreeMap<String, usize>,
+    waiting: usize,
+}
+
+#[inline(never)] // a part of the board, compiled on its own (see `acted`)
+fn pods_on_nodes(pods: &[std::sync::Arc<crate::api::Object>]) -> PodsOnNodes {
+    let mut out = PodsOnNodes { on_node: Default::default(), counts: Default::default(), waiting: 0 };
+    for object in pods {
+        let Some(pod) = object.as_pod() else { continue };
+        if pod.spec.node_name.is_empty() {
+            out.waiting += usize::from(pod.metadata.deletion_timestamp.is_none());
+            continue;
+        }
+        *out.counts.entry(pod.spec.node_name.clone()).or_default() += 1;
+        let list = out.on_node.entry(pod.spec.node_name.clone()).or_default();
+        if list.len() >= 120 {
+            continue;
+        }
+        let summary = crate::kubectl::printers::summarize_pod(pod);
+        let (class, glyph) = pod_look(&summary.status, summary.ready == summary.total && summary.total > 0);
+        list.push(PodMark {
+            name: pod.metadata.name.clone(),
+            ready: format!("{}/{}", summary.ready, summary.total),
+            status: summary.status,
+            class: class.into(),
+            glyph: glyph.into(),
+            restarts: summary.restarts,
+        });
+    }
+    out
 }
 
 /// The board for the cluster as it is, or with its nodes and pods as etcd held them at an
@@ -214,19 +274,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
             }
         }
     };
-    // A controller has a lane once it has acted: written through the API or decided something
-    // the record keeps, or has work queued.
-    let mut acted = std::collections::BTreeSet::new();
-    for e in cluster.record.entries().rev().take(4000) {
-        let wrote = match &e.what {
-            crate::record::Happening::Request { verb, .. } => !matches!(*verb, "get" | "list" | "watch"),
-            crate::record::Happening::Decision { text } => !text.is_empty(),
-            crate::record::Happening::Notify { .. } | crate::record::Happening::KubeletCall { .. } => false,
-        };
-        if wrote {
-            acted.insert(cluster.component_name(e.actor).to_string());
-        }
-    }
+    let acted = acted(cluster);
     let line = |c: &crate::views::overview::ControllerRow| {
         c.lanes
             .first()
@@ -250,32 +298,7 @@ pub fn board_at(cluster: &crate::cluster::Cluster, past: Option<i64>) -> Board {
         .filter(|c| c.addon)
         .map(|c| (c.name.clone(), Some(line(c)).filter(|l| !l.is_empty()).unwrap_or_else(|| "watching".into())))
         .collect();
-    let mut on_node: std::collections::BTreeMap<String, Vec<PodMark>> = std::collections::BTreeMap::new();
-    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    // Pods no node has been chosen for, as of the moment shown.
-    let mut waiting = 0;
-    for object in objects(Kind::Pod) {
-        let Some(pod) = object.as_pod() else { continue };
-        if pod.spec.node_name.is_empty() {
-            waiting += usize::from(pod.metadata.deletion_timestamp.is_none());
-            continue;
-        }
-        *counts.entry(pod.spec.node_name.clone()).or_default() += 1;
-        let list = on_node.entry(pod.spec.node_name.clone()).or_default();
-        if list.len() >= 120 {
-            continue;
-        }
-        let summary = printers::summarize_pod(pod);
-        let (class, glyph) = pod_look(&summary.status, summary.ready == summary.total && summary.total > 0);
-        list.push(PodMark {
-            name: pod.metadata.name.clone(),
-            ready: format!("{}/{}", summary.ready, summary.total),
-            status: summary.status,
-            class: class.into(),
-            glyph: glyph.into(),
-            restarts: summary.restarts,
-        });
-    }
+    let PodsOnNodes { mut on_node, counts, waiting } = pods_on_nodes(&objects(Kind::Pod));
     let nodes: Vec<NodeView> = objects(Kind::Node)
         .iter()
         .filter_map(|o| o.as_node())

@@ -242,6 +242,7 @@ pub fn stage_short(stage: Stage) -> &'static str {
     }
 }
 
+#[inline(never)] // a part of the board, compiled on its own (see `board::acted`)
 pub fn layout(spec: &MapSpec) -> Layout {
     let stage_w = (API_SERVER.w - 28.0 - 5.0 * 8.0) / 6.0;
     let stages = Stage::ALL
