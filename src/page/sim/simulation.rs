@@ -212,7 +212,13 @@ impl Simulation {
         if !matches!(request, SimRequest::Settings { .. } | SimRequest::Frame | SimRequest::Load { .. }) {
             self.untouched = None;
         }
+        // A page that has been sent nothing yet tells its settings and then loads its session:
+        // a frame now would be replaced at once by the load's (the first frame costs the most).
+        let before_load = self.sent.journal.is_none() && matches!(request, SimRequest::Settings { .. });
         let evaluate = self.apply(request, &mut reply);
+        if before_load {
+            return reply;
+        }
         if self.loading.is_some() {
             // Nothing of this session goes to the page while the journal it holds replays: not
             // this session's journal above all (the page would keep it in place of its own).

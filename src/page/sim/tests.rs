@@ -465,3 +465,16 @@ fn a_journal_of_three_control_planes_starts_the_ha_topology_and_replays_on_it() 
     assert_eq!(sim.session().cluster.control_plane_nodes().len(), 3);
     assert_eq!(sim.journal().control_planes, 3);
 }
+
+#[test]
+fn a_page_that_has_been_sent_nothing_gets_its_first_frame_with_its_load_not_with_its_settings() {
+    let mut sim = Simulation::new(1);
+    let told = sim.answer(settings(everything(), 1.0));
+    assert!(told.frame.snapshot.is_none() && told.frame.board.is_none() && told.journal.is_none(), "{told:?}");
+    let loaded = sim.answer(SimRequest::Load { journal: Journal::new(1), lesson: None, step: None });
+    assert!(loaded.frame.snapshot.is_some() && loaded.frame.board.is_some(), "the load brings the first frame");
+    assert!(loaded.journal.is_some(), "and the journal");
+    // Once the page has its frame, new settings bring the views they ask for at once.
+    let again = sim.answer(settings(FrameQuery { sequence: false, ..everything() }, 1.0));
+    assert!(again.frame.snapshot.is_some(), "{again:?}");
+}
