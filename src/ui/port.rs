@@ -329,6 +329,11 @@ fn heard(port: &Weak<RefCell<Inner>>, data: JsValue) {
             web_sys::console::log_1(&JsValue::from_str(&format!("kubeloop: the worker's memory: {said}")));
             return;
         }
+        // How its download of the module went: index.html's business (the app runs by then).
+        if field("progress").is_some_and(|p| !p.is_undefined()) || field("compiled").is_some_and(|c| !c.is_undefined())
+        {
+            return;
+        }
         if field("loaded").is_some_and(|l| l.is_truthy()) {
             if let Some(live) = inner.borrow_mut().worker.as_mut() {
                 live.deadline = None;

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { deployment, pct, type } from './page.mjs';
-import { reportLoad } from './load.mjs';
+import { reportLoad, wasmTiming } from './load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.resolve(ROOT, process.env.E2E_DIST ?? 'dist');
@@ -74,10 +74,10 @@ async function main() {
     await type(page, 'kubectl get nodes');
     await page.waitForFunction(() => document.querySelector('#terminal-output')?.textContent.includes('worker-1'), undefined, { timeout: 10000 });
     const phases = await page.evaluate(() => {
-      const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('_bg.wasm'));
       const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? -1;
-      return { wasm_loaded: wasm?.responseEnd ?? -1, app_start: at('kubeloop-start'), booted: at('kubeloop-booted') };
+      return { app_start: at('kubeloop-start'), booted: at('kubeloop-booted') };
     });
+    phases.wasm_loaded = (await wasmTiming(page))?.end ?? -1;
     log(`first interactive: ${firstInteractive.toFixed(0)} ms after navigation start ` +
       `(wasm fetched by ${phases.wasm_loaded.toFixed(0)} ms, app started at ${phases.app_start.toFixed(0)} ms, ` +
       `cluster booted at ${phases.booted.toFixed(0)} ms)`);

@@ -1,12 +1,23 @@
 // The simulation's worker, started as a module worker from a Blob URL: by index.html as soon as
-// the page arrives (so it fetches its JS glue while the module downloads), or by src/ui/port.rs
-// when the page had none. It is posted `{ glue }`, the URL of the module's JS glue, and
-// `{ module }`, the page's own compiled WebAssembly.Module (or both at once; a second of either
-// is ignored), so it runs the same code with no second download; then each request as a JSON
-// string. Requests that come while the module starts wait here. Each answer goes back as the
-// JSON string worker_answer returns; anything that goes wrong (the glue cannot load, the module
-// traps) goes back as { failed }, after which the worker answers nothing more. Once the module
-// runs, the worker says { loaded: true } (the page stops waiting for it to load).
+// the page arrives, or by src/ui/port.rs when the page had none.
+//
+// Started by index.html, it is named (the Worker's `name`) with the URLs of the module's JS glue
+// and of the module itself, and loads both at once, on its own thread: it downloads and compiles
+// the module, saying how far the download has come (`{ progress: { got, total } }`, total 0 when
+// unknown), and hands the compiled module to the page (`{ compiled }`, or `{ compiled: null,
+// why }` when it could not, and the page downloads the module itself). So the page's thread,
+// busy drawing its first screen, neither holds up the worker's start nor reads the module's
+// bytes, and both run one compiled module.
+//
+// Otherwise it is posted `{ glue }`, the URL of the glue, and `{ module }`, the page's own
+// compiled WebAssembly.Module (or both at once; a second of either, or either once the worker
+// loads its own, is ignored).
+//
+// Then each request comes as a JSON string; those that come while the module starts wait here.
+// Each answer goes back as the JSON string worker_answer returns; anything that goes wrong (the
+// glue cannot load, the module traps) goes back as { failed }, after which the worker answers
+// nothing more. Once the module runs, the worker says { loaded: true } (the page stops waiting for
+// it to load).
 //
 // The worker also keeps its memory for the next visit. Told { image: 'save' } (the page is
 // being hidden), it copies the module's memory, which holds the whole simulation, into
@@ -143,15 +154,23 @@ self.onmessage = (event) => {
     keep().then((said) => postMessage({ imaged: said }), (e) => postMessage({ imaged: `not kept: ${e}` }));
     return;
   }
-  if (data.glue && !glue) {
-    build = String(data.glue).split('?')[0].split('/').pop();
-    rest.base = String(data.glue);
-    glue = import(data.glue);
-    glue.catch(() => {});
-  }
-  if (!data.module || started) return;
+  if (data.glue) takeGlue(data.glue);
+  if (data.module) start(data.module);
+};
+// Imports the module's JS glue (once).
+const takeGlue = (url) => {
+  if (glue) return;
+  build = String(url).split('?')[0].split('/').pop();
+  rest.base = String(url);
+  glue = import(url);
+  glue.catch(() => {});
+};
+// Runs the module (once): the glue instantiates it, then the requests that came meanwhile are
+// answered.
+const start = (compiled) => {
+  if (started || dead) return;
   started = true;
-  const named = WebAssembly.Module.customSections ? WebAssembly.Module.customSections(data.module, 'kubeloop_rest') : [];
+  const named = WebAssembly.Module.customSections ? WebAssembly.Module.customSections(compiled, 'kubeloop_rest') : [];
   if (named.length && rest.base) rest.url = new URL(new TextDecoder().decode(named[0]), rest.base).href;
   // The glue instantiates the module and runs its start at once: the instance's exports are
   // taken on the way, for a moved function that the start might run.
@@ -162,7 +181,7 @@ self.onmessage = (event) => {
     return made;
   });
   (glue || Promise.reject(new Error('no glue URL')))
-    .then((g) => g.default({ module_or_path: data.module }).then((exports) => {
+    .then((g) => g.default({ module_or_path: compiled }).then((exports) => {
       WebAssembly.instantiate = instantiate;
       rest.exports = exports;
       module = { glue: g, exports };
@@ -174,3 +193,41 @@ self.onmessage = (event) => {
     }))
     .catch(fail);
 };
+// Downloads and compiles the module, posting the download's progress: the bytes received so far,
+// and the whole size when known (a compressed response's Content-Length counts encoded bytes,
+// its body decoded ones). The response itself streams to the compiler, which lets the browser
+// keep the compiled code for the next visit.
+const download = (url) => fetch(url, { credentials: 'same-origin' }).then((response) => {
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
+  const total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
+  if (response.body && response.clone) {
+    const reader = response.clone().body.getReader();
+    let got = 0;
+    const next = () => reader.read().then((chunk) => {
+      if (chunk.done) return;
+      got += chunk.value.byteLength;
+      postMessage({ progress: { got, total } });
+      return next();
+    });
+    next().catch(() => {});
+  }
+  const typed = (response.headers.get('Content-Type') || '').split(';')[0].trim() === 'application/wasm';
+  return WebAssembly.compileStreaming && typed
+    ? WebAssembly.compileStreaming(response)
+    : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+});
+// Started by index.html: the glue and the module, at once.
+let told = null;
+try {
+  told = JSON.parse(self.name || 'null');
+} catch (e) {
+  told = null;
+}
+if (told && typeof told.glue === 'string' && told.glue) takeGlue(told.glue);
+if (told && typeof told.module === 'string' && told.module) {
+  download(told.module).then((compiled) => {
+    postMessage({ compiled });
+    start(compiled);
+  }, (e) => postMessage({ compiled: null, why: String((e && e.message) || e) }));
+}
