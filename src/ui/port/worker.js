@@ -197,7 +197,7 @@ const start = (compiled) => {
 // and the whole size when known (a compressed response's Content-Length counts encoded bytes,
 // its body decoded ones). The response itself streams to the compiler, which lets the browser
 // keep the compiled code for the next visit.
-const download = (url) => fetch(url, { credentials: 'same-origin' }).then((response) => {
+const download = (url) => fetch(url).then((response) => {
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
   const total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
