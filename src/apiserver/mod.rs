@@ -1764,6 +1764,26 @@ macro_rules! status_kinds {
             }
         }
 
+        /// What field management of the main resource tracks of a kind with a status
+        /// subresource: the object without its status and managedFields, copied without them
+        /// rather than serialized whole and then pruned (a revision's managedFields are often
+        /// the largest part of it).
+        fn spec_view(object: &Object) -> Option<Value> {
+            match object {
+                $(Object::$variant(o) => {
+                    let view = crate::api::$variant {
+                        api_version: o.api_version.clone(),
+                        kind: o.kind.clone(),
+                        metadata: without_managed_fields(&o.metadata),
+                        spec: o.spec.clone(),
+                        status: Default::default(),
+                    };
+                    Some(serde_json::to_value(&view).unwrap_or(Value::Null))
+                })*
+                _ => None,
+            }
+        }
+
         fn status_view(object: &Object) -> Option<Value> {
             match object {
                 $(Object::$variant(o) => {
@@ -1897,8 +1917,19 @@ fn tracked_view(object: &Object, status_only: bool) -> Value {
         if let Some(view) = status_view(object) {
             return view;
         }
+    } else if let Some(view) = spec_view(object) {
+        return untracked_removed(object.kind(), view);
     }
-    untracked_removed(object.kind(), object.to_json_value())
+    // A kind without a status subresource: all of it but managedFields, left out of the copy.
+    let mut copy = object.clone();
+    copy.meta_mut().managed_fields = Default::default();
+    untracked_removed(object.kind(), copy.to_json_value())
+}
+
+/// An object's metadata but for its managedFields.
+fn without_managed_fields(meta: &crate::api::ObjectMeta) -> crate::api::ObjectMeta {
+    let managed_fields = Default::default();
+    crate::api::ObjectMeta { managed_fields, ..meta.clone() }
 }
 
 /// An object's JSON without what field management of the main resource ignores: its
