@@ -11,6 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const scripts = path.dirname(fileURLToPath(import.meta.url));
-for (const step of ['split.mjs', 'compress.mjs']) {
+for (const step of ['split.mjs', 'boot-image.mjs', 'compress.mjs']) {
   execFileSync(process.execPath, [path.join(scripts, step), ...process.argv.slice(2)], { stdio: 'inherit' });
 }

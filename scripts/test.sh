@@ -183,6 +183,12 @@ bundle_sizes() {
   (( total_raw > 0 )) || { echo "no .wasm/.js in dist/" >&2; return 1; }
   printf '%-40s %10d %10d %10d  (%d KiB, %d KiB gzipped, %d KiB brotli)\n' total "$total_raw" "$total_gz" \
     "$total_br" $((total_raw / 1024)) $((total_gz / 1024)) $((total_br / 1024))
+  # The boot image (scripts/boot-image.mjs) is gzip already, fetched on fast connections only.
+  for f in dist/*.boot; do
+    if [[ -f "$f" ]]; then
+      printf '%-40s %10s %10d  (the boot image, gzipped; fast connections only)\n' "$f" - "$(wc -c <"$f")"
+    fi
+  done
 }
 logged bundle_sizes
 end_stage

@@ -92,6 +92,10 @@ export async function wasmTiming(page) {
 export async function measureLoad(browser, origin) {
   const problems = [];
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Over Slow 4G the module comes slowly: the worker boots rather than fetch the boot image
+  // (src/ui/port/worker.js), whose bytes would only slow the rest of the module.
+  const bootImages = [];
+  context.on('request', (request) => { if (/\.boot$/.test(new URL(request.url()).pathname)) bootImages.push(request.url()); });
   try {
     const page = await context.newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
@@ -154,6 +158,7 @@ export async function measureLoad(browser, origin) {
       rest.workerWaited = after.workers.reduce((n, w) => n + ((w && w.waited) || 0), 0);
       rest.fromWorker = after.page.fromWorker;
     }
+    if (bootImages.length) problems.push(`the worker fetched the boot image over Slow 4G (${bootImages.join(', ')})`);
     return { ...m, encoding, rest, problems };
   } finally {
     await context.close().catch(() => {});

@@ -78,9 +78,15 @@ async function main() {
       return { app_start: at('kubeloop-start'), booted: at('kubeloop-booted') };
     });
     phases.wasm_loaded = (await wasmTiming(page))?.end ?? -1;
+    // What the worker did with the boot image (src/ui/port/worker.js): put back, or why not.
+    const said = await Promise.all(page.workers().map((w) => w.evaluate(() => {
+      const t = self.kubeloopBootImageTimes;
+      return self.kubeloopBootImage ? `${self.kubeloopBootImage}${t ? ` (the module came in ${t.module} ms, the image in ${t.image ?? '-'} ms)` : ''}` : null;
+    }).catch(() => null)));
+    const bootImage = said.find((s) => s) ?? 'not asked for';
     log(`first interactive: ${firstInteractive.toFixed(0)} ms after navigation start ` +
       `(wasm fetched by ${phases.wasm_loaded.toFixed(0)} ms, app started at ${phases.app_start.toFixed(0)} ms, ` +
-      `cluster booted at ${phases.booted.toFixed(0)} ms)`);
+      `cluster booted at ${phases.booted.toFixed(0)} ms; the boot image: ${bootImage})`);
     if (firstInteractive > FIRST_INTERACTIVE_LIMIT_MS) problems.push(`first interactive took ${firstInteractive.toFixed(0)} ms (> ${FIRST_INTERACTIVE_LIMIT_MS})`);
     // The same, coming back: a reload finds the module in the browser's HTTP cache and its
     // compiled code in the browser's cache of compiled wasm (written a moment after a visit).

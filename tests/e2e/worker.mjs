@@ -24,7 +24,9 @@
 //      - in the worker, what crosses the port: each tick's cost in the worker and its reply's
 //        size, read from the head of each reply by a wrapper around the page's Worker;
 //   4. the worker downloads the module for the page (index.html): when that download fails, the
-//      page downloads it itself, and the simulation still runs in the worker.
+//      page downloads it itself, and the simulation still runs in the worker;
+//   5. the boot image: a worker that puts it back has the cluster a worker that boots has (the
+//      same objects, events, leases and etcd revision, the same names for a new Deployment).
 // Prints grep-able lines, one per mode:
 //   worker: ready_ms=… interactive_ms=… same_names=1
 //   worker-big: mode=worker nodes=… pods=… [ticks=… tick_answer_p50_ms=… tick_reply_p50_bytes=…] p50_frame_ms=… p95_frame_ms=… max_frame_ms=… frames=…
@@ -32,7 +34,7 @@
 //     achieved_speed=… settle_ms=… settle_longest_frame_ms=… load=…
 // and the targets of issue #28 as met/missed (p95 ≤ 20 ms, every click ≤ 100 ms, skip never
 // blocks a frame > 50 ms, in the worker). Numbers are recorded, not enforced (machines vary);
-// it fails when a check of 1, 2 or 4 fails, or when frames stop for over 1 s in the worker.
+// it fails when a check of 1, 2, 4 or 5 fails, or when frames stop for over 1 s in the worker.
 //
 // Usage: node tests/e2e/worker.mjs   (after `trunk build --release --offline`)
 //        WORKER_BIG=1 node tests/e2e/worker.mjs   the big case: 300 nodes, 9,000 pods
@@ -344,6 +346,39 @@ async function workerDownloadFails(browser, origin, problems) {
   await context.close();
 }
 
+/// Part 5: the boot image (scripts/boot-image.mjs): a first visit's worker that puts it back
+/// (`?boot-image=1`) has the very cluster a worker that boots (`?boot-image=0`) has: the same
+/// objects, events and leases, and the same names for what comes next.
+async function bootImage(browser, origin, problems, numbers) {
+  const seen = {};
+  for (const [mode, flag] of [['image', '1'], ['booted', '0']]) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => problems.push(`page error (boot image ${flag}): ${err.message}`));
+    // Paused: the clock moves only with the commands, so both see the same times.
+    await page.goto(`${origin}${BASE}?boot-image=${flag}&paused=1`, { waitUntil: 'load' });
+    await interactive(page, 'worker');
+    const said = await Promise.all(page.workers().map((w) => w.evaluate(() => self.kubeloopBootImage ?? null).catch(() => null)));
+    const took = said.find((s) => s !== null) ?? null;
+    const want = flag === '1' ? 'put back' : null;
+    if (took !== want) problems.push(`boot image ${flag}: the worker says ${JSON.stringify(took)}, expected ${JSON.stringify(want)}`);
+    if (flag === '1') numbers.boot_image_interactive_ms = await page.evaluate(() => performance.getEntriesByName('kubeloop-interactive')[0].startTime);
+    const out = [];
+    for (const line of ['sim time', 'kubectl get all -A -o wide', 'kubectl get events -A', 'kubectl get leases -A', 'etcdctl endpoint status']) {
+      out.push(await command(page, line));
+    }
+    await command(page, 'kubectl create deployment web --image=nginx:1.25 --replicas=3');
+    await page.click('#settle');
+    await page.waitForFunction(() => [...document.querySelectorAll('#terminal-output .out')].some((o) => /settled after/.test(o.textContent)), undefined, { timeout: 30000 });
+    out.push((await podNames(page)).join(' '));
+    seen[mode] = out;
+    await context.close();
+  }
+  const differ = seen.image.findIndex((o, i) => o !== seen.booted[i]);
+  if (differ >= 0) problems.push(`boot image: output ${differ} differs from a booted worker's: ${JSON.stringify(seen.image[differ]).slice(0, 300)} vs ${JSON.stringify(seen.booted[differ]).slice(0, 300)}`);
+  else log(`the boot image put back: the same cluster as booting (${seen.image.map((o) => o.split('\n').length).join('+')} lines compared)`);
+}
+
 async function main() {
   await fs.access(path.join(DIST, 'index.html')).catch(() => {
     throw new Error(`${DIST}/index.html not found: run trunk build --release --offline first`);
@@ -357,6 +392,7 @@ async function main() {
   try {
     await determinism(browser, origin, problems, numbers);
     await workerDownloadFails(browser, origin, problems);
+    await bootImage(browser, origin, problems, numbers);
     console.log(`worker: ${Object.entries(numbers).map(([k, v]) => `${k}=${fmt(v)}`).join(' ')}`);
     for (const mode of MODES) results.push(await big(browser, origin, mode, problems));
   } catch (err) {

@@ -29,6 +29,10 @@
 // is a table of JS values the Rust side refers to by index; at rest it holds only undefined,
 // null, true, false and the global object, which are put back in their slots.
 //
+// A first visit's worker may put back the build's boot image instead, the memory of a worker
+// that has booted the playground (scripts/boot-image.mjs; `booting` below): its `name` says
+// whether the page wants it (`bootImage`).
+//
 // A release build moves the code the start does not run to a second file, the rest of the module
 // (src/ui/rest.rs). The page posts `{ rest }`, that file compiled, once it has fetched it; should
 // a moved function run before, `kubeloopLoadRest` fetches the file here and then, synchronously,
@@ -101,26 +105,92 @@ const keep = () => {
 // What a previous visit kept, read as soon as the worker starts, while the module downloads,
 // so that the first request does not wait for IndexedDB (dropped once used: it is large).
 let keptRead = self.indexedDB ? kept('readonly', (store) => store.get(KEPT.key)).catch(() => null) : Promise.resolve(null);
-// Puts back what `keep` kept, when it is this build's; resolves to whether it did.
+// Puts an image of the memory back (`bytes`, with the table's `slots`); `restored` when it is a
+// visit's kept memory, whose session has a page of its own behind it.
+const putBack = (bytes, slots, restored) => {
+  const memory = module.exports.memory, table = module.exports.__wbindgen_externrefs;
+  const size = bytes.byteLength;
+  if (size % 65536 || size < memory.buffer.byteLength || typeof slots !== 'string' || /[^untfg]/.test(slots)) return false;
+  memory.grow((size - memory.buffer.byteLength) / 65536);
+  new Uint8Array(memory.buffer).set(new Uint8Array(bytes));
+  if (table.length < slots.length) table.grow(slots.length - table.length);
+  for (let i = 0; i < slots.length; i++) table.set(i, SLOTS[slots[i]]);
+  if (restored) module.glue.worker_restored();
+  return true;
+};
+// Puts back what `keep` kept, when it is this build's, or else the build's boot image when it
+// came in time; resolves to whether it did.
 const restore = () => keptRead.then((image) => {
   keptRead = null;
-  const memory = module.exports.memory, table = module.exports.__wbindgen_externrefs;
-  if (!image || image.build !== build || !(image.bytes instanceof ArrayBuffer) || typeof image.slots !== 'string') return false;
-  const size = image.bytes.byteLength;
-  if (size % 65536 || size < memory.buffer.byteLength || /[^untfg]/.test(image.slots)) return false;
+  if (!image || image.build !== build || !(image.bytes instanceof ArrayBuffer)) return booting();
+  boot.abort();
   try {
-    memory.grow((size - memory.buffer.byteLength) / 65536);
-    new Uint8Array(memory.buffer).set(new Uint8Array(image.bytes));
-    if (table.length < image.slots.length) table.grow(image.slots.length - table.length);
-    for (let i = 0; i < image.slots.length; i++) table.set(i, SLOTS[image.slots[i]]);
-    module.glue.worker_restored();
-    return true;
+    return putBack(image.bytes, image.slots, true) || booting();
   } catch (e) {
     // The memory is no longer the fresh module's: forget the copy, and give up on this worker
     // (the page then runs the simulation itself and replays the journal).
     return kept('readwrite', (store) => store.delete(KEPT.key)).catch(() => {}).then(() => { throw e; });
   }
 });
+// The boot image (scripts/boot-image.mjs): the memory of this worker once it has booted a fresh
+// playground, made at build time and named in the module's `kubeloop_boot` section. Booting is
+// the longest step of a first visit once the module is here; on a fast enough connection the
+// image comes sooner. So it is fetched, as soon as the module is compiled, only when the module
+// itself came fast (BOOT_IMAGE.fast), and waited for only so long (BOOT_IMAGE.wait), after which
+// the worker boots as ever. It is put back before the first request, which then finds the
+// cluster booted (a first visit's journal is that fresh cluster: src/page/sim/simulation.rs,
+// `load`); a later visit's kept memory comes first.
+// The page says whether to take it (`bootImage` in the worker's name, index.html): 'auto' as
+// above, 'never' (a lesson, another seed: they boot their own cluster), or 'always' (tests).
+const BOOT_IMAGE = { fast: 200, wait: 150, waitAlways: 10000 };
+const boot = { image: null, section: null, wait: BOOT_IMAGE.wait, stop: null, abort: () => boot.stop && boot.stop() };
+const fetchBootImage = (compiled, tookMs, how) => {
+  const named = WebAssembly.Module.customSections ? WebAssembly.Module.customSections(compiled, 'kubeloop_boot') : [];
+  if (!named.length || !rest.base || typeof DecompressionStream !== 'function' || how === 'never') return;
+  if (how === 'always') boot.wait = BOOT_IMAGE.waitAlways;
+  else if (tookMs > BOOT_IMAGE.fast) {
+    self.kubeloopBootImage = `not fetched: the module took ${Math.round(tookMs)} ms`;
+    return;
+  }
+  let section;
+  try {
+    section = JSON.parse(new TextDecoder().decode(named[0]));
+  } catch (e) {
+    return;
+  }
+  if (!section || typeof section.image !== 'string' || !Number.isSafeInteger(section.bytes)) return;
+  const controller = new AbortController();
+  const url = new URL(section.image, rest.base).href;
+  // How long the module took to come and compile, and the image to come (for the tests' logs).
+  const times = self.kubeloopBootImageTimes = { module: Math.round(tookMs), image: null };
+  const asked = performance.now();
+  boot.section = section;
+  // Not when a visit's kept memory of this build will be put back instead.
+  const keptFirst = keptRead ? keptRead.then((image) => !!image && image.build === build) : Promise.resolve(false);
+  boot.image = keptFirst.then((first) => (first ? 'not fetched: the kept memory comes first' : fetch(url, { signal: controller.signal }).then((response) => {
+    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+    return new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  }).then((bytes) => {
+    times.image = Math.round(performance.now() - asked);
+    return bytes.byteLength === section.bytes ? bytes : 'the wrong size';
+  }, (e) => `not fetched: ${e}`)));
+  boot.stop = () => controller.abort();
+};
+// Puts the boot image back if it comes in time (`boot.wait`); resolves to whether it did.
+// What became of it is kept in `self.kubeloopBootImage` (for the end-to-end tests). Should
+// putting it back throw, the memory is half a fresh module's: the worker gives up (`fail`).
+const booting = () => {
+  if (!boot.image) return false;
+  let timer = null;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve('not in time'), boot.wait); });
+  return Promise.race([boot.image, late]).then((bytes) => {
+    clearTimeout(timer);
+    boot.abort();
+    const done = bytes instanceof ArrayBuffer && putBack(bytes, boot.section.slots, false);
+    self.kubeloopBootImage = done ? 'put back' : typeof bytes === 'string' ? bytes : 'unusable';
+    return done;
+  });
+};
 const fail = (e) => {
   dead = true;
   answer = null;
@@ -226,8 +296,10 @@ try {
 }
 if (told && typeof told.glue === 'string' && told.glue) takeGlue(told.glue);
 if (told && typeof told.module === 'string' && told.module) {
+  const asked = performance.now();
   download(told.module).then((compiled) => {
     postMessage({ compiled });
+    fetchBootImage(compiled, performance.now() - asked, told.bootImage);
     start(compiled);
   }, (e) => postMessage({ compiled: null, why: String((e && e.message) || e) }));
 }

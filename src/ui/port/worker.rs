@@ -61,12 +61,7 @@ pub fn worker_answer(json: &str) -> String {
     let start = thread_now();
     let reply = SIMULATION.with(|cell| {
         let mut simulation = cell.borrow_mut();
-        let simulation = simulation.get_or_insert_with(|| {
-            let mut s = Simulation::new(1);
-            s.set_real_clock(thread_now, crate::page::sim::simulation::WORKER_BUDGET_MS);
-            s
-        });
-        simulation.answer(asked.request)
+        simulation.get_or_insert_with(booted).answer(asked.request)
     });
     let answered = thread_now();
     match serde_json::to_string(&reply) {
@@ -82,6 +77,25 @@ pub fn worker_answer(json: &str) -> String {
         }
         Err(e) => failed(asked.id, &format!("the worker could not write a reply: {e}")),
     }
+}
+
+/// The worker's simulation as it starts: a fresh playground cluster, booted.
+fn booted() -> Simulation {
+    let mut s = Simulation::new(1);
+    s.set_real_clock(thread_now, crate::page::sim::simulation::WORKER_BUDGET_MS);
+    s
+}
+
+/// Boots the worker's simulation before anything is asked of it, as its first request would.
+/// `scripts/boot-image.mjs` calls this at build time and ships the memory it leaves, the boot
+/// image: a first visit's worker puts that back instead of booting (`worker.js`).
+#[wasm_bindgen]
+pub fn worker_boot() {
+    SIMULATION.with(|cell| {
+        if let Ok(mut simulation) = cell.try_borrow_mut() {
+            simulation.get_or_insert_with(booted);
+        }
+    });
 }
 
 fn failed(id: u64, why: &str) -> String {
