@@ -115,8 +115,24 @@ pub fn architecture_map(props: &MapProps) -> Html {
                 width={n(r.w + 6.0)} height={n(r.h + 6.0)} rx="9" />
         })
     });
+    // The API server's row of stages, whose names a label must not cover: a token passing
+    // through it has its label under the row (over the line of the last request, which says the
+    // same at more length), not over the stage names or the API server's own.
+    let row = layout
+        .stages
+        .iter()
+        .map(|(_, r)| (r.x, r.y, r.x + r.w, r.y + r.h))
+        .reduce(|a, b| (a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3)));
     let token_marks = tokens.iter().map(|t| {
         let (x, y) = t.at;
+        // Above the token (its top 28 above the token's centre), or, where that would cover the
+        // stages' row, under both the row and the token.
+        let ly = match row {
+            Some((left, top, right, bottom)) if (left..=right).contains(&x) && (top + 7.0..=bottom + 28.0).contains(&y) => {
+                (bottom + 3.0 - y).max(9.0)
+            }
+            _ => -28.0,
+        };
         let label = fit(&t.label, 280.0, 13.0);
         let wide = label.chars().count() as f64 * 7.8 + 16.0;
         // Labels sit above and to the right of the token, or to the left near the right edge.
@@ -135,8 +151,8 @@ pub fn architecture_map(props: &MapProps) -> Html {
                 <circle r="7" />
                 if t.count > 1 { <text class="count" x="0" y="3.5">{t.count.min(99).to_string()}</text> }
                 if t.labelled {
-                    <rect class="label-bg" x={n(lx)} y="-28" width={n(wide)} height="21" rx="10" />
-                    <text class="label" x={n(lx + 8.0)} y="-13">{label}</text>
+                    <rect class="label-bg" x={n(lx)} y={n(ly)} width={n(wide)} height="21" rx="10" />
+                    <text class="label" x={n(lx + 8.0)} y={n(ly + 15.0)}>{label}</text>
                 }
             </g>
         }
