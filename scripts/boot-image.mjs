@@ -8,11 +8,11 @@
 // It runs the release build's module as the worker does, here in Node: the JS glue, the primary
 // part and, should the boot run a moved function, the rest (scripts/split.mjs); then the module's
 // `worker_boot` export, which makes the worker's simulation as its first request would. The
-// memory it leaves is written beside the module, gzipped, as `<glue name>.boot`; its name, its
-// size and the table's slots go into the primary part as the custom section `kubeloop_boot`,
-// where the worker reads them. So an image belongs to the one module that names it, and the
-// module is the same code, run on the same input, so the cluster put back is the one booting
-// would make, byte for byte.
+// memory it leaves is written beside the module as `<glue name>_boot.wasm`, a module of data
+// alone (below); its name, its size and the table's slots go into the primary part as the custom
+// section `kubeloop_boot`, where the worker reads them. So an image belongs to the one module that
+// names it, and that module is the same code, run on the same input: the cluster put back is the
+// one booting would make, byte for byte.
 //
 // The boot must leave the module's table of JS values at rest (undefined, null, true, false and
 // the global object): an image that would need a value of this process is not written, and the
@@ -25,7 +25,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import zlib from 'node:zlib';
 
 const dir = process.argv[2] || process.env.TRUNK_STAGING_DIR;
 if (!dir) {
@@ -46,7 +45,7 @@ if (wasms.length !== 1) {
 }
 const primaryFile = path.join(dir, wasms[0]);
 const glueName = wasms[0].replace(/_bg\.wasm$/, '.js');
-const imageName = glueName.replace(/\.js$/, '.boot');
+const imageName = glueName.replace(/\.js$/, '_boot.wasm');
 const bytes = fs.readFileSync(primaryFile);
 if (WebAssembly.Module.customSections(new WebAssembly.Module(bytes), SECTION).length) {
   console.error(`boot-image.mjs: ${wasms[0]} already names a boot image`);
@@ -82,11 +81,8 @@ for (let i = 0; i < table.length; i++) {
   slots += slot;
 }
 const memory = new Uint8Array(exports.memory.buffer);
-// The image is gzip, whatever the host does: the worker inflates it itself
-// (DecompressionStream), so it comes compressed from any static host.
-fs.writeFileSync(path.join(dir, imageName), zlib.gzipSync(memory, { level: 9 }));
 
-// What the worker needs to put it back, as a custom section appended to the primary part.
+// LEB128, unsigned and signed (an i32.const offset is signed).
 const leb = (n) => {
   const out = [];
   do {
@@ -97,9 +93,57 @@ const leb = (n) => {
   } while (n);
   return Buffer.from(out);
 };
-const name = Buffer.from(SECTION);
+const sleb = (n) => {
+  const out = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) {
+      out.push(byte);
+      return Buffer.from(out);
+    }
+    out.push(byte | 0x80);
+  }
+};
+const section = (id, body) => Buffer.concat([Buffer.from([id]), leb(body.length), body]);
+const vec = (items) => Buffer.concat([leb(items.length), ...items]);
+const name = (text) => Buffer.concat([leb(Buffer.byteLength(text)), Buffer.from(text)]);
+
+// The image is a wasm module of data alone: it imports a memory (`kubeloop.memory`, as large as
+// the image) and writes the memory's non-zero runs into it as it is instantiated. So any host
+// serves and compresses it as it does the module, the browser decompresses it off the worker's
+// thread and copies it in natively, and zeros cost nothing. The worker zeroes the memory first.
+const GAP = 64; // zero bytes that end a run (a segment costs about eight)
+const runs = [];
+for (let i = 0; i < memory.length;) {
+  while (i < memory.length && memory[i] === 0) i++;
+  if (i >= memory.length) break;
+  const start = i;
+  let end = i;
+  for (let zeros = 0; i < memory.length && zeros < GAP; i++) {
+    if (memory[i] !== 0) {
+      end = i + 1;
+      zeros = 0;
+    } else {
+      zeros++;
+    }
+  }
+  runs.push([start, end]);
+}
+const pages = memory.length / 65536;
+const image = Buffer.concat([
+  Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
+  section(2, vec([Buffer.concat([name('kubeloop'), name('memory'), Buffer.from([0x02, 0x00]), leb(pages)])])),
+  section(11, vec(runs.map(([start, end]) => Buffer.concat([
+    Buffer.from([0x00, 0x41]), sleb(start), Buffer.from([0x0b]), leb(end - start), Buffer.from(memory.subarray(start, end)),
+  ])))),
+]);
+new WebAssembly.Module(image); // (throws if it is not a valid module)
+fs.writeFileSync(path.join(dir, imageName), image);
+
+// What the worker needs to put it back, as a custom section appended to the primary part.
 const told = Buffer.from(JSON.stringify({ image: imageName, bytes: memory.length, slots }));
-const payload = Buffer.concat([leb(name.length), name, told]);
-fs.writeFileSync(primaryFile, Buffer.concat([bytes, Buffer.from([0]), leb(payload.length), payload]));
-const size = fs.statSync(path.join(dir, imageName)).size;
-console.log(`boot-image.mjs: ${imageName}, ${(memory.length / 1048576).toFixed(1)} MiB of memory in ${(size / 1024).toFixed(0)} KB, ${slots.length} table slots`);
+const payload = Buffer.concat([name(SECTION), told]);
+fs.writeFileSync(primaryFile, Buffer.concat([bytes, section(0, payload)]));
+console.log(`boot-image.mjs: ${imageName}, ${(memory.length / 1048576).toFixed(1)} MiB of memory, ` +
+  `${(image.length / 1048576).toFixed(1)} MiB in ${runs.length} runs, ${slots.length} table slots`);

@@ -173,7 +173,7 @@ bundle_sizes() {
   local f raw gz br total_raw=0 total_gz=0 total_br=0
   printf '%-40s %10s %10s %10s\n' file bytes gzip-9 brotli-11
   for f in dist/*.wasm dist/*.js; do
-    [[ -f "$f" ]] || continue
+    [[ -f "$f" && "$f" != *_boot.wasm ]] || continue
     raw="$(wc -c <"$f")"
     gz="$(gzip -9 -c "$f" | wc -c)"
     br="$( [[ -f "$f.br" ]] && wc -c <"$f.br" || echo 0)"   # written by scripts/compress.mjs
@@ -183,10 +183,11 @@ bundle_sizes() {
   (( total_raw > 0 )) || { echo "no .wasm/.js in dist/" >&2; return 1; }
   printf '%-40s %10d %10d %10d  (%d KiB, %d KiB gzipped, %d KiB brotli)\n' total "$total_raw" "$total_gz" \
     "$total_br" $((total_raw / 1024)) $((total_gz / 1024)) $((total_br / 1024))
-  # The boot image (scripts/boot-image.mjs) is gzip already, fetched on fast connections only.
-  for f in dist/*.boot; do
+  # The boot image (scripts/boot-image.mjs), fetched on fast connections only.
+  for f in dist/*_boot.wasm; do
     if [[ -f "$f" ]]; then
-      printf '%-40s %10s %10d  (the boot image, gzipped; fast connections only)\n' "$f" - "$(wc -c <"$f")"
+      printf '%-40s %10d %10d %10d  (the boot image: fast connections only)\n' "$f" "$(wc -c <"$f")" \
+        "$(gzip -9 -c "$f" | wc -c)" "$( [[ -f "$f.br" ]] && wc -c <"$f.br" || echo 0)"
     fi
   done
 }

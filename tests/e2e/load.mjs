@@ -95,7 +95,7 @@ export async function measureLoad(browser, origin) {
   // Over Slow 4G the module comes slowly: the worker boots rather than fetch the boot image
   // (src/ui/port/worker.js), whose bytes would only slow the rest of the module.
   const bootImages = [];
-  context.on('request', (request) => { if (/\.boot$/.test(new URL(request.url()).pathname)) bootImages.push(request.url()); });
+  context.on('request', (request) => { if (/_boot\.wasm$/.test(new URL(request.url()).pathname)) bootImages.push(request.url()); });
   try {
     const page = await context.newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

@@ -105,14 +105,14 @@ const keep = () => {
 // What a previous visit kept, read as soon as the worker starts, while the module downloads,
 // so that the first request does not wait for IndexedDB (dropped once used: it is large).
 let keptRead = self.indexedDB ? kept('readonly', (store) => store.get(KEPT.key)).catch(() => null) : Promise.resolve(null);
-// Puts an image of the memory back (`bytes`, with the table's `slots`); `restored` when it is a
-// visit's kept memory, whose session has a page of its own behind it.
-const putBack = (bytes, slots, restored) => {
+// Puts an image of the memory back: grows the memory to `size`, lets `write` fill it, and puts
+// the table's `slots` back; `restored` when it is a visit's kept memory, whose session has a
+// page of its own behind it.
+const putBack = (size, slots, write, restored) => {
   const memory = module.exports.memory, table = module.exports.__wbindgen_externrefs;
-  const size = bytes.byteLength;
   if (size % 65536 || size < memory.buffer.byteLength || typeof slots !== 'string' || /[^untfg]/.test(slots)) return false;
   memory.grow((size - memory.buffer.byteLength) / 65536);
-  new Uint8Array(memory.buffer).set(new Uint8Array(bytes));
+  write(memory);
   if (table.length < slots.length) table.grow(slots.length - table.length);
   for (let i = 0; i < slots.length; i++) table.set(i, SLOTS[slots[i]]);
   if (restored) module.glue.worker_restored();
@@ -125,7 +125,8 @@ const restore = () => keptRead.then((image) => {
   if (!image || image.build !== build || !(image.bytes instanceof ArrayBuffer)) return booting();
   boot.abort();
   try {
-    return putBack(image.bytes, image.slots, true) || booting();
+    const copy = (memory) => new Uint8Array(memory.buffer).set(new Uint8Array(image.bytes));
+    return putBack(image.bytes.byteLength, image.slots, copy, true) || booting();
   } catch (e) {
     // The memory is no longer the fresh module's: forget the copy, and give up on this worker
     // (the page then runs the simulation itself and replays the journal).
@@ -133,48 +134,54 @@ const restore = () => keptRead.then((image) => {
   }
 });
 // The boot image (scripts/boot-image.mjs): the memory of this worker once it has booted a fresh
-// playground, made at build time and named in the module's `kubeloop_boot` section. Booting is
-// the longest step of a first visit once the module is here; on a fast enough connection the
-// image comes sooner. So it is fetched, as soon as the module is compiled, only when the module
-// itself came fast (BOOT_IMAGE.fast), and waited for only so long (BOOT_IMAGE.wait), after which
-// the worker boots as ever. It is put back before the first request, which then finds the
-// cluster booted (a first visit's journal is that fresh cluster: src/page/sim/simulation.rs,
-// `load`); a later visit's kept memory comes first.
+// playground, made at build time, shipped as a wasm module of data alone that writes it into the
+// memory it is given, and named (with its size and the table's slots) in the module's
+// `kubeloop_boot` section. Booting is the longest step of a first visit once the module is here;
+// on a fast enough connection the image comes sooner. So the worker asks for it once the module
+// is compiled, only when the module came fast (BOOT_IMAGE.fast), and waits for it only so long
+// (BOOT_IMAGE.wait) once the module runs, after which it boots as ever. (Asking for it beside the
+// module, as soon as the module's first bytes came fast, gained nothing on a two-core machine,
+// where the two downloads compete for the processor.) It is put back before the first request,
+// which then finds the cluster booted (a first visit's journal is that fresh cluster:
+// src/page/sim/simulation.rs, `load`); a later visit's kept memory comes first.
 // The page says whether to take it (`bootImage` in the worker's name, index.html): 'auto' as
 // above, 'never' (a lesson, another seed: they boot their own cluster), or 'always' (tests).
 const BOOT_IMAGE = { fast: 200, wait: 150, waitAlways: 10000 };
 const boot = { image: null, section: null, wait: BOOT_IMAGE.wait, stop: null, abort: () => boot.stop && boot.stop() };
-const fetchBootImage = (compiled, tookMs, how) => {
+// What became of it, and how long the module and the image took to come (for the tests).
+const bootTimes = self.kubeloopBootImageTimes = { module: null, image: null };
+// Starts fetching and compiling the boot image at `url` (once).
+const askBootImage = (url) => {
+  if (boot.image || !url) return;
+  const controller = new AbortController();
+  const asked = performance.now();
+  // Not when a visit's kept memory of this build will be put back instead.
+  const keptFirst = keptRead ? keptRead.then((image) => !!image && image.build === build) : Promise.resolve(false);
+  boot.image = keptFirst.then((first) => (first ? 'not fetched: the kept memory comes first' : compile(fetch(url, { signal: controller.signal })).then((image) => {
+    bootTimes.image = Math.round(performance.now() - asked);
+    return image;
+  }, (e) => `not fetched: ${e}`)));
+  boot.stop = () => controller.abort();
+};
+// The module is compiled: what its section says of the image decides whether it is taken.
+const bootImageSection = (compiled, tookMs, how) => {
+  bootTimes.module = Math.round(tookMs);
   const named = WebAssembly.Module.customSections ? WebAssembly.Module.customSections(compiled, 'kubeloop_boot') : [];
-  if (!named.length || !rest.base || typeof DecompressionStream !== 'function' || how === 'never') return;
+  let section = null;
+  try {
+    section = named.length ? JSON.parse(new TextDecoder().decode(named[0])) : null;
+  } catch (e) {
+    section = null;
+  }
+  const usable = section && typeof section.image === 'string' && Number.isSafeInteger(section.bytes);
+  if (!usable || !rest.base || how === 'never') return;
+  boot.section = section;
   if (how === 'always') boot.wait = BOOT_IMAGE.waitAlways;
-  else if (tookMs > BOOT_IMAGE.fast) {
+  if (how !== 'always' && tookMs > BOOT_IMAGE.fast) {
     self.kubeloopBootImage = `not fetched: the module took ${Math.round(tookMs)} ms`;
     return;
   }
-  let section;
-  try {
-    section = JSON.parse(new TextDecoder().decode(named[0]));
-  } catch (e) {
-    return;
-  }
-  if (!section || typeof section.image !== 'string' || !Number.isSafeInteger(section.bytes)) return;
-  const controller = new AbortController();
-  const url = new URL(section.image, rest.base).href;
-  // How long the module took to come and compile, and the image to come (for the tests' logs).
-  const times = self.kubeloopBootImageTimes = { module: Math.round(tookMs), image: null };
-  const asked = performance.now();
-  boot.section = section;
-  // Not when a visit's kept memory of this build will be put back instead.
-  const keptFirst = keptRead ? keptRead.then((image) => !!image && image.build === build) : Promise.resolve(false);
-  boot.image = keptFirst.then((first) => (first ? 'not fetched: the kept memory comes first' : fetch(url, { signal: controller.signal }).then((response) => {
-    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-    return new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
-  }).then((bytes) => {
-    times.image = Math.round(performance.now() - asked);
-    return bytes.byteLength === section.bytes ? bytes : 'the wrong size';
-  }, (e) => `not fetched: ${e}`)));
-  boot.stop = () => controller.abort();
+  askBootImage(new URL(section.image, rest.base).href);
 };
 // Puts the boot image back if it comes in time (`boot.wait`); resolves to whether it did.
 // What became of it is kept in `self.kubeloopBootImage` (for the end-to-end tests). Should
@@ -183,11 +190,15 @@ const booting = () => {
   if (!boot.image) return false;
   let timer = null;
   const late = new Promise((resolve) => { timer = setTimeout(() => resolve('not in time'), boot.wait); });
-  return Promise.race([boot.image, late]).then((bytes) => {
+  return Promise.race([boot.image, late]).then((image) => {
     clearTimeout(timer);
     boot.abort();
-    const done = bytes instanceof ArrayBuffer && putBack(bytes, boot.section.slots, false);
-    self.kubeloopBootImage = done ? 'put back' : typeof bytes === 'string' ? bytes : 'unusable';
+    const write = (memory) => {
+      new Uint8Array(memory.buffer).fill(0);
+      new WebAssembly.Instance(image, { kubeloop: { memory } });
+    };
+    const done = image instanceof WebAssembly.Module && putBack(boot.section.bytes, boot.section.slots, write, false);
+    self.kubeloopBootImage = done ? 'put back' : typeof image === 'string' ? image : 'unusable';
     return done;
   });
 };
@@ -263,29 +274,32 @@ const start = (compiled) => {
     }))
     .catch(fail);
 };
-// Downloads and compiles the module, posting the download's progress: the bytes received so far,
-// and the whole size when known (a compressed response's Content-Length counts encoded bytes,
-// its body decoded ones). The response itself streams to the compiler, which lets the browser
-// keep the compiled code for the next visit.
-const download = (url) => fetch(url).then((response) => {
+// Compiles the wasm a fetch brings (streaming it to the compiler when it comes as wasm, which
+// also lets the browser keep the compiled code for the next visit); `watch` sees the response.
+const compile = (fetched, watch) => fetched.then((response) => {
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
-  const total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
-  if (response.body && response.clone) {
-    const reader = response.clone().body.getReader();
-    let got = 0;
-    const next = () => reader.read().then((chunk) => {
-      if (chunk.done) return;
-      got += chunk.value.byteLength;
-      postMessage({ progress: { got, total } });
-      return next();
-    });
-    next().catch(() => {});
-  }
+  if (watch) watch(response);
   const typed = (response.headers.get('Content-Type') || '').split(';')[0].trim() === 'application/wasm';
   return WebAssembly.compileStreaming && typed
     ? WebAssembly.compileStreaming(response)
     : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+});
+// Downloads and compiles the module, posting the download's progress: the bytes received so far,
+// and the whole size when known (a compressed response's Content-Length counts encoded bytes,
+// its body decoded ones).
+const download = (url) => compile(fetch(url), (response) => {
+  const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
+  const total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
+  if (!response.body || !response.clone) return;
+  const reader = response.clone().body.getReader();
+  let got = 0;
+  const next = () => reader.read().then((chunk) => {
+    if (chunk.done) return;
+    got += chunk.value.byteLength;
+    postMessage({ progress: { got, total } });
+    return next();
+  });
+  next().catch(() => {});
 });
 // Started by index.html: the glue and the module, at once.
 let told = null;
@@ -296,10 +310,11 @@ try {
 }
 if (told && typeof told.glue === 'string' && told.glue) takeGlue(told.glue);
 if (told && typeof told.module === 'string' && told.module) {
+  const how = told.bootImage === 'always' || told.bootImage === 'never' ? told.bootImage : 'auto';
   const asked = performance.now();
   download(told.module).then((compiled) => {
     postMessage({ compiled });
-    fetchBootImage(compiled, performance.now() - asked, told.bootImage);
+    bootImageSection(compiled, performance.now() - asked, how);
     start(compiled);
   }, (e) => postMessage({ compiled: null, why: String((e && e.message) || e) }));
 }
