@@ -106,6 +106,13 @@ const podNames = async (page) => {
   return [...out.matchAll(/pod\/[a-z0-9.-]+/g)].map((m) => m[0]).sort();
 };
 
+/// A 3-replica Deployment, created, then skip to settled (until the terminal says so).
+async function threeReplicasSettled(page) {
+  await command(page, 'kubectl create deployment web --image=nginx:1.25 --replicas=3');
+  await page.click('#settle');
+  await page.waitForFunction(() => [...document.querySelectorAll('#terminal-output .out')].some((o) => /settled after/.test(o.textContent)), undefined, { timeout: 30000 });
+}
+
 /// Part 1: where it runs, that it answers, and the same names everywhere.
 async function determinism(browser, origin, problems, numbers) {
   const names = {};
@@ -114,9 +121,7 @@ async function determinism(browser, origin, problems, numbers) {
     const page = await open(browser, origin, mode, problems);
     const nodes = await command(page, 'kubectl get nodes');
     if (!/NAME\s+STATUS/.test(nodes) || !nodes.includes('worker-1')) problems.push(`${mode}: kubectl get nodes printed ${JSON.stringify(nodes)}`);
-    await command(page, 'kubectl create deployment web --image=nginx:1.25 --replicas=3');
-    await page.click('#settle');
-    await page.waitForFunction(() => [...document.querySelectorAll('#terminal-output .out')].some((o) => /settled after/.test(o.textContent)), undefined, { timeout: 30000 });
+    await threeReplicasSettled(page);
     names[mode] = await podNames(page);
     log(`${mode}: kubectl get nodes answered; after a 3-replica Deployment and skip to settled: ${names[mode].join(' ')}`);
     if (mode === 'worker') {
@@ -367,9 +372,7 @@ async function bootImage(browser, origin, problems, numbers) {
     for (const line of ['sim time', 'kubectl get all -A -o wide', 'kubectl get events -A', 'kubectl get leases -A', 'etcdctl endpoint status']) {
       out.push(await command(page, line));
     }
-    await command(page, 'kubectl create deployment web --image=nginx:1.25 --replicas=3');
-    await page.click('#settle');
-    await page.waitForFunction(() => [...document.querySelectorAll('#terminal-output .out')].some((o) => /settled after/.test(o.textContent)), undefined, { timeout: 30000 });
+    await threeReplicasSettled(page);
     out.push((await podNames(page)).join(' '));
     seen[mode] = out;
     await context.close();
